@@ -1,0 +1,70 @@
+"""`mobium-evals`: the command line. Each subcommand lives in the module that owns its concern; this file only
+routes to it, importing the module lazily so `mobium-evals sim` does not pay for the agent SDKs."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# subcommand -> (module, one-line help). The module provides add_arguments(parser) and run(args) -> int.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "sim": ("pytest_mobium_evals.sim.cli", "run the virtual Android device (an ADB server) in the foreground"),
+    "mcp": ("pytest_mobium_evals.sim.mobium.cli", "serve the Mobium-compatible MCP tools on stdio, over ADB"),
+    "report": ("pytest_mobium_evals.reports", "write report.md and a pass-rate chart for a run folder"),
+    "compare": ("pytest_mobium_evals.compare", "compare two runs with the same tasks and seed, trial by trial"),
+    "runs": ("pytest_mobium_evals.runs", "list the runs in a folder, one line each"),
+    "judge": ("pytest_mobium_evals.judge", "regrade a run's answers with a local model through Ollama"),
+    "verify": ("pytest_mobium_evals.verify", "run the regression tasks on two Mobium commits and compare"),
+    "test": ("pytest_mobium_evals.testfile", "run a Mobium *.test.json file over the MCP tools"),
+}
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit status 2, never a traceback."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mobium-evals", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(_module=module)
+        # Options are added by the owning module; importing it here keeps `--help` truthful.
+        mod = _load(module)
+        if mod is not None:
+            mod.add_arguments(p)
+    return parser
+
+
+def _load(module: str):
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name == module:
+            return None
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    mod = _load(args._module)
+    if mod is None:
+        print(f"mobium-evals {args.command}: not available in this build", file=sys.stderr)
+        return 2
+    try:
+        return int(mod.run(args) or 0)
+    except CliError as exc:
+        print(f"mobium-evals {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"mobium-evals {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

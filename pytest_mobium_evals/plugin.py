@@ -1,0 +1,1 @@
+"""pytest hooks of pytest-mobium-evals (filled in by the plugin core)."""
