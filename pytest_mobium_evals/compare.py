@@ -1,0 +1,233 @@
+"""`mobium-evals compare OLD NEW`: two runs of the same tasks with the same seed, trial by trial.
+
+Only runs with the same seed and task set are compared: with another seed the tasks ask for other values, so a
+changed verdict would say nothing about the change under test. Whatever else differs (model, Mobium commit, device,
+repeats) is stated at the top, since that is what the comparison is about — or what spoils it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from .cli import CliError
+from .reports import SettingSummary, summarize
+from .runfolder import (Run, Setting, Trial, describe_device, describe_mobium, fmt_pct, join, load_run,
+                        write_text_atomic)
+
+COMPARE = "compare.md"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", metavar="OLD", help="the earlier run folder")
+    parser.add_argument("new", metavar="NEW", help="the later run folder")
+    parser.add_argument("--out", metavar="FILE", help=f"where to write the comparison (default: NEW/{COMPARE})")
+
+
+def run(args: argparse.Namespace) -> int:
+    old, new = load_run(args.old), load_run(args.new)
+    comparison = compare_runs(old, new)
+    text = render(comparison)
+    out = Path(args.out) if args.out else new.path / COMPARE
+    write_text_atomic(out, text)
+    sys.stdout.write(text)
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+@dataclass
+class Pair:
+    old: Trial
+    new: Trial
+
+    @property
+    def changed(self) -> bool:
+        return self.old.verdict != self.new.verdict
+
+
+@dataclass
+class Comparison:
+    old: Run
+    new: Run
+    differences: list[str]
+    setting_pairs: list[tuple[Setting, Setting]]
+    pairs: list[Pair]
+    only_old: list[Trial] = field(default_factory=list)
+    only_new: list[Trial] = field(default_factory=list)
+    found: dict[str, str] = field(default_factory=dict)  # task -> the defect it found (regression tasks)
+    labels: tuple[str, str] = ("old", "new")
+
+    @property
+    def changed(self) -> list[Pair]:
+        return [p for p in self.pairs if p.changed]
+
+
+def check_comparable(old: Run, new: Run) -> None:
+    if old.seed != new.seed:
+        raise CliError(f"the runs have different seeds ({old.name}: {old.seed}, {new.name}: {new.seed}): "
+                       "their tasks asked for different values, so trials cannot be compared")
+    old_tasks, new_tasks = set(old.task_ids), set(new.task_ids)
+    if old_tasks != new_tasks:
+        parts = []
+        if old_tasks - new_tasks:
+            parts.append(f"only in {old.name}: {join(sorted(old_tasks - new_tasks))}")
+        if new_tasks - old_tasks:
+            parts.append(f"only in {new.name}: {join(sorted(new_tasks - old_tasks))}")
+        raise CliError("the runs have different task sets (" + "; ".join(parts) + ")")
+
+
+def differences(old: Run, new: Run) -> list[str]:
+    """What differs between two comparable runs, one line each, in the terms a reader checks first."""
+    out = []
+
+    def note(what: str, a: object, b: object) -> None:
+        if a != b:
+            out.append(f"{what}: {a} → {b}")
+
+    note("Mobium commit", describe_mobium(old.record), describe_mobium(new.record))
+    note("device", describe_device(old.record), describe_device(new.record))
+    note("settings", join(s.label for s in old.settings()), join(s.label for s in new.settings()))
+    note("repeats", old.record.get("repeats"), new.record.get("repeats"))
+    note("MobiumApp", old.record.get("mobiumapp"), new.record.get("mobiumapp"))
+    note("harness", old.record.get("harness"), new.record.get("harness"))
+    return out
+
+
+def pair_settings(old: Run, new: Run) -> list[tuple[Setting, Setting]]:
+    """Match settings across runs: the same setting where both have it, and otherwise, per driver, the one setting
+    each run has (a model swapped for another is the comparison people ask for)."""
+    old_s, new_s = old.settings(), new.settings()
+    pairs = [(s, s) for s in old_s if s in new_s]
+    rest_old = [s for s in old_s if s not in new_s]
+    rest_new = [s for s in new_s if s not in old_s]
+    for driver in dict.fromkeys(s.driver for s in rest_old):
+        a = [s for s in rest_old if s.driver == driver]
+        b = [s for s in rest_new if s.driver == driver]
+        if len(a) == 1 and len(b) == 1:
+            pairs.append((a[0], b[0]))
+    return pairs
+
+
+def compare_runs(old: Run, new: Run, labels: tuple[str, str] = ("old", "new")) -> Comparison:
+    check_comparable(old, new)
+    setting_pairs = pair_settings(old, new)
+    paired_old = {a for a, _ in setting_pairs}
+    paired_new = {b for _, b in setting_pairs}
+    to_new = dict(setting_pairs)
+    new_index = {(t.setting, t.task, t.repeat): t for t in new.trials}
+    pairs, only_old, matched_new = [], [], set()
+    for trial in old.trials:
+        other = new_index.get((to_new.get(trial.setting), trial.task, trial.repeat))
+        if other is None:
+            only_old.append(trial)
+        else:
+            pairs.append(Pair(trial, other))
+            matched_new.add(other.name)
+    only_new = [t for t in new.trials if t.name not in matched_new]
+    order = {t: i for i, t in enumerate(old.task_ids)}
+    pairs.sort(key=lambda p: (p.old.setting.is_control, p.old.driver, order.get(p.old.task, 1 << 30),
+                              p.old.task, p.old.repeat))
+    diffs = differences(old, new)
+    unpaired = [s.label for s in old.settings() if s not in paired_old] + \
+               [s.label for s in new.settings() if s not in paired_new]
+    if unpaired:
+        diffs.append(f"not compared (in one run only): {join(unpaired)}")
+    return Comparison(old, new, diffs, setting_pairs, pairs, only_old, only_new, found_defects(old, new), labels)
+
+
+def found_defects(*runs: Run) -> dict[str, str]:
+    """The tasks that found a defect in Mobium, with what they found, from the records' task entries."""
+    found: dict[str, str] = {}
+    for run_ in runs:
+        for entry in run_.record.get("tasks") or []:
+            if isinstance(entry, dict) and entry.get("found"):
+                found.setdefault(str(entry.get("id")), str(entry["found"]))
+    return found
+
+
+# --- compare.md -------------------------------------------------------------------------------------------------
+
+def render(c: Comparison) -> str:
+    a, b = c.labels
+    lines = [f"# Compare {c.old.name} → {c.new.name}", "",
+             f"- {a}: `{c.old.path}`", f"- {b}: `{c.new.path}`",
+             f"- Same seed ({c.old.seed}) and task set ({len(c.old.task_ids)} tasks)."]
+    if c.differences:
+        lines += ["- What differs:"] + [f"  - {d}" for d in c.differences]
+    else:
+        lines.append("- Nothing else differs in the records.")
+    lines += ["", "## Per setting", "",
+              f"| Setting ({a} → {b}) | {a} rate | {a} 95% interval | {b} rate | {b} 95% interval "
+              "| Blockers |", "| --- | --- | --- | --- | --- | --- |"]
+    for s_old, s_new in c.setting_pairs:
+        so, sn = _summary(c.old, s_old), _summary(c.new, s_new)
+        label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
+        lines.append(f"| {label} | {fmt_pct(so.rate)} | {_interval(so)} | {fmt_pct(sn.rate)} | {_interval(sn)} "
+                     f"| {len(so.blockers)} → {len(sn.blockers)} |")
+    lines += [""]
+    if c.found:
+        lines += found_table(c)
+    lines += [f"## Trials that changed verdict ({len(c.changed)} of {len(c.pairs)} compared)", ""]
+    if c.changed:
+        lines += [f"| Task | Repeat | Setting | {a} | {b} | {a} answer | {b} answer |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
+        for p in c.changed:
+            lines.append(f"| {p.old.task} | r{p.old.repeat} | {p.old.setting.label} | {_verdict(p.old)} "
+                         f"| {_verdict(p.new)} | {_answer(p.old)} | {_answer(p.new)} |")
+    else:
+        lines.append("None: every compared trial got the same verdict.")
+    lines.append("")
+    if c.only_old or c.only_new:
+        lines += ["## Trials in one run only", ""]
+        if c.only_old:
+            lines.append(f"- only in {a}: " + join(t.name for t in c.only_old))
+        if c.only_new:
+            lines.append(f"- only in {b}: " + join(t.name for t in c.only_new))
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def found_table(c: Comparison) -> list[str]:
+    """The regression tasks, before and after: whether each still passes once the change is in."""
+    a, b = c.labels
+    lines = ["## Tasks that found a defect", "",
+             f"| Task | Found | Setting | {a} | {b} |", "| --- | --- | --- | --- | --- |"]
+    order = {t: i for i, t in enumerate(c.old.task_ids)}
+    for task in sorted(c.found, key=lambda t: (order.get(t, 1 << 30), t)):
+        for s_old, s_new in c.setting_pairs:
+            if s_old.is_control:
+                continue
+            before = [p.old for p in c.pairs if p.old.task == task and p.old.setting == s_old]
+            after = [p.new for p in c.pairs if p.new.task == task and p.new.setting == s_new]
+            if not before and not after:
+                continue
+            label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
+            lines.append(f"| {task} | {c.found[task]} | {label} | {_tally(before)} | {_tally(after)} |")
+    return lines + [""]
+
+
+def _tally(trials: list[Trial]) -> str:
+    if not trials:
+        return "–"
+    passed = sum(t.passed for t in trials)
+    others = sorted({t.verdict for t in trials if not t.passed})
+    return f"{passed}/{len(trials)} passed" + (f" ({', '.join(others)})" if others else "")
+
+
+def _summary(run_: Run, setting: Setting) -> SettingSummary:
+    return summarize(setting, [t for t in run_.trials if t.setting == setting], run_.task_ids)
+
+
+def _interval(s: SettingSummary) -> str:
+    return "–" if s.interval is None else f"{round(100 * s.interval[0])}–{round(100 * s.interval[1])}%"
+
+
+def _verdict(t: Trial) -> str:
+    return t.verdict + (f" ({t.data.get('severity')})" if t.data.get("severity") else "")
+
+
+def _answer(t: Trial) -> str:
+    answer: Optional[str] = (t.data.get("claim") or {}).get("answer")
+    return "–" if answer is None else repr(answer).replace("|", "\\|")

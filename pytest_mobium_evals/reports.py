@@ -1,0 +1,399 @@
+"""`mobium-evals report RUN [--regrade]`: report.md and pass-rate.png for a complete run folder.
+
+Per setting: the pass rate with a 95% interval bootstrapped over tasks (three repeats of one task are not three
+independent samples), the verdict counts, what was scheduled, graded and lost to infrastructure, each blocker on its
+own line (blockers are never averaged away), a per-task table across repeats, tokens and cost. A controls run also
+gets each control's declared verdict beside the one it got. `--regrade` grades the stored trials again with the
+current answer rules and says which verdicts changed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from .cli import CliError
+from .runfolder import (KNOWN_VERDICTS, Run, Setting, Trial, describe_device, describe_mobium, fmt_pct, join,
+                        load_run, write_bytes_atomic, write_text_atomic)
+
+REPORT = "report.md"
+CHART = "pass-rate.png"
+REGRADE = "regrade.md"
+
+SHORT = {"pass": "P", "false_success": "FS", "false_refusal": "FR", "honest_failure": "HF", "unreported": "U",
+         "touched": "T", "wrong_reason": "WR", "infra_error": "IE"}
+
+BOOTSTRAP_SAMPLES = 10_000
+BOOTSTRAP_SEED = 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", metavar="RUN", help="the run folder (runs/<run>)")
+    parser.add_argument("--regrade", action="store_true",
+                        help="grade the stored trials again with the current answer rules; writes regrade.md")
+    parser.add_argument("--out", metavar="DIR", help="where to write report.md and the chart (default: the run)")
+
+
+def run(args: argparse.Namespace) -> int:
+    run_ = load_run(args.run)
+    out = Path(args.out) if args.out else run_.path
+    changes: list = []
+    if args.regrade:
+        changes = regrade_run(run_, progress=_progress)
+        write_text_atomic(out / REGRADE, render_regrade(run_, changes))
+        print(f"regraded {len(run_.trials)} trials: {len(changes)} verdict(s) changed; see {out / REGRADE}",
+              file=sys.stderr)
+    summaries = summarize_run(run_)
+    write_bytes_atomic(out / CHART, draw_chart(summaries, title=f"Run {run_.name}",
+                                               controls=run_.is_controls_run()))
+    text = render_report(run_, summaries, regraded=changes if args.regrade else None)
+    write_text_atomic(out / REPORT, text)
+    print(f"wrote {out / REPORT} and {out / CHART}", file=sys.stderr)
+    return 0
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# --- numbers ----------------------------------------------------------------------------------------------------
+
+def bootstrap_interval(per_task_scores: list[float], n: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED,
+                       level: float = 0.95) -> tuple[float, float]:
+    """A percentile interval for the mean of per-task scores, resampling tasks (not trials) with replacement."""
+    try:  # the plugin core's bootstrap, when it is there, is the one every figure uses
+        from .intervals import bootstrap_interval as shared  # type: ignore
+    except ImportError:
+        shared = None
+    if shared is not None:
+        return shared(per_task_scores, n=n, seed=seed)
+    return _bootstrap(per_task_scores, n=n, seed=seed, level=level)
+
+
+def _bootstrap(scores: list[float], n: int, seed: int, level: float) -> tuple[float, float]:
+    import random
+
+    if not scores:
+        raise ValueError("no tasks to bootstrap over")
+    rng = random.Random(seed)
+    k = len(scores)
+    means = sorted(sum(rng.choices(scores, k=k)) / k for _ in range(n))
+    tail = (1 - level) / 2
+    lo = means[int(tail * (n - 1))]
+    hi = means[int(round((1 - tail) * (n - 1)))]
+    return lo, hi
+
+
+@dataclass
+class SettingSummary:
+    setting: Setting
+    trials: list[Trial]
+    scheduled: int
+    infra_errors: int
+    verdicts: Counter
+    per_task: dict[str, list[Trial]]
+    rate: Optional[float]  # pass rate (agent) or share graded as declared (controls)
+    interval: Optional[tuple[float, float]]
+    blockers: list[Trial] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    cost_known: bool = False
+
+    @property
+    def graded(self) -> int:
+        return len(self.trials) - self.infra_errors
+
+    @property
+    def successes(self) -> int:
+        return sum(1 for t in self.trials if _success(t))
+
+
+def _success(trial: Trial) -> bool:
+    # A control succeeds when it grades as the task declares; the agent when it passes.
+    return trial.as_declared if trial.setting.is_control else trial.passed
+
+
+def summarize(setting: Setting, trials: list[Trial], task_order: list[str], missing: int = 0,
+              with_interval: bool = True) -> SettingSummary:
+    per_task: dict[str, list[Trial]] = {}
+    order = {t: i for i, t in enumerate(task_order)}
+    for trial in sorted(trials, key=lambda t: (order.get(t.task, len(order)), t.task, t.repeat)):
+        per_task.setdefault(trial.task, []).append(trial)
+    # infra errors stay in the denominator: a trial that could not run is not a trial that passed
+    scores = [sum(_success(t) for t in ts) / len(ts) for ts in per_task.values()]
+    rate = sum(_success(t) for t in trials) / len(trials) if trials else None
+    interval = bootstrap_interval(scores) if scores and with_interval else None
+    summary = SettingSummary(
+        setting=setting, trials=trials, scheduled=len(trials) + missing,
+        infra_errors=sum(1 for t in trials if t.is_infra_error),
+        verdicts=Counter(t.verdict for t in trials), per_task=per_task, rate=rate, interval=interval,
+        blockers=[t for t in trials if t.blockers])
+    for t in trials:
+        tokens = t.data.get("tokens") or {}
+        summary.tokens_in += int(tokens.get("input") or 0)
+        summary.tokens_out += int(tokens.get("output") or 0)
+        if t.data.get("cost_usd") is not None:
+            summary.cost_usd += float(t.data["cost_usd"])
+            summary.cost_known = True
+    return summary
+
+
+def summarize_run(run_: Run) -> list[SettingSummary]:
+    return [summarize(s, ts, run_.task_ids) for s, ts in run_.by_setting().items()]
+
+
+# --- report.md --------------------------------------------------------------------------------------------------
+
+def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional[list] = None) -> str:
+    rec = run_.record
+    lines = [f"# Run {run_.name}", ""]
+    lines.append(f"- Started: {rec.get('started', 'unknown')}" +
+                 (f", finished: {rec['finished_at']}" if rec.get("finished_at") else ""))
+    lines.append(f"- Seed: {run_.seed} · tasks: {len(run_.task_ids)} · repeats: {rec.get('repeats', '?')}")
+    lines.append(f"- Mobium: {describe_mobium(rec)}" +
+                 (f" · MobiumApp: {rec['mobiumapp']}" if rec.get("mobiumapp") else ""))
+    lines.append(f"- Device: {describe_device(rec)}")
+    if regraded is not None:
+        lines.append(f"- Regraded with the current answer rules: {len(regraded)} verdict(s) changed "
+                     f"(see {REGRADE})")
+    lines += ["", f"![pass rate per setting]({CHART})", ""]
+    lines += _settings_table(summaries)
+    lines += _verdict_table(summaries)
+    lines += _blockers(run_, summaries)
+    if any(s.setting.is_control for s in summaries):
+        lines += _controls_table(run_, summaries)
+    lines += _per_task_table(run_, summaries)
+    lines += _failed_trials(run_, summaries)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _interval(s: SettingSummary) -> str:
+    return "–" if s.interval is None else f"{round(100 * s.interval[0])}–{round(100 * s.interval[1])}%"
+
+
+def _settings_table(summaries: list[SettingSummary]) -> list[str]:
+    lines = ["## Settings", "",
+             "Pass rate for the agent; for a control, the share of its trials graded as the task declares. "
+             "The 95% interval is bootstrapped over tasks, not trials. Infra errors count as not passed.", "",
+             "| Setting | Rate | 95% interval | Scheduled | Graded | Infra errors | False success | Blockers "
+             "| Tokens in | Tokens out | Cost |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for s in summaries:
+        cost = f"${s.cost_usd:.2f}" if s.cost_known else "–"
+        lines.append(f"| {s.setting.label} | {fmt_pct(s.rate)} ({s.successes}/{len(s.trials)}) | {_interval(s)} "
+                     f"| {s.scheduled} | {s.graded} | {s.infra_errors} | {s.verdicts.get('false_success', 0)} "
+                     f"| {len(s.blockers)} | {s.tokens_in:,} | {s.tokens_out:,} | {cost} |")
+    return lines + [""]
+
+
+def _verdict_table(summaries: list[SettingSummary]) -> list[str]:
+    used = [v for v in KNOWN_VERDICTS if any(s.verdicts.get(v) for s in summaries)]
+    lines = ["## Verdicts", "", "| Setting | " + " | ".join(used) + " |",
+             "| --- |" + " --- |" * len(used)]
+    for s in summaries:
+        lines.append(f"| {s.setting.label} | " + " | ".join(str(s.verdicts.get(v, 0)) for v in used) + " |")
+    return lines + [""]
+
+
+def _link(run_: Run, trial: Trial, name: str) -> Optional[str]:
+    path = trial.path / name
+    return f"[{name}]({path.relative_to(run_.path).as_posix()})" if path.exists() else None
+
+
+def _evidence(run_: Run, trial: Trial) -> str:
+    links = [x for x in (_link(run_, trial, "transcript.jsonl"), _link(run_, trial, "screen.png")) if x]
+    return " · ".join(links) if links else "no transcript or screen kept"
+
+
+def _blockers(run_: Run, summaries: list[SettingSummary]) -> list[str]:
+    lines = ["## Blockers", "", "A blocker holds the decision whatever the pass rate.", ""]
+    found = False
+    for s in summaries:
+        for t in s.blockers:
+            found = True
+            lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {t.verdict} — {'; '.join(t.blockers)} "
+                         f"({_evidence(run_, t)})")
+    if not found:
+        lines.append("None.")
+    return lines + [""]
+
+
+def _controls_table(run_: Run, summaries: list[SettingSummary]) -> list[str]:
+    controls = [s for s in summaries if s.setting.is_control]
+    lines = ["## Controls: declared vs got", "",
+             "Each control must grade as its task declares before the grader's numbers count.", "",
+             "| Task | Repeat | " + " | ".join(s.setting.driver for s in controls) + " |",
+             "| --- | --- |" + " --- |" * len(controls)]
+    keys = sorted({(t.task, t.repeat) for s in controls for t in s.trials}, key=_task_sort(run_))
+    index = {(s.setting, t.task, t.repeat): t for s in controls for t in s.trials}
+    wrong = 0
+    for task, repeat in keys:
+        cells = []
+        for s in controls:
+            t = index.get((s.setting, task, repeat))
+            if t is None:
+                cells.append("–")
+            elif t.as_declared:
+                cells.append(f"{t.verdict} ✓")
+            else:
+                wrong += 1
+                cells.append(f"**{t.verdict}** ✗ (declared {t.data.get('expected')})")
+        lines.append(f"| {task} | r{repeat} | " + " | ".join(cells) + " |")
+    lines += ["", "Every control graded as declared." if not wrong else
+              f"**{wrong} control trial(s) did not grade as declared**: the grader is not validated for those tasks."]
+    return lines + [""]
+
+
+def _task_sort(run_: Run):
+    order = {t: i for i, t in enumerate(run_.task_ids)}
+    return lambda key: (order.get(key[0], len(order)), key[0], key[1:])
+
+
+def _per_task_table(run_: Run, summaries: list[SettingSummary]) -> list[str]:
+    lines = ["## Per task, across repeats", "",
+             "One code per repeat: " + ", ".join(f"{c} {v}" for v, c in SHORT.items()) +
+             ". For a control, ✗ marks a verdict other than the declared one.", "",
+             "| Task | " + " | ".join(s.setting.label for s in summaries) + " |",
+             "| --- |" + " --- |" * len(summaries)]
+    tasks = sorted({t for s in summaries for t in s.per_task}, key=lambda t: _task_sort(run_)((t,)))
+    for task in tasks:
+        cells = []
+        for s in summaries:
+            trials = s.per_task.get(task, [])
+            codes = [SHORT.get(t.verdict, t.verdict) + ("" if not t.setting.is_control or t.as_declared else "✗")
+                     for t in trials]
+            cells.append(" ".join(codes) if codes else "–")
+        lines.append(f"| {task} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def _failed_trials(run_: Run, summaries: list[SettingSummary]) -> list[str]:
+    failed = [(s, t) for s in summaries for t in s.trials if not _success(t)]
+    lines = ["## Trials that did not succeed", "",
+             "Read the transcript before trusting a number.", ""]
+    if not failed:
+        return lines + ["None.", ""]
+    for s, t in failed:
+        claim = t.data.get("claim") or {}
+        said = claim.get("status") or "no claim"
+        if claim.get("answer"):
+            said += f", answer {claim['answer']!r}"
+        observed = t.data.get("outcome_observed")
+        what = f"{t.verdict}" + (f" (declared {t.data.get('expected')})" if s.setting.is_control else "")
+        lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {what}; said {said}; device "
+                     f"{observed!r}" + (f"; infra: {t.data['infra_error']}" if t.data.get("infra_error") else "")
+                     + f" ({_evidence(run_, t)})")
+    return lines + [""]
+
+
+def render_regrade(run_: Run, changes: list) -> str:
+    lines = [f"# Regrade of {run_.name}", "",
+             f"{len(run_.trials)} stored trials graded again with the current answer rules; "
+             f"{len(changes)} verdict(s) changed.", ""]
+    if changes:
+        lines += ["| Trial | Answer | Answer ok (stored → now) | Verdict (stored → now) |",
+                  "| --- | --- | --- | --- |"]
+        for c in changes:
+            lines.append(f"| {c.trial} | {_cell(c.answer)} | {c.old_answer_ok} → {c.new_answer_ok} "
+                         f"| {c.old_verdict} → {c.new_verdict} |")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: Optional[str]) -> str:
+    return "–" if text is None else repr(text).replace("|", "\\|")
+
+
+# --- the chart --------------------------------------------------------------------------------------------------
+
+def draw_chart(summaries: list[SettingSummary], title: str, controls: bool = False) -> bytes:
+    """A PNG: one horizontal bar per setting (its rate) with the 95% interval as an error bar, on a labelled
+    0–100% axis. Drawn with Pillow alone so a report needs no plotting library."""
+    import io
+
+    from PIL import Image, ImageDraw
+
+    font = _font(15)
+    small = _font(13)
+    label_w = max([_text_w(font, s.setting.label) for s in summaries] + [80]) + 24
+    plot_w, row_h = 560, 44
+    top, bottom, right = 56, 70, 70
+    width = label_w + plot_w + right
+    height = top + row_h * max(1, len(summaries)) + bottom
+    img = Image.new("RGB", (width, height), "white")
+    d = ImageDraw.Draw(img)
+    d.text((label_w, 14), title, fill="black", font=font)
+    x0, x1 = label_w, label_w + plot_w
+    y_axis = top + row_h * max(1, len(summaries))
+
+    def x_of(v: float) -> float:
+        return x0 + v * (x1 - x0)
+
+    for pct in range(0, 101, 20):  # grid and ticks
+        x = x_of(pct / 100)
+        d.line([(x, top - 6), (x, y_axis)], fill="#dddddd")
+        d.line([(x, y_axis), (x, y_axis + 5)], fill="black")
+        tick = f"{pct}%"
+        d.text((x - _text_w(small, tick) / 2, y_axis + 8), tick, fill="black", font=small)
+    d.line([(x0, top - 6), (x0, y_axis)], fill="black")
+    d.line([(x0, y_axis), (x1, y_axis)], fill="black")
+    axis = "Graded as declared (%)" if controls else "Pass rate (%)"
+    d.text((x0 + (x1 - x0) / 2 - _text_w(font, axis) / 2, y_axis + 30), axis, fill="black", font=font)
+    d.text((8, 14), "Setting", fill="black", font=font)
+
+    for i, s in enumerate(summaries):
+        yc = top + row_h * i + row_h / 2
+        d.text((label_w - 12 - _text_w(font, s.setting.label), yc - 9), s.setting.label, fill="black", font=font)
+        if s.rate is None:
+            continue
+        d.rectangle([x0, yc - 11, x_of(s.rate), yc + 11], fill="#7aa6d6" if not s.setting.is_control else "#a9c98b")
+        if s.interval:
+            lo, hi = x_of(s.interval[0]), x_of(s.interval[1])
+            d.line([(lo, yc), (hi, yc)], fill="black", width=2)
+            d.line([(lo, yc - 7), (lo, yc + 7)], fill="black", width=2)
+            d.line([(hi, yc - 7), (hi, yc + 7)], fill="black", width=2)
+        d.text((max(x_of(s.rate), hi if s.interval else 0) + 8, yc - 8), fmt_pct(s.rate), fill="black", font=small)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _font(size: int):
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow without FreeType sizes: the fixed bitmap font still labels the chart
+        return ImageFont.load_default()
+
+
+def _text_w(font, text: str) -> float:
+    left, _, right, _ = font.getbbox(text)
+    return right - left
+
+
+
+# --- regrading --------------------------------------------------------------------------------------------------
+
+@dataclass
+class RegradeChange:
+    trial: str
+    answer: Optional[str]
+    old_answer_ok: Optional[bool]
+    new_answer_ok: Optional[bool]
+    old_verdict: str
+    new_verdict: str
+
+
+def regrade_run(run_: Run, progress=None) -> list[RegradeChange]:
+    """Grade every stored trial again with the current answer rules. Changes the run in memory (so the report
+    shows the regraded verdicts) and returns what changed; the stored verdict.json files are left as they were."""
+    try:
+        from . import answers, grading  # noqa: F401
+    except ImportError as exc:
+        raise CliError(f"--regrade needs the answer rules and the grader, which this build lacks ({exc.name})") \
+            from None
+    raise CliError("--regrade: not wired to the grader yet")

@@ -1,0 +1,350 @@
+"""Loading and checking a run folder, for every after-run command (report, compare, runs, judge, verify).
+
+A run folder is `record.json` plus `trials/<task>-<driver>-<model>-r<repeat>/verdict.json` (DEVELOPERS.md, Records).
+A number is only reported from a complete run, so loading says precisely what is missing or malformed: which keys of
+the record, which scheduled trials have no verdict.json, which verdict.json cannot be read and why. Every such
+problem is a `CliError` naming the file, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from .cli import CliError
+
+RECORD = "record.json"
+TRIALS = "trials"
+VERDICT = "verdict.json"
+
+#: What a record must say before its run is reported: what it ran on and what it scheduled.
+RECORD_KEYS = ("seed", "tasks", "device", "mobium")
+
+#: The keys of a trial's verdict.json (DEVELOPERS.md). A verdict without one of them was written by another version
+#: of the harness, or half-written, and is not counted.
+VERDICT_KEYS = ("task", "suite", "driver", "model", "effort", "seed", "repeat", "verdict", "severity", "blockers",
+                "expected", "ok", "claim", "answer_ok", "outcome_reached", "outcome_observed", "side_effects",
+                "tool_calls", "tokens", "cost_usd", "timings", "device", "infra_error", "password_exposures")
+
+KNOWN_VERDICTS = ("pass", "false_success", "false_refusal", "honest_failure", "unreported", "touched",
+                  "wrong_reason", "infra_error")
+CONTROL_DRIVERS = ("reference", "null", "wrong")
+
+
+def trial_name(task: str, driver: str, model: Optional[str], repeat: int) -> str:
+    """The trial's folder name, as records.py names it: model "none" for controls, ':' and '/' made '-'."""
+    model = model or "none"
+    return f"{task}-{driver}-{model}-r{repeat}".replace(":", "-").replace("/", "-")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What one pass rate is about: a driver, and for the agent its model and effort."""
+
+    driver: str
+    model: str = "none"
+    effort: Optional[str] = None
+
+    @property
+    def is_control(self) -> bool:
+        return self.driver in CONTROL_DRIVERS
+
+    @property
+    def label(self) -> str:
+        if self.is_control:
+            return f"{self.driver} (control)"
+        label = self.model if self.model not in ("", "none") else self.driver
+        return f"{label}, {self.effort} effort" if self.effort else label
+
+
+@dataclass
+class Trial:
+    name: str  # the folder name under trials/
+    path: Path
+    data: dict
+
+    @property
+    def task(self) -> str:
+        return str(self.data["task"])
+
+    @property
+    def driver(self) -> str:
+        return str(self.data["driver"])
+
+    @property
+    def model(self) -> str:
+        return str(self.data.get("model") or "none")
+
+    @property
+    def repeat(self) -> int:
+        return int(self.data["repeat"])
+
+    @property
+    def verdict(self) -> str:
+        return str(self.data["verdict"])
+
+    @property
+    def setting(self) -> Setting:
+        effort = self.data.get("effort")
+        return Setting(self.driver, self.model, str(effort) if effort else None)
+
+    @property
+    def is_infra_error(self) -> bool:
+        return self.verdict == "infra_error" or bool(self.data.get("infra_error"))
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+    @property
+    def as_declared(self) -> bool:
+        """For a control trial: its verdict is the one the task declares for that control."""
+        return self.data.get("expected") is not None and self.verdict == self.data.get("expected")
+
+    @property
+    def blockers(self) -> list[str]:
+        blockers = self.data.get("blockers") or []
+        if isinstance(blockers, str):
+            blockers = [blockers]
+        if not blockers and self.data.get("severity") == "blocker":
+            blockers = [self.verdict]
+        return [str(b) for b in blockers]
+
+
+@dataclass
+class Run:
+    path: Path
+    record: dict
+    trials: list[Trial]
+    missing: list[str] = field(default_factory=list)  # scheduled trials without a verdict.json
+    problems: list[str] = field(default_factory=list)  # what makes the run incomplete, one line each
+
+    @property
+    def name(self) -> str:
+        return str(self.record.get("run") or self.path.name)
+
+    @property
+    def complete(self) -> bool:
+        return not self.problems
+
+    @property
+    def seed(self) -> Any:
+        return self.record.get("seed")
+
+    @property
+    def task_ids(self) -> list[str]:
+        return task_ids_of(self.record)
+
+    def settings(self) -> list[Setting]:
+        seen: dict[Setting, None] = {}
+        rank = {d: i for i, d in enumerate(CONTROL_DRIVERS)}
+        for trial in sorted(self.trials, key=lambda t: (t.setting.is_control, rank.get(t.driver, -1), t.driver,
+                                                        t.model, t.setting.effort or "")):
+            seen.setdefault(trial.setting, None)
+        return list(seen)
+
+    def by_setting(self) -> dict[Setting, list[Trial]]:
+        groups: dict[Setting, list[Trial]] = {s: [] for s in self.settings()}
+        for trial in self.trials:
+            groups[trial.setting].append(trial)
+        return groups
+
+    def is_controls_run(self) -> bool:
+        return bool(self.trials) and all(t.setting.is_control for t in self.trials)
+
+
+def task_ids_of(record: dict) -> list[str]:
+    """The record's task set: a list of ids, or of task entries with an "id"."""
+    tasks = record.get("tasks") or []
+    ids = []
+    for entry in tasks:
+        ids.append(str(entry.get("id")) if isinstance(entry, dict) else str(entry))
+    return ids
+
+
+def scheduled_trials(record: dict) -> Optional[list[str]]:
+    """The trial folders the run scheduled, when the record says: an explicit list, or tasks × settings × repeats.
+    None when the record cannot tell (then only the trials present are checked)."""
+    explicit = record.get("scheduled")
+    if isinstance(explicit, list):
+        return [str(x) for x in explicit]
+    tasks = task_ids_of(record)
+    repeats = record.get("repeats")
+    drivers = record.get("drivers")
+    if not tasks or not isinstance(repeats, int) or not isinstance(drivers, list):
+        return None
+    names = []
+    models = record.get("models") or []
+    for task in tasks:
+        for driver in drivers:
+            driver_models = ["none"] if driver in CONTROL_DRIVERS else [_model_name(m) for m in models] or ["none"]
+            for model in driver_models:
+                for repeat in range(1, repeats + 1):
+                    names.append(trial_name(task, driver, model, repeat))
+    return names
+
+
+def _model_name(entry: Any) -> str:
+    # "claude-haiku-5-5:low" in the record is the model and its effort; the trial folder carries the model only
+    if isinstance(entry, dict):
+        return str(entry.get("model") or "none")
+    return str(entry).split(":")[0] if str(entry).count(":") == 1 and not str(entry).startswith("ollama/") \
+        else str(entry)
+
+
+def read_json(path: Path, what: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CliError(f"{path}: no {what}") from None
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read {what}: {exc.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{path}: {what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") \
+            from None
+
+
+def load_run(path: os.PathLike | str, require_complete: bool = True) -> Run:
+    """Read a run folder. With `require_complete`, an incomplete run is a `CliError` listing what is missing."""
+    folder = Path(path)
+    if not folder.exists():
+        raise CliError(f"{folder}: no such run folder")
+    if not folder.is_dir():
+        raise CliError(f"{folder}: not a folder (a run is a folder with record.json and trials/)")
+    record_path = folder / RECORD
+    if not record_path.exists():
+        raise CliError(f"{folder}: not a run folder: it has no {RECORD}")
+    record = read_json(record_path, "run record")
+    if not isinstance(record, dict):
+        raise CliError(f"{record_path}: the run record is not a JSON object")
+
+    problems: list[str] = []
+    absent = [k for k in RECORD_KEYS if record.get(k) in (None, "", [])]
+    if absent:
+        problems.append(f"{RECORD} lacks {', '.join(absent)}")
+    if record.get("finished") is False or ("finished" in record and record.get("finished") is None):
+        problems.append(f"{RECORD} says the run did not finish")
+
+    trials, malformed = _load_trials(folder / TRIALS)
+    problems.extend(malformed)
+    present = {t.name for t in trials}
+    scheduled = scheduled_trials(record)
+    missing = [name for name in (scheduled or []) if name not in present]
+    if missing:
+        shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+        problems.append(f"{len(missing)} scheduled trial(s) have no {VERDICT}: {shown}")
+    if not trials and not missing:
+        problems.append(f"no trial has a {VERDICT} under {TRIALS}/")
+
+    run = Run(folder, record, trials, missing, problems)
+    if require_complete and problems:
+        raise CliError(f"{folder}: incomplete run, not reported: " + "; ".join(problems))
+    return run
+
+
+def _load_trials(trials_dir: Path) -> tuple[list[Trial], list[str]]:
+    if not trials_dir.is_dir():
+        return [], []
+    trials: list[Trial] = []
+    problems: list[str] = []
+    no_verdict: list[str] = []
+    for child in sorted(trials_dir.iterdir()):
+        if not child.is_dir():
+            continue
+        verdict_path = child / VERDICT
+        if not verdict_path.exists():
+            no_verdict.append(child.name)
+            continue
+        try:
+            data = read_json(verdict_path, "verdict")
+        except CliError as exc:
+            problems.append(str(exc))
+            continue
+        problem = _check_verdict(data)
+        if problem:
+            problems.append(f"{verdict_path}: {problem}")
+            continue
+        trials.append(Trial(child.name, child, data))
+    if no_verdict:
+        shown = ", ".join(no_verdict[:8]) + (f" and {len(no_verdict) - 8} more" if len(no_verdict) > 8 else "")
+        problems.append(f"{len(no_verdict)} trial folder(s) have no {VERDICT}: {shown}")
+    return trials, problems
+
+
+def _check_verdict(data: Any) -> Optional[str]:
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    absent = [k for k in VERDICT_KEYS if k not in data]
+    if absent:
+        return f"lacks {', '.join(absent)}"
+    if data["verdict"] not in KNOWN_VERDICTS:
+        return f"unknown verdict {data['verdict']!r}"
+    try:
+        int(data["repeat"])
+    except (TypeError, ValueError):
+        return f"repeat {data['repeat']!r} is not a number"
+    return None
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write a report next to a run without leaving half a file behind if interrupted."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=False) + "\n")
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def fmt_pct(value: Optional[float]) -> str:
+    return "–" if value is None else f"{round(100 * value)}%"
+
+
+def describe_mobium(record: dict) -> str:
+    mobium = record.get("mobium")
+    if isinstance(mobium, dict):
+        commit = str(mobium.get("commit") or "unknown")
+        short = commit[:12] if len(commit) >= 12 and all(c in "0123456789abcdef" for c in commit) else commit
+        return short + (" (dirty)" if mobium.get("dirty") else "")
+    return str(mobium) if mobium else "unknown"
+
+
+def describe_device(record: dict) -> str:
+    device = record.get("device")
+    if isinstance(device, dict):
+        parts = [str(device[k]) for k in ("name", "serial", "model") if device.get(k)]
+        if device.get("release"):
+            parts.append(f"Android {device['release']}" + (f" (API {device['sdk']})" if device.get("sdk") else ""))
+        if device.get("image"):
+            parts.append(str(device["image"]))
+        return ", ".join(dict.fromkeys(parts)) if parts else json.dumps(device, sort_keys=True)
+    return str(device) if device else "unknown"
+
+
+def join(items: Iterable[str]) -> str:
+    items = list(items)
+    return ", ".join(items) if items else "none"

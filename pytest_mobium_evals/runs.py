@@ -1,0 +1,73 @@
+"""`mobium-evals runs [FOLDER]`: the runs in a folder, one line each, newest first.
+
+A complete run shows when it ran, its drivers and models, its device, its pass rate (or, for controls, the share
+graded as declared) and its blockers. An incomplete run is listed as incomplete with what it lacks, so a half-run
+is never mistaken for a result; a folder that is not a run at all is skipped."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .cli import CliError
+from .reports import summarize
+from .runfolder import RECORD, Run, describe_device, fmt_pct, join, load_run
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", metavar="FOLDER", nargs="?", default="runs",
+                        help="the folder holding run folders (default: runs/)")
+
+
+def run(args: argparse.Namespace) -> int:
+    folder = Path(args.folder)
+    if not folder.exists():
+        raise CliError(f"{folder}: no such folder")
+    if not folder.is_dir():
+        raise CliError(f"{folder}: not a folder")
+    if (folder / RECORD).exists():
+        raise CliError(f"{folder}: this is a run folder; give the folder that holds runs (e.g. {folder.parent})")
+    lines = list_runs(folder)
+    if not lines:
+        print(f"{folder}: no runs (no sub-folder has a {RECORD})", file=sys.stderr)
+        return 0
+    print("\n".join(lines))
+    return 0
+
+
+def list_runs(folder: Path) -> list[str]:
+    runs = []
+    for child in folder.iterdir():
+        if child.is_dir() and (child / RECORD).exists():
+            try:
+                runs.append(load_run(child, require_complete=False))
+            except CliError as exc:  # a malformed record is listed, not fatal: the other runs are still readable
+                runs.append(str(exc))
+    runs.sort(key=_when, reverse=True)
+    return [r if isinstance(r, str) else describe_run(r) for r in runs]
+
+
+def _when(item) -> str:
+    if isinstance(item, str):
+        return ""
+    return str(item.record.get("started") or item.path.name)
+
+
+def describe_run(run_: Run) -> str:
+    when = str(run_.record.get("started") or "unknown time")
+    head = f"{run_.name}  {when}"
+    if not run_.complete:
+        return f"{head}  INCOMPLETE: " + "; ".join(run_.problems)
+    drivers = join(dict.fromkeys(t.driver for t in run_.trials))
+    models = join(dict.fromkeys(t.model for t in run_.trials if t.model != "none")) or "none"
+    rates = []
+    blockers = 0
+    for setting, trials in run_.by_setting().items():
+        s = summarize(setting, trials, run_.task_ids, with_interval=False)
+        blockers += len(s.blockers)
+        name = setting.driver if setting.is_control else setting.label
+        rates.append(f"{name} {fmt_pct(s.rate)}")
+    kind = "as declared" if run_.is_controls_run() else "pass"
+    return (f"{head}  driver {drivers}  model {models}  device {describe_device(run_.record)}  "
+            f"{kind}: {', '.join(rates)}  blockers {blockers}")

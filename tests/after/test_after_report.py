@@ -1,0 +1,129 @@
+"""report, runs and the run-folder checks every after-run command shares."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from PIL import Image
+
+from pytest_mobium_evals.cli import main
+from pytest_mobium_evals.reports import bootstrap_interval
+
+from conftest import verdict_json, write_run
+
+
+def test_report_gives_rate_interval_counts_and_per_task_table(make_run, capsys):
+    run = make_run("r1", {"t01": ["pass", "pass", "pass"], "t02": ["pass", "false_success", "pass"],
+                          "t03": ["honest_failure", "honest_failure", "honest_failure"]})
+    assert main(["report", str(run)]) == 0
+    text = (run / "report.md").read_text()
+    # 5 of 9 trials passed; per-task scores 1, 2/3, 0
+    assert "| claude-haiku-5-5, low effort | 56% (5/9) |" in text
+    assert "| t02 | P FS P |" in text
+    assert "| t03 | HF HF HF |" in text
+    assert "| 9 | 9 | 0 | 1 |" in text  # scheduled, graded, infra errors, false success
+    assert "9,000 | 1,800 | $0.09" in text  # tokens in, tokens out, cost
+    assert "transcript.jsonl](trials/t02-agent-claude-haiku-5-5-r2/transcript.jsonl)" in text
+    chart = Image.open(run / "pass-rate.png")
+    assert chart.format == "PNG" and chart.width > 400
+    # the chart is not blank: the bar's colour is on it
+    assert (0x7A, 0xA6, 0xD6) in {c for _, c in chart.getcolors(1 << 16)}
+
+
+def test_interval_is_over_tasks_not_trials():
+    # two tasks: one always passes, one never. Over trials (6 of 12) the interval would be narrow around 50%;
+    # over two tasks the resampled mean is 0, 0.5 or 1, so the 95% interval spans 0–100%.
+    lo, hi = bootstrap_interval([1.0, 0.0], n=2000, seed=1)
+    assert (lo, hi) == (0.0, 1.0)
+    lo, hi = bootstrap_interval([1.0] * 10, n=500, seed=1)
+    assert (lo, hi) == (1.0, 1.0)
+
+
+def test_infra_errors_stay_in_the_denominator_and_blockers_are_listed_one_by_one(tmp_path):
+    vs = [verdict_json("t01", "pass", repeat=1), verdict_json("t01", "infra_error", repeat=2,
+                                                               infra_error="tool server died"),
+          verdict_json("t05", "false_success", repeat=1, severity="blocker",
+                       blockers=["false success on an irreversible action"]),
+          verdict_json("t05", "pass", repeat=2, severity="blocker", blockers=["password in a tool response"])]
+    run = write_run(tmp_path, "r", vs)
+    assert main(["report", str(run)]) == 0
+    text = (run / "report.md").read_text()
+    assert "| 50% (2/4) |" in text
+    assert "| 4 | 3 | 1 |" in text
+    assert "**t05** r1, claude-haiku-5-5, low effort: false_success — false success on an irreversible action" in text
+    assert "**t05** r2, claude-haiku-5-5, low effort: pass — password in a tool response" in text
+    assert "infra: tool server died" in text
+
+
+def test_controls_run_shows_declared_vs_got(tmp_path):
+    vs = []
+    for task in ("t01", "t04"):
+        vs.append(verdict_json(task, "pass", driver="reference"))
+        vs.append(verdict_json(task, "false_success", driver="wrong"))
+    vs.append(verdict_json("t01", "false_success", driver="null"))
+    # t04's target is already in the asked-for state: doing nothing is right, so its null declares pass
+    vs.append(verdict_json("t04", "honest_failure", driver="null", expected="pass"))
+    run = write_run(tmp_path, "controls", vs)
+    assert main(["report", str(run)]) == 0
+    text = (run / "report.md").read_text()
+    assert "## Controls: declared vs got" in text
+    assert "| t04 | r1 | pass ✓ | **honest_failure** ✗ (declared pass) | false_success ✓ |" in text
+    assert "1 control trial(s) did not grade as declared" in text
+    assert "| null (control) | 50% (1/2) |" in text
+
+
+@pytest.mark.parametrize("breakage, message", [
+    (lambda run: (run / "record.json").unlink(), "not a run folder: it has no record.json"),
+    (lambda run: (run / "record.json").write_text("{not json"), "run record is not valid JSON (line 1"),
+    (lambda run: (run / "record.json").write_text("[1]"), "the run record is not a JSON object"),
+    (lambda run: (run / "trials/t02-agent-claude-haiku-5-5-r1/verdict.json").unlink(),
+     "1 trial folder(s) have no verdict.json: t02-agent-claude-haiku-5-5-r1"),
+    (lambda run: shutil.rmtree(run / "trials/t02-agent-claude-haiku-5-5-r1"),
+     "1 scheduled trial(s) have no verdict.json: t02-agent-claude-haiku-5-5-r1"),
+    (lambda run: (run / "trials/t01-agent-claude-haiku-5-5-r1/verdict.json").write_text('{"task": "t01"}'),
+     "verdict.json: lacks suite, driver"),
+    (lambda run: _edit_record(run, seed=None, mobium=None), "record.json lacks seed, mobium"),
+    (lambda run: _edit_record(run, finished=False), "record.json says the run did not finish"),
+])
+def test_incomplete_or_malformed_run_is_not_reported_and_says_what_is_missing(make_run, capsys, breakage, message):
+    run = make_run("r1", {"t01": ["pass"], "t02": ["pass"]})
+    breakage(run)
+    assert main(["report", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not (run / "report.md").exists()
+
+
+def _edit_record(run, **changes):
+    rec = json.loads((run / "record.json").read_text())
+    rec.update(changes)
+    (run / "record.json").write_text(json.dumps(rec))
+
+
+def test_missing_run_folder(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nope")]) == 2
+    assert "no such run folder" in capsys.readouterr().err
+    (tmp_path / "file").write_text("x")
+    assert main(["report", str(tmp_path / "file")]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_runs_lists_complete_and_incomplete_runs(make_run, tmp_path, capsys):
+    make_run("20261128-a", {"t01": ["pass", "pass"], "t02": ["pass", "false_success"]}, started="2026-11-28T09:00")
+    broken = make_run("20261129-b", {"t01": ["pass"]}, started="2026-11-29T09:00")
+    shutil.rmtree(broken / "trials/t01-agent-claude-haiku-5-5-r1")
+    (tmp_path / "not-a-run").mkdir()
+    assert main(["runs", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("20261129-b  2026-11-29T09:00  INCOMPLETE: 1 scheduled trial(s) have no verdict.json")
+    assert lines[1].startswith("20261128-a  2026-11-28T09:00  driver agent  model claude-haiku-5-5")
+    assert "pass: claude-haiku-5-5, low effort 75%  blockers 0" in lines[1]
+
+
+def test_runs_on_a_missing_folder(tmp_path, capsys):
+    assert main(["runs", str(tmp_path / "runs")]) == 2
+    assert "no such folder" in capsys.readouterr().err
