@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Optional
 
 from .cli import CliError
+from .intervals import bootstrap_over_tasks
 from .runfolder import (KNOWN_VERDICTS, Run, Setting, Trial, describe_device, describe_mobium, fmt_pct, join,
                         load_run, write_bytes_atomic, write_text_atomic)
 
@@ -26,8 +27,6 @@ REGRADE = "regrade.md"
 SHORT = {"pass": "P", "false_success": "FS", "false_refusal": "FR", "honest_failure": "HF", "unreported": "U",
          "touched": "T", "wrong_reason": "WR", "infra_error": "IE"}
 
-BOOTSTRAP_SAMPLES = 10_000
-BOOTSTRAP_SEED = 0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,30 +60,12 @@ def _progress(message: str) -> None:
 
 # --- numbers ----------------------------------------------------------------------------------------------------
 
-def bootstrap_interval(per_task_scores: list[float], n: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED,
-                       level: float = 0.95) -> tuple[float, float]:
-    """A percentile interval for the mean of per-task scores, resampling tasks (not trials) with replacement."""
-    try:  # the plugin core's bootstrap, when it is there, is the one every figure uses
-        from .intervals import bootstrap_interval as shared  # type: ignore
-    except ImportError:
-        shared = None
-    if shared is not None:
-        return shared(per_task_scores, n=n, seed=seed)
-    return _bootstrap(per_task_scores, n=n, seed=seed, level=level)
-
-
-def _bootstrap(scores: list[float], n: int, seed: int, level: float) -> tuple[float, float]:
-    import random
-
-    if not scores:
-        raise ValueError("no tasks to bootstrap over")
-    rng = random.Random(seed)
-    k = len(scores)
-    means = sorted(sum(rng.choices(scores, k=k)) / k for _ in range(n))
-    tail = (1 - level) / 2
-    lo = means[int(tail * (n - 1))]
-    hi = means[int(round((1 - tail) * (n - 1)))]
-    return lo, hi
+def task_interval(per_task: dict[str, list[bool]]) -> Optional[tuple[float, float]]:
+    """The 95% interval of a pass rate, bootstrapped over tasks (intervals.py: every figure uses the same one)."""
+    if not per_task:
+        return None
+    rate = bootstrap_over_tasks(per_task)
+    return rate.low, rate.high
 
 
 @dataclass
@@ -124,9 +105,9 @@ def summarize(setting: Setting, trials: list[Trial], task_order: list[str], miss
     for trial in sorted(trials, key=lambda t: (order.get(t.task, len(order)), t.task, t.repeat)):
         per_task.setdefault(trial.task, []).append(trial)
     # infra errors stay in the denominator: a trial that could not run is not a trial that passed
-    scores = [sum(_success(t) for t in ts) / len(ts) for ts in per_task.values()]
+    outcomes = {task: [_success(t) for t in ts] for task, ts in per_task.items()}
     rate = sum(_success(t) for t in trials) / len(trials) if trials else None
-    interval = bootstrap_interval(scores) if scores and with_interval else None
+    interval = task_interval(outcomes) if with_interval else None
     summary = SettingSummary(
         setting=setting, trials=trials, scheduled=len(trials) + missing,
         infra_errors=sum(1 for t in trials if t.is_infra_error),

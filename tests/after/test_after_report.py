@@ -9,7 +9,6 @@ import pytest
 from PIL import Image
 
 from pytest_mobium_evals.cli import main
-from pytest_mobium_evals.reports import bootstrap_interval
 
 from conftest import verdict_json, write_run
 
@@ -32,13 +31,12 @@ def test_report_gives_rate_interval_counts_and_per_task_table(make_run, capsys):
     assert (0x7A, 0xA6, 0xD6) in {c for _, c in chart.getcolors(1 << 16)}
 
 
-def test_interval_is_over_tasks_not_trials():
-    # two tasks: one always passes, one never. Over trials (6 of 12) the interval would be narrow around 50%;
-    # over two tasks the resampled mean is 0, 0.5 or 1, so the 95% interval spans 0–100%.
-    lo, hi = bootstrap_interval([1.0, 0.0], n=2000, seed=1)
-    assert (lo, hi) == (0.0, 1.0)
-    lo, hi = bootstrap_interval([1.0] * 10, n=500, seed=1)
-    assert (lo, hi) == (1.0, 1.0)
+def test_interval_is_over_tasks_not_trials(make_run):
+    # Two tasks, one always passing and one never, three repeats each. Over six trials the interval would be
+    # narrow around 50%; resampling two tasks gives means of 0, 0.5 or 1, so the interval spans 0–100%.
+    run = make_run("r", {"t01": ["pass"] * 3, "t02": ["honest_failure"] * 3})
+    assert main(["report", str(run)]) == 0
+    assert "| 50% (3/6) | 0–100% |" in (run / "report.md").read_text()
 
 
 def test_infra_errors_stay_in_the_denominator_and_blockers_are_listed_one_by_one(tmp_path):
