@@ -1,0 +1,253 @@
+"""MobiumApp (`dev.mobium.mobiumapp/.MainActivity`): the app shell, navigation, theme and gray box.
+
+Mirrors `App()` in mobiumdev/mobium-app `App.tsx`: the only state that outlives a screen is the screen key, the
+Form Demo's dark theme and the login session; every screen remounts (fresh state) when opened. Android back goes to
+the screen's parent (the gestures hub, the WebViews hub, or home) and finishes the activity on home.
+"""
+
+from __future__ import annotations
+
+from ...views import DP, IME_BOX, Node
+from ..base import App
+from .ui import PACKAGE, Theme
+
+FINE = "android.permission.ACCESS_FINE_LOCATION"
+COARSE = "android.permission.ACCESS_COARSE_LOCATION"
+CAMERA = "android.permission.CAMERA"
+NOTIFICATIONS = "android.permission.POST_NOTIFICATIONS"
+
+
+REVEAL_MARGIN_PX = 24
+
+
+class Screen:
+    """One mounted screen. A new instance per visit, so leaving and coming back resets its state."""
+
+    key = ""
+    parent = "home"
+
+    def __init__(self, app: "MobiumApp"):
+        self.app = app
+        self.device = app.device
+        self._timers: list = []
+        self.mounted = True
+
+    def after(self, seconds: float, callback):
+        """A timer that dies with the screen (React clears its timeouts on unmount)."""
+        def fire():
+            if self.mounted:
+                callback()
+
+        timer = self.device.after(seconds, fire)
+        self._timers.append(timer)
+        return timer
+
+    def every(self, seconds: float, callback):
+        """A `setInterval` that lives as long as the screen."""
+        def tick():
+            callback()
+            self.after(seconds, tick)
+
+        return self.after(seconds, tick)
+
+    def keyboard_room(self) -> Node | None:
+        """While the keyboard is up, the end of a scrolling form gets room to scroll its last field above the
+        keyboard (what KeyboardAvoidingView-style insets give). Views outside the scroll view stay covered."""
+        if self.device.keyboard_shown and self.device.focused_id:
+            return Node("android.view.View", height=(IME_BOX[3] - IME_BOX[1]) / DP, touch="pass")
+        return None
+
+    def reveal(self, node_id: str) -> None:
+        """Scrolls a just-focused field up out from under the soft keyboard, as Android does for the focused view
+        of a scrolling form. Fields outside a scroll view (or pinned) stay where they are."""
+        frame = self.device.frame()
+        root = frame.app_window.root
+        placed = root.find(node_id) if root is not None else None
+        if placed is None:
+            return
+        limit = IME_BOX[1] - REVEAL_MARGIN_PX
+        overlap = placed.box[3] - limit
+        if overlap <= 0:
+            return
+        container = placed.parent
+        while container is not None and container.node.scroll != "vertical":
+            container = container.parent
+        if container is None:
+            return
+        key = container.node.id or f"#{container.order}"
+        viewport = container.box[3] - container.box[1] - 2 * round(container.node.padding * DP)
+        max_offset = max(0, container.content_extent - viewport)
+        offsets = self.device.scroll_offsets
+        offsets[key] = min(max_offset, offsets.get(key, 0) + overlap)
+
+    def unmount(self) -> None:
+        self.mounted = False
+        for timer in self._timers:
+            timer.cancel()
+        self._timers.clear()
+
+    def render(self, t: Theme) -> Node:  # pragma: no cover - every screen overrides it
+        raise NotImplementedError
+
+
+class GrayBox:
+    """The gray-box module: busy/idle lines in logcat (tag MobiumGrayBox), only in a `--ez MobiumGrayBox true` launch."""
+
+    TAG = "MobiumGrayBox"
+
+    def __init__(self, app: "MobiumApp", on: bool):
+        self.app = app
+        self.on = on
+        self.count = 0
+        self._lease = None
+        if on:
+            self._log("on")
+
+    def _log(self, what: str) -> None:
+        device = self.app.device
+        millis = int(device.clock.wall(device.now()) * 1000)  # System.currentTimeMillis()
+        device.log(self.TAG, f"MOBIUM-GRAYBOX {what} t={millis}")
+
+    def busy(self, tag: str) -> None:
+        self.count += 1
+        if self.on:
+            self._log(f"busy={self.count} tag={'_'.join(tag.split())}")
+            self._restate()
+
+    def idle(self, tag: str) -> None:
+        self.count = max(0, self.count - 1)
+        if self.on:
+            self._log(f"busy={self.count} tag={'_'.join(tag.split())}")
+
+    def _restate(self) -> None:
+        # The native side restates "still busy" every 500 ms while anything is in flight: a lease the tool renews.
+        if self._lease is not None:
+            return
+
+        def tick():
+            self._lease = None
+            if self.count > 0:
+                self._log(f"still busy={self.count}")
+                self._restate()
+
+        self._lease = self.app.device.after(0.5, tick)
+
+
+class JavascriptException(RuntimeError):
+    """An unhandled JS error: in a release build it kills the app (the device logs FATAL EXCEPTION)."""
+
+
+class Tone:
+    """The tone module's player (one per process): a new sound stops the previous one, which resolves false."""
+
+    def __init__(self, app: "MobiumApp"):
+        self.app = app
+        self.current: dict | None = None
+
+    def play(self, what: str, usage: str, segments, report) -> None:
+        self.stop()
+        seconds = sum(ms for _, ms in segments) / 1000
+        sound = {"what": what, "usage": usage, "segments": list(segments), "report": report,
+                 "started": self.app.device.now(), "seconds": seconds}
+
+        def done():
+            if self.current is sound:
+                self.current = None
+                report(f"finished: {what} ({usage})")
+
+        sound["timer"] = self.app.device.after(seconds, done)
+        self.current = sound
+
+    def stop(self) -> None:
+        sound, self.current = self.current, None
+        if sound is not None:
+            sound["timer"].cancel()
+            sound["report"](f"stopped: {sound['what']} ({sound['usage']})")
+
+    def playing(self) -> dict | None:
+        """The sound in progress with the segment sounding now (`hz`, 0 for silence), for `dumpsys audio`."""
+        sound = self.current
+        if sound is None:
+            return None
+        elapsed = (self.app.device.now() - sound["started"]) * 1000
+        hz = 0
+        for seg_hz, ms in sound["segments"]:
+            if elapsed < ms:
+                hz = seg_hz
+                break
+            elapsed -= ms
+        return {"what": sound["what"], "usage": sound["usage"], "hz": hz}
+
+
+class MobiumApp(App):
+    package = PACKAGE
+    label = "MobiumApp"
+    activity = ".MainActivity"
+    permissions = (FINE, COARSE, CAMERA, NOTIFICATIONS)
+    version_name = "1.0.0"
+    version_code = 1
+
+    def __init__(self, device):
+        super().__init__(device)
+        from .screens import SCREENS  # the screens import this module for Screen
+
+        self._screens = SCREENS
+        self.dark = False
+        self.logged_in_as: str | None = None
+        self.gray_box = GrayBox(self, False)
+        self.player = Tone(self)
+        self.screen: Screen = SCREENS["home"](self)
+
+    # --- lifecycle -------------------------------------------------------------------------------------------------
+    def on_start(self, extras: dict) -> None:
+        flag = (extras or {}).get("MobiumGrayBox")
+        self.gray_box = GrayBox(self, flag is True or str(flag).lower() == "true")
+
+    def crash(self, message: str) -> None:
+        """An unhandled JS error: the device turns the exception into a crash of this process."""
+        raise JavascriptException(message)
+
+    # --- navigation ------------------------------------------------------------------------------------------------
+    @property
+    def screen_key(self) -> str:
+        return self.screen.key
+
+    def go(self, key: str) -> None:
+        if key not in self._screens:
+            raise KeyError(f"MobiumApp has no screen {key!r}")
+        self.screen.unmount()
+        if self.device.current_app() is self:
+            # A remounted screen starts at the top: drop the old screen's scroll offsets. Its focused field is
+            # gone too, and the keyboard with it.
+            self.device.scroll_offsets.clear()
+            if self.device.focused_id:
+                self.device.focus(None)
+        self.screen = self._screens[key](self)
+
+    def back(self) -> None:
+        self.go(self.screen.parent)
+
+    def on_back(self) -> bool:
+        if self.screen.key == "home":
+            return False
+        self.back()
+        return True
+
+    def on_scroll(self, key: str, offset: int, max_offset: int) -> None:
+        handler = getattr(self.screen, "on_scroll", None)
+        if handler is not None:
+            handler(key, offset, max_offset)
+
+    # --- drawing ---------------------------------------------------------------------------------------------------
+    @property
+    def theme(self) -> Theme:
+        return Theme(self.dark)
+
+    def theme_colors(self) -> tuple[str, str]:
+        # userInterfaceStyle "light": only the Form Demo switch makes the app dark, never the system night mode.
+        t = self.theme
+        return t.ground, t.ink
+
+    def render(self) -> Node:
+        t = self.theme
+        return Node("android.widget.FrameLayout", bg=t.ground, fg=t.ink, children=[self.screen.render(t)])

@@ -1,0 +1,15 @@
+"""Every MobiumApp screen by its key (App.tsx's `screen` values)."""
+
+from __future__ import annotations
+
+from .basic import Form, Home, Login, Pager, Secret, Slider, Storage
+from .lists import Busy, Feed
+from .obstruction import Obstruction
+from .others import OTHER_SCREENS
+from .system import Audio, Dialogs, Location, Otp, Popup
+from .webviews import WEB_SCREENS
+
+SCREENS = {cls.key: cls for cls in [
+    Home, Login, Secret, Form, Slider, Storage, Pager, Feed, Busy, Dialogs, Location, Popup, Obstruction, Otp,
+    Audio, *WEB_SCREENS, *OTHER_SCREENS,
+]}
