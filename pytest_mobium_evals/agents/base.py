@@ -1,0 +1,96 @@
+"""Types and plumbing shared by the drivers: the model setting, limits, the run's result, the errors, the
+transcript recorder, and the bounded retry with backoff for API calls."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable, Optional, TypeVar
+
+from ..tasks import Claim
+
+try:
+    from ..toolserver import InfraError
+except ImportError:  # toolserver.py (issue 4) not landed yet: the same contract, defined here until it does
+    class InfraError(RuntimeError):
+        """The trial could not run for reasons outside the agent: the device, the tool server, the API."""
+
+
+class AgentConfigError(ValueError):
+    """A model setting that cannot run: unknown name, missing credential, unreachable endpoint. Its message is one
+    line naming what to set."""
+
+
+class AgentInfraError(InfraError):
+    """The trial could not finish for reasons outside the model's behaviour: the API still failing after retries,
+    the tool server dying. The trial is recorded as infra_error, and the run goes on."""
+
+
+@dataclass(frozen=True)
+class ModelSetting:
+    provider: str  # "claude" | "ollama" | "openai"
+    name: str  # the provider's model id: "claude-opus-5-5", "qwen2.5:7b"
+    effort: Optional[str]  # "low" | "medium" | "high" | None (the model's default)
+    label: str  # how reports name it: "opus:medium", "ollama/qwen2.5:7b"
+
+
+@dataclass
+class Limits:
+    max_tool_calls: int = 40
+    max_seconds: float = 300
+
+
+@dataclass
+class AgentRun:
+    claim: Claim
+    tool_calls: int
+    tokens_in: int
+    tokens_out: int
+    cost_usd: Optional[float]
+    hit_limit: Optional[str]  # "tool_calls" | "time" | None
+    model: str
+
+
+class Recorder:
+    """Stamps every transcript event with wall-clock time and seconds since the trial's start, and hands it on."""
+
+    def __init__(self, on_event: Callable[[dict], None]):
+        self._on_event = on_event
+        self.started = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def __call__(self, kind: str, **fields: Any) -> None:
+        event = {"kind": kind, "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+                 "elapsed_s": round(self.elapsed(), 3), **fields}
+        self._on_event(event)
+
+
+# API calls: attempts in all and the first delay (doubling each time). Module constants so tests can shorten them.
+API_ATTEMPTS = 4
+API_BACKOFF_S = 1.0
+
+T = TypeVar("T")
+
+
+class RetryableAPIError(Exception):
+    """Raised by a provider adapter for a failure worth retrying (connection, 429, 5xx)."""
+
+
+async def with_retries(call: Callable[[], Awaitable[T]], what: str, record: Recorder) -> T:
+    """`call()` with bounded retries and exponential backoff on RetryableAPIError; after the last attempt, an
+    AgentInfraError naming the endpoint and the last error. Other errors pass through at once."""
+    delay = API_BACKOFF_S
+    for attempt in range(1, API_ATTEMPTS + 1):
+        try:
+            return await call()
+        except RetryableAPIError as exc:
+            record("error", where="api", message=str(exc), attempt=attempt, of=API_ATTEMPTS)
+            if attempt == API_ATTEMPTS:
+                raise AgentInfraError(f"{what}: still failing after {API_ATTEMPTS} attempts: {exc}") from exc
+            await asyncio.sleep(delay)
+            delay *= 2
+    raise AssertionError("unreachable")

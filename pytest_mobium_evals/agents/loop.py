@@ -1,0 +1,234 @@
+"""The tool loop for models that do not run their own (Ollama, OpenAI-compatible servers).
+
+The driver starts the trial's MCP server with the mcp SDK's stdio client, offers its tools as functions, and runs
+the conversation: each tool call the model makes goes to the server and its result back to the model, until the
+model stops calling tools. Then one more request, with no tools and the answer constrained to FINAL_SCHEMA by the
+provider's structured-output option, gives the final answer. Same limits as Claude: the call past the tool-call
+limit is not made, and the time limit cancels everything; either way the trial is unreported."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Protocol
+
+from ..tasks import Claim
+from .base import AgentInfraError, AgentRun, Limits, ModelSetting, Recorder, with_retries
+from .prompt import FINAL_REQUEST, FINAL_SCHEMA, SYSTEM_PROMPT, claim_from_output
+
+SERVER_START_TIMEOUT_S = 60.0
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict
+
+
+@dataclass
+class Reply:
+    text: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    thinking: str = ""
+    message: dict = field(default_factory=dict)  # the assistant message to append, in the provider's shape
+
+
+class Provider(Protocol):
+    label: str
+
+    async def chat(self, messages: list[dict], tools: list[dict]) -> Reply: ...
+
+    async def final(self, messages: list[dict], schema: dict) -> Reply: ...
+
+    def tool_message(self, call: ToolCall, text: str) -> dict: ...
+
+
+def function_schema(tool: Any) -> dict:
+    """An MCP tool as an OpenAI/Ollama function definition."""
+    parameters = dict(tool.input_schema or {"type": "object", "properties": {}})
+    parameters.setdefault("type", "object")
+    parameters.setdefault("properties", {})
+    return {"type": "function",
+            "function": {"name": tool.name, "description": tool.description or "", "parameters": parameters}}
+
+
+def result_text(result: Any) -> str:
+    """An MCP tool result as the text a function-calling model reads (images are named, not sent)."""
+    parts = []
+    for item in result.content or []:
+        kind = getattr(item, "type", "")
+        if kind == "text":
+            parts.append(item.text)
+        else:
+            parts.append(f"[{kind or 'content'}]")
+    if not parts and getattr(result, "structured_content", None) is not None:
+        parts.append(json.dumps(result.structured_content))
+    return "\n".join(parts)
+
+
+def make_provider(setting: ModelSetting, base_url: Optional[str]) -> Provider:
+    if setting.provider == "ollama":
+        from .ollama import OllamaProvider
+
+        return OllamaProvider(setting)
+    from .openai_compat import OpenAIProvider
+
+    return OpenAIProvider(setting, base_url)
+
+
+class _ServerGone(Exception):
+    pass
+
+
+async def run_loop(setting: ModelSetting, prompt: str, spec: Any, limits: Limits, on_event, workdir: Path,
+                   base_url: Optional[str] = None) -> AgentRun:
+    record = Recorder(on_event)
+    record("prompt", model=setting.label, system=SYSTEM_PROMPT, text=prompt)
+    provider = make_provider(setting, base_url)
+    state = _State()
+    Path(workdir).mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="loop-", dir=workdir))
+    try:
+        try:
+            await asyncio.wait_for(_converse(provider, prompt, spec, limits, record, state, scratch),
+                                   timeout=limits.max_seconds)
+        except asyncio.TimeoutError:
+            state.hit_limit = state.hit_limit or "time"
+            state.claim = Claim()
+            record("error", where="limit", message=f"time limit ({limits.max_seconds:g} s) reached")
+        except AgentInfraError as exc:
+            record("error", where="infra", message=str(exc))
+            raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    claim = state.claim if state.hit_limit is None else Claim()
+    record("final", **claim.to_json(), hit_limit=state.hit_limit, tool_calls=state.tool_calls,
+           tokens_in=state.tokens_in, tokens_out=state.tokens_out, cost_usd=None)
+    return AgentRun(claim=claim, tool_calls=state.tool_calls, tokens_in=state.tokens_in,
+                    tokens_out=state.tokens_out, cost_usd=None, hit_limit=state.hit_limit, model=setting.label)
+
+
+@dataclass
+class _State:
+    tool_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    hit_limit: Optional[str] = None
+    claim: Claim = field(default_factory=Claim)
+
+    def add(self, reply: Reply) -> None:
+        self.tokens_in += reply.tokens_in
+        self.tokens_out += reply.tokens_out
+
+
+async def _converse(provider: Provider, prompt: str, spec: Any, limits: Limits, record: Recorder, state: _State,
+                    scratch: Path) -> None:
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    command = list(spec.command)
+    params = StdioServerParameters(command=command[0], args=command[1:],
+                                   env=dict(getattr(spec, "env", None) or {}), cwd=str(scratch))
+    stderr_path = scratch / "server.stderr"
+    with open(stderr_path, "w") as errlog:
+        try:
+            async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=limits.max_seconds) as mcp:
+                tools = await asyncio.wait_for(mcp.list_tools(), timeout=SERVER_START_TIMEOUT_S)
+                functions = [function_schema(tool) for tool in tools.tools]
+                await _turns(provider, prompt, functions, mcp, limits, record, state)
+        except BaseException as exc:  # noqa: BLE001 - sorted out below, everything else re-raised as it was
+            raise _infra_error(exc, stderr_path) from exc
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The errors inside anyio's exception groups (a dying stdio transport fails several tasks at once)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _infra_error(exc: BaseException, stderr_path: Path) -> BaseException:
+    """What a failure inside the MCP session means for the trial: the provider's own AgentInfraError as it is; a
+    cancellation (the time limit) as a cancellation; anything else is the tool server gone."""
+    leaves = _leaves(exc)
+    for leaf in leaves:
+        if isinstance(leaf, AgentInfraError):
+            return leaf
+    if all(isinstance(leaf, asyncio.CancelledError) for leaf in leaves):
+        return leaves[0]
+    gone = _server_gone_types()
+    cause = next((leaf for leaf in leaves if isinstance(leaf, gone)), None)
+    if cause is None:
+        return exc  # a bug or an interrupt, not the server: keep its own traceback
+    tail = _tail(stderr_path)
+    return AgentInfraError(f"tool server died mid-trial: {cause}" + (f" (stderr: {tail})" if tail else ""))
+
+
+def _server_gone_types() -> tuple[type[BaseException], ...]:
+    import anyio
+    from mcp.shared.exceptions import MCPError
+
+    return (_ServerGone, OSError, MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
+
+
+def _tail(path: Path, lines: int = 3) -> str:
+    try:
+        return " | ".join(path.read_text(errors="replace").strip().splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+async def _turns(provider: Provider, prompt: str, functions: list[dict], mcp: Any, limits: Limits,
+                 record: Recorder, state: _State) -> None:
+    from mcp.shared.exceptions import MCPError
+
+    messages: list[dict] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
+    while True:
+        reply = await with_retries(lambda: provider.chat(messages, functions), provider.label, record)
+        state.add(reply)
+        if reply.thinking or reply.text:
+            record("assistant", **({"text": reply.text} if reply.text else {}),
+                   **({"thinking": reply.thinking} if reply.thinking else {}))
+        messages.append(reply.message)
+        if not reply.tool_calls:
+            break
+        for call in reply.tool_calls:
+            record("tool_call", id=call.id, tool=call.name, arguments=call.arguments)
+            if state.tool_calls >= limits.max_tool_calls:
+                state.hit_limit = "tool_calls"
+                record("error", where="limit", message=f"tool-call limit ({limits.max_tool_calls}) reached")
+                return
+            state.tool_calls += 1
+            try:
+                result = await mcp.call_tool(call.name, call.arguments)
+            except MCPError as exc:
+                if _is_transport_loss(exc):
+                    raise _ServerGone(str(exc)) from exc
+                # A protocol-level refusal (unknown tool, bad arguments): the model's mistake, shown to it.
+                text, is_error = f"Error: {exc}", True
+            except _server_gone_types() as exc:  # the stream to the server broke: it is gone
+                raise _ServerGone(repr(exc)) from exc
+            else:
+                text, is_error = result_text(result), bool(result.is_error)
+            record("tool_result", id=call.id, tool=call.name, text=text, is_error=is_error)
+            messages.append(provider.tool_message(call, text))
+
+    messages.append({"role": "user", "content": FINAL_REQUEST})
+    reply = await with_retries(lambda: provider.final(messages, FINAL_SCHEMA), provider.label, record)
+    state.add(reply)
+    record("assistant", structured_output=reply.text)
+    state.claim = claim_from_output(reply.text)
+    if state.claim.status is None:
+        record("error", where="final", message="the final answer does not match the schema; no claim")
+
+
+def _is_transport_loss(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return "connection closed" in text or "not connected" in text

@@ -1,0 +1,58 @@
+"""Ollama (`--model ollama/NAME`, host from OLLAMA_HOST): the chat API with the server's tools as functions, and
+the final answer through `format=<JSON schema>`. The effort, when given, is Ollama's `think` level."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import AgentInfraError, ModelSetting, RetryableAPIError
+from .loop import Reply, ToolCall
+
+REQUEST_TIMEOUT_S = 300.0  # one generation; the trial's own time limit cancels sooner when it runs out
+
+
+class OllamaProvider:
+    def __init__(self, setting: ModelSetting):
+        import ollama
+
+        from . import ollama_host
+
+        host = ollama_host()
+        if host is None:
+            raise AgentInfraError(f"{setting.label}: OLLAMA_HOST is not set")
+        self.setting = setting
+        self.label = f"{setting.label} at {host}"
+        self._client = ollama.AsyncClient(host=host, timeout=REQUEST_TIMEOUT_S)
+
+    async def chat(self, messages: list[dict], tools: list[dict]) -> Reply:
+        return await self._call(messages=messages, tools=tools)
+
+    async def final(self, messages: list[dict], schema: dict) -> Reply:
+        return await self._call(messages=messages, format=schema)
+
+    def tool_message(self, call: ToolCall, text: str) -> dict:
+        return {"role": "tool", "content": text, "tool_name": call.name}
+
+    async def _call(self, **kwargs: Any) -> Reply:
+        import httpx
+        import ollama
+
+        if self.setting.effort:
+            kwargs["think"] = self.setting.effort
+        try:
+            response = await self._client.chat(model=self.setting.name, stream=False, **kwargs)
+        except ollama.ResponseError as exc:
+            if exc.status_code in (-1, 408, 429) or exc.status_code >= 500:
+                raise RetryableAPIError(f"HTTP {exc.status_code}: {exc.error}") from exc
+            raise AgentInfraError(f"{self.label}: HTTP {exc.status_code}: {exc.error}") from exc
+        except (ConnectionError, httpx.TransportError) as exc:
+            raise RetryableAPIError(f"{type(exc).__name__}: {exc}") from exc
+        message = response.message
+        calls = [ToolCall(id=f"call_{i}", name=call.function.name, arguments=dict(call.function.arguments or {}))
+                 for i, call in enumerate(message.tool_calls or [])]
+        assistant: dict = {"role": "assistant", "content": message.content or ""}
+        if calls:
+            assistant["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in calls]
+        return Reply(text=message.content or "", tool_calls=calls, thinking=message.thinking or "",
+                     tokens_in=response.prompt_eval_count or 0, tokens_out=response.eval_count or 0,
+                     message=assistant)

@@ -1,0 +1,78 @@
+"""OpenAI-compatible chat completions (`--model openai/NAME`): OpenRouter, vLLM, llama.cpp's server, LM Studio.
+Base URL from --base-url or OPENAI_BASE_URL; OPENAI_API_KEY only when the server wants one. The server's tools go
+as functions; the final answer through `response_format` json_schema (strict). The effort, when given, is sent as
+`reasoning_effort`. The client's own retries are off: the loop's bounded backoff is the one policy for all."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional
+
+from .base import AgentInfraError, ModelSetting, RetryableAPIError
+from .loop import Reply, ToolCall
+
+REQUEST_TIMEOUT_S = 300.0
+PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the client insists on one
+
+
+class OpenAIProvider:
+    def __init__(self, setting: ModelSetting, base_url: Optional[str]):
+        import openai
+
+        from . import openai_base_url
+
+        url = openai_base_url(base_url)
+        if url is None:
+            raise AgentInfraError(f"{setting.label}: set --base-url or OPENAI_BASE_URL")
+        self.setting = setting
+        self.label = f"{setting.label} at {url}"
+        self._client = openai.AsyncOpenAI(base_url=url, api_key=os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY,
+                                          max_retries=0, timeout=REQUEST_TIMEOUT_S)
+
+    async def chat(self, messages: list[dict], tools: list[dict]) -> Reply:
+        return await self._call(messages=messages, tools=tools)
+
+    async def final(self, messages: list[dict], schema: dict) -> Reply:
+        return await self._call(messages=messages, response_format={
+            "type": "json_schema", "json_schema": {"name": "final_answer", "schema": schema, "strict": True}})
+
+    def tool_message(self, call: ToolCall, text: str) -> dict:
+        return {"role": "tool", "tool_call_id": call.id, "content": text}
+
+    async def _call(self, **kwargs: Any) -> Reply:
+        import openai
+
+        if self.setting.effort:
+            kwargs["reasoning_effort"] = self.setting.effort
+        try:
+            response = await self._client.chat.completions.create(model=self.setting.name, **kwargs)
+        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+            raise RetryableAPIError(f"{type(exc).__name__}: {exc}") from exc
+        except openai.APIStatusError as exc:
+            if exc.status_code in (408, 409, 429) or exc.status_code >= 500:
+                raise RetryableAPIError(f"HTTP {exc.status_code}: {exc.message}") from exc
+            raise AgentInfraError(f"{self.label}: HTTP {exc.status_code}: {exc.message}") from exc
+        if not response.choices:
+            raise RetryableAPIError("the response has no choices")
+        message = response.choices[0].message
+        calls = []
+        for call in message.tool_calls or []:
+            try:
+                arguments = json.loads(call.function.arguments or "{}")
+            except ValueError:
+                # The model wrote arguments that are not JSON: the server will reject the call, and the model
+                # reads that, as it would any wrong argument.
+                arguments = {"_unparsed": call.function.arguments}
+            calls.append(ToolCall(id=call.id, name=call.function.name,
+                                  arguments=arguments if isinstance(arguments, dict) else {"_value": arguments}))
+        assistant: dict = {"role": "assistant", "content": message.content or ""}
+        if message.tool_calls:
+            assistant["tool_calls"] = [{"id": c.id, "type": "function",
+                                        "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                                       for c in message.tool_calls]
+        usage = response.usage
+        return Reply(text=message.content or "", tool_calls=calls,
+                     thinking=getattr(message, "reasoning_content", None) or "",
+                     tokens_in=getattr(usage, "prompt_tokens", 0) or 0,
+                     tokens_out=getattr(usage, "completion_tokens", 0) or 0, message=assistant)

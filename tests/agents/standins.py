@@ -1,0 +1,327 @@
+"""Offline stand-ins for the model APIs: a scripted Anthropic Messages API (SSE streaming, what the bundled Claude
+CLI speaks), a scripted Ollama `/api/chat`, and a scripted OpenAI-compatible `/v1/chat/completions`. Each replays a
+trajectory, a list of steps:
+
+    Call("app_tap", {"target": "text=Login Demo"})   # the model calls a tool
+    Answer("done", None, "The welcome text shows")    # the model stops and gives its final answer
+    Fail(529, times=2)                                # the next request(s) at this point get an HTTP error
+    Do(callable)                                      # run something (kill the tool server) before the next reply
+
+A request's place in the trajectory is the number of assistant turns already in its messages, so a retried request
+(same messages) gets the same step, and the reply never depends on timing. Every request body is kept in
+`.requests` for the tests and the leakage probe to read.
+
+Structured answers follow each provider's channel: Claude calls the CLI's StructuredOutput tool; Ollama and OpenAI
+first stop calling tools (a plain text reply), then answer the driver's constrained request (`format` /
+`response_format`) with the JSON."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Optional, Union
+
+TOKENS_IN, TOKENS_OUT = 100, 20  # usage reported per reply, so tests can check the sums
+
+
+@dataclass
+class Call:
+    tool: str
+    arguments: dict = field(default_factory=dict)
+
+
+@dataclass
+class Answer:
+    status: str
+    answer: Optional[str] = None
+    reason: str = ""
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "answer": self.answer, "reason": self.reason}
+
+
+@dataclass
+class Fail:
+    status: int = 529
+    times: Optional[int] = 1  # None: every request at this point fails
+
+
+@dataclass
+class Do:
+    action: Callable[[], None]
+
+
+Step = Union[Call, Answer, Fail, Do]
+
+
+@dataclass
+class _Turn:
+    reply: Union[Call, Answer, None]
+    fails: list = field(default_factory=list)
+    actions: list = field(default_factory=list)
+    failed: int = 0  # how many requests at this turn got an error so far
+    acted: bool = False
+
+
+def _turns(trajectory: list[Step]) -> list[_Turn]:
+    turns, pending = [], _Turn(None)
+    for step in trajectory:
+        if isinstance(step, Fail):
+            pending.fails.append(step)
+        elif isinstance(step, Do):
+            pending.actions.append(step.action)
+        else:
+            pending.reply = step
+            turns.append(pending)
+            pending = _Turn(None)
+    if pending.fails or pending.actions:
+        turns.append(pending)
+    return turns
+
+
+def solve_t01(username: str = "mobium", password: str = "hunter2") -> list[Step]:
+    """The sign-in task done right: open the demo, fill both fields, log in, wait for the welcome text."""
+    return [
+        Call("app_map"),
+        Call("app_tap", {"target": "text=Login Demo"}),
+        Call("app_fill", {"target": "testid=usernameInput", "text": username}),
+        Call("app_fill", {"target": "testid=passwordInput", "text": password}),
+        Call("app_tap", {"target": "text=Log In"}),
+        Call("app_wait_for", {"target": "testid=welcomeText"}),
+        Answer("done", None, "The welcome screen shows after logging in."),
+    ]
+
+
+class ScriptedEndpoint:
+    """A local HTTP server replaying one trajectory (replace it with `.script(...)` between runs)."""
+
+    def __init__(self, trajectory: list[Step] = ()):
+        self.requests: list[dict] = []
+        self.paths: list[str] = []
+        self._lock = threading.Lock()
+        self.script(list(trajectory))
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_GET(self):
+                endpoint._get(self)
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {}
+                with endpoint._lock:
+                    endpoint.requests.append(body)
+                    endpoint.paths.append(self.path)
+                endpoint._post(self, body)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def script(self, trajectory: list[Step]) -> "ScriptedEndpoint":
+        with getattr(self, "_lock", threading.Lock()):
+            self._turns = _turns(list(trajectory))
+            self.trajectory = list(trajectory)
+        self.requests, self.paths = [], []
+        return self
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- what each provider overrides
+    def _get(self, handler: BaseHTTPRequestHandler) -> None:
+        self._send_json(handler, 404, {"error": "not found"})
+
+    def _post(self, handler: BaseHTTPRequestHandler, body: dict) -> None:
+        raise NotImplementedError
+
+    # -- shared machinery
+    def _next(self, assistant_turns: int) -> tuple[Optional[Fail], Union[Call, Answer, None]]:
+        """The step for a request that already has `assistant_turns` assistant messages: an error to return
+        instead, or the reply (None once the trajectory is over)."""
+        with self._lock:
+            if assistant_turns >= len(self._turns):
+                return None, None
+            turn = self._turns[assistant_turns]
+            if turn.fails and (any(f.times is None for f in turn.fails)
+                               or turn.failed < sum(f.times for f in turn.fails)):
+                turn.failed += 1
+                return turn.fails[0], None
+            actions = [] if turn.acted else turn.actions
+            turn.acted = True
+        for action in actions:
+            action()
+        return None, turn.reply
+
+    def final_answer(self) -> Optional[Answer]:
+        return next((s for s in self.trajectory if isinstance(s, Answer)), None)
+
+    @staticmethod
+    def _send_json(handler: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        handler.send_response(status)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+
+def _count_role(messages: list, role: str) -> int:
+    return sum(1 for m in messages if isinstance(m, dict) and m.get("role") == role)
+
+
+class AnthropicStandin(ScriptedEndpoint):
+    """POST /v1/messages (with `?beta=true`) answered as an SSE stream, as the Claude CLI expects."""
+
+    def _post(self, handler, body):
+        if not handler.path.startswith("/v1/messages"):
+            return self._send_json(handler, 404, {"type": "error", "error": {"type": "not_found_error"}})
+        fail, reply = self._next(_count_role(body.get("messages", []), "assistant"))
+        if fail is not None:
+            return self._send_json(handler, fail.status, {"type": "error", "error": {
+                "type": "overloaded_error" if fail.status == 529 else "api_error",
+                "message": f"scripted failure {fail.status}"}})
+        tool_names = [t.get("name", "") for t in body.get("tools", [])]
+        if isinstance(reply, Call):
+            name = next((n for n in tool_names if n.endswith("__" + reply.tool)), "mcp__mobium__" + reply.tool)
+            block = {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:20], "name": name,
+                     "input": reply.arguments}
+        elif isinstance(reply, Answer) and "StructuredOutput" in tool_names:
+            block = {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:20], "name": "StructuredOutput",
+                     "input": reply.to_json()}
+        elif isinstance(reply, Answer):
+            block = {"type": "text", "text": json.dumps(reply.to_json())}
+        else:
+            block = {"type": "text", "text": "Finished."}
+        self._stream(handler, body.get("model", "claude"), block)
+
+    def _stream(self, handler, model: str, block: dict) -> None:
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("cache-control", "no-cache")
+        handler.send_header("connection", "close")
+        handler.end_headers()
+        message_id = "msg_" + uuid.uuid4().hex[:20]
+
+        def event(kind: str, data: dict) -> None:
+            handler.wfile.write(f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode())
+
+        event("message_start", {"message": {
+            "id": message_id, "type": "message", "role": "assistant", "model": model, "content": [],
+            "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": TOKENS_IN, "output_tokens": 1}}})
+        if block["type"] == "tool_use":
+            event("content_block_start", {"index": 0, "content_block": {
+                "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}})
+            event("content_block_delta", {"index": 0, "delta": {
+                "type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
+            stop = "tool_use"
+        else:
+            event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}})
+            event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": block["text"]}})
+            stop = "end_turn"
+        event("content_block_stop", {"index": 0})
+        event("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
+                                "usage": {"output_tokens": TOKENS_OUT}})
+        event("message_stop", {})
+        handler.wfile.flush()
+        handler.close_connection = True
+
+
+class OllamaStandin(ScriptedEndpoint):
+    """POST /api/chat (non-streaming), GET /api/version."""
+
+    def _get(self, handler):
+        if handler.path.startswith("/api/version"):
+            return self._send_json(handler, 200, {"version": "0.0.0-standin"})
+        return self._send_json(handler, 404, {"error": "not found"})
+
+    def _post(self, handler, body):
+        if handler.path != "/api/chat":
+            return self._send_json(handler, 404, {"error": "not found"})
+        messages = body.get("messages", [])
+        if body.get("format"):
+            answer = self.final_answer()
+            message = {"role": "assistant", "content": json.dumps(answer.to_json() if answer else {})}
+        else:
+            fail, reply = self._next(_count_role(messages, "assistant"))
+            if fail is not None:
+                return self._send_json(handler, fail.status, {"error": f"scripted failure {fail.status}"})
+            if isinstance(reply, Call):
+                message = {"role": "assistant", "content": "",
+                           "tool_calls": [{"function": {"name": reply.tool, "arguments": reply.arguments}}]}
+            else:
+                message = {"role": "assistant", "content": "I have finished."}
+        self._send_json(handler, 200, {
+            "model": body.get("model", ""), "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "message": message, "done": True, "done_reason": "stop",
+            "prompt_eval_count": TOKENS_IN, "eval_count": TOKENS_OUT})
+
+
+class OpenAIStandin(ScriptedEndpoint):
+    """POST /v1/chat/completions (non-streaming), GET /v1/models. Its base URL is `.url + "/v1"`."""
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/v1"
+
+    def _get(self, handler):
+        if handler.path.startswith("/v1/models"):
+            return self._send_json(handler, 200, {"object": "list", "data": []})
+        return self._send_json(handler, 404, {"error": {"message": "not found"}})
+
+    def _post(self, handler, body):
+        if handler.path != "/v1/chat/completions":
+            return self._send_json(handler, 404, {"error": {"message": "not found"}})
+        messages = body.get("messages", [])
+        finish = "stop"
+        if body.get("response_format"):
+            answer = self.final_answer()
+            message = {"role": "assistant", "content": json.dumps(answer.to_json() if answer else {})}
+        else:
+            fail, reply = self._next(_count_role(messages, "assistant"))
+            if fail is not None:
+                return self._send_json(handler, fail.status, {"error": {
+                    "message": f"scripted failure {fail.status}", "type": "server_error"}})
+            if isinstance(reply, Call):
+                message = {"role": "assistant", "content": None, "tool_calls": [{
+                    "id": "call_" + uuid.uuid4().hex[:12], "type": "function",
+                    "function": {"name": reply.tool, "arguments": json.dumps(reply.arguments)}}]}
+                finish = "tool_calls"
+            else:
+                message = {"role": "assistant", "content": "I have finished."}
+        self._send_json(handler, 200, {
+            "id": "chatcmpl-" + uuid.uuid4().hex[:12], "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", ""),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": TOKENS_IN, "completion_tokens": TOKENS_OUT,
+                      "total_tokens": TOKENS_IN + TOKENS_OUT}})
