@@ -1,0 +1,34 @@
+"""`mobium-evals mcp [--device SERIAL] [--adb HOST:PORT]`: the Mobium-compatible MCP server on stdio, the same shape
+as `mobium mcp --device SERIAL`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+import anyio
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", metavar="SERIAL", help="pin the server to this device (default: the only one)")
+    parser.add_argument("--adb", metavar="HOST:PORT", default="127.0.0.1:5037",
+                        help="the ADB server to reach devices through (default 127.0.0.1:5037)")
+
+
+def parse_adb(value: str) -> tuple[str, int]:
+    from ...cli import CliError
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise CliError(f"--adb must be HOST:PORT, e.g. 127.0.0.1:5037, got {value!r}")
+    return host, int(port)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .server import serve_stdio
+    from .tools import Mobium
+    host, port = parse_adb(args.adb)
+    # stdout is the protocol channel: logs go to stderr only.
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="mobium-evals mcp: %(message)s")
+    anyio.run(serve_stdio, Mobium(host, port, args.device))
+    return 0

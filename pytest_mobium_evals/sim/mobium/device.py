@@ -1,0 +1,169 @@
+"""The server's only reach into a device: adbutils over an ADB server (the virtual device's, or a real one's).
+
+Every command is an ordinary `adb shell` command a real Android 12–15 emulator understands, so the same server drives
+either. One screen read is one shell round trip: the IME state and the uiautomator dump, chained with `;`."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import time
+from typing import Optional
+
+import adbutils
+
+from .errors import MobiumError
+from .snapshot import Snapshot, parse_dump
+
+DUMP_PATH = "/data/local/tmp/mobium-dump.xml"
+_REGION = re.compile(r"touchable region=SkRegion\(\((\d+),(\d+),(\d+),(\d+)\)\)")
+_FOCUS = re.compile(r"mCurrentFocus=Window\{\S+ \S+ ([^/}\s]+)")
+_FOCUSED_APP = re.compile(r"mFocusedApp=\S*ActivityRecord\{\S+ \S+ ([^/}\s]+)")
+
+
+class AdbLink:
+    def __init__(self, serial: str, host: str = "127.0.0.1", port: int = 5037):
+        self.serial = serial
+        self.host, self.port = host, port
+        self.client = adbutils.AdbClient(host=host, port=port)
+        self.dev = self.client.device(serial)
+        self.dumps = 0                      # how many screen reads this link made (benchmarks count them)
+
+    # --- plumbing ------------------------------------------------------------------------------------------------
+    def shell(self, cmd: str | list[str], timeout: float = 30) -> str:
+        if isinstance(cmd, list):
+            cmd = " ".join(shlex.quote(c) for c in cmd)
+        try:
+            return self.dev.shell(cmd, timeout=timeout)
+        except adbutils.AdbError as exc:
+            text = str(exc)
+            if "not found" in text or "offline" in text:
+                raise MobiumError("no_device", f"no device with serial {self.serial} (see app_devices): {text}",
+                                  "run app_devices and pass one of its ids as device") from exc
+            raise MobiumError("device_server", f"adb shell failed on {self.serial}: {text}") from exc
+        except (OSError, adbutils.AdbTimeout) as exc:
+            raise MobiumError("device_server", f"adb shell did not answer on {self.serial}: {exc}",
+                              retryable=True) from exc
+
+    def shell_bytes(self, cmd: str) -> bytes:
+        try:
+            return self.dev.shell(cmd, encoding=None, timeout=30)
+        except (adbutils.AdbError, OSError) as exc:
+            raise MobiumError("device_server", f"adb shell failed on {self.serial}: {exc}") from exc
+
+    def state(self) -> str:
+        try:
+            return self.dev.get_state()
+        except adbutils.AdbError:
+            return "offline"
+
+    # --- the screen --------------------------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        out = self.shell(f"dumpsys input_method; uiautomator dump {DUMP_PATH}; cat {DUMP_PATH}")
+        self.dumps += 1
+        cut = out.find("<?xml")
+        if cut < 0:
+            raise MobiumError("device_server", "uiautomator dump returned no hierarchy: " + out.strip()[-300:],
+                              "try again; if it keeps failing, the device's UiAutomation may be held by another "
+                              "client", retryable=True)
+        head = out[:cut]
+        shown = bool(re.search(r"mInputShown=true", head)) or bool(re.search(r"mIsInputViewShown=true", head))
+        snap = parse_dump(out[cut:])
+        keyboard = None
+        if shown:
+            m = _REGION.search(head)
+            if m:
+                keyboard = tuple(int(v) for v in m.groups())
+            else:
+                # The IME's touchable region as the virtual device and a 1080x2400 gesture-nav emulator report it.
+                keyboard = (0, int(snap.height * 0.625), snap.width, snap.height - 63)
+        snap.keyboard = keyboard  # type: ignore[assignment]
+        return snap
+
+    def foreground(self) -> str:
+        out = self.shell("dumpsys window displays")
+        m = _FOCUS.search(out) or _FOCUSED_APP.search(out)
+        if not m:
+            out = self.shell("dumpsys window")
+            m = _FOCUS.search(out) or _FOCUSED_APP.search(out)
+        return m.group(1) if m else ""
+
+    # --- input -------------------------------------------------------------------------------------------------
+    def tap(self, x: int, y: int) -> None:
+        self.shell(f"input tap {int(x)} {int(y)}")
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> None:
+        self.shell(f"input swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(ms)}")
+
+    def key(self, *codes: int | str) -> None:
+        self.shell("input keyevent " + " ".join(str(c) for c in codes))
+
+    def text(self, s: str) -> None:
+        # `input text` turns %s into a space; everything else must survive sh, hence the quoting.
+        for chunk in _chunks(s, 200):
+            self.shell("input text " + shlex.quote(chunk.replace(" ", "%s")))
+
+    # --- properties, packages ----------------------------------------------------------------------------------
+    def getprop(self, name: str) -> str:
+        return self.shell(f"getprop {name}").strip()
+
+    def installed(self, package: str) -> bool:
+        return "package:" in self.shell(f"pm path {shlex.quote(package)}")
+
+    def running(self, package: str) -> bool:
+        out = self.shell(f"pidof {shlex.quote(package)}").strip()
+        if out and out.split()[0].isdigit():
+            return True
+        ps = self.shell("ps -A")
+        return any(line.split()[-1] == package for line in ps.splitlines() if line.split())
+
+    def permissions(self, package: str) -> tuple[set[str], dict[str, bool]]:
+        """(requested permissions, runtime permission -> granted) from `dumpsys package`."""
+        out = self.shell(f"dumpsys package {shlex.quote(package)}")
+        requested: set[str] = set()
+        runtime: dict[str, bool] = {}
+        section = ""
+        for line in out.splitlines():
+            s = line.strip()
+            if s.endswith("permissions:"):
+                section = s
+                continue
+            m = re.match(r"([\w.]+\.permission\.[\w.]+)(?::\s*granted=(true|false))?", s)
+            if not m:
+                if s and not s.startswith("android.") and ":" in s:
+                    section = "" if not s.startswith(("User ", "gids")) else section
+                continue
+            if section.startswith("requested"):
+                requested.add(m.group(1))
+            elif section.startswith("runtime") and m.group(2):
+                runtime[m.group(1)] = m.group(2) == "true"
+        return requested, runtime
+
+
+def _chunks(s: str, n: int):
+    for i in range(0, len(s), n):
+        yield s[i:i + n]
+
+
+def wait_until(pred, timeout: float, interval: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = pred()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(interval)
+
+
+def device_list(host: str, port: int) -> list[tuple[str, str]]:
+    client = adbutils.AdbClient(host=host, port=port)
+    try:
+        return [(d.serial, d.state) for d in client.list()]
+    except (adbutils.AdbError, OSError):
+        return []
+
+
+def current_emulator(serial: str) -> bool:
+    return serial.startswith("emulator-")
+
+
+__all__ = ["AdbLink", "device_list", "wait_until", "Optional"]

@@ -1,0 +1,228 @@
+"""The tool list: names and arguments as Mobium's `tools/list` has them, descriptions in our own words.
+
+Each description says what an agent needs to use the tool well: what it returns, what it refuses and why, and which
+tool to reach for instead. Every schema is closed (`additionalProperties: false`); the server itself also refuses an
+argument a tool does not take, naming the ones it does, rather than relying on the client to check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEVICE = {"type": "string", "description": "Serial of the device to act on, e.g. \"emulator-5554\". Leave it out "
+          "when the server was started for one device or only one is connected."}
+DRIVER = {"type": "string", "enum": ["uiautomator2", "uiautomator", "wda"],
+          "description": "Automation backend. This server drives Android over ADB whichever Android driver is "
+          "named; \"wda\" (iOS) is refused."}
+TARGET = ("A ref from the last app_map (\"@e5\") or a locator: \"text=Sign In\", \"label=Email\", "
+          "\"testid=submit\", \"role=button\", optionally narrowed with \",role=button\". A bare string is text=.")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    schema: dict
+    read_only: bool
+
+
+def _schema(props: dict, required: tuple = (), device: bool = True) -> dict:
+    p = dict(props)
+    if device:
+        p["device"] = DEVICE
+        p["driver"] = DRIVER
+    out = {"type": "object", "properties": p, "additionalProperties": False}
+    if required:
+        out["required"] = list(required)
+    return out
+
+
+def _s(desc: str, **kw) -> dict:
+    return {"type": "string", "description": desc, **kw}
+
+
+def _i(desc: str, **kw) -> dict:
+    return {"type": "integer", "description": desc, **kw}
+
+
+def _b(desc: str) -> dict:
+    return {"type": "boolean", "description": desc}
+
+
+_DEFS: list[tuple[str, bool, str, dict, tuple]] = [
+    ("app_devices", True,
+     "List the devices this server can reach, one line each: serial, state, and the Android version each runs "
+     "(with its API level and model). Use it to learn which device to name, and to answer what Android version a "
+     "device has. Takes no arguments.",
+     {}, ()),
+    ("app_map", True,
+     "Read the current screen and list every element you can act on, one line each: \"@eN label (role, state…)\". "
+     "State shows checked/unchecked, selected, disabled, a slider's value as the app displays it, and "
+     "'covered by \"X\"' when another control is drawn over all of it (a tap would hit X). Extra lines say when "
+     "something is still loading (\"loading…\": a list that is loading has not ended), when the keyboard is up "
+     "(elements under it are left out), and when a dialog is on screen. Refs are valid until the screen changes "
+     "under them: map again after launching, pressing back, answering a dialog or switching context. In a WebView "
+     "context it lists the page's elements, with \" in iframe#id\" after those inside a frame.",
+     {}, ()),
+    ("app_find", True,
+     "List the elements a locator matches, with refs, without acting on them. Use it to check a locator is unique "
+     "before acting, or to count matches (e.g. role=radio). Kinds: text, label, testid, role, class, path. Text "
+     "and label match a case-insensitive substring; testid prefers an exact id. Finding nothing is an answer, not "
+     "an error. A match that is not actionable is listed without a ref.",
+     {"locator": _s("The locator, e.g. \"role=checkbox\" or \"text=Row 5\".")}, ("locator",)),
+    ("app_text", True,
+     "Read text. With no target: every text on screen, top to bottom, each once. With a target: that element's "
+     "text (a field's contents; a button's caption). A password field is never read out: you get its length only.",
+     {"target": _s(TARGET)}, ()),
+    ("app_tap", False,
+     "Tap an element (by ref or locator) or a point (x and y in device pixels). A target is found again right "
+     "before the tap, waiting up to 2 s for it to appear, be enabled and stop moving, and scrolling down to it if "
+     "it is below the visible part of a list. If a control covers its center it is touched at a clear point; if "
+     "controls cover all of it, or a dialog or the keyboard is over it, the tap is refused and nothing is touched — "
+     "the error says what is in the way. Coordinates are touched as given, blind: prefer a target.",
+     {"target": _s(TARGET), "x": _i("Horizontal position in device pixels (with y)."),
+      "y": _i("Vertical position in device pixels (with x)."), "double": _b("Tap twice quickly."),
+      "fingers": _i("How many fingers touch at once (1 only on this server).", minimum=1, maximum=5)}, ()),
+    ("app_type", False,
+     "Type text into a field, after what it already holds (app_fill replaces instead). The field is found, "
+     "focused and typed into, and read back. Refuses anything that is not an editable field — a button, a "
+     "checkbox, a read-only field — with check \"editable\", and a slider (use app_fill). Pass \"\" to clear. "
+     "Typing into a password field reports only how many characters went in.",
+     {"target": _s(TARGET), "text": _s("What to type; \"\" clears the field.")}, ("target", "text")),
+    ("app_fill", False,
+     "Replace a field's contents with text (clear, then type). On a slider, text is a position along the track "
+     "from 0 (start) to 1 (end) — not a value: the answer says what the slider then reads, as the app shows it. "
+     "Same finding and refusals as app_type.",
+     {"target": _s(TARGET), "text": _s("The new contents, or for a slider a position from 0 to 1.")},
+     ("target", "text")),
+    ("app_check", False,
+     "Set a checkbox, switch or radio button to checked (or unchecked with checked=false), whatever state it is in "
+     "now: if it is already so, nothing is tapped. The result says whether it changed, read back from the screen. "
+     "Refuses an element with no checked state, and unchecking a radio (pick another in its group).",
+     {"target": _s(TARGET), "checked": _b("The state wanted (default true).")}, ("target",)),
+    ("app_swipe", False,
+     "Swipe: a direction across the middle of the screen (up scrolls content down, as a finger does), or an exact "
+     "drag from x1,y1 to x2,y2. To bring a known element into view prefer app_scroll_to.",
+     {"direction": _s("up, down, left or right.", enum=["up", "down", "left", "right"]),
+      "x1": _i("Start x."), "y1": _i("Start y."), "x2": _i("End x."), "y2": _i("End y."),
+      "duration_ms": _i("How long the finger moves (default 300)."),
+      "target": _s("Swipe across this element instead of the screen's middle.")}, ()),
+    ("app_scroll_to", False,
+     "Scroll a list until an element is on screen, then return it with a ref. Give the direction to scroll (down, "
+     "the default, brings what is below into view; right brings what is to the right, for carousels). It stops "
+     "at the end of the list and says so; a list whose loading spinner is up is waited out first, so a list that "
+     "loads more as it scrolls is followed to its true end.",
+     {"target": _s(TARGET), "direction": _s("down, up, left or right (default down).",
+                                            enum=["down", "up", "left", "right"])}, ("target",)),
+    ("app_long_press", False,
+     "Press and hold an element (ref or locator) or a point, for duration_ms (default 800).",
+     {"target": _s(TARGET), "x": _i("x in device pixels."), "y": _i("y in device pixels."),
+      "duration_ms": _i("How long to hold (default 800).")}, ()),
+    ("app_wait_for", True,
+     "Wait until an element is visible (default), hidden, enabled, disabled, checked, unchecked, shows text "
+     "(substring; exact=true for the whole text), holds a value, or a locator matches count elements. Use it "
+     "instead of sleeping. On success the screen is mapped and the element's line is returned with a ref; on "
+     "timeout the error says what the screen showed instead. not=true inverts the condition.",
+     {"target": _s(TARGET), "condition": _s("visible, hidden, text, enabled, disabled, value, checked, unchecked "
+                                            "or count."),
+      "text": _s("The text for condition text or value."), "timeout_ms": _i("Give up after this long "
+                                                                             "(default 10000, at most 120000)."),
+      "not": _b("Wait for the condition to stop holding."), "exact": _b("Text must match whole."),
+      "count": _i("How many matches, for condition count.")}, ("target",)),
+    ("app_launch", False,
+     "Bring an app to the front, starting it if needed (a running app keeps its screen). Refs are discarded: map "
+     "afterwards. Says so if something else (a permission prompt) is in front instead.",
+     {"app": _s("Package name, e.g. dev.mobium.mobiumapp.")}, ("app",)),
+    ("app_terminate", False,
+     "Stop an app (force-stop). Its screens are gone; the next launch starts it fresh. Refs are discarded.",
+     {"app": _s("Package name.")}, ("app",)),
+    ("app_current", True,
+     "Name the app in front (its package). Use it to confirm a tap opened what you expected; a system permission "
+     "prompt shows as the permission controller.",
+     {}, ()),
+    ("app_state", True,
+     "Whether an app is not installed, installed and not running, running in the background, or in front.",
+     {"app": _s("Package name.")}, ("app",)),
+    ("app_clear_data", False,
+     "Delete an app's stored data, as a fresh install has it, keeping the app installed: it is stopped first and "
+     "`pm clear` runs, which also revokes the runtime permissions it was granted. The answer lists what was "
+     "emptied and which permissions are still granted. Launch the app again afterwards to see it empty.",
+     {"app": _s("Package name.")}, ("app",)),
+    ("app_alert", False,
+     "Read the dialog on screen (no action), or answer it: accept presses its positive button, dismiss its "
+     "negative one. These answer a dialog, they do not pick a particular choice: on a dialog with three buttons, or "
+     "a permission prompt with several ways to allow, tap the exact button you want by ref from app_map instead. "
+     "No dialog up is an answer when reading, an error when answering.",
+     {"action": _s("accept, dismiss, or leave it out to read.", enum=["accept", "dismiss", "read"]),
+      "text": _s("Text for a prompt's field (not possible on Android).")}, ()),
+    ("app_dialogs", False,
+     "Standing rules for dialogs that get in the way: when an action meets a dialog whose text contains `when`, "
+     "the button captioned `press` is pressed and the action goes on. With neither, list the rules; clear removes "
+     "them all.",
+     {"when": _s("Text the dialog contains."), "press": _s("Caption of the button to press."),
+      "clear": _b("Remove every rule.")}, ()),
+    ("app_keyboard", False,
+     "The soft keyboard: with no arguments, whether it is up and which field has focus (a password's contents are "
+     "never shown); text types at the focused field; key presses enter, delete or space; hide puts the keyboard "
+     "away (it covers the bottom of the screen, and targets under it are refused until it is hidden).",
+     {"text": _s("Text to type into the focused field."),
+      "key": _s("enter, delete or space.", enum=["enter", "delete", "space"]),
+      "hide": _b("Hide the keyboard.")}, ()),
+    ("app_press", False,
+     "Press a device button: back (Android's navigation back; it first closes the keyboard if one is up), home, "
+     "recents, volume-up, volume-down. Refs are discarded.",
+     {"button": _s("The button.", enum=["back", "home", "recents", "volume-up", "volume-down"])}, ("button",)),
+    ("app_appearance", False,
+     "The device's system-wide appearance (night mode): no argument reads it; light, dark or auto sets it and reads "
+     "it back. This is the device setting, not an app's own theme switch.",
+     {"appearance": _s("light, dark or auto.", enum=["light", "dark", "auto"])}, ()),
+    ("app_grant", False,
+     "Grant runtime permissions to an app without a prompt. Names: location (fine and coarse), location-always, "
+     "notifications, camera, microphone, contacts, calendar, phone, sms, photos, bluetooth, motion, all, or a raw "
+     "android.permission.X. Permissions the app does not declare are skipped and listed.",
+     {"app": _s("Package name."), "permissions": {"type": "array", "items": {"type": "string"},
+                                                   "description": "Permission names, e.g. [\"location\"]."}},
+     ("app", "permissions")),
+    ("app_revoke", False,
+     "Revoke runtime permissions from an app; the same names as app_grant.",
+     {"app": _s("Package name."), "permissions": {"type": "array", "items": {"type": "string"},
+                                                   "description": "Permission names."}}, ("app", "permissions")),
+    ("app_notifications", False,
+     "Read the notifications posted on the device (app, title, text), e.g. a one-time code an app sent. With text, "
+     "post one; with shade, open or close the notification shade.",
+     {"text": _s("Body of a notification to post."), "title": _s("Its title (default Mobium)."),
+      "tag": _s("Its tag (default mobium)."), "shade": _s("open or close.", enum=["open", "close"])}, ()),
+    ("app_contexts", True,
+     "List the contexts: NATIVE_APP, and WEBVIEW_<package> while a WebView is on screen.",
+     {}, ()),
+    ("app_context", False,
+     "Read or switch the context. In a WEBVIEW_ context app_map, app_tap and app_type work on the web page's own "
+     "elements (including fields inside frames); NATIVE_APP returns to the app's screen.",
+     {"context": _s("A context id from app_contexts, or NATIVE_APP.")}, ()),
+    ("app_screenshot", True,
+     "Take a screenshot: a PNG image, or saved to path on this machine.",
+     {"path": _s("Where to save the PNG; leave out to get the image inline.")}, ()),
+    ("app_source", True,
+     "The raw UI hierarchy XML as the device dumps it (password text hidden, length kept). For debugging: the "
+     "coordinates in it are not for tapping; use app_map and refs.",
+     {}, ()),
+    ("app_session", False,
+     "Start, end or report the automation session on a device. Every tool opens one on first use, so this is "
+     "optional; start with app launches the app fresh (stopped first, data kept); end stops the app start launched "
+     "and drops refs and dialog rules.",
+     {"action": _s("start, end or status.", enum=["start", "end", "status"]),
+      "platform": _s("android.", enum=["android", "ios"]), "app": _s("App to launch fresh on start.")}, ()),
+    ("app_batch", False,
+     "Run several tools in order in one call, e.g. fill a form and submit. Every step is checked before the first "
+     "runs: an unknown tool or argument refuses the whole batch with nothing done. It stops at the first failure, "
+     "reported with that step's own error, its number, and what ran before it.",
+     {"steps": {"type": "array", "minItems": 1, "maxItems": 100,
+                "items": {"type": "object", "properties": {"name": {"type": "string"},
+                                                            "arguments": {"type": "object"}},
+                          "required": ["name"]},
+                "description": "[{\"name\": \"app_tap\", \"arguments\": {\"target\": \"label=Login Demo\"}}, …]"}},
+     ("steps",)),
+]
+
+TOOLS: dict[str, ToolSpec] = {}
+for _name, _ro, _desc, _props, _req in _DEFS:
+    TOOLS[_name] = ToolSpec(_name, _desc, _schema(_props, _req, device=_name != "app_devices"), _ro)

@@ -1,0 +1,272 @@
+"""The harness side of MCP: starting a trial's tool server and talking to it synchronously.
+
+Every driver (agent, reference, null, wrong) reaches the device through one tool server started per trial, either
+the real `mobium mcp --device SERIAL` or the built-in `mobium-evals mcp --device SERIAL --adb HOST:PORT`.
+`Tools` is a synchronous client over the SDK's async stdio client: the client lives in a dedicated event-loop thread
+and each call is handed to it, so reference solutions and graders read as plain sequential code.
+
+    with Tools(ToolServerSpec.builtin("emulator-5554", "127.0.0.1", port)) as tools:
+        tools.call("app_launch", app="dev.mobium.mobiumapp")
+        tools.tap(target="label=Login Demo")          # sugar for call("app_tap", target=...)
+        res = tools.call("app_text", target="testid=welcomeText", check=False)
+
+A tool's failure (isError) raises `ToolError` unless check=False; a dead or silent server raises `InfraError`.
+Every call and answer goes into `tools.transcript` (and to `on_event`) with wall-clock timestamps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+
+class InfraError(Exception):
+    """The tool server could not be started, died, or stopped answering: not the agent's fault."""
+
+
+class ToolError(Exception):
+    """A tool answered with isError: Mobium's {code, message, remedy, retryable, details}."""
+
+    def __init__(self, name: str, result: "ToolResult"):
+        data = result.data or {}
+        self.name = name
+        self.result = result
+        self.code: str = data.get("code", "error")
+        self.message: str = data.get("message", result.text)
+        self.remedy: str = data.get("remedy", "")
+        self.details: dict = data.get("details", {}) or {}
+        super().__init__(f"{name}: [{self.code}] {self.message}")
+
+
+@dataclass
+class ToolResult:
+    text: str
+    data: Optional[dict]
+    is_error: bool = False
+    image: Optional[bytes] = None
+
+
+@dataclass
+class ToolServerSpec:
+    command: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def builtin(cls, serial: str, adb_host: str = "127.0.0.1", adb_port: int = 5037) -> "ToolServerSpec":
+        """The Mobium-compatible server this package ships, reaching the device over the given ADB server."""
+        return cls([sys.executable, "-m", "pytest_mobium_evals.cli", "mcp", "--device", serial,
+                    "--adb", f"{adb_host}:{adb_port}"], {})
+
+    @classmethod
+    def mobium(cls, binary: str, serial: str) -> "ToolServerSpec":
+        """The real Mobium: `mobium mcp --device SERIAL`."""
+        return cls([binary, "mcp", "--device", serial], {})
+
+
+class Tools:
+    def __init__(self, spec: ToolServerSpec, *, timeout: float = 240.0, start_timeout: float = 60.0,
+                 on_event: Optional[Callable[[dict], None]] = None):
+        self.spec = spec
+        self.timeout = timeout
+        self.start_timeout = start_timeout
+        self.on_event = on_event
+        self.transcript: list[dict] = []
+        self.calls = 0
+        self.tool_names: list[str] = []
+        self.tool_defs: list[dict] = []
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._thread: Optional[threading.Thread] = None
+        self._jobs: Optional[asyncio.Queue] = None
+        self._ready: Future = Future()
+        self._finished = threading.Event()
+        self._fatal: Optional[BaseException] = None
+        self._errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        self._closed = False
+        self.start()
+
+    # --- lifecycle ----------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run_loop, name="mcp-client", daemon=True)
+        self._thread.start()
+        try:
+            self._ready.result(timeout=self.start_timeout)
+        except FutureTimeout:
+            self.close()
+            raise InfraError(f"the tool server did not finish its handshake within {self.start_timeout:g}s: "
+                             f"{' '.join(self.spec.command)}{self._stderr_tail()}") from None
+        except InfraError:
+            self.close()
+            raise
+
+    def _run_loop(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            loop.run_until_complete(self._session_main())
+        except BaseException as exc:  # the session's own failure is reported through _fatal / _ready
+            self._fatal = self._fatal or exc
+        finally:
+            self._finished.set()
+            if not self._ready.done():
+                self._ready.set_exception(InfraError(f"the tool server could not be started: {self._fatal}"
+                                                     f"{self._stderr_tail()}"))
+            loop.close()
+
+    async def _session_main(self) -> None:
+        from mcp.client.session import ClientSession
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+        self._jobs = asyncio.Queue()
+        params = StdioServerParameters(command=self.spec.command[0], args=self.spec.command[1:],
+                                       env={**os.environ, **self.spec.env})
+        try:
+            async with stdio_client(params, errlog=self._errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    listed = await session.list_tools()
+                    self.tool_defs = [t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools]
+                    self.tool_names = [t.name for t in listed.tools]
+                    self._ready.set_result(True)
+                    while True:
+                        job = await self._jobs.get()
+                        if job is None:
+                            break
+                        coro_factory, fut = job
+                        try:
+                            res = await coro_factory(session)
+                        except BaseException as exc:  # delivered to the waiting caller
+                            if not fut.done():
+                                fut.set_exception(exc)
+                            if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+                                raise
+                            continue
+                        if not fut.done():
+                            fut.set_result(res)
+        except BaseException as exc:
+            self._fatal = exc
+            if not self._ready.done():
+                self._ready.set_exception(InfraError(f"the tool server could not be started: "
+                                                     f"{_describe(exc)}{self._stderr_tail()}"))
+            # Fail whatever is still queued: nobody will answer it.
+            while self._jobs is not None and not self._jobs.empty():
+                job = self._jobs.get_nowait()
+                if job is not None and not job[1].done():
+                    job[1].set_exception(InfraError(f"the tool server died: {_describe(exc)}"))
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._loop is not None and not self._finished.is_set() and self._jobs is not None:
+            try:
+                self._loop.call_soon_threadsafe(self._jobs.put_nowait, None)
+            except RuntimeError:
+                pass
+            self._finished.wait(timeout=10)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._errlog.close()
+
+    def __enter__(self) -> "Tools":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- calls ------------------------------------------------------------------------------------------------------
+    def _submit(self, factory, timeout: float):
+        if self._closed:
+            raise InfraError("the tool server was already closed")
+        if self._finished.is_set() or self._loop is None or self._jobs is None:
+            raise InfraError(f"the tool server is not running: {_describe(self._fatal)}{self._stderr_tail()}")
+        fut: Future = Future()
+        self._loop.call_soon_threadsafe(self._jobs.put_nowait, (factory, fut))
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return fut.result(timeout=0.2)
+            except FutureTimeout:
+                if self._finished.is_set() and not fut.done():
+                    raise InfraError(f"the tool server died: {_describe(self._fatal)}{self._stderr_tail()}")
+                if time.monotonic() >= deadline:
+                    raise InfraError(f"the tool server did not answer within {timeout:g}s") from None
+            except InfraError:
+                raise
+            except Exception as exc:
+                raise InfraError(f"the tool server failed: {_describe(exc)}{self._stderr_tail()}") from exc
+
+    def call(self, name: str, *, check: bool = True, timeout: Optional[float] = None, **arguments: Any) -> ToolResult:
+        self.calls += 1
+        started = time.time()
+        self._record({"t": started, "kind": "call", "name": name, "arguments": arguments})
+
+        async def go(session):
+            return await session.call_tool(name, arguments)
+
+        try:
+            raw = self._submit(go, timeout or self.timeout)
+        except InfraError as exc:
+            self._record({"t": time.time(), "kind": "infra_error", "name": name, "error": str(exc)})
+            raise
+        res = _to_result(raw)
+        entry: dict[str, Any] = {"t": time.time(), "kind": "answer", "name": name, "text": res.text,
+                                 "data": res.data, "is_error": res.is_error, "image": res.image is not None,
+                                 "elapsed_ms": int((time.time() - started) * 1000)}
+        self._record(entry)
+        if res.is_error and check:
+            raise ToolError(name, res)
+        return res
+
+    def _record(self, entry: dict) -> None:
+        self.transcript.append(entry)
+        if self.on_event is not None:
+            self.on_event(entry)
+
+    def __getattr__(self, attr: str):
+        # tools.tap(target=...) is call("app_tap", target=...): sugar for every app_* tool.
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        name = "app_" + attr
+
+        def caller(check: bool = True, **arguments):
+            return self.call(name, check=check, **arguments)
+
+        caller.__name__ = name
+        return caller
+
+    def _stderr_tail(self) -> str:
+        try:
+            self._errlog.flush()
+            self._errlog.seek(0)
+            tail = self._errlog.read()[-800:].strip()
+        except (ValueError, OSError):
+            return ""
+        return f"\n--- server stderr ---\n{tail}" if tail else ""
+
+
+def _describe(exc: Optional[BaseException]) -> str:
+    if exc is None:
+        return "no reason given"
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_describe(e) for e in exc.exceptions)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _to_result(raw) -> ToolResult:
+    texts, image = [], None
+    for block in getattr(raw, "content", []) or []:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            texts.append(block.text)
+        elif kind == "image" and image is None:
+            image = base64.b64decode(block.data)
+    data = getattr(raw, "structured_content", None)
+    return ToolResult("\n".join(texts), data, bool(getattr(raw, "is_error", False)), image)
