@@ -504,7 +504,7 @@ def _settings_plan(task: GhostTask) -> ControlPlan:
 
         def reference(tools: "Tools", params: dict) -> Claim:
             _open_settings(tools, task.app, ui.path)
-            switch = _find(tools, ui.control)
+            switch = _switch(tools, ui.control)
             if _is_checked(switch) != goal_on:
                 tools.tap(target=switch["ref"])
             if not _wait_switch(tools, ui.control, goal_on):
@@ -516,7 +516,7 @@ def _settings_plan(task: GhostTask) -> ControlPlan:
             # Nothing is left changed, so only the final-state check can tell it from the reference.
             _open_settings(tools, task.app, ui.path)
             for state in (goal_on, not goal_on):
-                switch = _find(tools, ui.control)
+                switch = _switch(tools, ui.control)
                 if _is_checked(switch) != state:
                     tools.tap(target=switch["ref"])
                 _wait_switch(tools, ui.control, state)
@@ -582,6 +582,10 @@ def _elements(tools: "Tools") -> list[dict]:
 def _find(tools: "Tools", label: str) -> dict:
     """The mapped element called `label` (exactly, else the shortest label starting with it), waiting for the screen
     to show it and scrolling to it once. Raises the tool server's error type when it never shows."""
+    return _find_with_screen(tools, label)[0]
+
+
+def _find_with_screen(tools: "Tools", label: str) -> tuple[dict, list[dict]]:
     want = _norm(label)
     deadline = time.monotonic() + _FIND_TIMEOUT_S
     scrolled = False
@@ -592,11 +596,11 @@ def _find(tools: "Tools", label: str) -> dict:
         exact = [e for e in elements if _norm(e.get("label", "")) == want and e.get("ref")]
         prefix = sorted((e for e in elements if _norm(e.get("label", "")).startswith(want) and e.get("ref")),
                         key=lambda e: len(str(e.get("label", ""))))
-        if exact or prefix:
-            # A row and its switch can both carry the label: the checkable one is the control.
-            candidates = exact or prefix
-            checkable = [e for e in candidates if "checked" in e or e.get("role") in ("switch", "slider")]
-            return (checkable or candidates)[0]
+        candidates = exact or prefix
+        if candidates:
+            # A row's text and its own control can both carry the label: the control is the one to act on.
+            controls = [e for e in candidates if "checked" in e or e.get("role") in ("switch", "slider")]
+            return (controls or candidates)[0], elements
         if not scrolled:
             scrolled = True
             tools.call("app_scroll_to", target=f"text={label}", check=False)
@@ -609,6 +613,39 @@ def _find(tools: "Tools", label: str) -> dict:
     raise ToolError(f"no element labelled {label!r} on the screen; it shows: {', '.join(seen) or 'nothing'}")
 
 
+def _switch(tools: "Tools", label: str) -> dict:
+    """The switch of the row called `label`. On Android's Settings the row carries the title and its Switch widget
+    has no text of its own (Mobium names it by its id, "switch_widget"), so the switch is found as the checkable
+    element drawn inside the row."""
+    row, elements = _find_with_screen(tools, label)
+    if "checked" in row:
+        return row
+    box = _box(row)
+    inside = [e for e in elements if "checked" in e and e.get("ref") and box and _inside(_box(e), box)]
+    if inside:
+        return inside[0]
+    from .toolserver import ToolError
+
+    raise ToolError(f"the row {label!r} has no switch in it on this screen")
+
+
+def _box(element: dict) -> Optional[tuple[int, int, int, int]]:
+    b = element.get("bounds")
+    if not isinstance(b, dict):
+        return None
+    try:
+        return int(b["x1"]), int(b["y1"]), int(b["x2"]), int(b["y2"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _inside(inner: Optional[tuple], outer: tuple) -> bool:
+    if inner is None:
+        return False
+    cx, cy = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
+    return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]
+
+
 def _is_checked(element: dict) -> bool:
     return bool(element.get("checked"))
 
@@ -616,7 +653,7 @@ def _is_checked(element: dict) -> bool:
 def _wait_switch(tools: "Tools", label: str, state: bool) -> bool:
     deadline = time.monotonic() + _FIND_TIMEOUT_S
     while True:
-        if _is_checked(_find(tools, label)) == state:
+        if _is_checked(_switch(tools, label)) == state:
             return True
         if time.monotonic() >= deadline:
             return False
@@ -727,12 +764,6 @@ def load_tasks(path: Path | str) -> list[Task]:
     return [to_task(gt) for gt in ghost]
 
 
-def ghost_task_of(task: Task) -> Optional[GhostTask]:
-    return _BY_ID.get(task.id) if task.suite == SUITE else None
-
-
-_BY_ID: dict[str, GhostTask] = {}
-
 
 # --------------------------------------------------------------------------------------------------------------------
 # Ghost Bench's run summary, from our stored verdicts
@@ -837,3 +868,84 @@ def _ghost_result(verdict: dict) -> dict:
         "error": str(infra) if infra else "",
         "trial": verdict.get("_folder"),
     }
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# Collection: a task file is a test module whose tests are its tasks
+
+
+def is_task_file(path: Path) -> bool:
+    """A JSON file directly in a `ghost_bench` folder: how the suite's files are recognised under `tasks/`."""
+    return path.suffix == ".json" and path.parent.name == SUITE
+
+
+def collect_ghost_bench(parent: Any, file_path: Path) -> Optional[Any]:
+    """For `pytest_collect_file`: a collector for a Ghost Bench task file, or None for any other file.
+
+    The file is collected as a test module built from the JSON: one test function per task, carrying the task as
+    MobiumApp's tests do (`tasks.task_of`) and the same marks (`ghost_bench`, the `mobium_trial` fixture). So the
+    plugin parametrizes and runs it through the very trial protocol of a MobiumApp task. A malformed file fails
+    collection with its one-line error; a task for another platform is collected and skipped with the reason."""
+    if not is_task_file(Path(file_path)):
+        return None
+    return GhostBenchFile.from_parent(parent, path=Path(file_path))
+
+
+def _module_class():
+    import pytest
+
+    class GhostBenchFile(pytest.Module):
+        """A Ghost Bench task file as a pytest module of task functions."""
+
+        def _getobj(self):
+            try:
+                ghosts = load_file(self.path)
+            except GhostBenchError as err:
+                raise self.CollectError(str(err)) from None
+            return build_module(ghosts, self.path)
+
+        def _register_setup_module_fixture(self) -> None:  # a JSON file has no setup_module
+            return None
+
+        def _register_setup_function_fixture(self) -> None:
+            return None
+
+    return GhostBenchFile
+
+
+def build_module(ghosts: Iterable[GhostTask], path: Path):
+    """A module object holding one test function per task, each marked and carrying its Task."""
+    import types
+
+    import pytest
+
+    from .tasks import TASK_ATTR, mark
+
+    module = types.ModuleType(f"ghost_bench_{Path(path).stem}")
+    module.__file__ = str(path)
+    for gt in ghosts:
+        value = to_task(gt)
+        fn = _task_function(value)
+        fn = mark(fn, value)
+        if not gt.runs_here:
+            fn = pytest.mark.skip(reason=gt.skip_reason)(fn)
+        setattr(fn, TASK_ATTR, value)
+        setattr(module, gt.id, fn)
+    return module
+
+
+def _task_function(value: Task) -> Callable:
+    outcome = value.outcome
+
+    # The signature is what MobiumApp's task functions take: pytest injects the plugin's `device` and `params`.
+    def check(device, params) -> Outcome:
+        return outcome(device, params)
+
+    check.__name__ = value.id
+    check.__qualname__ = value.id
+    check.__doc__ = f"Ghost Bench {value.id}: {value.prompt}"
+    check.__test__ = True  # collected by name whatever `python_functions` says: these names are task ids
+    return check
+
+
+GhostBenchFile = _module_class()
