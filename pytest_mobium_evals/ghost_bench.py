@@ -816,8 +816,10 @@ def write_summary(run_dir: Path | str) -> Optional[Path]:
 
 
 def _group_order(item: tuple) -> tuple:
+    # The agent's runs first, then the controls in their usual order (reference, null, wrong).
     (driver, model, effort), _ = item
-    return (driver != "agent", driver, model, effort or "")
+    rank = ("agent",) + CONTROL_DRIVERS
+    return (rank.index(driver) if driver in rank else len(rank), driver, model, effort or "")
 
 
 def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[dict]) -> dict:

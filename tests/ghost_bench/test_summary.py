@@ -1,0 +1,92 @@
+"""Ghost Bench's run summary written from our stored verdicts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pytest_mobium_evals import ghost_bench as gb
+from pytest_mobium_evals.records import RunDir, trial_name
+
+
+def verdict(task: str, driver: str, *, reached, observed, verdict_name, repeat=0, model="none", suite="ghost_bench",
+            infra=None, total_s=2.0, tool_calls=3, claim="done") -> dict:
+    return {"task": task, "suite": suite, "driver": driver, "model": model, "effort": None, "seed": 7,
+            "repeat": repeat, "verdict": verdict_name, "severity": None, "blockers": [], "expected": "pass",
+            "ok": True, "claim": {"status": claim, "answer": None, "reason": None}, "answer_ok": None,
+            "outcome_reached": reached, "outcome_observed": observed, "side_effects": [], "tool_calls": tool_calls,
+            "tokens": {"input": 0, "output": 0}, "cost_usd": None,
+            "timings": {"reset_s": 0.5, "driver_s": 1.0, "grade_s": 0.5, "total_s": total_s},
+            "device": "emulator-5554", "infra_error": infra, "password_exposures": []}
+
+
+def store(run: RunDir, data: dict) -> None:
+    run.write_trial(trial_name(data["task"], data["driver"], data["model"], data["repeat"]), data)
+
+
+def test_summary_per_setting_with_scores_and_reasons(tmp_path):
+    run = RunDir(tmp_path / "20261129-230000-controls")
+    run.write_record({"seed": 7, "tasks": [], "device": {}, "mobium": {}})
+    store(run, verdict("SystemWifiTurnOn", "reference", reached=True, verdict_name="pass",
+                       observed="got '1' (expected '1' or '2')"))
+    store(run, verdict("OpenAppClock", "reference", reached=True, verdict_name="pass", total_s=3.04,
+                       observed="got 'ResumedActivity: …deskclock…' (expected it to contain 'deskclock')"))
+    store(run, verdict("SystemWifiTurnOn", "null", reached=False, verdict_name="false_success",
+                       observed="got '0' (expected '1' or '2')", tool_calls=0))
+    store(run, verdict("OpenAppClock", "null", reached=None, verdict_name="infra_error", observed=None,
+                       infra="driver: InfraError: the tool server died"))
+    store(run, verdict("t01", "reference", reached=True, verdict_name="pass", observed="Welcome", suite="mobiumapp"))
+
+    path = gb.write_summary(run.path)
+    assert path == run.path / "ghost_bench.json"
+    summary = json.loads(path.read_text())
+    assert summary["suite"] == "ghost_bench" and summary["seed"] == 7
+    ref, null = summary["runs"]  # controls in a fixed order: reference before null
+
+    assert ref["driver"] == "reference" and ref["model"] == "none"
+    assert (ref["success_rate"], ref["passed"], ref["total_tasks"], ref["total_time_s"]) == (1.0, 2, 2, 5.0)
+    by_task = {r["task_id"]: r for r in ref["results"]}
+    assert set(by_task) == {"SystemWifiTurnOn", "OpenAppClock"}  # the MobiumApp trial is not Ghost Bench's
+    assert by_task["SystemWifiTurnOn"]["score"] == 1.0
+    assert by_task["SystemWifiTurnOn"]["reason"] == "got '1' (expected '1' or '2')"
+
+    assert (null["success_rate"], null["passed"], null["total_tasks"]) == (0.0, 0, 2)
+    rows = {r["task_id"]: r for r in null["results"]}
+    assert rows["SystemWifiTurnOn"]["score"] == 0.0 and rows["SystemWifiTurnOn"]["verdict"] == "false_success"
+    assert rows["SystemWifiTurnOn"]["reason"] == "got '0' (expected '1' or '2')"
+    # An infrastructure error stays in the denominator at score 0, with its error, as Ghost Bench counts it.
+    assert rows["OpenAppClock"]["score"] == 0.0
+    assert rows["OpenAppClock"]["error"] == "driver: InfraError: the tool server died"
+    assert rows["OpenAppClock"]["reason"].startswith("error: ")
+
+
+def test_score_is_the_device_state_not_the_claim(tmp_path):
+    # Ghost Bench never asks the agent: an unreported success scores 1.0 there, whatever our verdict says.
+    run = RunDir(tmp_path / "run")
+    store(run, verdict("SystemBrightnessMax", "agent", model="claude-sonnet-4-5", reached=True, claim=None,
+                       verdict_name="unreported", observed="got '255' (expected '255')"))
+    store(run, verdict("SystemBrightnessMax", "agent", model="claude-sonnet-4-5", reached=False, repeat=1,
+                       verdict_name="false_success", observed="got '128' (expected '255')"))
+    (agent,) = json.loads(gb.write_summary(run.path).read_text())["runs"]
+    assert agent["model"] == "claude-sonnet-4-5"
+    assert [r["score"] for r in agent["results"]] == [1.0, 0.0]
+    assert [r["repeat"] for r in agent["results"]] == [0, 1]
+    assert (agent["success_rate"], agent["passed"], agent["total_tasks"]) == (0.5, 1, 2)
+
+
+def test_no_ghost_bench_trials_writes_nothing(tmp_path):
+    run = RunDir(tmp_path / "run")
+    store(run, verdict("t01", "reference", reached=True, verdict_name="pass", observed="x", suite="mobiumapp"))
+    assert gb.write_summary(run.path) is None
+    assert not (run.path / "ghost_bench.json").exists()
+
+
+def test_a_half_written_verdict_is_left_out(tmp_path):
+    run = RunDir(tmp_path / "run")
+    store(run, verdict("SystemWifiTurnOff", "reference", reached=True, verdict_name="pass",
+                       observed="got '0' (expected '0')"))
+    broken = run.trial_dir("SystemWifiTurnOn-reference-none-r0")
+    broken.mkdir(parents=True)
+    (broken / "verdict.json").write_text('{"task": "SystemWifiTurnOn", "suite": "ghost')
+    (ref,) = json.loads(gb.write_summary(Path(run.path)).read_text())["runs"]
+    assert [r["task_id"] for r in ref["results"]] == ["SystemWifiTurnOff"]
