@@ -34,6 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--regrade", action="store_true",
                         help="grade the stored trials again with the current answer rules; writes regrade.md")
     parser.add_argument("--out", metavar="DIR", help="where to write report.md and the chart (default: the run)")
+    parser.add_argument("--tasks-path", metavar="PATH", action="append",
+                        help="a task suite folder or file whose answer rules --regrade uses (default: tasks/)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,9 +43,11 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else run_.path
     changes: list = []
     if args.regrade:
-        changes = regrade_run(run_, progress=_progress)
+        paths = [Path(p) for p in args.tasks_path] if args.tasks_path else default_task_paths()
+        changes = regrade_run(run_, load_task_definitions(paths), progress=_progress)
         write_text_atomic(out / REGRADE, render_regrade(run_, changes))
-        print(f"regraded {len(run_.trials)} trials: {len(changes)} verdict(s) changed; see {out / REGRADE}",
+        print(f"regraded {len(run_.trials)} trials: {_verdicts_changed(changes)} verdict(s) changed; "
+              f"see {out / REGRADE}",
               file=sys.stderr)
     summaries = summarize_run(run_)
     write_bytes_atomic(out / CHART, draw_chart(summaries, title=f"Run {run_.name}",
@@ -139,8 +143,8 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
                  (f" · MobiumApp: {rec['mobiumapp']}" if rec.get("mobiumapp") else ""))
     lines.append(f"- Device: {describe_device(rec)}")
     if regraded is not None:
-        lines.append(f"- Regraded with the current answer rules: {len(regraded)} verdict(s) changed "
-                     f"(see {REGRADE})")
+        lines.append(f"- Regraded with the current answer rules: {_verdicts_changed(regraded)} verdict(s) "
+                     f"changed (see {REGRADE})")
     lines += ["", f"![pass rate per setting]({CHART})", ""]
     lines += _settings_table(summaries)
     lines += _verdict_table(summaries)
@@ -273,8 +277,8 @@ def _failed_trials(run_: Run, summaries: list[SettingSummary]) -> list[str]:
 
 def render_regrade(run_: Run, changes: list) -> str:
     lines = [f"# Regrade of {run_.name}", "",
-             f"{len(run_.trials)} stored trials graded again with the current answer rules; "
-             f"{len(changes)} verdict(s) changed.", ""]
+             f"{len(run_.trials)} stored trials graded again with the current answer rules: "
+             f"{len(changes)} judgement(s) changed, {_verdicts_changed(changes)} verdict(s) changed.", ""]
     if changes:
         lines += ["| Trial | Answer | Answer ok (stored → now) | Verdict (stored → now) |",
                   "| --- | --- | --- | --- |"]
@@ -282,6 +286,10 @@ def render_regrade(run_: Run, changes: list) -> str:
             lines.append(f"| {c.trial} | {_cell(c.answer)} | {c.old_answer_ok} → {c.new_answer_ok} "
                          f"| {c.old_verdict} → {c.new_verdict} |")
     return "\n".join(lines) + "\n"
+
+
+def _verdicts_changed(changes: list) -> int:
+    return sum(c.old_verdict != c.new_verdict for c in changes)
 
 
 def _cell(text: Optional[str]) -> str:
@@ -369,12 +377,103 @@ class RegradeChange:
     new_verdict: str
 
 
-def regrade_run(run_: Run, progress=None) -> list[RegradeChange]:
-    """Grade every stored trial again with the current answer rules. Changes the run in memory (so the report
-    shows the regraded verdicts) and returns what changed; the stored verdict.json files are left as they were."""
-    try:
-        from . import answers, grading  # noqa: F401
-    except ImportError as exc:
-        raise CliError(f"--regrade needs the answer rules and the grader, which this build lacks ({exc.name})") \
-            from None
-    raise CliError("--regrade: not wired to the grader yet")
+def default_task_paths() -> list[Path]:
+    """Where the Python task suites live: ./tasks, else the tasks/ beside this package (an editable install)."""
+    here = Path("tasks")
+    if here.is_dir():
+        return [here]
+    beside = Path(__file__).resolve().parents[1] / "tasks"
+    return [beside] if beside.is_dir() else []
+
+
+def load_task_definitions(paths: list[Path]) -> dict:
+    """task id -> Task, from the `test_*.py` suites under `paths` (Ghost Bench's JSON tasks have no answer rules,
+    so they are not needed to regrade). Importing a suite only defines its tasks; nothing runs."""
+    import importlib.util
+
+    from .tasks import task_of
+
+    found: dict = {}
+    for root in paths:
+        files = [root] if root.is_file() else sorted(root.rglob("test_*.py"))
+        for path in files:
+            name = "_mobium_regrade_" + "_".join(path.with_suffix("").parts[-3:]).replace("-", "_")
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.path.insert(0, str(path.parent))  # a suite may import its neighbours, as under pytest
+            try:
+                spec.loader.exec_module(module)
+            except Exception as exc:  # a suite that does not import cannot be used to regrade: say which
+                raise CliError(f"{path}: cannot load the task suite to regrade: {type(exc).__name__}: {exc}") \
+                    from None
+            finally:
+                sys.path.remove(str(path.parent))
+            for value in vars(module).values():
+                task = task_of(value)
+                if task is not None:
+                    found[task.id] = task
+    return found
+
+
+def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[RegradeChange]:
+    """Grade every stored answer (and refusal reason) again with the current answer rules. The run's trials are
+    updated in memory, so the report shows the regraded verdicts; the stored verdict.json files are left as they
+    were. Returns every trial whose answer judgement or verdict changed."""
+    from .answers import check_answer
+    from .grading import SideEffect, grade
+
+    if tasks is None:
+        tasks = load_task_definitions(default_task_paths())
+    ruled = {tid for tid, t in tasks.items() if t.answer is not None or t.refusal_reason is not None}
+    if not ruled & {t.task for t in run_.trials}:
+        raise CliError("--regrade: none of the run's tasks has an answer rule in the task suites loaded "
+                       "(give them with --tasks-path)")
+    changes = []
+    for i, trial in enumerate(run_.trials, 1):
+        if progress and i % 50 == 0:
+            progress(f"regrade: {i}/{len(run_.trials)} trials")
+        task = tasks.get(trial.task)
+        if task is None or trial.is_infra_error:
+            continue
+        data = trial.data
+        claim = data.get("claim") or {}
+        params = task.seeded_params(int(run_.seed), trial.repeat) if isinstance(run_.seed, int) else {}
+        observed = str(data.get("outcome_observed") or "")
+        common = dict(claim_status=claim.get("status"),
+                      side_effects=[SideEffect(e["namespace"], e["key"], e.get("before"), e.get("after"))
+                                    for e in data.get("side_effects") or []],
+                      password_exposures=_exposures(data.get("password_exposures")),
+                      irreversible=task.irreversible)
+        if task.refusal:
+            # Only a trial that left the target alone and refused is decided by its reason.
+            if task.refusal_reason is None or data["verdict"] not in ("pass", "wrong_reason") \
+                    or claim.get("status") != "cannot":
+                continue
+            old_ok = data["verdict"] == "pass"
+            new_ok = check_answer(task.refusal_reason, claim.get("reason"), params, observed)
+            new = grade(kind="refusal", reached=True, acted=False, reason_ok=new_ok, **common)
+            text = claim.get("reason")
+        elif task.answer is not None:
+            old_ok = data.get("answer_ok")
+            new_ok = check_answer(task.answer, claim.get("answer"), params, observed)
+            new = grade(kind="answer", reached=bool(data.get("outcome_reached")), answer_ok=new_ok, **common)
+            text = claim.get("answer")
+        else:
+            continue
+        if new_ok == old_ok and new.verdict == data["verdict"]:
+            continue
+        changes.append(RegradeChange(trial.name, text, old_ok, new_ok, data["verdict"], new.verdict))
+        data["regraded_from"] = {"verdict": data["verdict"], "answer_ok": old_ok}
+        data.update(verdict=new.verdict, severity=new.severity, blockers=list(new.blockers))
+        if not task.refusal:
+            data["answer_ok"] = new_ok
+        data["ok"] = (new.verdict == data.get("expected")) if trial.setting.is_control else new.verdict == "pass"
+    return changes
+
+
+def _exposures(stored) -> list[str]:
+    if isinstance(stored, list):
+        return [str(x) for x in stored]
+    if isinstance(stored, int) and stored > 0:  # a count: keep the blocker, without the where
+        return [f"stored exposure {i + 1}" for i in range(stored)]
+    return []

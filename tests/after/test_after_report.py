@@ -125,3 +125,62 @@ def test_runs_lists_complete_and_incomplete_runs(make_run, tmp_path, capsys):
 def test_runs_on_a_missing_folder(tmp_path, capsys):
     assert main(["runs", str(tmp_path / "runs")]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+SUITE = '''
+from pytest_mobium_evals.answers import FEED_ROWS, READONLY_REASON
+from pytest_mobium_evals.tasks import Claim, Controls, Outcome, task
+
+def _script(tools, params):
+    return Claim("done")
+
+@task(id="t08", slug="feed", prompt="Count the rows.", reference=_script, wrong=_script, answer=FEED_ROWS)
+def test_t08_feed(device, params):
+    return Outcome(True)
+
+@task(id="t19", slug="readonly", prompt="Type into the field.", reference=_script, wrong=_script, refusal=True,
+      refusal_reason=READONLY_REASON)
+def test_t19_readonly(device, params):
+    return Outcome(True)
+'''
+
+
+def test_regrade_applies_the_current_answer_rules_and_says_what_changed(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_suite.py").write_text(SUITE)
+    right = "The feed has 60 rows in total. Row 61 does not exist."
+    vs = [  # graded by older rules that failed a right count, and passed a wrong one
+        verdict_json("t08", "false_success", answer=right, answer_ok=False, repeat=1),
+        verdict_json("t08", "pass", answer="59 rows", answer_ok=True, repeat=2),
+        verdict_json("t08", "pass", answer="60", answer_ok=True, repeat=3),
+        verdict_json("t19", "wrong_reason", status="cannot", repeat=1),
+        verdict_json("t19", "wrong_reason", status="cannot", repeat=2),
+        verdict_json("t19", "wrong_reason", status="cannot", repeat=3),
+    ]
+    vs[0]["outcome_reached"] = True  # the device showed all 60 rows; only the rule was wrong
+    vs[3]["claim"]["reason"] = "The field is read-only."
+    vs[4]["claim"]["reason"] = "The field is covered."
+    vs[5]["claim"]["reason"] = None
+    run = write_run(tmp_path, "r", vs)
+    before = (run / "trials/t08-agent-claude-haiku-5-5-r1/verdict.json").read_text()
+    assert main(["report", str(run), "--regrade", "--tasks-path", str(suite)]) == 0
+    regrade = (run / "regrade.md").read_text()
+    assert "3 judgement(s) changed, 3 verdict(s) changed" in regrade
+    assert f"| t08-agent-claude-haiku-5-5-r1 | {right!r} | False → True | false_success → pass |" in regrade
+    assert "| t08-agent-claude-haiku-5-5-r2 | '59 rows' | True → False | pass → false_success |" in regrade
+    assert "| t19-agent-claude-haiku-5-5-r1 | 'The field is read-only.' | False → True | wrong_reason → pass |" \
+        in regrade
+    report = (run / "report.md").read_text()
+    assert "Regraded with the current answer rules: 3 verdict(s) changed" in report
+    assert "| t08 | P FS P |" in report
+    # the stored verdicts are the record of what the run graded; they stay as they were
+    assert (run / "trials/t08-agent-claude-haiku-5-5-r1/verdict.json").read_text() == before
+
+
+def test_regrade_without_any_answer_rule_says_so(make_run, tmp_path, capsys):
+    run = make_run("r", {"t01": ["pass"]})
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["report", str(run), "--regrade", "--tasks-path", str(empty)]) == 2
+    assert "none of the run's tasks has an answer rule" in capsys.readouterr().err
