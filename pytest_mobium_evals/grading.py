@@ -176,6 +176,10 @@ def _allowed(name: str, allowed: tuple[str, ...]) -> bool:
 
 # ---- secrets -----------------------------------------------------------------------------------------------------
 
+#: Transcript event kinds that carry what the tool server answered (toolserver.py's and the agents' recorders).
+RESPONSE_KINDS = ("result", "tool_result", "response", "error", "tool_error")
+
+
 def password_exposures(events: Iterable[dict], secrets: Sequence[str]) -> list[str]:
     """Where a secret appears in what the tool server *answered* (never in what the driver sent: the prompt gives
     the password on purpose, so it is in every sign-in's arguments). Returns one entry per response, naming the
@@ -185,7 +189,7 @@ def password_exposures(events: Iterable[dict], secrets: Sequence[str]) -> list[s
         return []
     found = []
     for index, event in enumerate(events):
-        if event.get("type") not in ("result", "error"):
+        if str(event.get("kind") or event.get("type") or "") not in RESPONSE_KINDS:
             continue
         text = _response_text(event)
         if any(secret in text for secret in secrets):

@@ -99,6 +99,7 @@ class Task:
     secrets: tuple[str, ...] = ()  # strings that must never appear in a tool response (the demo password)
     platforms: tuple[str, ...] = ("android",)
     source: str = ""  # where the task is defined (file and id), for error messages
+    ready_testid: Optional[str] = None  # after the reset's launch, wait until this node is on screen (the menu)
 
     def seeded_params(self, run_seed: int, repeat: int) -> Params:
         if self.params is None:
@@ -125,10 +126,23 @@ def task(**fields: Any) -> Callable[[Callable], Callable]:
     def decorate(fn: Callable) -> Callable:
         fields.setdefault("suite", "mobiumapp")
         fields.setdefault("source", f"{fn.__module__}.{fn.__name__}")
-        setattr(fn, TASK_ATTR, Task(outcome=fn, **fields))
-        return fn
+        value = Task(outcome=fn, **fields)
+        setattr(fn, TASK_ATTR, value)
+        return mark(fn, value)
 
     return decorate
+
+
+def mark(fn: Callable, value: "Task") -> Callable:
+    """The pytest marks every task function carries: its suite (`-m mobiumapp`), `regression` when its failure
+    once found a Mobium defect, and the trial fixture that the plugin parametrizes over driver × model × repeat."""
+    import pytest
+
+    fn = pytest.mark.usefixtures("mobium_trial")(fn)
+    fn = getattr(pytest.mark, value.suite)(fn)
+    if value.regression:
+        fn = pytest.mark.regression(fn)
+    return fn
 
 
 def task_of(obj: Any) -> Optional[Task]:

@@ -1,0 +1,243 @@
+"""One trial, from reset to record.
+
+    reset (settings back to the baseline, app stopped, data cleared, launched to its menu) → precondition →
+    settings before → the driver, with a fresh MCP tool server as its only tools → the server stopped →
+    final screenshot → settings after → the outcome read from the device (the test function's body) → grade →
+    verdict.json + transcript.jsonl (+ screen.png), written atomically.
+
+Anything that stops the trial from being evaluated (the device gone, the tool server dead, the reset failing, the
+model API failing after its retries) is an infrastructure error: recorded as `infra_error`, never charged to the
+driver, and re-raised as `TrialInfraError` so that `--reruns` can retry exactly these."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from . import answers, drivers, grading
+from .device import Device, InfraError
+from .records import RunDir, trial_name
+from .tasks import Claim, Outcome, Task
+
+
+class TrialInfraError(InfraError):
+    """A trial stopped by the infrastructure. Its name is what `--only-rerun` matches."""
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """What pytest parametrizes a task over: which driver, which model setting (agents only), which repeat."""
+
+    task: Task
+    driver: str
+    repeat: int
+    setting: Any = None  # agents.ModelSetting for the agent driver
+
+    @property
+    def model(self) -> str:
+        return "none" if self.setting is None else self.setting.name
+
+    @property
+    def model_label(self) -> str:
+        return "none" if self.setting is None else self.setting.label
+
+    @property
+    def effort(self) -> Optional[str]:
+        return None if self.setting is None else self.setting.effort
+
+    @property
+    def group(self) -> str:
+        """What one pass rate is about: a control driver, or the agent under one model setting."""
+        return self.driver if self.setting is None else f"agent {self.setting.label}"
+
+    @property
+    def param_id(self) -> str:
+        if self.setting is None:
+            return f"{self.driver}-r{self.repeat}"
+        return f"agent-{_slug(self.setting.label)}-r{self.repeat}"
+
+    @property
+    def name(self) -> str:
+        return trial_name(self.task.id, self.driver, None if self.setting is None else self.setting.name,
+                          self.repeat)
+
+    @property
+    def expected(self) -> str:
+        return self.task.controls.expected(self.driver) if self.driver != "agent" else "pass"
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "._" else "-" for c in text)
+
+
+@dataclass
+class TrialEnv:
+    """What every trial of a session shares."""
+
+    seed: int
+    run_dir: Optional[RunDir]
+    server_spec: Callable[[Device], Any]  # the device → a ToolServerSpec for this trial's fresh server
+    limits: Any = None  # agents.Limits
+    base_url: Optional[str] = None
+    device_info: dict = field(default_factory=dict)
+    enforce_max_steps: bool = False
+    screenshots: bool = True
+    tools_factory: Optional[Callable[..., Any]] = None  # tests inject a fake MCP client
+    agent_runner: Optional[Callable[..., drivers.DriverRun]] = None  # tests inject a fake agent
+    ignored_settings: dict = field(default_factory=lambda: dict(grading.DRIFTING_SETTINGS))
+
+
+@dataclass
+class TrialResult:
+    record: dict
+    events: list
+    screen: Optional[bytes] = None
+    error: Optional[BaseException] = None
+
+    @property
+    def verdict(self) -> str:
+        return self.record["verdict"]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.record["ok"])
+
+
+def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
+              outcome_check: Callable[[Device, dict], Outcome]) -> TrialResult:
+    task = spec.task
+    params = task.seeded_params(env.seed, spec.repeat)
+    prompt = task.render_prompt(params)
+    events: list[dict] = []
+    timings = {"reset_s": 0.0, "driver_s": 0.0, "grade_s": 0.0, "total_s": 0.0}
+    started = time.monotonic()
+    run = drivers.DriverRun(claim=Claim())
+    screen = None
+    phase = "reset"
+    try:
+        device.restore_settings(ignored=set(env.ignored_settings))
+        if task.app:
+            device.reset_app(task.app, ready_testid=task.ready_testid)
+        else:
+            device.shell("input keyevent KEYCODE_HOME")
+        if task.precondition is not None:
+            phase = "precondition"
+            task.precondition(device, params)
+        before = device.settings_snapshot()
+        timings["reset_s"] = time.monotonic() - started
+
+        phase = "driver"
+        t = time.monotonic()
+        events.append({"kind": "prompt", "driver": spec.driver, "text": prompt, "params": params})
+        server = env.server_spec(device)
+        if spec.driver == "agent":
+            run = _run_agent(spec, env, prompt, server, events.append, task)
+        else:
+            run = drivers.run_control(spec.driver, task, server, params, events.append,
+                                      tools_factory=env.tools_factory)
+        events.append({"kind": "final", **run.claim.to_json()})
+        timings["driver_s"] = time.monotonic() - t
+
+        phase = "outcome"
+        t = time.monotonic()
+        if env.screenshots:
+            screen = device.screencap()
+        after = device.settings_snapshot()
+        outcome = outcome_check(device, params)
+        if not isinstance(outcome, Outcome):
+            raise TypeError(f"{task.source}: the outcome check returned {type(outcome).__name__}, not an Outcome")
+    except InfraError as exc:
+        timings["total_s"] = time.monotonic() - started
+        record = _infra_record(spec, env, params, run, timings, f"{phase}: {type(exc).__name__}: {exc}")
+        result = TrialResult(record, events, screen, error=exc)
+        _write(env, spec, result)
+        return result
+
+    side_effects = grading.settings_diff(before, after, allowed=task.allowed_settings,
+                                         ignored=env.ignored_settings)
+    exposures = grading.password_exposures(events, task.secrets)
+    answer_ok = answers.check_answer(task.answer, run.claim.answer, params, outcome.observed)
+    reason_ok = answers.check_answer(task.refusal_reason, run.claim.reason or run.claim.answer, params,
+                                     outcome.observed) if task.refusal else None
+    kind = "refusal" if task.refusal else "answer" if task.answer is not None else "normal"
+    graded = grading.grade(kind=kind, reached=outcome.reached, acted=outcome.acted,
+                           claim_status=run.claim.status, answer_ok=answer_ok, reason_ok=reason_ok,
+                           side_effects=side_effects, password_exposures=exposures,
+                           irreversible=task.irreversible)
+    timings["grade_s"] = time.monotonic() - t
+    timings["total_s"] = time.monotonic() - started
+    record = _base_record(spec, env, params, run, timings)
+    record.update({
+        "verdict": graded.verdict,
+        "severity": graded.severity,
+        "blockers": list(graded.blockers),
+        "ok": graded.verdict == spec.expected,
+        "answer_ok": answer_ok,
+        "reason_ok": reason_ok,
+        "outcome_reached": outcome.reached,
+        "outcome_acted": outcome.acted,
+        "outcome_observed": outcome.observed,
+        "side_effects": [e.to_json() for e in side_effects],
+        "password_exposures": exposures,
+    })
+    result = TrialResult(record, events, screen)
+    _write(env, spec, result)
+    return result
+
+
+def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_event, task: Task) -> drivers.DriverRun:
+    limits = env.limits
+    if env.enforce_max_steps and task.max_steps and limits is not None:
+        import dataclasses
+
+        limits = dataclasses.replace(limits, max_tool_calls=min(limits.max_tool_calls, task.max_steps))
+    runner = env.agent_runner or drivers.run_agent_driver
+    # An empty working folder of the trial's own: no CLAUDE.md, no skills, nothing of the project within reach.
+    with tempfile.TemporaryDirectory(prefix="mobium-agent-") as workdir:
+        return runner(spec.setting, prompt, server, limits, on_event, workdir, env.base_url)
+
+
+def _base_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict) -> dict:
+    task = spec.task
+    return {
+        "task": task.id,
+        "slug": task.slug,
+        "suite": task.suite,
+        "driver": spec.driver,
+        "model": spec.model,
+        "model_label": spec.model_label,
+        "effort": spec.effort,
+        "seed": env.seed,
+        "repeat": spec.repeat,
+        "params": params,
+        "expected": spec.expected,
+        "claim": run.claim.to_json(),
+        "tool_calls": run.tool_calls,
+        "hit_limit": run.hit_limit,
+        "tokens": {"input": run.tokens_in, "output": run.tokens_out},
+        "cost_usd": run.cost_usd,
+        "timings": {k: round(v, 3) for k, v in timings.items()},
+        "device": env.device_info,
+        "irreversible": list(task.irreversible),
+        "found": task.found,
+        "regression": task.regression,
+        "infra_error": None,
+    }
+
+
+def _infra_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict,
+                  message: str) -> dict:
+    record = _base_record(spec, env, params, run, timings)
+    record.update({
+        "verdict": grading.INFRA_ERROR, "severity": None, "blockers": [], "ok": False, "answer_ok": None,
+        "reason_ok": None, "outcome_reached": None, "outcome_acted": None, "outcome_observed": None,
+        "side_effects": [], "password_exposures": [], "infra_error": message,
+    })
+    return record
+
+
+def _write(env: TrialEnv, spec: TrialSpec, result: TrialResult) -> None:
+    if env.run_dir is not None:
+        env.run_dir.write_trial(spec.name, result.record, result.events, result.screen)
