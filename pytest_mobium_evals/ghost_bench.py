@@ -828,7 +828,7 @@ def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[dict]) -> dic
     results = [_ghost_result(v) for v in rows]
     passed = sum(1 for r in results if r["score"] > 0)
     total_time = sum(r["time_s"] for r in results)
-    devices = sorted({str(v.get("device")) for v in rows if v.get("device")})
+    devices = sorted({_device_name(v.get("device")) for v in rows if v.get("device")})
     return {
         "id": f"{run_dir.name}-{driver}" + ("" if model in ("", "none") else f"-{model}"),
         "suite": SUITE,
@@ -842,10 +842,17 @@ def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[dict]) -> dic
         "total_tasks": len(results),
         "passed": passed,
         "total_time_s": round(total_time, 1),
-        "started_at": record.get("started_at") or record.get("started"),
-        "finished_at": record.get("finished_at") or record.get("finished"),
+        "started_at": record.get("started"),
+        "finished_at": record.get("ended"),
         "results": results,
     }
+
+
+def _device_name(device: Any) -> str:
+    # verdict.json holds the device's properties (serial, release, model …); Ghost Bench names a device by serial.
+    if isinstance(device, dict):
+        return str(device.get("serial") or device.get("model") or "unknown")
+    return str(device)
 
 
 def _ghost_result(verdict: dict) -> dict:
@@ -951,3 +958,41 @@ def _task_function(value: Task) -> Callable:
 
 
 GhostBenchFile = _module_class()
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# pytest hooks (plugin.py registers this module as a plugin because it defines them)
+
+
+def pytest_collect_file(file_path: Path, parent: Any) -> Optional[Any]:
+    return collect_ghost_bench(parent, file_path)
+
+
+def _pytest_sessionfinish(session: Any, exitstatus: Any):
+    # A wrapper, so the summary is written after the plugin core has written record.json and every verdict.
+    result = yield
+    config = session.config
+    if hasattr(config, "workerinput"):  # under xdist only the controller writes run-wide files
+        return result
+    try:
+        from .plugin import STATE
+
+        state = config.stash.get(STATE, None)
+    except ImportError:
+        return result
+    run_dir = getattr(state, "run_dir", None)
+    if run_dir is not None:
+        path = write_summary(run_dir)
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if path is not None and reporter is not None:
+            reporter.write_line(f"Ghost Bench summary: {path}")
+    return result
+
+
+def _hook_wrapper():
+    import pytest
+
+    return pytest.hookimpl(wrapper=True, trylast=True)(_pytest_sessionfinish)
+
+
+pytest_sessionfinish = _hook_wrapper()
