@@ -469,9 +469,9 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     _customize_env(pyfuncitem, env)
     argnames = pyfuncitem._fixtureinfo.argnames
 
-    def outcome_check(dev, params):
+    def outcome_check(dev, params, claim=None):
         kwargs = {name: pyfuncitem.funcargs[name] for name in argnames}
-        kwargs.update({k: v for k, v in (("device", dev), ("params", params)) if k in argnames})
+        kwargs.update({k: v for k, v in (("device", dev), ("params", params), ("claim", claim)) if k in argnames})
         return pyfuncitem.obj(**kwargs)
 
     result = run_trial(spec, env, device, outcome_check)

@@ -11,6 +11,7 @@ driver, and re-raised as `TrialInfraError` so that `--reruns` can retry exactly 
 
 from __future__ import annotations
 
+import inspect
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -145,7 +146,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         if env.screenshots:
             screen = device.screencap()
         after = device.settings_snapshot()
-        outcome = outcome_check(device, params)
+        outcome = _read_outcome(outcome_check, device, params, run.claim)
         if not isinstance(outcome, Outcome):
             raise TypeError(f"{task.source}: the outcome check returned {type(outcome).__name__}, not an Outcome")
     except InfraError as exc:
@@ -185,6 +186,16 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
     result = TrialResult(record, events, screen)
     _write(env, spec, result)
     return result
+
+
+def _read_outcome(check: Callable[..., Outcome], device: Device, params: dict, claim: Claim) -> Outcome:
+    """Most outcome checks read the device alone. A task graded on what the driver handed over (t25 runs the test
+    file it answered) takes the claim too, as a keyword `claim`."""
+    try:
+        takes_claim = "claim" in inspect.signature(check).parameters
+    except (TypeError, ValueError):
+        takes_claim = False
+    return check(device, params, claim=claim) if takes_claim else check(device, params)
 
 
 def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_event, task: Task) -> drivers.DriverRun:
