@@ -110,7 +110,8 @@ def pair_settings(old: Run, new: Run) -> list[tuple[Setting, Setting]]:
     return pairs
 
 
-def compare_runs(old: Run, new: Run, labels: tuple[str, str] = ("old", "new")) -> Comparison:
+def compare_runs(old: Run, new: Run, labels: tuple[str, str] = ("old", "new"),
+                 task_paths: Optional[list[Path]] = None) -> Comparison:
     check_comparable(old, new)
     setting_pairs = pair_settings(old, new)
     paired_old = {a for a, _ in setting_pairs}
@@ -134,17 +135,29 @@ def compare_runs(old: Run, new: Run, labels: tuple[str, str] = ("old", "new")) -
                [s.label for s in new.settings() if s not in paired_new]
     if unpaired:
         diffs.append(f"not compared (in one run only): {join(unpaired)}")
-    return Comparison(old, new, diffs, setting_pairs, pairs, only_old, only_new, found_defects(old, new), labels)
+    return Comparison(old, new, diffs, setting_pairs, pairs, only_old, only_new,
+                      found_defects(old, new, task_paths=task_paths), labels)
 
 
-def found_defects(*runs: Run) -> dict[str, str]:
-    """The tasks that found a defect in Mobium, with what they found, from the records' task entries."""
+def found_defects(*runs: Run, task_paths: Optional[list[Path]] = None) -> dict[str, str]:
+    """The tasks that found a defect in Mobium, with what they found: from the records' task entries when they
+    carry it, else from the task definitions (`found=`) in the suites."""
     found: dict[str, str] = {}
     for run_ in runs:
         for entry in run_.record.get("tasks") or []:
             if isinstance(entry, dict) and entry.get("found"):
                 found.setdefault(str(entry.get("id")), str(entry["found"]))
-    return found
+    if found:
+        return found
+    from .reports import default_task_paths, load_task_definitions
+
+    try:
+        tasks = load_task_definitions(task_paths if task_paths is not None else default_task_paths())
+    except CliError as exc:  # the comparison stands without the table; say why it is missing
+        print(f"compare: no table of the tasks that found a defect: {exc}", file=sys.stderr)
+        return {}
+    ids = set().union(*(set(r.task_ids) for r in runs))
+    return {tid: str(t.found) for tid, t in tasks.items() if tid in ids and t.found}
 
 
 # --- compare.md -------------------------------------------------------------------------------------------------

@@ -126,7 +126,7 @@ def verify(repo: Path, before: str, after: str, out: Path, *, build_command: str
         subprocess.run(["git", "-C", str(repo), "worktree", "prune"], capture_output=True, text=True)
         shutil.rmtree(scratch, ignore_errors=True)
     comparison = compare_runs(load_run(run_dirs["before"]), load_run(run_dirs["after"]),
-                              labels=(f"before ({before})", f"after ({after})"))
+                              labels=(f"before ({before})", f"after ({after})"), task_paths=[Path(suite)])
     text = render(comparison)
     write_text_atomic(out / COMPARE, text)
     _progress(f"wrote {out / COMPARE}")
@@ -200,9 +200,10 @@ def pytest_command(request: TrialRequest) -> list[str]:
            "--mobium", str(request.build.binary), "--seed", str(request.seed), "--run-dir", str(request.run_dir),
            "--driver", request.driver, "--repeats", str(request.repeats)]
     if request.models:
-        cmd += ["--models", request.models]
+        cmd += ["--model", request.models]
     if request.tasks:
-        cmd += ["--tasks", ",".join(request.tasks)]
+        # a task's test function is named test_<id>_<slug> and its trials carry the id: -k selects them
+        cmd += ["-k", " or ".join(request.tasks)]
     else:
         cmd += ["-m", "regression"]
     return cmd
