@@ -2,4 +2,6 @@
 
 from .app import MobiumApp
 
-__all__ = ["MobiumApp"]
+APPS = [MobiumApp]  # what the device installs from this package
+
+__all__ = ["APPS", "MobiumApp"]

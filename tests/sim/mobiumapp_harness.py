@@ -1,0 +1,152 @@
+"""Drives MobiumApp on a virtual device the way a harness does: read `uiautomator dump`, tap node centres, type,
+press keys, swipe. Waits poll the device with a real-time deadline (the device clock runs fast), never sleep."""
+
+from __future__ import annotations
+
+import re
+import time
+import xml.etree.ElementTree as ET
+
+from pytest_mobium_evals.sim.clock import Clock
+from pytest_mobium_evals.sim.device import Device
+
+APP = "dev.mobium.mobiumapp"
+COMPONENT = f"{APP}/.MainActivity"
+SPEED = 25.0  # device seconds per real second: a 2.5 s feed page takes 0.1 s
+IME_TOP = 1500
+
+
+def bounds_of(node: dict) -> tuple[int, int, int, int]:
+    x1, y1, x2, y2 = map(int, re.findall(r"-?\d+", node["bounds"]))
+    return x1, y1, x2, y2
+
+
+class Driver:
+    def __init__(self, speed: float = SPEED, seed: int = 7):
+        self.clock = Clock(speed)
+        self.device = Device(clock=self.clock, seed=seed)
+
+    # -- the shell a harness uses ---------------------------------------------------------------------------------
+    def shell(self, command: str) -> str:
+        """One `adb shell` command, through the device's own shell when it has one."""
+        from pytest_mobium_evals.sim import shell as sim_shell  # noqa: PLC0415 - optional until the shell lands
+        return sim_shell.run(self.device, command).stdout  # type: ignore[attr-defined]
+
+    def launch(self, extras: dict | None = None) -> None:
+        self.device.run_due()
+        self.device.force_stop(APP)
+        self.device.start_activity(COMPONENT, extras)
+
+    def dump(self) -> list[dict]:
+        """Every node's attributes, plus `label`: its own text or else the first text below it (what a
+        Pressable around a Text shows)."""
+        self.device.run_due()
+        root = ET.fromstring(self.device.dump_xml())
+        nodes = []
+        for el in root.iter("node"):
+            attrs = dict(el.attrib)
+            attrs["label"] = attrs["text"] or next((c.get("text") for c in el.iter("node") if c.get("text")), "")
+            nodes.append(attrs)
+        return nodes
+
+    def find(self, id: str | None = None, *, desc: str | None = None, text: str | None = None) -> dict | None:
+        for node in self.dump():
+            if id is not None and node["resource-id"] != id:
+                continue
+            if desc is not None and node["content-desc"] != desc:
+                continue
+            if text is not None and node["text"].lower() != text.lower():
+                continue
+            return node
+        return None
+
+    def ids(self) -> list[str]:
+        return [n["resource-id"] for n in self.dump() if n["resource-id"]]
+
+    def text(self, id: str) -> str | None:
+        node = self.find(id)
+        return None if node is None else node["text"]
+
+    def label(self, id: str) -> str | None:
+        node = self.find(id)
+        return None if node is None else node["label"]
+
+    def need(self, id: str | None = None, **kw) -> dict:
+        node = self.find(id, **kw)
+        if node is None:
+            raise AssertionError(f"no node {id or kw} on screen; ids: {self.ids()}")
+        return node
+
+    # -- input ------------------------------------------------------------------------------------------------------
+    def tap_xy(self, x: int, y: int) -> None:
+        self.device.run_due()
+        self.device.tap(x, y)
+
+    def tap(self, id: str | None = None, **kw) -> None:
+        x1, y1, x2, y2 = bounds_of(self.need(id, **kw))
+        self.tap_xy((x1 + x2) // 2, (y1 + y2) // 2)
+
+    def type(self, text: str) -> None:
+        self.device.run_due()
+        self.device.type_text(text)
+
+    def key(self, code: int) -> None:
+        self.device.run_due()
+        self.device.key(code)
+
+    def back(self) -> None:
+        self.key(4)
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> None:
+        self.device.run_due()
+        self.device.swipe(x1, y1, x2, y2, ms)
+
+    def scroll_to(self, id: str | None = None, *, direction: str = "down", tries: int = 30, along: str = "",
+                  **kw) -> dict:
+        """Swipes until the node is on screen (a tap at its centre must land on it); `along` names the scroll
+        container to swipe in for a horizontal scroll."""
+        for _ in range(tries):
+            node = self.find(id, **kw)
+            if node is not None:
+                x1, y1, x2, y2 = bounds_of(node)
+                if direction == "right":
+                    if x2 < bounds_of(self.need(along))[2]:  # no longer clipped by the container's right edge
+                        return node
+                elif y2 - y1 >= 40 and y1 > 140 and y2 < 2330:
+                    return node
+            if direction == "down":
+                self.swipe(540, 1700, 540, 1000)
+            elif direction == "up":
+                self.swipe(540, 900, 540, 1600)
+            elif direction == "right":
+                cx1, cy1, cx2, cy2 = bounds_of(self.need(along))
+                self.swipe(900, (cy1 + cy2) // 2, 300, (cy1 + cy2) // 2)
+            else:
+                raise ValueError(direction)
+        raise AssertionError(f"{id or kw} never scrolled into view; ids: {self.ids()}")
+
+    def open(self, menu_id: str) -> None:
+        """From home: scroll the menu to an entry and tap it."""
+        self.scroll_to(menu_id)
+        self.tap(menu_id)
+
+    # -- waiting ------------------------------------------------------------------------------------------------------
+    def wait(self, predicate, device_seconds: float, what: str = "the state"):
+        """Polls until `predicate()` is truthy; fails after `device_seconds` of device time (plus a margin)."""
+        deadline = time.monotonic() + (device_seconds + 2.0) / self.clock.speed + 2.0
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}")
+
+    def wait_text(self, id: str, expected: str, device_seconds: float = 5.0) -> float:
+        """Waits until node `id` reads `expected`; returns the device time it was first seen."""
+        self.wait(lambda: self.text(id) == expected, device_seconds, f"{id} == {expected!r} (now {self.text(id)!r})")
+        return self.device.now()
+
+    @property
+    def dialog_up(self) -> bool:
+        self.device.run_due()
+        return self.device.frame().top.kind == "dialog"
