@@ -1,0 +1,82 @@
+"""Ghost Bench task files under pytest: collected as trials with the ghost_bench marker, a malformed file failing
+collection with one line (no traceback), a task for another platform skipped with the reason."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+WIFI_ON = {"id": "SystemWifiTurnOn", "goal": "Turn wifi on.", "app": "com.android.settings", "category": "settings",
+           "complexity": 1, "init": {"cmd": "svc wifi disable", "desc": "Disable WiFi"},
+           "eval": {"cmd": "settings get global wifi_on", "expect_in": ["1", "2"]}}
+OPEN_CLOCK = {"id": "OpenAppClock", "goal": "Open the Clock app.", "app": "com.google.android.deskclock",
+              "category": "navigation", "complexity": 1, "init": {"cmd": "input keyevent KEYCODE_HOME"},
+              "eval": {"cmd": "dumpsys activity activities | grep ResumedActivity:",
+                       "expect_contains": "com.google.android.deskclock"}}
+
+
+def suite_file(pytester: pytest.Pytester, name: str, content) -> None:
+    folder = pytester.path / "ghost_bench"
+    folder.mkdir(exist_ok=True)
+    text = content if isinstance(content, str) else json.dumps(content, indent=2)
+    (folder / name).write_text(text, encoding="utf-8")
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--run-dir", "run", *args)
+
+
+def test_each_task_is_a_trial_per_control_marked_ghost_bench(pytester):
+    suite_file(pytester, "settings.json", [WIFI_ON])
+    suite_file(pytester, "navigation.json", [OPEN_CLOCK])
+    pytester.makepyfile(test_other="def test_plain():\n    pass\n")
+    result = run(pytester, "--driver=controls", "-m", "ghost_bench", "--collect-only", "-q")
+    result.stdout.fnmatch_lines([
+        "ghost_bench/navigation.json::OpenAppClock[[]reference-r0[]]",
+        "ghost_bench/navigation.json::OpenAppClock[[]null-r0[]]",
+        "ghost_bench/navigation.json::OpenAppClock[[]wrong-r0[]]",
+        "ghost_bench/settings.json::SystemWifiTurnOn[[]reference-r0[]]",
+        "ghost_bench/settings.json::SystemWifiTurnOn[[]null-r0[]]",
+        "ghost_bench/settings.json::SystemWifiTurnOn[[]wrong-r0[]]",
+        "6/7 tests collected (1 deselected)*",
+    ])
+
+
+def test_repeats_multiply_trials(pytester):
+    suite_file(pytester, "settings.json", [WIFI_ON])
+    result = run(pytester, "--driver=reference", "--repeats=3", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*SystemWifiTurnOn[[]reference-r2[]]", "3 tests collected*"])
+
+
+@pytest.mark.parametrize("content, message", [
+    ('[{"id": "A",\n  "goal": }]', "ghost_bench/bad.json:2:11: not valid JSON: Expecting value"),
+    ([dict(WIFI_ON, eval={"cmd": "settings get global wifi_on"})],
+     "ghost_bench/bad.json: task SystemWifiTurnOn: eval has no expectation; give one of expect, expect_in, "
+     "expect_contains"),
+    ([{k: v for k, v in WIFI_ON.items() if k != "eval"}], "ghost_bench/bad.json: task SystemWifiTurnOn: no eval*"),
+    ([dict(WIFI_ON, eval=dict(WIFI_ON["eval"], expect="1"))],
+     "ghost_bench/bad.json: task SystemWifiTurnOn: eval has two kinds of expectation (expect and expect_in)*"),
+    ([dict(WIFI_ON, teardwon={"cmd": "svc wifi enable"})],
+     "ghost_bench/bad.json: task SystemWifiTurnOn: unknown key 'teardwon'*"),
+])
+def test_a_malformed_file_fails_collection_with_one_line(pytester, content, message):
+    suite_file(pytester, "good.json", [OPEN_CLOCK])
+    suite_file(pytester, "bad.json", content)
+    result = run(pytester, "--driver=controls", "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*ERROR collecting ghost_bench/bad.json*", f"*{message}"])
+    out = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in out and "ghost_bench.py" not in out, out
+
+
+def test_a_task_for_another_platform_is_skipped_with_the_reason(pytester):
+    ios = dict(OPEN_CLOCK, id="OpenAppClockIos", app="com.apple.mobiletimer", platforms=["ios"],
+               eval={"cmd": "xcrun simctl listapps booted", "expect_contains": "mobiletimer"})
+    suite_file(pytester, "navigation.json", [ios])
+    result = run(pytester, "--driver=reference", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["SKIPPED*Ghost Bench task OpenAppClockIos is for ios; this harness drives android "
+                                 "devices over ADB"])
