@@ -581,7 +581,7 @@ def _elements(tools: "Tools") -> list[dict]:
 
 def _find(tools: "Tools", label: str) -> dict:
     """The mapped element called `label` (exactly, else the shortest label starting with it), waiting for the screen
-    to show it and scrolling to it once. Raises the tool server's error type when it never shows."""
+    to show it and scrolling to it once. Raises DriverError when it never shows."""
     return _find_with_screen(tools, label)[0]
 
 
@@ -608,9 +608,9 @@ def _find_with_screen(tools: "Tools", label: str) -> tuple[dict, list[dict]]:
         if time.monotonic() >= deadline:
             break
         time.sleep(_POLL_S)
-    from .toolserver import ToolError  # the tool server's error: a control that cannot act fails like a tool call
+    from .drivers import DriverError  # a control script that cannot go on: the trial fails with this message
 
-    raise ToolError(f"no element labelled {label!r} on the screen; it shows: {', '.join(seen) or 'nothing'}")
+    raise DriverError(f"no element labelled {label!r} on the screen; it shows: {', '.join(seen) or 'nothing'}")
 
 
 def _switch(tools: "Tools", label: str) -> dict:
@@ -624,9 +624,9 @@ def _switch(tools: "Tools", label: str) -> dict:
     inside = [e for e in elements if "checked" in e and e.get("ref") and box and _inside(_box(e), box)]
     if inside:
         return inside[0]
-    from .toolserver import ToolError
+    from .drivers import DriverError
 
-    raise ToolError(f"the row {label!r} has no switch in it on this screen")
+    raise DriverError(f"the row {label!r} has no switch in it on this screen")
 
 
 def _box(element: dict) -> Optional[tuple[int, int, int, int]]:
