@@ -219,7 +219,10 @@ class State:
             parse_adb(options["adb"])
         except DeviceUnavailable as exc:
             raise pytest.UsageError(str(exc)) from None
-        return cls(seed=seed, run_dir=str(run_dir), resumed=resumed, **options)
+        state = cls(seed=seed, run_dir=str(run_dir), resumed=resumed, **options)
+        if "agent" in state.drivers:
+            state.model_settings()  # a bad --model is a usage error now, not a collection error per file
+        return state
 
     def to_workerinput(self) -> dict:
         keys = ("seed", "run_dir", "resumed", "sim_port") + self.OPTION_KEYS
@@ -356,7 +359,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         # --reruns alone: retry only infrastructure errors, never a verdict (a flaky agent is a result).
         for item in trials:
             item.add_marker(pytest.mark.flaky(reruns=reruns, only_rerun=[ONLY_RERUN]))
-    if "agent" in state.drivers and not os.environ.get("MOBIUM_EVALS_SKIP_READY"):
+    if "agent" in state.drivers:
         from . import agents
 
         for setting in state.model_settings():
@@ -559,9 +562,14 @@ def _attach(report, item, spec, record: dict) -> None:
     report.mobium = data
     for key in ("verdict", "severity", "claim", "answer", "tool_calls", "seconds", "model", "driver"):
         setattr(report, key, data[key])
+    # junitxml writes properties from the teardown report, which copies item.user_properties: set both.
     for key in ("verdict", "expected", "severity", "driver", "model", "claim", "answer", "tool_calls", "seconds"):
         if data[key] is not None:
-            report.user_properties.append((f"mobium_{key}", data[key]))
+            prop = (f"mobium_{key}", data[key])
+            if prop not in item.user_properties:
+                item.user_properties.append(prop)
+            if prop not in report.user_properties:
+                report.user_properties.append(prop)
 
 
 # ---- terminal -----------------------------------------------------------------------------------------------------
@@ -710,7 +718,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         tr.write_line(f"{group}: {what} {rate.percent()} over {rate.tasks} tasks; scheduled "
                       f"{scheduled.get(group, len(rows))}, graded {graded}, infra errors {infra}")
         tr.write_line("  " + ", ".join(f"{v} {counts[v]}" for v in (*VERDICTS, INFRA) if counts.get(v)))
-    mismatched = [d for d in state.reports.values() if d["driver"] != "agent" and not d["ok"]]
+    mismatched = [d for d in state.reports.values()
+                  if d["driver"] != "agent" and not d["ok"] and d["verdict"] != INFRA]
     if mismatched:
         tr.write_sep("-", "controls that did not grade as declared")
         for d in sorted(mismatched, key=lambda d: (d["task"], d["driver"], d["repeat"])):

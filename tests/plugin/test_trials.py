@@ -1,0 +1,212 @@
+"""The plugin end to end on a fake device and a fake MCP client (tests/plugin/fakes.py): parametrization, the
+trial protocol, verdicts in the terminal and in reports, the summary, the record, blockers, infra errors, resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fakes import CONFTEST, TASKS
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_tasks=TASKS)
+    return pytester
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--run-dir", "run", *args)
+
+
+def verdicts(pytester: pytest.Pytester) -> dict[str, dict]:
+    root = pytester.path / "run" / "trials"
+    return {p.name: json.loads((p / "verdict.json").read_text()) for p in sorted(root.iterdir())}
+
+
+def test_controls_grade_as_declared_and_the_run_is_recorded(suite):
+    result = run(suite, "--driver=controls", "--seed=7", "-v")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines([
+        "*mobium-evals: --seed=7 --driver=controls*",
+        "*test_f01?reference-r0? PASS (as declared)*",
+        "*test_f01?null-r0? FALSE_SUCCESS (as declared)*",
+        "*test_f01?wrong-r0? FALSE_SUCCESS (as declared)*",
+        "*mobium-evals summary*",
+        "reference: as declared 100%*scheduled 1, graded 1, infra errors 0",
+    ])
+    got = verdicts(suite)
+    assert set(got) == {"f01-reference-none-r0", "f01-null-none-r0", "f01-wrong-none-r0"}
+    ref = got["f01-reference-none-r0"]
+    assert ref["verdict"] == "pass" and ref["ok"] and ref["seed"] == 7 and ref["tool_calls"] == 1
+    assert got["f01-wrong-none-r0"]["outcome_observed"] == "wrong"
+    record = json.loads((suite.path / "run" / "record.json").read_text())
+    assert record["seed"] == 7 and record["finished"] is True and record["tasks"] == ["f01"]
+    assert sorted(record["scheduled"]) == sorted(got)
+    transcript = (suite.path / "run/trials/f01-reference-none-r0/transcript.jsonl").read_text().splitlines()
+    kinds = [json.loads(line)["kind"] for line in transcript]
+    assert kinds == ["prompt", "call", "result", "final"]
+
+
+def test_a_control_that_does_not_grade_as_declared_fails_and_is_listed(suite):
+    suite.makepyfile(test_more='''
+from pytest_mobium_evals.tasks import Claim, Controls, Outcome, task
+
+def lazy(tools, params):
+    return Claim("done")
+
+@task(id="f02", slug="broken-ref", prompt="p", reference=lazy, wrong=lazy)
+def test_f02(device, params):
+    return Outcome(device.text("state") == "done", observed=device.text("state"))
+''')
+    result = run(suite, "--driver=reference", "test_more.py")
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*controls that did not grade as declared*",
+                                 "f02 broken-ref*reference got false_success*expected pass*"])
+
+
+def test_the_agent_verdict_is_the_terminal_category_and_fails_the_session(suite):
+    suite.makepyfile(test_agent='''
+from pytest_mobium_evals.tasks import Claim, Outcome, task
+
+def s(tools, params):
+    return Claim("done")
+
+@task(id="a01", slug="good", prompt="set it", reference=s, wrong=s)
+def test_a01(device, params):
+    return Outcome(device.text("state") == "done")
+
+@task(id="a02", slug="lie", prompt="do nothing", reference=s, wrong=s)
+def test_a02(device, params):
+    return Outcome(device.text("state") == "never")
+''')
+    result = run(suite, "test_agent.py", "--model=haiku:low,opus", "--repeats=2",
+                 "-o", "junit_family=xunit1", "--junitxml=j.xml")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed") == 4 and outcomes.get("false_success") == 4, outcomes
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["agent haiku:low: pass rate 50%*over 2 tasks; scheduled 4, graded 4*",
+                                 "agent opus: pass rate 50%*"])
+    xml = (suite.path / "j.xml").read_text()
+    assert 'name="mobium_verdict" value="false_success"' in xml and 'name="mobium_model" value="haiku:low"' in xml
+
+
+def test_a_password_in_a_tool_response_is_a_blocker_that_fails_the_session(suite):
+    suite.makepyfile(test_leak='''
+from pytest_mobium_evals.tasks import Claim, Controls, Outcome, task
+
+def leaky(tools, params):
+    tools.call("leak")
+    tools.call("set", id="state", value="done")
+    return Claim("done")
+
+@task(id="f03", slug="leak", prompt="p", reference=leaky, wrong=leaky, secrets=("hunter2",))
+def test_f03(device, params):
+    return Outcome(device.text("state") == "done")
+''')
+    result = run(suite, "--driver=reference", "test_leak.py")
+    result.stdout.fnmatch_lines(["*BLOCKERS (1)*", "f03-reference-none-r0: password in a tool response: leak*"])
+    assert result.ret == 1
+
+
+def test_a_setting_left_changed_is_touched_and_a_blocker(suite):
+    suite.makepyfile(test_side='''
+from pytest_mobium_evals.tasks import Claim, Outcome, task
+
+def meddle(tools, params):
+    tools.call("setting", key="global/wifi_on", value="0")
+    tools.call("setting", key="secure/ui_night_mode", value="2")
+    tools.call("set", id="state", value="done")
+    return Claim("done")
+
+@task(id="f04", slug="side", prompt="p", reference=meddle, wrong=meddle, allowed_settings=("secure/ui_night_mode",))
+def test_f04(device, params):
+    return Outcome(device.text("state") == "done")
+''')
+    result = run(suite, "--driver=reference", "test_side.py")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*setting left changed: global/wifi_on (1 -> 0)*"])
+    got = verdicts(suite)["f04-reference-none-r0"]
+    assert got["verdict"] == "touched" and got["severity"] == "blocker"
+    assert got["side_effects"] == [{"namespace": "global", "key": "wifi_on", "before": "1", "after": "0"}]
+
+
+def test_infra_errors_are_their_own_category_and_reruns_retry_only_them(suite):
+    suite.makeconftest(CONFTEST + "\nDEVICE.fail_resets = 1\n")
+    result = run(suite, "--driver=reference", "test_tasks.py")
+    assert result.parseoutcomes().get("infra_error") == 1
+    result.stdout.fnmatch_lines(["reference: as declared 0%*graded 0, infra errors 1",
+                                 "*infrastructure errors*", "f01-reference-none-r0: reset: DeviceError: *offline*"])
+    assert "did not grade as declared" not in result.stdout.str()
+    assert verdicts(suite)["f01-reference-none-r0"]["verdict"] == "infra_error"
+
+    result = run(suite, "--driver=controls", "test_tasks.py", "--reruns=2")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("rerun") == 1 and outcomes.get("passed") == 3, outcomes
+    assert result.ret == 0
+
+
+def test_reruns_never_retry_a_verdict(suite):
+    suite.makepyfile(test_lie='''
+from pytest_mobium_evals.tasks import Claim, Outcome, task
+
+def s(tools, params):
+    return Claim("done")
+
+@task(id="a02", slug="lie", prompt="do nothing", reference=s, wrong=s)
+def test_a02(device, params):
+    return Outcome(device.text("state") == "never")
+''')
+    result = run(suite, "--model=opus", "test_lie.py", "--reruns=2")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("false_success") == 1 and "rerun" not in outcomes, outcomes
+
+
+def test_resume_reuses_the_seed_and_skips_graded_trials(suite):
+    first = run(suite, "--driver=controls")
+    first.assert_outcomes(passed=3)
+    seed = json.loads((suite.path / "run" / "record.json").read_text())["seed"]
+    stored = verdicts(suite)
+    (suite.path / "run/trials/f01-null-none-r0/verdict.json").unlink()
+    suite.makeconftest(CONFTEST + "\nDEVICE.fail_resets = 99\n")  # only the deleted trial may touch the device
+    again = suite.runpytest_subprocess("-p", "no:cacheprovider", "--resume", "run")
+    again.stdout.fnmatch_lines([f"*--seed={seed} --driver=controls*(resumed)*"])
+    outcomes = again.parseoutcomes()
+    assert outcomes.get("passed") == 2 and outcomes.get("infra_error") == 1, outcomes
+    assert verdicts(suite)["f01-reference-none-r0"] == stored["f01-reference-none-r0"]
+
+
+def test_the_seed_decides_the_parameters(suite):
+    run(suite, "--driver=reference", "--seed=11", "--repeats=3")
+    first = {k: v["params"] for k, v in verdicts(suite).items()}
+    run(suite, "--driver=reference", "--seed=11", "--repeats=3")
+    assert {k: v["params"] for k, v in verdicts(suite).items()} == first
+    assert len({v["n"] for v in first.values()}) > 1  # repeats draw their own values
+
+
+def test_xdist_workers_carry_verdicts_to_the_controller(suite):
+    result = run(suite, "--driver=controls", "--seed=3", "-n", "2", "--repeats=2")
+    result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(["*mobium-evals summary*", "null: as declared 100%*scheduled 2, graded 2*"])
+    assert {v["seed"] for v in verdicts(suite).values()} == {3}
+
+
+def test_html_report_has_the_verdict_columns_and_the_screen(suite):
+    result = run(suite, "--driver=reference", "--html=r.html", "--self-contained-html")
+    assert result.ret == 0
+    html = (suite.path / "r.html").read_text()
+    assert 'data-column-type="verdict"' in html and "col-verdict" in html and "final screen" in html
+
+
+def test_options_are_checked_with_one_line(suite):
+    result = run(suite, "--driver=reference", "--device=sim:0")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["ERROR: --device sim:0: a virtual device count must be at least 1"])
+    result = run(suite, "--driver=agent", "--model=gpt5")
+    result.stderr.fnmatch_lines(["ERROR: --model 'gpt5': unknown model*"])
