@@ -140,14 +140,17 @@ def compare_runs(old: Run, new: Run, labels: tuple[str, str] = ("old", "new"),
 
 
 def found_defects(*runs: Run, task_paths: Optional[list[Path]] = None) -> dict[str, str]:
-    """The tasks that found a defect in Mobium, with what they found: from the records' task entries when they
-    carry it, else from the task definitions (`found=`) in the suites."""
+    """The tasks that found a defect in Mobium, with what they found: from the runs themselves (each verdict.json
+    carries its task's `found`), else from the task definitions in the suites."""
     found: dict[str, str] = {}
     for run_ in runs:
         for entry in run_.record.get("tasks") or []:
             if isinstance(entry, dict) and entry.get("found"):
                 found.setdefault(str(entry.get("id")), str(entry["found"]))
-    if found:
+        for trial in run_.trials:  # each verdict.json carries its task's found=
+            if trial.data.get("found"):
+                found.setdefault(trial.task, str(trial.data["found"]))
+    if found or any("found" in t.data for r in runs for t in r.trials):
         return found
     from .reports import default_task_paths, load_task_definitions
 

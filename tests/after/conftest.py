@@ -28,10 +28,12 @@ def verdict_json(task: str, verdict: str = "pass", *, driver: str = "agent", mod
         "repeat": repeat, "verdict": verdict, "severity": severity, "blockers": blockers or [],
         "expected": expected, "ok": (verdict == expected) if control else verdict == "pass",
         "claim": {"status": status, "answer": answer, "reason": None}, "answer_ok": answer_ok,
-        "outcome_reached": verdict == "pass", "outcome_observed": observed, "side_effects": [],
+        "outcome_reached": verdict == "pass", "outcome_acted": False, "outcome_observed": observed,
+        "reason_ok": None, "side_effects": [],
         "tool_calls": 5, "tokens": {"input": tokens[0], "output": tokens[1]}, "cost_usd": cost,
         "timings": {"reset_s": 1.0, "driver_s": 5.0, "grade_s": 0.5, "total_s": 6.5},
-        "device": "emulator-5554", "infra_error": infra_error, "password_exposures": 0,
+        "device": {"serial": "emulator-5554", "release": "15", "sdk": "35"}, "infra_error": infra_error,
+        "password_exposures": [], "found": None, "regression": False, "params": {},
     }
 
 

@@ -159,20 +159,25 @@ def test_regrade_applies_the_current_answer_rules_and_says_what_changed(tmp_path
         verdict_json("t19", "wrong_reason", status="cannot", repeat=3),
     ]
     vs[0]["outcome_reached"] = True  # the device showed all 60 rows; only the rule was wrong
+    for v in vs[3:]:  # refused and left the field alone, with reasons the older rules all failed
+        v.update(outcome_reached=True, reason_ok=False)
+    del vs[5]["outcome_acted"]  # a record from before outcome_acted was kept is still regraded
     vs[3]["claim"]["reason"] = "The field is read-only."
     vs[4]["claim"]["reason"] = "The field is covered."
     vs[5]["claim"]["reason"] = None
+    vs[5]["claim"]["answer"] = "It is not editable."  # a reason given as the answer counts as the reason
     run = write_run(tmp_path, "r", vs)
     before = (run / "trials/t08-agent-claude-haiku-5-5-r1/verdict.json").read_text()
     assert main(["report", str(run), "--regrade", "--tasks-path", str(suite)]) == 0
     regrade = (run / "regrade.md").read_text()
-    assert "3 judgement(s) changed, 3 verdict(s) changed" in regrade
+    assert "4 judgement(s) changed, 4 verdict(s) changed" in regrade
+    assert "| t19-agent-claude-haiku-5-5-r3 | 'It is not editable.' | False → True | wrong_reason → pass |" in regrade
     assert f"| t08-agent-claude-haiku-5-5-r1 | {right!r} | False → True | false_success → pass |" in regrade
     assert "| t08-agent-claude-haiku-5-5-r2 | '59 rows' | True → False | pass → false_success |" in regrade
     assert "| t19-agent-claude-haiku-5-5-r1 | 'The field is read-only.' | False → True | wrong_reason → pass |" \
         in regrade
     report = (run / "report.md").read_text()
-    assert "Regraded with the current answer rules: 3 verdict(s) changed" in report
+    assert "Regraded with the current answer rules: 4 verdict(s) changed" in report
     assert "| t08 | P FS P |" in report
     # the stored verdicts are the record of what the run graded; they stay as they were
     assert (run / "trials/t08-agent-claude-haiku-5-5-r1/verdict.json").read_text() == before

@@ -56,9 +56,11 @@ def fake_runner(seen):
         vs = [verdict_json("t08", "pass" if spinner else "false_success", seed=request.seed, repeat=r,
                            answer="60" if spinner else "40") for r in (1, 2)]
         vs += [verdict_json("t05", "pass", seed=request.seed, repeat=r) for r in (1, 2)]
+        for v in vs:
+            v["regression"] = True
+            v["found"] = {"t05": "slider value in the seek bar's units (CHALLENGES 299)",
+                          "t08": "map said nothing of the feed's spinner (CHALLENGES 300)"}[v["task"]]
         write_run(request.run_dir.parent, request.run_dir.name, vs,
-                  tasks=[{"id": "t05", "found": "slider value in the seek bar's units (CHALLENGES 299)"},
-                         {"id": "t08", "found": "map said nothing of the feed's spinner (CHALLENGES 300)"}],
                   mobium={"commit": "whatever the plugin read", "dirty": None, "binary": str(request.build.binary)})
 
     return runner
