@@ -281,12 +281,66 @@ def test_fast_feed_and_a_revisit_resets_it(d):
         d.swipe(540, 2000, 540, 700)
         if d.find("feedLoading") is not None:
             break
-    t0 = d.device.now()
     d.wait(lambda: d.text("feedState").startswith("rows: 40, idle"), 2, "the fast page")
-    assert 0.3 <= d.device.now() - t0
     d.back()
     d.open("feedBtn")
     assert d.text("feedState") == "rows: 20, idle, delay: 2500ms"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Exact delays: a device clock at real speed, jumped forward to just before and just after each delay
+
+def start_sign_in(d: Driver):
+    d.open("loginBtn")
+    sign_in(d, "mobium", "hunter2")
+    return lambda: d.find("welcomeText") is not None
+
+
+def start_late_alert(d: Driver):
+    d.open("dialogsBtn")
+    d.tap("lateAlertBtn")
+    return lambda: d.dialog_up
+
+
+def start_toast(d: Driver):
+    d.open("obstructionBtn")
+    d.scroll_to("toastTarget")
+    d.tap("toastBtn")
+    return lambda: d.find("toastCover") is None
+
+
+def start_feed(delay_button: str):
+    def start(d: Driver):
+        d.open("feedBtn")
+        d.tap(delay_button)
+        for _ in range(20):
+            d.swipe(540, 2000, 540, 700)
+            if d.find("feedLoading") is not None:
+                break
+        return lambda: d.text("feedState").startswith("rows: 40")
+    return start
+
+
+def start_audio(d: Driver):
+    d.open("audioBtn")
+    d.tap("audioSequence")
+    return lambda: d.text("audioState").startswith("finished: ")
+
+
+@pytest.mark.parametrize("start, seconds", [
+    (start_sign_in, 1.0), (start_late_alert, 2.0), (start_toast, 1.5), (start_feed("feedSlow"), 2.5),
+    (start_feed("feedFast"), 0.3), (start_audio, 5.0),
+], ids=["sign-in", "late-alert", "toast", "feed-page", "fast-feed-page", "audio-sequence"])
+def test_each_delay_is_exact(start, seconds):
+    d = Driver(speed=1.0)
+    d.launch()
+    happened = start(d)
+    begun = d.device.now()
+    assert not happened()
+    d.clock.advance(seconds - 0.05 - (d.device.now() - begun))
+    assert not happened(), "too early"
+    d.clock.advance(0.1)
+    assert happened(), "too late"
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -52,8 +52,11 @@ class WebCase(Screen):
         return self.pages[self.webview_ids.index(webview_id)]
 
     def render(self, t: Theme) -> Node:
-        each = (CONTENT_HEIGHT_DP - HEADER_DP) / len(self.pages)
-        views = [webview(wid, pg.nodes(), height=each) for wid, pg in zip(self.webview_ids, self.pages)]
+        each = int((CONTENT_HEIGHT_DP - HEADER_DP) / len(self.pages))
+        last = len(self.pages) - 1
+        # flex:1 each; the last one takes what is left (a scroll container without a height fills it).
+        views = [webview(wid, pg.nodes(), height=None if i == last else each)
+                 for i, (wid, pg) in enumerate(zip(self.webview_ids, self.pages))]
         return Node("android.view.ViewGroup", bg=t.ground, children=[
             Node("android.view.ViewGroup", padding=12, children=[
                 back_btn(t, self.app),
