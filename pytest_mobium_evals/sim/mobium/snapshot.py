@@ -324,6 +324,9 @@ def describe(node: UiNode, actionable: set[int] | None = None) -> str:
         return truncate(short_id(node.rid) or clean(node.desc) or "password field")
     text = clean(node.value if node.editable_class else node.text)
     desc = clean(node.desc)
+    if node.is_slider:
+        # A seek bar's text is its progress (a value, not a name): name it by its label.
+        text = "" if desc or node.hint or node.rid else text
     if text and desc and text.lower() in desc.lower() and len(desc) > len(text):
         return truncate(desc)
     if text:

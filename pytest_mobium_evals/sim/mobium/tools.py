@@ -760,7 +760,9 @@ class Mobium:
         label = describe(node)
         was = slider_value(snap, node, label)
         x1, y1, x2, y2 = node.bounds
-        pad = min((y2 - y1) // 2, (x2 - x1) // 10)
+        # The track spans the bar's bounds (the virtual device maps a touch across the whole width; a real
+        # SeekBar insets it by its padding, which the dump does not give).
+        pad = 0
         x = int(round(x1 + pad + pos * (x2 - x1 - 2 * pad)))
         x = max(x1, min(x2 - 1, x))
         st.link.swipe(x, (y1 + y2) // 2, x, (y1 + y2) // 2, 60)
