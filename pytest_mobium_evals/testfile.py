@@ -216,6 +216,14 @@ class TestFile:
 class _Problems:
     def __init__(self):
         self.items: list[str] = []
+        self.allowed: Optional[frozenset[str]] = None
+
+    def disallowed(self, where: str, tool: str) -> bool:
+        """True (and a problem recorded) when this run does not allow the tool."""
+        if self.allowed is None or tool in self.allowed:
+            return False
+        self.add(where, f"uses {tool}, which this run does not allow (it allows: {', '.join(sorted(self.allowed))})")
+        return True
 
     def add(self, where: str, what: str) -> None:
         self.items.append(f"{where}: {what}" if where else what)
@@ -234,11 +242,16 @@ def _show(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def parse_file(data: Any, tool_schemas: Any) -> tuple[Optional[TestFile], list[str]]:
+def parse_file(data: Any, tool_schemas: Any,
+               allowed_tools: Optional[Iterable[str]] = None) -> tuple[Optional[TestFile], list[str]]:
     """Reads a test file (already JSON-decoded) into the long form, checking it against the tools. Returns the file
-    and no problems, or None and every problem found (each one line: where, then what)."""
+    and no problems, or None and every problem found (each one line: where, then what).
+
+    `allowed_tools` narrows the tools a step may use below what the server has: a run of somebody else's file on a
+    shared device (t25's grader) keeps it inside the app."""
     schemas = schemas_from(tool_schemas)
     problems = _Problems()
+    problems.allowed = frozenset(allowed_tools) if allowed_tools is not None else None
     if not isinstance(data, dict):
         problems.add("", f"a test file is one JSON object with \"app\" and \"tests\", got {type(data).__name__}")
         return None, problems.items
@@ -297,9 +310,9 @@ def parse_file(data: Any, tool_schemas: Any) -> tuple[Optional[TestFile], list[s
                     description=description), []
 
 
-def check_file(data: Any, tool_schemas: Any) -> list[str]:
+def check_file(data: Any, tool_schemas: Any, allowed_tools: Optional[Iterable[str]] = None) -> list[str]:
     """Every problem with a test file, checked against the tools a server lists; [] means it can run."""
-    return parse_file(data, tool_schemas)[1]
+    return parse_file(data, tool_schemas, allowed_tools)[1]
 
 
 def _parse_steps(raw_steps: list, where: str, schemas: dict[str, ToolSchema], problems: _Problems) -> list[Step]:
@@ -395,6 +408,8 @@ def _parse_step(raw: Any, n: int, where: str, schemas: dict[str, ToolSchema],
     if tool == "app_batch":
         problems.add(where, "is app_batch; a test's steps already run in order — list its steps in the test")
         return None
+    if problems.disallowed(f"{where} ({shown})", tool):
+        return None
     _check_arguments(schemas[tool], arguments, f"{where} ({shown})", problems)
     if soft and tool != ASSERTION_TOOL:
         problems.add(f"{where} ({shown})", "is soft, but only an assertion (app_wait_for or expect) can be: an action "
@@ -423,6 +438,8 @@ def _parse_expect(raw: dict, n: int, where: str, schemas: dict[str, ToolSchema],
     label = f"{where} (expect {tool})"
     if tool not in schemas:
         problems.add(label, f"\"{tool}\" is not a tool{_nearest(tool, schemas)}")
+        return None
+    if problems.disallowed(label, tool):
         return None
     arguments = body.get("arguments", {})
     if not isinstance(arguments, dict):
@@ -629,36 +646,37 @@ class _ToolFailed(Exception):
 
 
 class ToolsAdapter:
-    """The two things the runner needs from an MCP client: the tool list and a call that returns
-    (data, text) or raises _ToolFailed with the tool's error code. Wraps the harness's `Tools`."""
+    """The two things the runner needs from an MCP client: the tool list and a call that returns (data, text) or
+    raises _ToolFailed with the tool's error code. Wraps the harness's `Tools` (whose `tool_defs` is the server's
+    tools/list answer, read at the handshake), or any object with `tool_defs` and `call(name, check=, **args)`.
+
+    `Tools` answers any unknown attribute with a tool caller (`tools.foo()` calls app_foo), so only its real
+    attributes are touched here."""
+
+    # Keyword names Tools.call keeps for itself: an argument so named cannot travel through it.
+    _RESERVED = ("name", "check", "timeout")
 
     def __init__(self, tools: Any):
         self.tools = tools
 
     def list_tools(self) -> Any:
-        for attr in ("list_tools", "tool_list", "tools_list", "list"):
-            fn = getattr(self.tools, attr, None)
-            if callable(fn):
-                return fn()
-        for attr in ("schemas", "tools", "tool_schemas"):
-            value = getattr(self.tools, attr, None)
-            if value is not None and not callable(value):
-                return value
-        raise TypeError(f"{type(self.tools).__name__} has no way to list its tools")
+        defs = vars(self.tools).get("tool_defs") if hasattr(self.tools, "__dict__") else None
+        if defs is None:
+            raise TypeError(f"{type(self.tools).__name__} has no tool_defs: it cannot say which tools it has")
+        return defs
 
     def call(self, name: str, arguments: dict) -> tuple[Any, str]:
         from .toolserver import ToolError  # imported late: the checks alone need no tool server
 
+        clash = [a for a in arguments if a in self._RESERVED]
+        if clash:
+            raise _ToolFailed("invalid_argument", f"the runner's MCP client cannot pass an argument named "
+                                                  f"\"{clash[0]}\" to {name}")
         try:
-            raw = getattr(self.tools, "call_tool", None)
-            if callable(raw):
-                result = raw(name, arguments, check=False)
-            else:
-                result = self.tools.call(name, check=False, **arguments)
+            result = self.tools.call(name, check=False, **arguments)
         except ToolError as exc:
-            code, message = _error_of(getattr(exc, "data", None), str(exc))
-            raise _ToolFailed(getattr(exc, "code", None) or code, getattr(exc, "message", None) or message)
-        if getattr(result, "is_error", False):
+            raise _ToolFailed(exc.code, exc.message)
+        if result.is_error:
             code, message = _error_of(result.data, result.text)
             raise _ToolFailed(code, message)
         return result.data, result.text or ""
@@ -674,7 +692,8 @@ Reporter = Callable[[str], None]
 
 
 def run_file(path_or_data: Any, tools: Any, *, device_label: str = "", grep: Optional[str] = None,
-             test_timeout_s: Optional[float] = None, report: Optional[Reporter] = None) -> TestFileResult:
+             test_timeout_s: Optional[float] = None, report: Optional[Reporter] = None,
+             allowed_tools: Optional[Iterable[str]] = None) -> TestFileResult:
     """Checks the file against the tools' own list, then runs every test from a fresh app. `report` receives the
     list reporter's lines as they happen (the CLI prints them). Never raises for a bad file or a failing test; a
     dead tool server ends the run with `infra_error`."""
@@ -693,7 +712,7 @@ def run_file(path_or_data: Any, tools: Any, *, device_label: str = "", grep: Opt
     except InfraError as exc:
         result.infra_error = f"the tool server did not list its tools: {exc}"
         return result
-    parsed, problems = parse_file(data, listing)
+    parsed, problems = parse_file(data, listing, allowed_tools)
     if problems:
         result.problems = problems
         return result
@@ -864,6 +883,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", metavar="SECONDS", type=float, default=90.0,
                         help="the time each test may take (default 90)")
     parser.add_argument("--json", metavar="PATH", help="also write the result as JSON to PATH")
+    parser.add_argument("--allow-tools", metavar="TOOL,TOOL", help="refuse the file (as a bad file) if a step uses a "
+                                                                  "tool not listed here")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -871,6 +892,7 @@ def run(args: argparse.Namespace) -> int:
 
     name, data, problem = _load(args.file)
     if problem:
+        _write_json(args.json, TestFileResult(file=name, problems=[problem]))
         print(f"bad file {name}: {problem}", file=sys.stderr)
         return EXIT_BAD_FILE
     host, port = _host_port(args.adb)
@@ -881,6 +903,7 @@ def run(args: argparse.Namespace) -> int:
             re.compile(args.grep)
         except re.error as exc:
             raise CliError(f"--grep {args.grep!r} is not a regular expression: {exc}")
+    allowed = [t.strip() for t in args.allow_tools.split(",") if t.strip()] if args.allow_tools else None
     serial = args.device or _only_device(host, port)
     if serial is None:
         return EXIT_NO_DEVICE
@@ -896,12 +919,10 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_NO_DEVICE
     try:
         result = run_file(Path(args.file), tools, device_label=serial, grep=args.grep, test_timeout_s=args.timeout,
-                          report=lambda line: print(line, flush=True))
+                          report=lambda line: print(line, flush=True), allowed_tools=allowed)
     finally:
         _close(tools)
-    if args.json:
-        Path(args.json).write_text(json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n",
-                                   encoding="utf-8")
+    _write_json(args.json, result)
     if result.problems:
         for p in result.problems:
             print(f"bad file {result.file}: {p}", file=sys.stderr)
@@ -917,6 +938,13 @@ def run(args: argparse.Namespace) -> int:
         print("error: no test matched", file=sys.stderr)
         return EXIT_BAD_FILE
     return result.exit_code
+
+
+def _write_json(path: Optional[str], result: TestFileResult) -> None:
+    if path:
+        tmp = Path(f"{path}.tmp")
+        tmp.write_text(json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
 
 
 def _close(tools: Any) -> None:
