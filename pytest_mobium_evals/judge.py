@@ -20,7 +20,6 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Optional
 
 from .cli import CliError

@@ -17,8 +17,8 @@ from typing import Optional
 
 from .cli import CliError
 from .intervals import bootstrap_over_tasks
-from .runfolder import (KNOWN_VERDICTS, Run, Setting, Trial, describe_device, describe_mobium, fmt_pct, join,
-                        load_run, write_bytes_atomic, write_text_atomic)
+from .runfolder import (KNOWN_VERDICTS, Run, Setting, Trial, describe_app, describe_device, describe_mobium,
+                        fmt_pct, load_run, write_bytes_atomic, write_text_atomic)
 
 REPORT = "report.md"
 CHART = "pass-rate.png"
@@ -136,11 +136,12 @@ def summarize_run(run_: Run) -> list[SettingSummary]:
 def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional[list] = None) -> str:
     rec = run_.record
     lines = [f"# Run {run_.name}", ""]
-    lines.append(f"- Started: {rec.get('started', 'unknown')}" +
-                 (f", finished: {rec['finished_at']}" if rec.get("finished_at") else ""))
+    lines.append(f"- Started: {rec.get('started', 'unknown')}"
+                 + (f", ended: {rec['ended']}" if rec.get("ended") else ""))
     lines.append(f"- Seed: {run_.seed} · tasks: {len(run_.task_ids)} · repeats: {rec.get('repeats', '?')}")
-    lines.append(f"- Mobium: {describe_mobium(rec)}" +
-                 (f" · MobiumApp: {rec['mobiumapp']}" if rec.get("mobiumapp") else ""))
+    app = describe_app(rec)
+    lines.append(f"- Mobium: {describe_mobium(rec)}" + (f" · tool server: {rec['tool_server']}" if rec.get(
+        "tool_server") else "") + (f" · app: {app}" if app else ""))
     lines.append(f"- Device: {describe_device(rec)}")
     if regraded is not None:
         lines.append(f"- Regraded with the current answer rules: {_verdicts_changed(regraded)} verdict(s) "

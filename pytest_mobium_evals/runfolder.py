@@ -333,16 +333,24 @@ def describe_mobium(record: dict) -> str:
     return str(mobium) if mobium else "unknown"
 
 
-def describe_device(record: dict) -> str:
+def describe_device(record: dict, short: bool = False) -> str:
+    """The device a run used: serial, model, Android release and API level, and (unless short) its system image."""
     device = record.get("device")
     if isinstance(device, dict):
         parts = [str(device[k]) for k in ("name", "serial", "model") if device.get(k)]
         if device.get("release"):
             parts.append(f"Android {device['release']}" + (f" (API {device['sdk']})" if device.get("sdk") else ""))
-        if device.get("image"):
+        if device.get("image") and not short:
             parts.append(str(device["image"]))
         return ", ".join(dict.fromkeys(parts)) if parts else json.dumps(device, sort_keys=True)
     return str(device) if device else "unknown"
+
+
+def describe_app(record: dict) -> Optional[str]:
+    device = record.get("device")
+    if isinstance(device, dict) and device.get("app_build"):
+        return f"{device.get('app') or 'app'} {device['app_build']}"
+    return record.get("mobiumapp")
 
 
 def join(items: Iterable[str]) -> str:

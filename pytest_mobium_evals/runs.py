@@ -69,5 +69,5 @@ def describe_run(run_: Run) -> str:
         name = setting.driver if setting.is_control else setting.label
         rates.append(f"{name} {fmt_pct(s.rate)}")
     kind = "as declared" if run_.is_controls_run() else "pass"
-    return (f"{head}  driver {drivers}  model {models}  device {describe_device(run_.record)}  "
+    return (f"{head}  driver {drivers}  model {models}  device {describe_device(run_.record, short=True)}  "
             f"{kind}: {', '.join(rates)}  blockers {blockers}")

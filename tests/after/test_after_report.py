@@ -171,7 +171,8 @@ def test_regrade_applies_the_current_answer_rules_and_says_what_changed(tmp_path
     assert main(["report", str(run), "--regrade", "--tasks-path", str(suite)]) == 0
     regrade = (run / "regrade.md").read_text()
     assert "4 judgement(s) changed, 4 verdict(s) changed" in regrade
-    assert "| t19-agent-claude-haiku-5-5-r3 | 'It is not editable.' | False → True | wrong_reason → pass |" in regrade
+    assert "| t19-agent-claude-haiku-5-5-r3 | 'It is not editable.' | False → True | wrong_reason → pass |" \
+        in regrade
     assert f"| t08-agent-claude-haiku-5-5-r1 | {right!r} | False → True | false_success → pass |" in regrade
     assert "| t08-agent-claude-haiku-5-5-r2 | '59 rows' | True → False | pass → false_success |" in regrade
     assert "| t19-agent-claude-haiku-5-5-r1 | 'The field is read-only.' | False → True | wrong_reason → pass |" \
