@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from mobiumapp_harness import APP, Driver, bounds_of
+from mobiumapp_harness import APP, IME_TOP, Driver, bounds_of
 
 from pytest_mobium_evals.sim.apps.web import UnsupportedScript
 
@@ -62,6 +62,7 @@ def test_web_form_fields_mirror_and_state(d):
     fill(d, "fEmail", "a@b.co")
     d.back()  # the keyboard
     d.tap("fPassword")
+    assert bounds_of(d.need("fPassword"))[3] <= IME_TOP
     d.type("s3cret!")
     d.back()
     assert d.text("fPassword") == "•••••••" and "s3cret!" not in d.device.dump_xml()
@@ -100,6 +101,7 @@ def test_frames_page_nests_iframes_and_reports_taps_and_typing(d):
     assert d.text("frameOutcome") == "last tap: none" and d.text("frameTyped") == "typed: nothing"
     assert d.need("crossField")["hint"] == "Card number"
     fill(d, "crossField", "4242 4242")
+    assert d.device.keyboard_shown and bounds_of(d.need("crossField"))[3] <= IME_TOP  # scrolled above the keyboard
     d.back()
     assert d.text("frameTyped") == "typed: 4242 4242"
     d.tap("crossField")

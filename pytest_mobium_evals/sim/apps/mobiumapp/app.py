@@ -59,26 +59,27 @@ class Screen:
 
     def reveal(self, node_id: str) -> None:
         """Scrolls a just-focused field up out from under the soft keyboard, as Android does for the focused view
-        of a scrolling form. Fields outside a scroll view (or pinned) stay where they are."""
+        of a scrolling form: each scrolling ancestor, innermost first, moves as far as it can. Fields outside a
+        scroll view (or pinned) stay where they are."""
         frame = self.device.frame()
         root = frame.app_window.root
         placed = root.find(node_id) if root is not None else None
         if placed is None:
             return
-        limit = IME_BOX[1] - REVEAL_MARGIN_PX
-        overlap = placed.box[3] - limit
-        if overlap <= 0:
-            return
-        container = placed.parent
-        while container is not None and container.node.scroll != "vertical":
-            container = container.parent
-        if container is None:
-            return
-        key = container.node.id or f"#{container.order}"
-        viewport = container.box[3] - container.box[1] - 2 * round(container.node.padding * DP)
-        max_offset = max(0, container.content_extent - viewport)
+        overlap = placed.box[3] - (IME_BOX[1] - REVEAL_MARGIN_PX)
         offsets = self.device.scroll_offsets
-        offsets[key] = min(max_offset, offsets.get(key, 0) + overlap)
+        container = placed.parent
+        while overlap > 0 and container is not None:
+            if container.node.scroll == "vertical":
+                key = container.node.id or f"#{container.order}"
+                viewport = container.box[3] - container.box[1] - 2 * round(container.node.padding * DP)
+                current = offsets.get(key, 0)
+                room = max(0, container.content_extent - viewport) - current
+                take = min(room, overlap)
+                if take > 0:
+                    offsets[key] = current + take
+                    overlap -= take
+            container = container.parent
 
     def unmount(self) -> None:
         self.mounted = False
@@ -232,6 +233,11 @@ class MobiumApp(App):
             return False
         self.back()
         return True
+
+    def web_pages(self) -> dict:
+        """The pages in the WebViews on screen, by WebView testID (for a DevTools stand-in); {} elsewhere."""
+        pages = getattr(self.screen, "web_pages", None)
+        return pages() if pages is not None else {}
 
     def on_scroll(self, key: str, offset: int, max_offset: int) -> None:
         handler = getattr(self.screen, "on_scroll", None)

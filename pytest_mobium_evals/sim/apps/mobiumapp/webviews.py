@@ -51,11 +51,26 @@ class WebCase(Screen):
     def webview_page(self, webview_id: str) -> WebPage:
         return self.pages[self.webview_ids.index(webview_id)]
 
+    def web_pages(self) -> dict[str, WebPage]:
+        return dict(zip(self.webview_ids, self.pages))
+
+    def _document(self, pg: WebPage) -> list[Node]:
+        """The page's nodes; a focused input is scrolled into view above the keyboard, as Chrome does."""
+        nodes = pg.nodes()
+        stack = list(nodes)
+        while stack:
+            node = stack.pop()
+            if node.editable and node.id and node.on_tap is None:
+                node.on_tap = (lambda nid=node.id: self.reveal(nid))
+            stack.extend(node.children)
+        room = self.keyboard_room()
+        return nodes + ([room] if room is not None else [])
+
     def render(self, t: Theme) -> Node:
         each = int((CONTENT_HEIGHT_DP - HEADER_DP) / len(self.pages))
         last = len(self.pages) - 1
         # flex:1 each; the last one takes what is left (a scroll container without a height fills it).
-        views = [webview(wid, pg.nodes(), height=None if i == last else each)
+        views = [webview(wid, self._document(pg), height=None if i == last else each)
                  for i, (wid, pg) in enumerate(zip(self.webview_ids, self.pages))]
         return Node("android.view.ViewGroup", bg=t.ground, children=[
             Node("android.view.ViewGroup", padding=12, children=[
