@@ -190,3 +190,14 @@ def test_regrade_without_any_answer_rule_says_so(make_run, tmp_path, capsys):
     empty.mkdir()
     assert main(["report", str(run), "--regrade", "--tasks-path", str(empty)]) == 2
     assert "none of the run's tasks has an answer rule" in capsys.readouterr().err
+
+
+def test_the_installed_command_reports_a_bad_folder_in_one_line(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "mobium-evals"  # the console script pip installed beside python
+    proc = subprocess.run([str(script), "report", str(tmp_path)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr == f"mobium-evals report: {tmp_path}: not a run folder: it has no record.json\n"
