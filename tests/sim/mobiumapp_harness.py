@@ -1,14 +1,17 @@
-"""Drives MobiumApp on a virtual device the way a harness does: read `uiautomator dump`, tap node centres, type,
-press keys, swipe. Waits poll the device with a real-time deadline (the device clock runs fast), never sleep."""
+"""Drives MobiumApp on a virtual device the way a harness does, through the device's shell: `uiautomator dump`,
+`input tap` at node centres, `input text`, `input keyevent`, `input swipe`, `am start`. Waits poll the device with
+a real-time deadline (the device clock runs fast), never sleep."""
 
 from __future__ import annotations
 
 import re
+import shlex
 import time
 import xml.etree.ElementTree as ET
 
 from pytest_mobium_evals.sim.clock import Clock
 from pytest_mobium_evals.sim.device import Device
+from pytest_mobium_evals.sim.shell import Shell
 
 APP = "dev.mobium.mobiumapp"
 COMPONENT = f"{APP}/.MainActivity"
@@ -25,23 +28,27 @@ class Driver:
     def __init__(self, speed: float = SPEED, seed: int = 7):
         self.clock = Clock(speed)
         self.device = Device(clock=self.clock, seed=seed)
+        self.sh = Shell(self.device)
 
     # -- the shell a harness uses ---------------------------------------------------------------------------------
     def shell(self, command: str) -> str:
-        """One `adb shell` command, through the device's own shell when it has one."""
-        from pytest_mobium_evals.sim import shell as sim_shell  # noqa: PLC0415 - optional until the shell lands
-        return sim_shell.run(self.device, command).stdout  # type: ignore[attr-defined]
+        """One `adb shell` command; a failing one fails the test with what the device said."""
+        out, status = self.sh.run(command)
+        text = out.merged().decode("utf-8", "replace")
+        if status != 0:
+            raise AssertionError(f"`{command}` exited {status}: {text}")
+        return text
 
     def launch(self, extras: dict | None = None) -> None:
-        self.device.run_due()
-        self.device.force_stop(APP)
-        self.device.start_activity(COMPONENT, extras)
+        flags = "".join(f" --ez {k} {str(v).lower()}" for k, v in (extras or {}).items())
+        self.shell(f"am force-stop {APP}")
+        self.shell(f"am start -n {COMPONENT}{flags}")
 
     def dump(self) -> list[dict]:
         """Every node's attributes, plus `label`: its own text or else the first text below it (what a
         Pressable around a Text shows)."""
-        self.device.run_due()
-        root = ET.fromstring(self.device.dump_xml())
+        raw = self.shell("uiautomator dump /dev/tty")
+        root = ET.fromstring(raw[raw.index("<?xml"):raw.rindex("</hierarchy>") + len("</hierarchy>")])
         nodes = []
         for el in root.iter("node"):
             attrs = dict(el.attrib)
@@ -79,27 +86,26 @@ class Driver:
 
     # -- input ------------------------------------------------------------------------------------------------------
     def tap_xy(self, x: int, y: int) -> None:
-        self.device.run_due()
-        self.device.tap(x, y)
+        self.shell(f"input tap {x} {y}")
 
     def tap(self, id: str | None = None, **kw) -> None:
         x1, y1, x2, y2 = bounds_of(self.need(id, **kw))
         self.tap_xy((x1 + x2) // 2, (y1 + y2) // 2)
 
     def type(self, text: str) -> None:
-        self.device.run_due()
-        self.device.type_text(text)
+        self.shell("input text " + shlex.quote(text.replace(" ", "%s")))
+
+    def select_all(self) -> None:
+        self.shell("input keycombination KEYCODE_CTRL_LEFT KEYCODE_A")
 
     def key(self, code: int) -> None:
-        self.device.run_due()
-        self.device.key(code)
+        self.shell(f"input keyevent {code}")
 
     def back(self) -> None:
         self.key(4)
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> None:
-        self.device.run_due()
-        self.device.swipe(x1, y1, x2, y2, ms)
+        self.shell(f"input swipe {x1} {y1} {x2} {y2} {ms}")
 
     def scroll_to(self, id: str | None = None, *, direction: str = "down", tries: int = 30, along: str = "",
                   **kw) -> dict:
