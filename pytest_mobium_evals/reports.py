@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
               f"see {out / REGRADE}",
               file=sys.stderr)
     summaries = summarize_run(run_)
-    write_bytes_atomic(out / CHART, draw_chart(summaries, title=f"Run {run_.name}",
+    write_bytes_atomic(out / CHART, draw_chart(summaries, title=f"Run {run_.name} · bars: rate · whiskers: 95% "
+                                                                  "interval bootstrapped over tasks",
                                                controls=run_.is_controls_run()))
     text = render_report(run_, summaries, regraded=changes if args.regrade else None)
     write_text_atomic(out / REPORT, text)

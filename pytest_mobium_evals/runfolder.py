@@ -53,6 +53,13 @@ class Setting:
         return self.driver in CONTROL_DRIVERS
 
     @property
+    def short(self) -> str:
+        """One word for one-line listings: reference, or claude-haiku-5-5:low."""
+        if self.is_control or self.model in ("", "none"):
+            return self.driver
+        return f"{self.model}:{self.effort}" if self.effort else self.model
+
+    @property
     def label(self) -> str:
         if self.is_control:
             return f"{self.driver} (control)"
@@ -141,7 +148,10 @@ class Run:
     def settings(self) -> list[Setting]:
         seen: dict[Setting, None] = {}
         rank = {d: i for i, d in enumerate(CONTROL_DRIVERS)}
+        # agent settings in the order the run was asked for them (--model haiku:low,opus:medium), then controls
+        asked = {str(m): i for i, m in enumerate(self.record.get("models") or [])}
         for trial in sorted(self.trials, key=lambda t: (t.setting.is_control, rank.get(t.driver, -1), t.driver,
+                                                        asked.get(str(t.data.get("model_label")), len(asked)),
                                                         t.model, t.setting.effort or "")):
             seen.setdefault(trial.setting, None)
         return list(seen)

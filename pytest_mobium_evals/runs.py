@@ -66,8 +66,7 @@ def describe_run(run_: Run) -> str:
     for setting, trials in run_.by_setting().items():
         s = summarize(setting, trials, run_.task_ids, with_interval=False)
         blockers += len(s.blockers)
-        name = setting.driver if setting.is_control else setting.label
-        rates.append(f"{name} {fmt_pct(s.rate)}")
+        rates.append(f"{setting.short} {fmt_pct(s.rate)}")
     kind = "as declared" if run_.is_controls_run() else "pass"
     return (f"{head}  driver {drivers}  model {models}  device {describe_device(run_.record, short=True)}  "
-            f"{kind}: {', '.join(rates)}  blockers {blockers}")
+            f"{kind} {'; '.join(rates)}  blockers {blockers}")

@@ -119,7 +119,7 @@ def test_runs_lists_complete_and_incomplete_runs(make_run, tmp_path, capsys):
     assert len(lines) == 2
     assert lines[0].startswith("20261129-b  2026-11-29T09:00  INCOMPLETE: 1 scheduled trial(s) have no verdict.json")
     assert lines[1].startswith("20261128-a  2026-11-28T09:00  driver agent  model claude-haiku-5-5")
-    assert "pass: claude-haiku-5-5, low effort 75%  blockers 0" in lines[1]
+    assert "pass claude-haiku-5-5:low 75%  blockers 0" in lines[1]
 
 
 def test_runs_on_a_missing_folder(tmp_path, capsys):
