@@ -1,0 +1,73 @@
+"""The virtual Android device: an ADB server on 127.0.0.1 serving one or more emulated Android 15 devices.
+
+    with sim.start(devices=2) as server:
+        adbutils.AdbClient("127.0.0.1", server.port).device(server.serials[0]).shell("getprop ro.product.model")
+
+`server.device(serial)` gives the in-process `Device` (for the sim's own tests and the fixture that starts it);
+everything else reaches the device over ADB.
+"""
+
+from __future__ import annotations
+
+from .clock import Clock
+
+__all__ = ["SimServer", "start", "Clock"]
+
+
+class SimServer:
+    """Running virtual devices and their ADB server. Use as a context manager, or call `close()`."""
+
+    def __init__(self, devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int | None = None,
+                 host: str = "127.0.0.1"):
+        from .adb_server import AdbServer
+        from .device import Device
+        if not isinstance(devices, int) or devices < 1 or devices > 64:
+            raise ValueError(f"devices must be a number from 1 to 64, got {devices!r}")
+        if not clock_speed > 0:
+            raise ValueError(f"clock_speed must be > 0, got {clock_speed!r}")
+        self._devices: dict[str, Device] = {}
+        for i in range(devices):
+            serial = f"emulator-{5554 + 2 * i}"
+            self._devices[serial] = Device(serial, clock=Clock(clock_speed), transport_id=i + 1,
+                                           seed=None if seed is None else seed + i)
+        self._server = AdbServer(self._devices, port=port, host=host)
+        self.host = host
+        self.port = self._server.port
+
+    @property
+    def serials(self) -> list[str]:
+        return list(self._devices)
+
+    def device(self, serial: str | None = None):
+        """The in-process device (the first one when no serial is given). KeyError names the known serials."""
+        if serial is None:
+            return next(iter(self._devices.values()))
+        try:
+            return self._devices[serial]
+        except KeyError:
+            raise KeyError(f"no virtual device {serial!r}; serials: {', '.join(self._devices)}") from None
+
+    @property
+    def devices(self) -> list:
+        return list(self._devices.values())
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def close(self) -> None:
+        self._server.close()
+
+    def __enter__(self) -> "SimServer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SimServer(port={self.port}, serials={self.serials})"
+
+
+def start(devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int | None = None) -> SimServer:
+    """Starts `devices` virtual devices behind an ADB server on 127.0.0.1:`port` (0 = any free port)."""
+    return SimServer(devices=devices, port=port, clock_speed=clock_speed, seed=seed)

@@ -1,0 +1,529 @@
+"""The host side of ADB's smart-socket protocol, serving virtual devices on 127.0.0.1.
+
+Each client connection is a thread. A request is 4 hex digits of length plus the request text; the server answers
+OKAY or FAIL + 4 hex length + reason. `host:*` requests are answered and the connection closed (except transport
+selection, which keeps it open for one device service: `shell:`, `shell,v2,…:`, `exec:`, `sync:`).
+Malformed input gets FAIL with a reason, or the connection closed; it never affects other connections.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .device import Device
+
+ADB_SERVER_VERSION = 41
+# Features the virtual adbd advertises. No stat_v2/ls_v2/sendrecv_v2: clients then use the v1 sync protocol, which
+# is the one implemented here. No abb: `pm`/`cmd` go through the shell.
+FEATURES = ("shell_v2", "cmd", "fixed_push_mkdir", "fixed_push_symlink_timestamp", "apex", "remount_shell",
+            "track_app")
+MAX_REQUEST = 64 * 1024
+SYNC_DATA_MAX = 64 * 1024
+IDLE_TIMEOUT = 300.0  # a client that says nothing for this long is dropped
+
+
+class ProtocolError(Exception):
+    """The client broke the protocol: answer FAIL with this reason (when possible) and close."""
+
+
+class Conn:
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+
+    def recv_exact(self, n: int) -> bytes:
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                raise ConnectionError("client closed the connection")
+            buf += chunk
+        return bytes(buf)
+
+    def read_request(self) -> str:
+        head = self.recv_exact(4)
+        try:
+            length = int(head.decode("ascii"), 16)
+        except (UnicodeDecodeError, ValueError):
+            raise ProtocolError(f"bad request length {head!r}: expected 4 hex digits") from None
+        if length <= 0 or length > MAX_REQUEST:
+            raise ProtocolError(f"bad request length {length}")
+        body = self.recv_exact(length)
+        try:
+            return body.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ProtocolError("request is not UTF-8") from None
+
+    def okay(self, payload: bytes | None = None) -> None:
+        if payload is None:
+            self.sock.sendall(b"OKAY")
+        else:
+            self.sock.sendall(b"OKAY" + b"%04x" % len(payload) + payload)
+
+    def fail(self, reason: str) -> None:
+        data = reason.encode()
+        try:
+            self.sock.sendall(b"FAIL" + b"%04x" % len(data) + data)
+        except OSError:
+            pass
+
+
+class AdbServer:
+    def __init__(self, devices: dict[str, "Device"], port: int = 0, host: str = "127.0.0.1"):
+        self.devices = devices
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            self._listener.bind((host, port))
+        except OSError as exc:
+            self._listener.close()
+            raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        self._listener.listen(128)
+        self.host = host
+        self.port = self._listener.getsockname()[1]
+        self._closed = threading.Event()
+        self._clients: set[socket.socket] = set()
+        self._clients_lock = threading.Lock()
+        self._thread = threading.Thread(target=self._accept_loop, name=f"adb-server:{self.port}", daemon=True)
+        self._thread.start()
+
+    # -- lifecycle -------------------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        try:
+            self._listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._listener.close()
+        with self._clients_lock:
+            clients = list(self._clients)
+        for c in clients:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            c.close()
+        self._thread.join(timeout=5)
+
+    def _accept_loop(self) -> None:
+        while not self._closed.is_set():
+            try:
+                sock, _ = self._listener.accept()
+            except OSError:
+                return
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.settimeout(IDLE_TIMEOUT)
+            with self._clients_lock:
+                self._clients.add(sock)
+            threading.Thread(target=self._serve, args=(sock,), daemon=True, name="adb-client").start()
+
+    def _serve(self, sock: socket.socket) -> None:
+        conn = Conn(sock)
+        try:
+            self._handle(conn)
+        except ProtocolError as exc:
+            conn.fail(str(exc))
+        except (ConnectionError, OSError, socket.timeout):
+            pass  # the client went away; nothing to tell anyone
+        finally:
+            with self._clients_lock:
+                self._clients.discard(sock)
+            _close_gracefully(sock)
+
+    # -- host services ---------------------------------------------------------------------------------------------
+
+    def _handle(self, conn: Conn) -> None:
+        device: "Device | None" = None
+        while True:
+            req = conn.read_request()
+            if device is not None:
+                self._device_service(conn, device, req)
+                return
+            if req.startswith("host-serial:") or req.startswith("host-transport-id:"):
+                device, rest = self._split_prefixed(req)
+                if device is None:
+                    conn.fail(rest)
+                    return
+                self._host_device_query(conn, device, rest)
+                return
+            if req.startswith("host-local:") or req.startswith("host-usb:"):
+                rest = req.split(":", 1)[1]
+                device = self._pick(any_kind=True)
+                if device is None:
+                    conn.fail("no devices/emulators found")
+                    return
+                self._host_device_query(conn, device, rest)
+                return
+            if not req.startswith("host:"):
+                # A device service without a transport: adb would refuse the same way.
+                conn.fail("no transport selected; send host:transport:<serial> first" if ":" in req
+                          else f"unknown request: {req[:80]}")
+                return
+            cmd = req[len("host:"):]
+            if cmd == "version":
+                conn.okay(b"%04x" % ADB_SERVER_VERSION)
+                return
+            if cmd in ("devices", "devices-l"):
+                conn.okay(self._device_list(long=cmd == "devices-l").encode())
+                return
+            if cmd in ("track-devices", "track-devices-l"):
+                self._track(conn, long=cmd.endswith("-l"))
+                return
+            if cmd == "features" or cmd == "host-features":
+                conn.okay(",".join(FEATURES).encode())
+                return
+            if cmd in ("kill", "kill-server"):
+                conn.fail("the virtual device's adb server cannot be killed from a client; stop its process")
+                return
+            if cmd.startswith("transport") or cmd.startswith("tport:"):
+                device, reason, tport = self._select(cmd)
+                if device is None:
+                    conn.fail(reason)
+                    return
+                if tport:
+                    conn.sock.sendall(b"OKAY" + struct.pack("<Q", device.transport_id))
+                else:
+                    conn.okay()
+                continue
+            if cmd in ("get-state", "get-serialno", "get-devpath", "features"):
+                device = self._pick(any_kind=True)
+                if device is None:
+                    conn.fail("no devices/emulators found")
+                    return
+                self._host_device_query(conn, device, cmd)
+                return
+            if cmd.startswith("connect:") or cmd.startswith("disconnect:"):
+                conn.okay(b"cannot connect: the virtual adb server serves only its own devices")
+                return
+            if cmd in ("reconnect", "reconnect-offline", "wait-for-any-device", "wait-for-any-any") or \
+                    cmd.startswith("wait-for-"):
+                conn.okay()
+                conn.okay()
+                return
+            if cmd.startswith("forward") or cmd.startswith("list-forward") or cmd.startswith("killforward"):
+                conn.fail("port forwarding is not supported by the virtual device")
+                return
+            conn.fail(f"unknown host service: {cmd[:80]}")
+            return
+
+    def _device_list(self, long: bool) -> str:
+        lines = []
+        for serial, dev in self.devices.items():
+            if long:
+                lines.append(f"{serial:<22} device product:sdk_gphone64_x86_64 model:sdk_gphone64_x86_64 "
+                             f"device:emu64xa transport_id:{dev.transport_id}")
+            else:
+                lines.append(f"{serial}\tdevice")
+        return "".join(line + "\n" for line in lines)
+
+    def _track(self, conn: Conn, long: bool) -> None:
+        conn.okay()
+        data = self._device_list(long).encode()
+        conn.sock.sendall(b"%04x" % len(data) + data)
+        # The device list never changes while the server runs: wait for the client to hang up.
+        conn.sock.settimeout(None)
+        while not self._closed.is_set():
+            try:
+                if not conn.sock.recv(1024):
+                    return
+            except OSError:
+                return
+
+    def _pick(self, any_kind: bool = True) -> "Device | None":
+        if len(self.devices) == 1:
+            return next(iter(self.devices.values()))
+        return None
+
+    def _select(self, cmd: str) -> tuple["Device | None", str, bool]:
+        tport = cmd.startswith("tport:")
+        what = cmd[len("tport:"):] if tport else cmd
+        if what.startswith("transport:"):
+            serial = what[len("transport:"):]
+            return self._by_serial(serial) + (False,)
+        if what.startswith("serial:"):
+            return self._by_serial(what[len("serial:"):]) + (tport,)
+        if what.startswith("transport-id:") or what.startswith("id:"):
+            raw = what.split(":", 1)[1]
+            for dev in self.devices.values():
+                if str(dev.transport_id) == raw:
+                    return dev, "", tport
+            return None, f"no device with transport id '{raw}'", tport
+        if what in ("transport-any", "any", "transport-local", "local"):
+            if not self.devices:
+                return None, "no devices/emulators found", tport
+            if len(self.devices) > 1:
+                return None, "more than one device/emulator", tport
+            return next(iter(self.devices.values())), "", tport
+        if what in ("transport-usb", "usb"):
+            return None, "no devices found", tport
+        return None, f"unknown host service: {cmd[:80]}", tport
+
+    def _by_serial(self, serial: str) -> tuple["Device | None", str]:
+        dev = self.devices.get(serial)
+        if dev is None:
+            return None, f"device '{serial}' not found"
+        return dev, ""
+
+    def _split_prefixed(self, req: str) -> tuple["Device | None", str]:
+        if req.startswith("host-transport-id:"):
+            body = req[len("host-transport-id:"):]
+            tid, _, rest = body.partition(":")
+            for dev in self.devices.values():
+                if str(dev.transport_id) == tid:
+                    return dev, rest
+            return None, f"no device with transport id '{tid}'"
+        body = req[len("host-serial:"):]
+        # serials may contain ':' (host:port for network devices); the service is the last part
+        serial, _, rest = body.rpartition(":")
+        dev = self.devices.get(serial)
+        if dev is None:
+            return None, f"device '{serial}' not found"
+        return dev, rest
+
+    def _host_device_query(self, conn: Conn, device: "Device", what: str) -> None:
+        if what == "features":
+            conn.okay(",".join(FEATURES).encode())
+        elif what == "get-state":
+            conn.okay(b"device")
+        elif what == "get-serialno":
+            conn.okay(device.serial.encode())
+        elif what == "get-devpath":
+            conn.okay(b"unknown")
+        elif what.startswith("wait-for-"):
+            conn.okay()
+            conn.okay()
+        else:
+            conn.fail(f"unknown host service: {what[:80]}")
+
+    # -- device services -------------------------------------------------------------------------------------------
+
+    def _device_service(self, conn: Conn, device: "Device", req: str) -> None:
+        from .shell import Shell
+        if req.startswith("shell,") or req.startswith("shell:"):
+            head, _, cmd = req.partition(":")
+            opts = head.split(",")[1:]
+            if "v2" in opts:
+                conn.okay()
+                self._shell_v2(conn, device, cmd, pty="pty" in opts)
+            else:
+                conn.okay()
+                if not cmd:
+                    self._interactive_v1(conn, device)
+                    return
+                out, _ = Shell(device).run(cmd)
+                conn.sock.sendall(out.merged())
+            return
+        if req.startswith("exec:"):
+            conn.okay()
+            out, _ = Shell(device).run(req[len("exec:"):])
+            conn.sock.sendall(out.stdout())
+            return
+        if req == "sync:":
+            conn.okay()
+            serve_sync(conn, device)
+            return
+        if req.startswith("root:"):
+            conn.okay()
+            conn.sock.sendall(b"adbd cannot run as root in production builds\n")
+            return
+        if req.startswith("unroot:"):
+            conn.okay()
+            conn.sock.sendall(b"adbd not running as root\n")
+            return
+        if req.startswith(("reboot:", "remount:", "tcpip:", "usb:", "disable-verity:", "enable-verity:")):
+            conn.fail(f"'{req.split(':', 1)[0]}' is not supported by the virtual device")
+            return
+        if req.startswith("framebuffer:"):
+            conn.fail("framebuffer: use `screencap -p`")
+            return
+        if req.startswith(("tcp:", "localabstract:", "localreserved:", "localfilesystem:", "dev:", "jdwp:",
+                           "track-jdwp", "track-app", "abb:", "abb_exec:", "reverse:")):
+            conn.fail(f"closed: the virtual device has no service '{req.split(':', 1)[0]}'")
+            return
+        conn.fail(f"closed: unknown service '{req[:80]}'")
+
+    def _shell_v2(self, conn: Conn, device: "Device", cmd: str, pty: bool) -> None:
+        from .shell import Shell
+        if not cmd:
+            self._interactive_v2(conn, device)
+            return
+        out, status = Shell(device).run(cmd)
+        packets = []
+        for stream, data in out.chunks:
+            if pty and stream == 1:
+                data = data.replace(b"\n", b"\r\n")
+            for i in range(0, len(data), 0xFFFF):
+                piece = data[i:i + 0xFFFF]
+                packets.append(struct.pack("<BI", stream, len(piece)) + piece)
+        packets.append(struct.pack("<BIB", 3, 1, status))
+        conn.sock.sendall(b"".join(packets))
+
+    def _interactive_v2(self, conn: Conn, device: "Device") -> None:
+        """`adb shell` with no command: read lines from stdin packets, run each, print a prompt."""
+        from .shell import Shell
+        shell = Shell(device)
+        prompt = b"emu64xa:/ $ "
+        conn.sock.sendall(struct.pack("<BI", 1, len(prompt)) + prompt)
+        pending = b""
+        while True:
+            head = conn.recv_exact(5)
+            kind, length = struct.unpack("<BI", head)
+            data = conn.recv_exact(length) if length else b""
+            if kind == 3:  # close stdin
+                status = shell.status
+                conn.sock.sendall(struct.pack("<BIB", 3, 1, status))
+                return
+            if kind != 0:
+                continue  # window size changes and the like
+            pending += data.replace(b"\r", b"\n")
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                text = line.decode(errors="replace").strip()
+                if text in ("exit", "logout"):
+                    conn.sock.sendall(struct.pack("<BIB", 3, 1, shell.status))
+                    return
+                if text:
+                    out, _ = shell.run(text)
+                    payload = out.merged().replace(b"\n", b"\r\n")
+                    if payload:
+                        conn.sock.sendall(struct.pack("<BI", 1, len(payload)) + payload)
+                conn.sock.sendall(struct.pack("<BI", 1, len(prompt)) + prompt)
+
+    def _interactive_v1(self, conn: Conn, device: "Device") -> None:
+        from .shell import Shell
+        shell = Shell(device)
+        prompt = b"emu64xa:/ $ "
+        conn.sock.sendall(prompt)
+        pending = b""
+        while True:
+            data = conn.sock.recv(4096)
+            if not data:
+                return
+            pending += data.replace(b"\r", b"\n")
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                text = line.decode(errors="replace").strip()
+                if text in ("exit", "logout"):
+                    return
+                if text:
+                    out, _ = shell.run(text)
+                    conn.sock.sendall(out.merged())
+                conn.sock.sendall(prompt)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# sync: (v1): STAT, LIST, RECV, SEND, QUIT
+
+S_IFREG, S_IFDIR = 0o100000, 0o040000
+
+
+def serve_sync(conn: Conn, device: "Device") -> None:
+    from .commands import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
+    mtime = int(device.clock.boot_wall)
+    while True:
+        head = conn.recv_exact(8)
+        ident, length = head[:4], struct.unpack("<I", head[4:])[0]
+        if ident == b"QUIT":
+            return
+        if ident not in (b"STAT", b"LIST", b"RECV", b"SEND"):
+            raise ProtocolError(f"unknown sync request {ident!r}")
+        if length > 4096:
+            raise ProtocolError(f"sync path too long ({length} bytes)")
+        raw_path = conn.recv_exact(length).decode("utf-8", errors="replace")
+        with device.lock:
+            device.run_due()
+            if ident == b"STAT":
+                path = fs_norm(raw_path)
+                if fs_isdir(device, path):
+                    conn.sock.sendall(b"STAT" + struct.pack("<III", S_IFDIR | 0o771, 4096, mtime))
+                else:
+                    data = fs_read(device, path)
+                    if data is None:
+                        conn.sock.sendall(b"STAT" + struct.pack("<III", 0, 0, 0))
+                    else:
+                        conn.sock.sendall(b"STAT" + struct.pack("<III", S_IFREG | 0o660, len(data), mtime))
+            elif ident == b"LIST":
+                path = fs_norm(raw_path)
+                out = bytearray()
+                names = fs_listdir(device, path) or []
+                for name in [".", ".."] + names:
+                    full = path if name in (".", "..") else path.rstrip("/") + "/" + name
+                    if fs_isdir(device, full):
+                        mode, size = S_IFDIR | 0o771, 4096
+                    else:
+                        mode, size = S_IFREG | 0o660, len(fs_read(device, full) or b"")
+                    enc = name.encode()
+                    out += b"DENT" + struct.pack("<IIII", mode, size, mtime, len(enc)) + enc
+                out += b"DONE" + struct.pack("<IIII", 0, 0, 0, 0)
+                conn.sock.sendall(bytes(out))
+            elif ident == b"RECV":
+                path = fs_norm(raw_path)
+                data = None if fs_isdir(device, path) else fs_read(device, path)
+                if data is None:
+                    msg = b"Is a directory" if fs_isdir(device, path) else b"No such file or directory"
+                    conn.sock.sendall(b"FAIL" + struct.pack("<I", len(msg)) + msg)
+                    continue
+                out = bytearray()
+                for i in range(0, len(data), SYNC_DATA_MAX):
+                    piece = data[i:i + SYNC_DATA_MAX]
+                    out += b"DATA" + struct.pack("<I", len(piece)) + piece
+                out += b"DONE" + struct.pack("<I", 0)
+                conn.sock.sendall(bytes(out))
+        if ident == b"SEND":
+            # the file's content follows as DATA chunks, ended by DONE + mtime; read it without the device lock
+            path_part = raw_path.rsplit(",", 1)[0] if "," in raw_path else raw_path
+            chunks = []
+            while True:
+                h = conn.recv_exact(8)
+                kind, n = h[:4], struct.unpack("<I", h[4:])[0]
+                if kind == b"DATA":
+                    if n > SYNC_DATA_MAX:
+                        raise ProtocolError(f"sync DATA chunk too large ({n} bytes)")
+                    chunks.append(conn.recv_exact(n))
+                elif kind == b"DONE":
+                    break
+                else:
+                    raise ProtocolError(f"unexpected {kind!r} while receiving a file")
+            with device.lock:
+                path = fs_norm(path_part)
+                if fs_isdir(device, path):
+                    msg = b"Is a directory"
+                elif not fs_writable(path):
+                    msg = b"couldn't create file: Read-only file system" if path.startswith("/system") \
+                        else b"couldn't create file: Permission denied"
+                else:
+                    parent = path.rsplit("/", 1)[0]
+                    # fixed_push_mkdir: adbd creates missing parent folders
+                    while parent and parent not in device.dirs and fs_writable(parent + "/"):
+                        device.dirs.add(parent)
+                        parent = parent.rsplit("/", 1)[0]
+                    msg = b"" if fs_write(device, path, b"".join(chunks), append=False) \
+                        else b"couldn't create file: Permission denied"
+            if msg:
+                conn.sock.sendall(b"FAIL" + struct.pack("<I", len(msg)) + msg)
+            else:
+                conn.sock.sendall(b"OKAY" + struct.pack("<I", 0))
+
+
+def _close_gracefully(sock: socket.socket) -> None:
+    """Half-close and drain briefly before closing, so a client still sending (stdin packets) reads all our output
+    instead of getting a reset."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(0.5)
+        for _ in range(64):
+            if not sock.recv(65536):
+                break
+    except OSError:
+        pass
+    finally:
+        try:
+            sock.close()
+        except OSError:
+            pass

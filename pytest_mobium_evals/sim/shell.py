@@ -1,0 +1,511 @@
+"""The device's `/system/bin/sh`: enough of mksh to run what the harness, adbutils, uiautomator2, Appium and
+AndroidWorld send (`;`, `&&`, `||`, pipes, quoting, `$?`, redirections), and the Android commands they call.
+
+A command is `fn(ctx, args) -> exit status`; it writes through `ctx.out`/`ctx.err`. Output keeps its order across
+stdout and stderr (the v1 shell protocol interleaves them on one stream; v2 separates them).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import shlex
+import time
+from typing import Callable
+
+from .device import Device, DeviceError
+
+SH = "/system/bin/sh"
+
+KEY_NAMES: dict[str, int] = {
+    "UNKNOWN": 0, "SOFT_LEFT": 1, "SOFT_RIGHT": 2, "HOME": 3, "BACK": 4, "CALL": 5, "ENDCALL": 6,
+    **{str(i): 7 + i for i in range(10)}, "STAR": 17, "POUND": 18, "DPAD_UP": 19, "DPAD_DOWN": 20,
+    "DPAD_LEFT": 21, "DPAD_RIGHT": 22, "DPAD_CENTER": 23, "VOLUME_UP": 24, "VOLUME_DOWN": 25, "POWER": 26,
+    "CAMERA": 27, "CLEAR": 28, **{chr(ord("A") + i): 29 + i for i in range(26)}, "COMMA": 55, "PERIOD": 56,
+    "ALT_LEFT": 57, "ALT_RIGHT": 58, "SHIFT_LEFT": 59, "SHIFT_RIGHT": 60, "TAB": 61, "SPACE": 62, "SYM": 63,
+    "EXPLORER": 64, "ENVELOPE": 65, "ENTER": 66, "DEL": 67, "GRAVE": 68, "MINUS": 69, "EQUALS": 70,
+    "LEFT_BRACKET": 71, "RIGHT_BRACKET": 72, "BACKSLASH": 73, "SEMICOLON": 74, "APOSTROPHE": 75, "SLASH": 76,
+    "AT": 77, "NUM": 78, "HEADSETHOOK": 79, "FOCUS": 80, "PLUS": 81, "MENU": 82, "NOTIFICATION": 83,
+    "SEARCH": 84, "MEDIA_PLAY_PAUSE": 85, "MEDIA_STOP": 86, "MEDIA_NEXT": 87, "MEDIA_PREVIOUS": 88,
+    "MEDIA_REWIND": 89, "MEDIA_FAST_FORWARD": 90, "MUTE": 91, "PAGE_UP": 92, "PAGE_DOWN": 93, "ESCAPE": 111,
+    "FORWARD_DEL": 112, "CTRL_LEFT": 113, "CTRL_RIGHT": 114, "CAPS_LOCK": 115, "META_LEFT": 117,
+    "META_RIGHT": 118, "MOVE_HOME": 122, "MOVE_END": 123, "INSERT": 124, "VOLUME_MUTE": 164,
+    "APP_SWITCH": 187, "ASSIST": 219, "BRIGHTNESS_DOWN": 220, "BRIGHTNESS_UP": 221, "SLEEP": 223,
+    "WAKEUP": 224, "CUT": 277, "COPY": 278, "PASTE": 279, "ALL_APPS": 284,
+}
+KEY_CHARS: dict[int, str] = {
+    **{7 + i: str(i) for i in range(10)}, **{29 + i: chr(ord("a") + i) for i in range(26)}, 55: ",", 56: ".",
+    62: " ", 68: "`", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\", 74: ";", 75: "'", 76: "/", 77: "@",
+    81: "+", 17: "*", 18: "#", 61: "\t",
+}
+
+
+class ShellExit(Exception):
+    def __init__(self, status: int):
+        self.status = status
+
+
+class Output:
+    """Ordered chunks of (stream, bytes): stream 1 = stdout, 2 = stderr."""
+
+    def __init__(self) -> None:
+        self.chunks: list[tuple[int, bytes]] = []
+
+    def write(self, stream: int, data: bytes) -> None:
+        if data:
+            self.chunks.append((stream, data))
+
+    def stdout(self) -> bytes:
+        return b"".join(d for s, d in self.chunks if s == 1)
+
+    def stderr(self) -> bytes:
+        return b"".join(d for s, d in self.chunks if s == 2)
+
+    def merged(self) -> bytes:
+        return b"".join(d for _, d in self.chunks)
+
+
+class Ctx:
+    """What a command sees: its arguments' stdin, and where its stdout/stderr go."""
+
+    def __init__(self, shell: "Shell", stdin: bytes, out: Callable[[bytes], None], err: Callable[[bytes], None]):
+        self.shell = shell
+        self.device = shell.device
+        self.stdin = stdin
+        self._out = out
+        self._err = err
+
+    def out(self, data: str | bytes) -> None:
+        self._out(data.encode() if isinstance(data, str) else data)
+
+    def err(self, data: str | bytes) -> None:
+        self._err(data.encode() if isinstance(data, str) else data)
+
+    def outln(self, line: str = "") -> None:
+        self.out(line + "\n")
+
+    def errln(self, line: str) -> None:
+        self.err(line + "\n")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# parsing
+
+class ParseError(Exception):
+    pass
+
+
+OPERATORS = ("&&", "||", ";;", ";", "|", "&", "\n")
+REDIRS = re.compile(r"^(\d?)(>>|>&|>|<&|<)$")
+
+
+def tokenize(src: str) -> list[tuple[str, object]]:
+    """Words (as ("word", [(quoted, text), …])) and operators (("op", text)). Expansion happens later, at run time,
+    so `$?` sees the status of the command before it."""
+    tokens: list[tuple[str, object]] = []
+    i, n = 0, len(src)
+    parts: list[tuple[str, str]] = []
+    in_word = False
+
+    def flush() -> None:
+        nonlocal parts, in_word
+        if in_word:
+            tokens.append(("word", parts))
+        parts, in_word = [], False
+
+    while i < n:
+        c = src[i]
+        if c in " \t":
+            flush()
+            i += 1
+        elif c == "#" and not in_word:
+            while i < n and src[i] != "\n":
+                i += 1
+        elif c == "'":
+            j = src.find("'", i + 1)
+            if j < 0:
+                raise ParseError("unterminated ' string")
+            parts.append(("'", src[i + 1:j]))
+            in_word = True
+            i = j + 1
+        elif c == '"':
+            j = i + 1
+            buf = []
+            while j < n and src[j] != '"':
+                if src[j] == "\\" and j + 1 < n and src[j + 1] in '"\\$`\n':
+                    buf.append("\\" + src[j + 1] if src[j + 1] == "$" else src[j + 1])
+                    j += 2
+                    continue
+                buf.append(src[j])
+                j += 1
+            if j >= n:
+                raise ParseError('unterminated " string')
+            parts.append(('"', "".join(buf)))
+            in_word = True
+            i = j + 1
+        elif c == "\\":
+            if i + 1 < n:
+                if src[i + 1] != "\n":
+                    parts.append(("'", src[i + 1]))
+                    in_word = True
+                i += 2
+            else:
+                i += 1
+        elif c in "|&;\n<>()":
+            # a digit right before > or < is a file descriptor (2>&1)
+            if c in "<>" and in_word and len(parts) == 1 and parts[0][0] == "" and parts[0][1].isdigit() \
+                    and len(parts[0][1]) == 1:
+                fd = parts[0][1]
+                parts, in_word = [], False
+            else:
+                fd = ""
+                flush()
+            if c in "<>":
+                op = c
+                if i + 1 < n and src[i + 1] in ">&" and not (c == "<" and src[i + 1] == ">"):
+                    op += src[i + 1]
+                    i += 1
+                tokens.append(("redir", fd + op))
+                i += 1
+                continue
+            if c in "()":
+                tokens.append(("op", c))
+                i += 1
+                continue
+            two = src[i:i + 2]
+            if two in ("&&", "||", ";;"):
+                tokens.append(("op", two))
+                i += 2
+            else:
+                tokens.append(("op", c))
+                i += 1
+        else:
+            j = i
+            while j < n and src[j] not in " \t'\"\\|&;\n<>()":
+                j += 1
+            parts.append(("", src[i:j]))
+            in_word = True
+            i = j
+    flush()
+    return tokens
+
+
+class Command:
+    def __init__(self) -> None:
+        self.words: list[list[tuple[str, str]]] = []
+        self.redirs: list[tuple[str, list[tuple[str, str]]]] = []
+        self.subshell: list | None = None
+
+
+def parse(src: str) -> list[tuple[list[Command], str]]:
+    """A list of (pipeline, connector-before-it). Connectors: "" (first), ";", "&&", "||"."""
+    tokens = tokenize(src)
+    return _parse_list(tokens, 0, len(tokens))[0]
+
+
+def _parse_list(tokens, i, end, closing: str | None = None):
+    result: list[tuple[list[Command], str]] = []
+    pipeline: list[Command] = []
+    cmd = Command()
+    connector = ""
+
+    def end_command() -> None:
+        nonlocal cmd
+        if cmd.words or cmd.redirs or cmd.subshell is not None:
+            pipeline.append(cmd)
+        elif pipeline:
+            raise ParseError("syntax error: unexpected '|'")
+        cmd = Command()
+
+    def end_pipeline(next_connector: str, op: str) -> None:
+        nonlocal pipeline, connector
+        end_command()
+        if not pipeline:
+            if next_connector in ("&&", "||") or op in ("|",):
+                raise ParseError(f"syntax error: unexpected '{op}'")
+            connector = connector or ""
+            return
+        result.append((pipeline, connector))
+        pipeline = []
+        connector = next_connector
+
+    while i < end:
+        kind, val = tokens[i]
+        if kind == "word":
+            cmd.words.append(val)  # type: ignore[arg-type]
+        elif kind == "redir":
+            if i + 1 >= end or tokens[i + 1][0] != "word":
+                raise ParseError("syntax error: newline unexpected")
+            cmd.redirs.append((val, tokens[i + 1][1]))  # type: ignore[arg-type]
+            i += 1
+        elif val == "|":
+            if not (cmd.words or cmd.subshell is not None):
+                raise ParseError("syntax error: unexpected '|'")
+            end_command()
+        elif val in ("&&", "||"):
+            if not (cmd.words or cmd.subshell is not None or cmd.redirs):
+                raise ParseError(f"syntax error: unexpected '{val}'")
+            end_pipeline(val, val)
+        elif val in (";", "\n", "&"):
+            if val == ";" and not (cmd.words or cmd.subshell is not None or pipeline) and not result \
+                    and connector == "":
+                raise ParseError("syntax error: unexpected ';'")
+            end_pipeline(";" if (cmd.words or pipeline or cmd.subshell is not None) else connector or ";", val)
+        elif val == "(":
+            if cmd.words:
+                raise ParseError("syntax error: unexpected '('")
+            inner, i = _parse_list(tokens, i + 1, end, ")")
+            cmd.subshell = inner
+            continue
+        elif val == ")":
+            if closing == ")":
+                end_pipeline("", val)
+                return result, i + 1
+            raise ParseError("syntax error: unexpected ')'")
+        else:
+            raise ParseError(f"syntax error: unexpected '{val}'")
+        i += 1
+    if closing:
+        raise ParseError("syntax error: missing ')'")
+    end_command()
+    if pipeline:
+        result.append((pipeline, connector))
+    elif connector in ("&&", "||"):
+        raise ParseError(f"syntax error: unexpected end of file")
+    return result, i
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the shell
+
+class Shell:
+    def __init__(self, device: Device):
+        self.device = device
+        self.status = 0
+        self.env = {"PATH": "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:"
+                            "/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin",
+                    "HOME": "/", "USER": "shell", "SHELL": SH, "EXTERNAL_STORAGE": "/sdcard",
+                    "ANDROID_DATA": "/data", "ANDROID_ROOT": "/system", "TMPDIR": "/data/local/tmp",
+                    "HOSTNAME": self.device.props.get("ro.product.device", "emu64xa")}
+
+    def run(self, src: str, stdin: bytes = b"") -> tuple[Output, int]:
+        """Runs a command line; returns its ordered output and exit status. Never raises for bad input."""
+        from . import commands  # noqa: F401  registers the commands
+        out = Output()
+        with self.device.lock:
+            self.device.run_due()
+            try:
+                status = self._run_src(src, stdin, lambda b: out.write(1, b), lambda b: out.write(2, b))
+            except ShellExit as e:
+                status = e.status
+        return out, status & 0xFF
+
+    def _run_src(self, src: str, stdin: bytes, out, err) -> int:
+        try:
+            tree = parse(src)
+        except ParseError as e:
+            err(f"{SH}: {e}\n".encode())
+            self.status = 1 if "unterminated" not in str(e) else 1
+            return 1
+        return self._run_list(tree, stdin, out, err)
+
+    def _run_list(self, tree, stdin: bytes, out, err) -> int:
+        status = self.status
+        for pipeline, connector in tree:
+            if connector == "&&" and status != 0:
+                continue
+            if connector == "||" and status == 0:
+                continue
+            status = self._run_pipeline(pipeline, stdin, out, err)
+            self.status = status
+        return status
+
+    def _run_pipeline(self, pipeline: list[Command], stdin: bytes, out, err) -> int:
+        data = stdin
+        status = 0
+        for idx, cmd in enumerate(pipeline):
+            last = idx == len(pipeline) - 1
+            buf: list[bytes] = []
+            sink = out if last else buf.append
+            status = self._run_command(cmd, data, sink, err)
+            data = b"" if last else b"".join(buf)
+        return status
+
+    # expansion
+
+    def expand(self, word: list[tuple[str, str]]) -> list[str]:
+        text = []
+        globbable = False
+        for quote, part in word:
+            if quote == "'":
+                text.append(part)
+            else:
+                expanded = self._expand_vars(part)
+                text.append(expanded)
+                if quote == "" and any(c in part for c in "*?["):
+                    globbable = True
+        value = "".join(text)
+        if globbable:
+            matches = self.glob(value)
+            if matches:
+                return matches
+        if not word:
+            return [""]
+        # an unquoted empty expansion disappears ($EMPTY); a quoted one stays as ""
+        if value == "" and all(q == "" for q, _ in word):
+            return []
+        return [value]
+
+    def _expand_vars(self, s: str) -> str:
+        def sub(m: re.Match) -> str:
+            name = m.group(1) or m.group(2)
+            if name == "?":
+                return str(self.status)
+            if name == "$":
+                return "4242"
+            if name == "#":
+                return "0"
+            return self.env.get(name, "")
+        out = re.sub(r"(?<!\\)\$(?:\{([A-Za-z_][A-Za-z0-9_]*|\?)\}|([A-Za-z_][A-Za-z0-9_]*|\?|\$|#))", sub, s)
+        return out.replace("\\$", "$")
+
+    def glob(self, pattern: str) -> list[str]:
+        from .commands import fs_norm, fs_listdir
+        if "/" in pattern:
+            directory, base = pattern.rsplit("/", 1)
+            directory = directory or "/"
+        else:
+            directory, base = "/", pattern
+        names = fs_listdir(self.device, fs_norm(directory))
+        if names is None:
+            return []
+        hits = sorted(n for n in names if fnmatch.fnmatchcase(n, base))
+        prefix = pattern.rsplit("/", 1)[0] + "/" if "/" in pattern else ""
+        return [prefix + h for h in hits]
+
+    def _run_command(self, cmd: Command, stdin: bytes, out, err) -> int:
+        from .commands import COMMANDS, fs_norm, fs_write, fs_read
+        if cmd.subshell is not None:
+            saved = self.status
+            try:
+                return self._run_list(cmd.subshell, stdin, out, err)
+            except ShellExit as e:
+                return e.status
+            finally:
+                _ = saved
+        argv: list[str] = []
+        for w in cmd.words:
+            argv.extend(self.expand(w))
+        # variable assignments before a command (FOO=1 cmd) set the environment for it only; alone, for the shell
+        assigns = {}
+        while argv and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]):
+            k, v = argv.pop(0).split("=", 1)
+            assigns[k] = v
+        if not argv:
+            self.env.update(assigns)
+        cmd_out, cmd_err = out, err
+        files_to_write: list[tuple[str, bool, list[bytes]]] = []
+        for op, target_word in cmd.redirs:
+            targets = self.expand(target_word)
+            target = targets[0] if targets else ""
+            m = REDIRS.match(op)
+            if not m:
+                err(f"{SH}: syntax error: bad redirection '{op}'\n".encode())
+                return 1
+            fd = int(m.group(1)) if m.group(1) else (0 if m.group(2).startswith("<") else 1)
+            kind = m.group(2)
+            if kind == ">&":
+                if target == "1":
+                    if fd == 2:
+                        cmd_err = cmd_out
+                elif target == "2":
+                    if fd == 1:
+                        cmd_out = cmd_err
+                elif target == "-":
+                    pass
+                else:
+                    err(f"{SH}: {target}: illegal file descriptor name\n".encode())
+                    return 1
+                continue
+            if kind == "<":
+                content = fs_read(self.device, fs_norm(target))
+                if content is None:
+                    err(f"{SH}: can't open {target}: No such file or directory\n".encode())
+                    return 1
+                stdin = content
+                continue
+            path = fs_norm(target)
+            if path == "/dev/null":
+                sink = _discard
+            elif path in ("/dev/tty", "/dev/stdout"):
+                sink = out
+            elif path == "/dev/stderr":
+                sink = err
+            else:
+                chunks: list[bytes] = []
+                files_to_write.append((path, kind == ">>", chunks))
+                sink = chunks.append
+                if kind == ">" and not fs_write(self.device, path, b"", append=False):
+                    err(f"{SH}: can't create {target}: Permission denied\n".encode())
+                    return 1
+            if fd == 1:
+                cmd_out = sink
+            elif fd == 2:
+                cmd_err = sink
+        if not argv:
+            status = 0
+        else:
+            name = argv[0]
+            base = name.rsplit("/", 1)[-1] if re.match(r"^/(system/bin|system/xbin|bin|vendor/bin)/", name) \
+                else name
+            fn = COMMANDS.get(base)
+            ctx = Ctx(self, stdin, cmd_out, cmd_err)
+            if fn is None:
+                cmd_err(f"{SH}: {name}: inaccessible or not found\n".encode())
+                status = 127
+            else:
+                saved_env = dict(self.env)
+                self.env.update(assigns)
+                try:
+                    status = fn(ctx, argv[1:])
+                except ShellExit:
+                    raise
+                except DeviceError as e:
+                    cmd_err(f"{e}\n".encode())
+                    status = 255
+                except Exception as e:  # noqa: BLE001 - a bug in a command must look like Android's exception print
+                    cmd_err(_exception_text(base, argv[1:], e).encode())
+                    status = 255
+                finally:
+                    if assigns:
+                        self.env = saved_env
+        for path, append, chunks in files_to_write:
+            fs_write(self.device, path, b"".join(chunks), append=True)
+        return status
+
+
+def _discard(_: bytes) -> None:
+    pass
+
+
+def _exception_text(cmd: str, args: list[str], exc: Exception) -> str:
+    sub = args[0] if args else cmd
+    return (f"\nException occurred while executing '{sub}':\n"
+            f"java.lang.IllegalArgumentException: {exc}\n"
+            f"\tat com.android.server.{cmd}.ShellCommand.onCommand(ShellCommand.java:97)\n"
+            f"\tat com.android.modules.utils.BasicShellCommandHandler.exec(BasicShellCommandHandler.java:97)\n"
+            f"\tat android.os.ShellCommand.exec(ShellCommand.java:38)\n")
+
+
+def quote(args: list[str]) -> str:
+    return " ".join(shlex.quote(a) for a in args)
+
+
+def sleep_real(device: Device, seconds: float) -> None:
+    """`sleep` on the device: waits the device-clock duration (capped) with the device unlocked."""
+    device.lock.release()
+    try:
+        time.sleep(min(10.0, device.clock.real_seconds(seconds)))
+    finally:
+        device.lock.acquire()
+    device.run_due()
