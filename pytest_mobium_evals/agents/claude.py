@@ -50,10 +50,25 @@ def credential_source() -> Optional[str]:
     return None
 
 
-def tool_server_config(spec: Any) -> dict:
+# The CLI restarts a stdio server that died, on its next use, without a word in the message stream (its MCP status
+# reads "connected" again). So the server is started through a one-line shell that notes every start in a file: a
+# second start means the first server died mid-trial.
+START_LOGGER = 'echo started >> "$0"; exec "$@"'
+
+
+def tool_server_config(spec: Any, starts_file: Optional[Path] = None) -> dict:
     command = list(spec.command)
+    if starts_file is not None:
+        command = ["/bin/sh", "-c", START_LOGGER, str(starts_file)] + command
     return {SERVER_NAME: {"type": "stdio", "command": command[0], "args": command[1:],
                           "env": dict(getattr(spec, "env", None) or {})}}
+
+
+def server_starts(starts_file: Path) -> int:
+    try:
+        return len(starts_file.read_text().split())
+    except FileNotFoundError:
+        return 0
 
 
 def isolated_home(scratch: Path) -> tuple[Path, Path]:
@@ -119,6 +134,13 @@ class _Trial:
         self.usage_by_message: dict[str, dict] = {}
         self.api_error: Optional[str] = None
         self.tool_names: dict[str, str] = {}  # tool_use id -> short name
+        self.starts_file: Optional[Path] = None
+
+    def check_server(self, result_text: str, is_error: bool) -> None:
+        if self.starts_file is not None and server_starts(self.starts_file) > 1:
+            raise AgentInfraError("tool server died mid-trial: the Claude CLI had to start it again")
+        if is_error:
+            _check_server_alive(result_text)
 
     async def pre_tool_use(self, hook_input: dict, tool_use_id: Optional[str], context: Any) -> dict:
         name = hook_input.get("tool_name", "")
@@ -149,7 +171,8 @@ def _tokens_in(usage: dict) -> int:
 
 
 def build_options(setting: ModelSetting, spec: Any, limits: Limits, home: Path, cwd: Path,
-                  base_url: Optional[str], trial: Optional[_Trial] = None, stderr=None):
+                  base_url: Optional[str], trial: Optional[_Trial] = None, stderr=None,
+                  starts_file: Optional[Path] = None):
     from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
 
     hooks = None
@@ -162,7 +185,7 @@ def build_options(setting: ModelSetting, spec: Any, limits: Limits, home: Path, 
         model=setting.name,
         effort=setting.effort,
         system_prompt=SYSTEM_PROMPT,
-        mcp_servers=tool_server_config(spec),
+        mcp_servers=tool_server_config(spec, starts_file),
         strict_mcp_config=True,
         tools=[],
         allowed_tools=tool_names,
@@ -194,8 +217,9 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
     scratch = Path(tempfile.mkdtemp(prefix="claude-", dir=workdir))
     try:
         home, cwd = isolated_home(scratch)
+        trial.starts_file = scratch / "server-starts"
         options = build_options(setting, spec, limits, home, cwd, base_url, trial,
-                                stderr=lambda line: _keep_tail(stderr_tail, line))
+                                stderr=lambda line: _keep_tail(stderr_tail, line), starts_file=trial.starts_file)
         client = ClaudeSDKClient(options)
         try:
             await asyncio.wait_for(_converse(client, trial, prompt), timeout=limits.max_seconds)
@@ -275,9 +299,9 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
                         continue
                     record("tool_result", id=block.tool_use_id, tool=tool, text=_block_text(block.content),
                            is_error=bool(block.is_error))
-                    if block.is_error:
-                        _check_server_alive(_block_text(block.content))
+                    trial.check_server(_block_text(block.content), bool(block.is_error))
         elif isinstance(message, ResultMessage):
+            trial.check_server("", False)
             trial.result = message
             if message.is_error and trial.hit_limit is None:
                 if message.subtype == "error_max_turns":

@@ -18,6 +18,7 @@ first stop calling tools (a plain text reply), then answer the driver's constrai
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 import uuid
@@ -108,6 +109,12 @@ class ScriptedEndpoint:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def setup(self):
+                super().setup()
+                # Headers and body go out in separate writes: without this, Nagle's algorithm meets the client's
+                # delayed ACK and every reply waits 40 ms.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def log_message(self, *args):  # keep test output clean
                 pass

@@ -1,0 +1,180 @@
+"""The whole path per driver, offline: the driver (for Claude: the agent SDK and its bundled CLI), a real stdio MCP
+server, and a scripted model API replaying a trajectory. The outcome is read from the server's own state, as the
+harness reads the device, and set against what the driver claims."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from standins import TOKENS_IN, TOKENS_OUT, Answer, Call, Do, Fail, solve_t01
+
+from pytest_mobium_evals.agents import AgentInfraError, InfraError, Limits, parse_models, run_agent
+
+PROVIDERS = [pytest.param("claude", marks=pytest.mark.slow), "ollama", "openai"]
+MODEL = {"claude": "sonnet:low", "ollama": "ollama/qwen2.5:7b", "openai": "openai/local-model"}
+ENDPOINT = {"claude": "anthropic_api", "ollama": "ollama_api", "openai": "openai_api"}
+PROMPT = "Sign in to MobiumApp with the demo account: username mobium, password hunter2."
+
+
+@pytest.fixture
+def api(request, provider):
+    return request.getfixturevalue(ENDPOINT[provider])
+
+
+def run(provider, server, tmp_path, limits=None, events=None):
+    events = [] if events is None else events
+    setting = parse_models(MODEL[provider])[0]
+    return run_agent(setting, PROMPT, server.spec, limits or Limits(), events.append, tmp_path / "work")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_solves_sign_in(provider, api, tool_server, tmp_path):
+    api.script(solve_t01())
+    events: list[dict] = []
+    result = run(provider, tool_server, tmp_path, events=events)
+
+    assert tool_server.state()["screen"] == "welcome"
+    assert result.claim.status == "done" and result.hit_limit is None
+    assert result.tool_calls == 6 and tool_server.state()["calls"] == 6
+    assert result.model == MODEL[provider]
+    # Usage is the API's own count, summed over every request the model answered.
+    assert result.tokens_in == TOKENS_IN * len(api.requests)
+    assert result.tokens_out == TOKENS_OUT * len(api.requests)
+    assert (result.cost_usd is not None) == (provider == "claude")
+
+    kinds = [e["kind"] for e in events]
+    assert kinds[0] == "prompt" and kinds[-1] == "final"
+    calls = [e for e in events if e["kind"] == "tool_call"]
+    results = [e for e in events if e["kind"] == "tool_result"]
+    assert [c["tool"] for c in calls] == ["app_map", "app_tap", "app_fill", "app_fill", "app_tap", "app_wait_for"]
+    assert [r["id"] for r in results] == [c["id"] for c in calls]
+    assert results[-1]["text"] == '@welcomeText "Welcome, mobium!"' and not results[-1]["is_error"]
+    assert events[-1]["status"] == "done" and events[-1]["tool_calls"] == 6
+    assert all("ts" in e and "elapsed_s" in e for e in events)
+    json.dumps(events)  # the transcript must be JSON as it is
+    if provider == "claude":
+        check_claude_requests(api.requests)
+    assert not list((tmp_path / "work").iterdir())  # the temporary HOME, cwd and server logs are gone
+
+
+def check_claude_requests(requests: list[dict]) -> None:
+    for request in requests:
+        assert request["model"] == "claude-sonnet-5-5"
+        assert request.get("output_config", {}).get("effort") == "low"
+        for tool in request["tools"]:
+            # Our server's tools and the CLI's structured-output tool; the CLI also always sends an inert,
+            # deferred placeholder. Nothing else: no Bash, Read, Skill, Agent, ToolSearch.
+            assert (tool["name"].startswith("mcp__mobium__") or tool["name"] == "StructuredOutput"
+                    or (tool["name"] == "DeferredToolPlaceholder" and tool.get("defer_loading"))), tool["name"]
+        assert "You operate an Android phone" in json.dumps(request["system"])
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_false_success_is_reported_as_claimed(provider, api, tool_server, tmp_path):
+    api.script([Call("app_map"), Answer("done", None, "I signed in.")])
+    result = run(provider, tool_server, tmp_path)
+    assert result.claim.status == "done" and result.claim.reason == "I signed in."
+    assert tool_server.state()["screen"] == "menu"  # the device says otherwise: the grader's false_success
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_refusal_of_a_feasible_task(provider, api, tool_server, tmp_path):
+    api.script([Call("app_map"), Answer("cannot", None, "There is no demo account.")])
+    result = run(provider, tool_server, tmp_path)
+    assert result.claim.status == "cannot" and result.claim.reason == "There is no demo account."
+    assert result.hit_limit is None and result.tool_calls == 1
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_tool_call_limit_stops_the_trial_unreported(provider, api, tool_server, tmp_path):
+    api.script([Call("app_map")] * 8 + [Answer("done", None, "Signed in.")])
+    events: list[dict] = []
+    result = run(provider, tool_server, tmp_path, Limits(max_tool_calls=3), events)
+    assert result.hit_limit == "tool_calls"
+    assert result.claim.status is None  # it never got to answer
+    assert result.tool_calls == 3
+    assert tool_server.state()["calls"] == 3  # the call past the limit never reached the server
+    assert events[-1]["kind"] == "final" and events[-1]["hit_limit"] == "tool_calls"
+
+
+def test_default_limit_is_forty_tool_calls(ollama_api, tool_server, tmp_path):
+    ollama_api.script([Call("app_map")] * 45 + [Answer("done")])
+    result = run("ollama", tool_server, tmp_path)
+    assert (result.hit_limit, result.tool_calls, tool_server.state()["calls"]) == ("tool_calls", 40, 40)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_tool_server_dying_is_an_infra_error_and_the_next_run_goes_on(provider, api, tool_server, tmp_path):
+    api.script([Call("app_map"), Do(tool_server.kill), Call("app_tap", {"target": "text=Login Demo"}),
+                Answer("done")])
+    events: list[dict] = []
+    with pytest.raises(AgentInfraError, match="tool server died") as caught:
+        run(provider, tool_server, tmp_path, events=events)
+    assert isinstance(caught.value, InfraError)
+    assert events[-1]["kind"] == "error" and events[-1]["where"] == "infra"
+
+    api.script(solve_t01())
+    result = run(provider, tool_server, tmp_path)
+    assert result.claim.status == "done" and tool_server.state()["screen"] == "welcome"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_api_error_is_retried_then_an_infra_error(provider, api, tool_server, tmp_path, fast_retries):
+    api.script([Call("app_map"), Fail(529 if provider == "claude" else 503, times=None), Answer("done")])
+    with pytest.raises(AgentInfraError, match="529|503"):
+        run(provider, tool_server, tmp_path)
+    # One request answered, then the failing one tried API_ATTEMPTS (2) times in all.
+    assert len(api.requests) == 1 + 2
+
+
+@pytest.mark.parametrize("provider", ["ollama", "openai"])
+def test_api_error_that_clears_is_retried_through(provider, api, tool_server, tmp_path, fast_retries):
+    api.script([Fail(503, times=1)] + solve_t01())
+    events: list[dict] = []
+    result = run(provider, tool_server, tmp_path, events=events)
+    assert result.claim.status == "done"
+    assert [e["attempt"] for e in events if e["kind"] == "error"] == [1]
+
+
+@pytest.mark.parametrize("provider", ["ollama", "openai"])
+def test_client_error_is_not_retried(provider, api, tool_server, tmp_path, fast_retries):
+    api.script([Fail(404, times=None), Answer("done")])
+    with pytest.raises(AgentInfraError, match="404"):
+        run(provider, tool_server, tmp_path)
+    assert len(api.requests) == 1
+
+
+@pytest.mark.parametrize("provider", ["ollama", "openai"])
+def test_time_limit_stops_the_trial_unreported(provider, api, tool_server, tmp_path):
+    released = threading.Event()
+    # The model "thinks" until the test ends; the driver must give up at its own deadline.
+    api.script([Call("app_map"), Do(lambda: released.wait(30)), Call("app_map"), Answer("done")])
+    try:
+        result = run(provider, tool_server, tmp_path, Limits(max_seconds=1.5))
+    finally:
+        released.set()
+    assert result.hit_limit == "time" and result.claim.status is None and result.tool_calls == 1
+
+
+@pytest.mark.parametrize("provider", ["ollama", "openai"])
+def test_final_answer_outside_the_schema_is_no_claim(provider, api, tool_server, tmp_path):
+    api.script([Call("app_map"), Answer("finished", None, "ok")])
+    result = run(provider, tool_server, tmp_path)
+    assert result.claim.status is None and result.hit_limit is None
+
+
+@pytest.mark.parametrize("provider", ["ollama", "openai"])
+def test_loop_offers_exactly_the_servers_tools_and_asks_for_structured_output(provider, api, tool_server,
+                                                                               tmp_path):
+    api.script(solve_t01())
+    run(provider, tool_server, tmp_path)
+    first, last = api.requests[0], api.requests[-1]
+    assert sorted(t["function"]["name"] for t in first["tools"]) == ["app_fill", "app_map", "app_tap",
+                                                                     "app_wait_for"]
+    assert first["messages"][0]["role"] == "system" and first["messages"][1]["content"] == PROMPT
+    key = "format" if provider == "ollama" else "response_format"
+    assert key not in first and key in last and not last.get("tools")
+    schema = last["format"] if provider == "ollama" else last["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["status"]["enum"] == ["done", "cannot"]
