@@ -8,7 +8,7 @@ import unicodedata
 
 from ...views import Node
 from .app import Screen
-from .ui import Theme, back_btn, btn, check, field, h1, note, page, radio, switch, text
+from .ui import Theme, back_btn, btn, check, field, gap, h1, note, page, radio, switch, text
 
 # (testID without "Btn", label) in the order of App.tsx's menu (90e5d3d, 22 entries).
 MENU = [
@@ -140,13 +140,9 @@ class Login(Screen):
                          else text(t, "✓ Password meets the requirements.", "passOk", size=20))
         if self.error:
             items.append(text(t, self.error, "loginError", size=20))
-        items.append(gap_node(6))
+        items.append(gap(6))
         items.append(btn(t, "loginBtn", "Signing in…" if self.busy else "Log In", self.submit, disabled=self.busy))
         return page(t, items)
-
-
-def gap_node(height: float) -> Node:
-    return Node("android.view.View", height=height, touch="pass")
 
 
 class Secret(Screen):

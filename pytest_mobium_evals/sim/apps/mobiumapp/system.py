@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from ...views import Node
 from .app import CAMERA, COARSE, FINE, NOTIFICATIONS, Screen
 from .ui import CONTENT_HEIGHT_DP, PAD, Theme, back_btn, btn, field, h1, note, page, switch, text
@@ -256,7 +258,6 @@ class Otp(Screen):
         self.now = self.device.now()
 
     def _left(self, span: float) -> int:
-        import math
         return max(0, math.ceil(span - (self.now - self.sent_at) - 1e-9))
 
     @property

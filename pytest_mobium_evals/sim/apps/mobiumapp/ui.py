@@ -7,14 +7,12 @@ Each helper returns the accessibility nodes RN produces for one component of the
 
 from __future__ import annotations
 
-from ...views import Node
+from ...views import CONTENT_BOX, DP, Node
 
 PACKAGE = "dev.mobium.mobiumapp"
 
-# The activity window's content area on the 1080x2400 / 420 dpi screen, in dp.
-DP = 2.625
-CONTENT_TOP_PX = 136
-CONTENT_HEIGHT_DP = (2337 - 136) / DP  # ≈ 838 dp
+# The activity window's content area on the 1080x2400 / 420 dpi screen, in dp (≈ 838).
+CONTENT_HEIGHT_DP = (CONTENT_BOX[3] - CONTENT_BOX[1]) / DP
 PAD = 20  # s.screen padding
 
 ACCENT = "#3552FD"
