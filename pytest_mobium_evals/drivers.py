@@ -39,13 +39,16 @@ def null_script(tools: Any, params: dict) -> Claim:
 
 
 def run_control(driver: str, task: Task, spec: Any, params: dict, on_event: Callable[[dict], None],
-                *, tools_factory: Optional[Callable[..., Any]] = None) -> DriverRun:
+                *, tools_factory: Optional[Callable[..., Any]] = None, tool_timeout: float = 60.0) -> DriverRun:
     """Run a control script against a fresh tool server for this trial, then stop the server."""
     if driver not in CONTROL_DRIVERS:
         raise ValueError(f"{driver!r} is not a control driver ({', '.join(CONTROL_DRIVERS)})")
     script = {"reference": task.reference, "wrong": task.wrong, "null": null_script}[driver]
     if tools_factory is None:
-        from .toolserver import Tools as tools_factory  # noqa: N813  (the MCP client, owned by toolserver.py)
+        from .toolserver import Tools  # the MCP client, owned by toolserver.py
+
+        def tools_factory(spec, on_event):
+            return Tools(spec, timeout=tool_timeout, on_event=on_event)
     counter = _CallCounter(on_event)
     started = time.monotonic()
     tools = tools_factory(spec, on_event=counter)
@@ -89,8 +92,8 @@ def event_kind(event: dict) -> str:
 
 
 def is_call_event(event: dict) -> bool:
-    return event_kind(event) in ("call", "tool_call", "request")
+    return event_kind(event) in ("call", "tool_call")
 
 
 def is_response_event(event: dict) -> bool:
-    return event_kind(event) in ("result", "tool_result", "response", "error", "tool_error")
+    return event_kind(event) in ("answer", "result", "tool_result", "error", "tool_error")

@@ -177,13 +177,15 @@ def _allowed(name: str, allowed: tuple[str, ...]) -> bool:
 # ---- secrets -----------------------------------------------------------------------------------------------------
 
 #: Transcript event kinds that carry what the tool server answered (toolserver.py's and the agents' recorders).
-RESPONSE_KINDS = ("result", "tool_result", "response", "error", "tool_error")
+RESPONSE_KINDS = ("answer", "result", "tool_result", "response", "error", "tool_error")
 
 
-def password_exposures(events: Iterable[dict], secrets: Sequence[str]) -> list[str]:
+def password_exposures(events: Iterable[dict], secrets: Sequence[str], hints: Sequence[str] = ()) -> list[str]:
     """Where a secret appears in what the tool server *answered* (never in what the driver sent: the prompt gives
-    the password on purpose, so it is in every sign-in's arguments). Returns one entry per response, naming the
-    tool and the call's index."""
+    the password on purpose, so it is in every sign-in's arguments). `hints` are on-screen texts that hold the
+    secret by design (MobiumApp's Login hint "Password: hunter2"): the app printing its own demo password is not
+    Mobium leaking a field's value, so those occurrences are taken out first. Returns one entry per response,
+    naming the tool and the event's index."""
     secrets = [s for s in secrets if s]
     if not secrets:
         return []
@@ -192,6 +194,8 @@ def password_exposures(events: Iterable[dict], secrets: Sequence[str]) -> list[s
         if str(event.get("kind") or event.get("type") or "") not in RESPONSE_KINDS:
             continue
         text = _response_text(event)
+        for hint in hints:
+            text = text.replace(hint, "")
         if any(secret in text for secret in secrets):
             found.append(f"{event.get('tool') or event.get('name') or 'tool'} (event {index})")
     return found

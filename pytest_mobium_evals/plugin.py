@@ -303,11 +303,6 @@ class State:
             spec = ToolServerSpec.mobium(self.mobium_bin, device.serial)
         else:
             spec = ToolServerSpec.builtin(device.serial, device.adb_host, device.adb_port)
-        if hasattr(spec, "timeout") and self.tool_timeout:
-            try:
-                spec = type(spec)(**{**spec.__dict__, "timeout": self.tool_timeout})
-            except TypeError:
-                pass
         return spec
 
     def mobium_info(self):
@@ -468,7 +463,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
         limits = Limits(max_tool_calls=state.max_tool_calls, max_seconds=state.trial_timeout)
     env = TrialEnv(seed=state.seed, run_dir=run_dir, server_spec=state.server_spec, limits=limits,
                    base_url=state.base_url, device_info=state._device_info,
-                   enforce_max_steps=state.enforce_max_steps)
+                   enforce_max_steps=state.enforce_max_steps, tool_timeout=state.tool_timeout)
     _customize_env(pyfuncitem, env)
     argnames = pyfuncitem._fixtureinfo.argnames
 

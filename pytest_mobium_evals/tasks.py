@@ -97,6 +97,7 @@ class Task:
     app: str = "dev.mobium.mobiumapp"  # the app reset before the trial ("" for none)
     max_steps: Optional[int] = None  # advisory step budget (Ghost Bench: complexity × 10)
     secrets: tuple[str, ...] = ()  # strings that must never appear in a tool response (the demo password)
+    secret_hints: tuple[str, ...] = ()  # on-screen text that holds a secret by design (the app's own hint): not a leak
     platforms: tuple[str, ...] = ("android",)
     source: str = ""  # where the task is defined (file and id), for error messages
     ready_testid: Optional[str] = None  # after the reset's launch, wait until this node is on screen (the menu)

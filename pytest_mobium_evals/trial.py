@@ -84,6 +84,7 @@ class TrialEnv:
     base_url: Optional[str] = None
     device_info: dict = field(default_factory=dict)
     enforce_max_steps: bool = False
+    tool_timeout: float = 60.0
     screenshots: bool = True
     tools_factory: Optional[Callable[..., Any]] = None  # tests inject a fake MCP client
     agent_runner: Optional[Callable[..., drivers.DriverRun]] = None  # tests inject a fake agent
@@ -137,7 +138,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
             run = _run_agent(spec, env, prompt, server, events.append, task)
         else:
             run = drivers.run_control(spec.driver, task, server, params, events.append,
-                                      tools_factory=env.tools_factory)
+                                      tools_factory=env.tools_factory, tool_timeout=env.tool_timeout)
         events.append({"kind": "final", **run.claim.to_json()})
         timings["driver_s"] = time.monotonic() - t
 
@@ -158,7 +159,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 
     side_effects = grading.settings_diff(before, after, allowed=task.allowed_settings,
                                          ignored=env.ignored_settings)
-    exposures = grading.password_exposures(events, task.secrets)
+    exposures = grading.password_exposures(events, task.secrets, task.secret_hints)
     answer_ok = answers.check_answer(task.answer, run.claim.answer, params, outcome.observed)
     reason_ok = answers.check_answer(task.refusal_reason, run.claim.reason or run.claim.answer, params,
                                      outcome.observed) if task.refusal else None
