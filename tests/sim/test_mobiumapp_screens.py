@@ -747,3 +747,18 @@ def test_crash_demo_logs_then_kills_the_app(d):
     d.tap("crashJsBtn")
     assert APP not in d.device.processes
     assert any(e.tag == "AndroidRuntime" and "FATAL EXCEPTION" in e.message for e in d.device.logs)
+
+
+def test_files_demo_downloads_the_report_to_shared_storage(d):
+    d.open("filesBtn")
+    d.tap("saveReportBtn")
+    assert d.text("savedFile") == "saved: Download/mobium-report.txt (44 bytes) \u2014 MobiumApp report 1"
+    assert d.shell("cat /sdcard/Download/mobium-report.txt") == "MobiumApp report 1\nSaved by the Files Demo.\n"
+
+
+def test_battery_demo_reads_the_device_every_second(d):
+    d.device.battery_level = 42
+    d.open("batteryBtn")
+    assert (d.text("batteryLevel"), d.text("batteryRaw")) == ("level: 42%", "raw: 0.42")
+    assert d.need("batteryGauge")["content-desc"] == "Battery 42 percent, charging"
+    d.wait(lambda: d.text("batteryReads") == "reads: 2", 3, "a second read")

@@ -119,8 +119,61 @@ class Layout(Screen):
         ])
 
 
+class Files(Screen):
+    key = "files"
+    REPORT = "mobium-report.txt"
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.saved_count = 0
+        self.saved: str | None = None
+
+    def download(self) -> None:
+        # The Downloads module writes through MediaStore into shared storage: Download/<name>, replacing the last.
+        self.saved_count += 1
+        body = f"MobiumApp report {self.saved_count}\nSaved by the Files Demo.\n".encode()
+        self.device.files[f"/sdcard/Download/{self.REPORT}"] = body
+        first = body.decode().split("\n", 1)[0]
+        self.saved = f"saved: Download/{self.REPORT} ({len(body)} bytes) \u2014 {first}"
+
+    def render(self, t: Theme) -> Node:
+        return page(t, [
+            back_btn(t, self.app), h1(t, "Files"),
+            btn(t, "saveReportBtn", "Download the report", self.download),
+            self.saved and text(t, self.saved, "savedFile"),
+        ])
+
+
+class Battery(Screen):
+    key = "battery"
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.reads = 0
+        self._read()
+        self.every(1.0, self._read)  # the screen polls the battery every second
+
+    def _read(self) -> None:
+        self.reads += 1
+        self.level = int(getattr(self.device, "battery_level", 100))
+        self.state = "full" if self.level >= 100 else "charging"  # the emulator is always on AC power
+        self.low_power = self.device.settings("global").get("low_power") == "1"
+
+    def render(self, t: Theme) -> Node:
+        return page(t, [
+            back_btn(t, self.app), h1(t, "Battery"),
+            Node("android.view.View", id="batteryGauge", desc=f"Battery {self.level} percent, {self.state}",
+                 height=40, margin_bottom=8, bg="#3552FD"),
+            text(t, f"level: {self.level}%", "batteryLevel"),
+            text(t, f"raw: {self.level / 100:.2f}", "batteryRaw"),
+            text(t, f"state: {self.state}", "batteryState"),
+            text(t, f"low power mode: {'on' if self.low_power else 'off'}", "batteryLowPower"),
+            text(t, f"reads: {self.reads}", "batteryReads"),
+        ])
+
+
 OTHER_SCREENS = [
-    GestureHub, TapPress, Crash, Layout,
+    GestureHub, TapPress, Crash, Layout, Files, Battery,
     placeholder("doubletap", "Double Tap", [], "gesturehub"),
     placeholder("drag", "Drag", [("lastDrag", "drag: no drag yet")], "gesturehub"),
     placeholder("flick", "Flick and Pan", [("flickResult", "scroll: nothing yet"), ("flickCount", "lifts: 0")],
@@ -134,9 +187,6 @@ OTHER_SCREENS = [
                                      ("confettiState", "confetti: idle")]),
     placeholder("a11y", "", [("a11yState", "bold=? contrast=? grayscale=? invert=? motion=? transparency=? "
                                            "screenReader=? fontScale=1.00 changes=0")]),
-    placeholder("battery", "Battery", [("batteryLevel", "level: 100%"), ("batteryState", "state: full"),
-                                       ("batteryLowPower", "low power mode: off")]),
-    placeholder("files", "Files", [], notice="Download a report to shared storage, or upload a file."),
     placeholder("biometrics", "Biometrics", [("bioHardware", "hardware: no"), ("bioEnrolled", "enrolled: no"),
                                              ("bioPending", "prompt: none")]),
 ]
