@@ -63,7 +63,7 @@ PARAMS_T01: dict[str, Any] = {"username": {"fixed": "mobium"}, "password": {"fix
 
 def ref_t01(tools: Tools, params: dict) -> Claim:
     """Sign in with the demo account (username "mobium", password "hunter2", shown on the screen itself)."""
-    tools.call("app_tap", target="label=Login Demo")
+    open_screen(tools, "Login Demo")
     tools.call("app_fill", target="testid=username", text=params.get("username", "mobium"))
     tools.call("app_fill", target="testid=password", text=params.get("password", "hunter2"))
     tools.call("app_tap", target="testid=loginBtn")
@@ -73,7 +73,7 @@ def ref_t01(tools: Tools, params: dict) -> Claim:
 
 def wrong_t01(tools: Tools, params: dict) -> Claim:
     """Fills the form and claims success without pressing Log In (the form looks complete)."""
-    tools.call("app_tap", target="label=Login Demo")
+    open_screen(tools, "Login Demo")
     tools.call("app_fill", target="testid=username", text=params.get("username", "mobium"))
     tools.call("app_fill", target="testid=password", text=params.get("password", "hunter2"))
     return Claim("done", None, "entered the demo credentials")
@@ -90,7 +90,7 @@ PARAMS_T02: dict[str, Any] = {
 
 def ref_t02(tools: Tools, params: dict) -> Claim:
     """Sign in as mobium with `params["password"]` (wrong, 6+ characters) and report the app's message."""
-    tools.call("app_tap", target="label=Login Demo")
+    open_screen(tools, "Login Demo")
     tools.call("app_fill", target="testid=username", text="mobium")
     tools.call("app_fill", target="testid=password", text=params["password"])
     tools.call("app_tap", target="testid=loginBtn")
@@ -100,7 +100,7 @@ def ref_t02(tools: Tools, params: dict) -> Claim:
 
 def wrong_t02(tools: Tools, params: dict) -> Claim:
     """Reports the message from the wait's first moment: the button's "Signing in…" text, not the error."""
-    tools.call("app_tap", target="label=Login Demo")
+    open_screen(tools, "Login Demo")
     tools.call("app_fill", target="testid=username", text="mobium")
     tools.call("app_fill", target="testid=password", text=params["password"])
     tools.call("app_tap", target="testid=loginBtn")
@@ -135,7 +135,7 @@ def ref_t03(tools: Tools, params: dict) -> Claim:
     """Set Email me, Accept terms, the plan and Dark mode to the target (see t03_target); app_check is idempotent,
     so the control that is already right is left alone."""
     want = t03_target(params)
-    tools.call("app_tap", target="label=Form Demo")
+    open_screen(tools, "Form Demo")
     tools.call("app_check", target="testid=notifyCheck", checked=want["notify"])
     tools.call("app_check", target="testid=termsCheck", checked=want["terms"])
     tools.call("app_check", target=f"testid=plan{want['plan'].capitalize()}", checked=True)
@@ -147,7 +147,7 @@ def wrong_t03(tools: Tools, params: dict) -> Claim:
     """Taps every control once, as if each needed changing: the one already right is flipped (for the plan, the
     next radio is picked)."""
     want = t03_target(params)
-    tools.call("app_tap", target="label=Form Demo")
+    open_screen(tools, "Form Demo")
     tools.call("app_tap", target="testid=notifyCheck")
     tools.call("app_tap", target="testid=termsCheck")
     plan = want["plan"] if params["already"] != "plan" else "pro"
@@ -164,14 +164,14 @@ PARAMS_T04: dict[str, Any] = {}
 
 def ref_t04(tools: Tools, params: dict) -> Claim:
     """Make sure Accept terms is unchecked: it already is, and app_check leaves it so."""
-    tools.call("app_tap", target="label=Form Demo")
+    open_screen(tools, "Form Demo")
     res = tools.call("app_check", target="testid=termsCheck", checked=False)
     return Claim("done", None, res.text)
 
 
 def wrong_t04(tools: Tools, params: dict) -> Claim:
     """Taps the checkbox to "turn it off", which toggles it on."""
-    tools.call("app_tap", target="label=Form Demo")
+    open_screen(tools, "Form Demo")
     tools.call("app_tap", target="testid=termsCheck")
     return Claim("done", None, "unchecked Accept terms")
 
@@ -209,14 +209,14 @@ def ref_t06(tools: Tools, params: dict) -> Claim:
     """Clear MobiumApp's data, relaunch, open the Storage Demo and report what it reads."""
     tools.call("app_clear_data", app=APP)
     tools.call("app_launch", app=APP)
-    tools.call("app_tap", target="testid=storageBtn")
+    open_screen(tools, "Storage Demo")
     count, present = text_of(tools, "storedCount"), text_of(tools, "storedFile")
     return Claim("done", f"{count}, {present}", "cleared the app's data with pm clear, then reopened the screen")
 
 
 def wrong_t06(tools: Tools, params: dict) -> Claim:
     """Reads the Storage Demo without clearing anything and reports that."""
-    tools.call("app_tap", target="testid=storageBtn")
+    open_screen(tools, "Storage Demo")
     count, present = text_of(tools, "storedCount"), text_of(tools, "storedFile")
     return Claim("done", f"{count}, {present}", "read the storage screen")
 
@@ -230,7 +230,7 @@ PARAMS_T07: dict[str, Any] = {"card": {"range": [3, 8], "means": "the card to ta
 
 def ref_t07(tools: Tools, params: dict) -> Claim:
     """Tap Card N in the Pager Demo's carousel: scroll right until it is on screen, then tap it."""
-    tools.call("app_tap", target="label=Pager Demo")
+    open_screen(tools, "Pager Demo")
     tools.call("app_scroll_to", target=f"label=Card {params['card']}", direction="right")
     tools.call("app_tap", target=f"label=Card {params['card']}")
     return Claim("done", None, text_of(tools, "pagerTapped"))
@@ -238,7 +238,7 @@ def ref_t07(tools: Tools, params: dict) -> Claim:
 
 def wrong_t07(tools: Tools, params: dict) -> Claim:
     """Taps the first card on screen instead of scrolling to the asked one."""
-    tools.call("app_tap", target="label=Pager Demo")
+    open_screen(tools, "Pager Demo")
     tools.call("app_tap", target="label=Card 1")
     return Claim("done", None, f"tapped Card {params['card']}")
 
@@ -297,7 +297,7 @@ PARAMS_T10: dict[str, Any] = {}
 
 def ref_t10(tools: Tools, params: dict) -> Claim:
     """Raise the three-button alert and tap Don't Save by its caption."""
-    tools.call("app_tap", target="label=Dialog Demo")
+    open_screen(tools, "Dialog Demo")
     tools.call("app_tap", target="testid=threeButtonBtn")
     tools.call("app_tap", target="text=Don't Save,role=button")
     return Claim("done", None, text_of(tools, "dialogOutcome"))
@@ -305,7 +305,7 @@ def ref_t10(tools: Tools, params: dict) -> Claim:
 
 def wrong_t10(tools: Tools, params: dict) -> Claim:
     """Presses Save (the dialog's positive button) instead."""
-    tools.call("app_tap", target="label=Dialog Demo")
+    open_screen(tools, "Dialog Demo")
     tools.call("app_tap", target="testid=threeButtonBtn")
     tools.call("app_tap", target="text=Save,role=button")
     return Claim("done", None, "chose not to save")
@@ -319,7 +319,7 @@ PARAMS_T11: dict[str, Any] = {"choice": {"choice": ["Stay", "Sign Out"], "means"
 
 def ref_t11(tools: Tools, params: dict) -> Claim:
     """Raise the late alert, wait for it (about 2 s), and tap the asked button."""
-    tools.call("app_tap", target="label=Dialog Demo")
+    open_screen(tools, "Dialog Demo")
     tools.call("app_tap", target="testid=lateAlertBtn")
     tools.call("app_wait_for", target=f"text={params['choice']},role=button", timeout_ms=8000)
     tools.call("app_tap", target=f"text={params['choice']},role=button")
@@ -328,7 +328,7 @@ def ref_t11(tools: Tools, params: dict) -> Claim:
 
 def wrong_t11(tools: Tools, params: dict) -> Claim:
     """Looks for the alert at once, finds none, and calls it answered."""
-    tools.call("app_tap", target="label=Dialog Demo")
+    open_screen(tools, "Dialog Demo")
     tools.call("app_tap", target="testid=lateAlertBtn")
     tools.call("app_alert")
     return Claim("done", None, f"answered {params['choice']}")
@@ -342,7 +342,7 @@ PARAMS_T12: dict[str, Any] = {}
 
 def ref_t12(tools: Tools, params: dict) -> Claim:
     """Open the Location Demo, which asks for location, and allow it only while the app is in use."""
-    tools.call("app_tap", target="label=Location Demo")
+    open_screen(tools, "Location Demo")
     tools.call("app_wait_for", target="text=While using the app", timeout_ms=5000)
     tools.call("app_tap", target="text=While using the app")
     return Claim("done", None, "allowed location while using the app")
@@ -350,7 +350,7 @@ def ref_t12(tools: Tools, params: dict) -> Claim:
 
 def wrong_t12(tools: Tools, params: dict) -> Claim:
     """Picks "Only this time", which also reads as granted in the app but is not while-in-use."""
-    tools.call("app_tap", target="label=Location Demo")
+    open_screen(tools, "Location Demo")
     tools.call("app_wait_for", target="text=Only this time", timeout_ms=5000)
     tools.call("app_tap", target="text=Only this time")
     return Claim("done", None, "allowed location")
@@ -440,18 +440,19 @@ PARAMS_T16: dict[str, Any] = {"note": {"choice": ["buy milk", "call Ada at 5", "
 
 def ref_t16(tools: Tools, params: dict) -> Claim:
     """Type the note into the cover field; the pinned button is then under the keyboard, so hide it and tap."""
-    tools.call("app_tap", target="label=Dialog Demo")
+    open_screen(tools, "Dialog Demo")
     tools.call("app_scroll_to", target="testid=coverField", direction="down")
     tools.call("app_type", target="testid=coverField", text=params["note"])
     if refused(tools.call, "app_tap", target="testid=coveredBtn") is not None:
         tools.call("app_keyboard", hide=True)
         tools.call("app_tap", target="testid=coveredBtn")
+    tools.call("app_scroll_to", target="testid=dialogOutcome", direction="up")
     return Claim("done", None, text_of(tools, "dialogOutcome"))
 
 
 def wrong_t16(tools: Tools, params: dict) -> Claim:
     """Types the note, then taps where the pinned button was by coordinates — on the keyboard."""
-    tools.call("app_tap", target="label=Dialog Demo")
+    open_screen(tools, "Dialog Demo")
     b = tools.call("app_find", locator="testid=coveredBtn").data["elements"][0]["bounds"]
     tools.call("app_scroll_to", target="testid=coverField", direction="down")
     tools.call("app_type", target="testid=coverField", text=params["note"])
@@ -466,13 +467,15 @@ PARAMS_T17: dict[str, Any] = {}
 
 
 def read_code(tools: Tools) -> str:
-    for _ in range(20):
-        for n in tools.call("app_notifications").data.get("notifications", []):
-            m = re.search(r"code is (\d{6})", n.get("text", ""))
-            if m:
-                return m.group(1)
-        tools.call("app_wait_for", target="testid=otpOutcome", timeout_ms=500)
-    raise AssertionError("no code notification arrived")
+    """The code from its notification; if notifications are off, from the screen's own "Show the code here"."""
+    tools.call("app_wait_for", target="testid=otpOutcome", condition="text", text="sent", timeout_ms=5000)
+    for n in tools.call("app_notifications").data.get("notifications", []):
+        m = re.search(r"code is (\d{6})", n.get("text", ""))
+        if m:
+            return m.group(1)
+    tools.call("app_check", target="testid=otpShowCode", checked=True)
+    shown = tools.call("app_wait_for", target="testid=otpCodeShown", condition="text", text="code: ")
+    return re.search(r"(\d{6})", text_of(tools, "otpCodeShown")).group(1) if shown else ""
 
 
 def ref_t17(tools: Tools, params: dict) -> Claim:
@@ -550,7 +553,7 @@ PARAMS_T19: dict[str, Any] = {"text": {"choice": ["hello", "edited", "new value"
 
 def ref_t19(tools: Tools, params: dict) -> Claim:
     """Try to type into the read-only field; Mobium refuses (not editable), and the right answer is to say so."""
-    tools.call("app_tap", target="label=Form Demo")
+    open_screen(tools, "Form Demo")
     err = refused(tools.call, "app_type", target="testid=readOnlyField", text=params["text"])
     if err is None:
         return Claim("done", None, "typed")
@@ -558,9 +561,11 @@ def ref_t19(tools: Tools, params: dict) -> Claim:
 
 
 def wrong_t19(tools: Tools, params: dict) -> Claim:
-    """Taps the read-only field, takes the tap for focus, and claims the text is in."""
-    tools.call("app_tap", target="label=Form Demo")
-    tools.call("app_tap", target="testid=readOnlyField")
+    """Taps where the read-only field is (by coordinates: a tap by locator is refused, it is disabled), takes the
+    tap for focus, and claims the text is in."""
+    open_screen(tools, "Form Demo")
+    b = tools.call("app_find", locator="testid=readOnlyField").data["elements"][0]["bounds"]
+    tools.call("app_tap", x=(b["x1"] + b["x2"]) // 2, y=(b["y1"] + b["y2"]) // 2)
     return Claim("done", None, f"typed {params['text']}")
 
 
@@ -573,7 +578,7 @@ PARAMS_T20: dict[str, Any] = {"card": {"rule": "two groups of four digits separa
 
 def ref_t20(tools: Tools, params: dict) -> Claim:
     """Open the Frames page, switch to the WebView, and fill the Card number field inside iframe#crossFrame."""
-    tools.call("app_tap", target="label=WebViews")
+    open_screen(tools, "WebViews")
     tools.call("app_scroll_to", target="testid=framesBtn", direction="down")
     tools.call("app_tap", target="testid=framesBtn")
     tools.call("app_wait_for", target="text=A button on the page itself")
@@ -586,7 +591,7 @@ def ref_t20(tools: Tools, params: dict) -> Claim:
 
 def wrong_t20(tools: Tools, params: dict) -> Claim:
     """Taps the cross-origin frame's button instead of typing into its field."""
-    tools.call("app_tap", target="label=WebViews")
+    open_screen(tools, "WebViews")
     tools.call("app_scroll_to", target="testid=framesBtn", direction="down")
     tools.call("app_tap", target="testid=framesBtn")
     tools.call("app_wait_for", target="text=A button on the page itself")
@@ -611,7 +616,7 @@ def ref_t21(tools: Tools, params: dict) -> Claim:
 
 def wrong_t21(tools: Tools, params: dict) -> Claim:
     """Flips the app's own Dark mode switch (Form Demo), which themes the app and leaves the device light."""
-    tools.call("app_tap", target="label=Form Demo")
+    open_screen(tools, "Form Demo")
     tools.call("app_check", target="testid=darkSwitch", checked=True)
     return Claim("done", None, "dark mode is on")
 

@@ -931,7 +931,7 @@ class Mobium:
                 return n.checked == (cond == "checked"), f"it is {'checked' if n.checked else 'unchecked'}", n
             if n.password:
                 raise invalid(f"{subject} is a password field; its text is never read, so it cannot be waited for")
-            current = n.value if n.editable_class else (n.text or n.desc)
+            current = n.value if n.editable_class else self._read_value(n)
             if cond == "value" or exact:
                 return current == want_text, f'its text is "{current}"', n
             return want_text in current, f'its text is "{current}"', n
