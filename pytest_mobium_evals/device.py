@@ -223,6 +223,11 @@ class Device:
         node = self.find(testid, nodes)
         if node is not None:
             return node
+        if self.hide_keyboard():  # a soft keyboard left up hides what is under it and blocks the swipes
+            nodes = self.dump()
+            node = self.find(testid, nodes)
+            if node is not None:
+                return node
         for direction in ("down", "up"):
             last_signature = None
             for _ in range(max_swipes):
@@ -247,6 +252,16 @@ class Device:
         # "down" brings content further down the list into view: the finger moves up.
         start, end = (bottom, top) if direction == "down" else (top, bottom)
         self.shell(f"input swipe {x} {start} {x} {end} 300")
+
+    def keyboard_shown(self) -> bool:
+        return bool(re.search(r"mInputShown=true", self.shell("dumpsys input_method")))
+
+    def hide_keyboard(self) -> bool:
+        """Press BACK only when the soft keyboard is up (BACK with no keyboard would leave the screen)."""
+        if not self.keyboard_shown():
+            return False
+        self.shell("input keyevent 4")
+        return True
 
     def tap(self, testid: str, *, scroll: bool = True) -> None:
         """Tap a node by resource-id over ADB. For preconditions and outcome reads that must navigate (t06 reads

@@ -527,6 +527,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     record = item.stash.get(RESULT, None)
     if record is None:
         return report  # the trial broke in harness or task code: an ordinary test failure with its traceback
+    if call.excinfo is not None and call.excinfo.errisinstance((VerdictFailed,)):
+        # The verdict is the story, not the plugin's stack: show what the device read and what was claimed.
+        report.longrepr = str(call.excinfo.value)
     _attach(report, item, spec, record)
     screen = record.get("_screen_b64")
     if screen and item.config.pluginmanager.hasplugin("html"):
