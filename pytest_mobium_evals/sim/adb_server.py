@@ -156,7 +156,7 @@ class AdbServer:
                 rest = req.split(":", 1)[1]
                 device = self._pick(any_kind=True)
                 if device is None:
-                    conn.fail("no devices/emulators found")
+                    conn.fail("more than one device/emulator" if self.devices else "no devices/emulators found")
                     return
                 self._host_device_query(conn, device, rest)
                 return
@@ -194,7 +194,7 @@ class AdbServer:
             if cmd in ("get-state", "get-serialno", "get-devpath", "features"):
                 device = self._pick(any_kind=True)
                 if device is None:
-                    conn.fail("no devices/emulators found")
+                    conn.fail("more than one device/emulator" if self.devices else "no devices/emulators found")
                     return
                 self._host_device_query(conn, device, cmd)
                 return
@@ -236,6 +236,7 @@ class AdbServer:
                 return
 
     def _pick(self, any_kind: bool = True) -> "Device | None":
+        """The one device a request without a serial means, or None when there is not exactly one."""
         if len(self.devices) == 1:
             return next(iter(self.devices.values()))
         return None

@@ -454,6 +454,7 @@ def _grep(ctx: Ctx, args: list[str]) -> int:
             "E": False, "l": False, "s": False, "h": False, "x": False}
     patterns: list[str] = []
     rest: list[str] = []
+    max_count = before = after = None
     it = iter(args)
     for a in it:
         if a == "--":
@@ -476,10 +477,22 @@ def _grep(ctx: Ctx, args: list[str]) -> int:
                         return 2
                     patterns.append(val)
                     break
-                if f == "m":
-                    # -m N: consume the number
-                    if not body[j + 1:]:
-                        next(it, None)
+                if f in "mABC":
+                    # options with a number: -A 3, -A3, -m 1
+                    raw = body[j + 1:] or next(it, None)
+                    try:
+                        num = int(raw or "")
+                    except ValueError:
+                        ctx.errln(f"grep: invalid number '{raw}'")
+                        return 2
+                    if f == "m":
+                        max_count = num
+                    elif f == "A":
+                        after = num
+                    elif f == "B":
+                        before = num
+                    else:
+                        after = before = num
                     break
                 if f not in opts:
                     ctx.errln(f"grep: Unknown option '{f}'")
@@ -521,17 +534,26 @@ def _grep(ctx: Ctx, args: list[str]) -> int:
     else:
         sources.append(("(standard input)", ctx.stdin))
     show_name = len(rest) > 1 and not opts["h"]
+    context = (before or 0, after or 0)
     found = False
     for name, data in sources:
         count = 0
         lines = data.decode(errors="replace").split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        for lineno, line in enumerate(lines, 1):
-            text = line.rstrip("\r") if False else line
+        last_printed = -1
+        trailing = 0
+        for idx, text in enumerate(lines):
+            lineno = idx + 1
+            if max_count is not None and count >= max_count:
+                break
             hits = [m for r in regexes for m in r.finditer(text)]
             matched = bool(hits)
             if matched == opts["v"]:
+                if trailing > 0 and not (opts["c"] or opts["l"] or opts["o"]):
+                    ctx.outln((f"{name}-" if show_name else "") + (f"{lineno}-" if opts["n"] else "") + text)
+                    last_printed = idx
+                    trailing -= 1
                 continue
             count += 1
             found = True
@@ -539,6 +561,13 @@ def _grep(ctx: Ctx, args: list[str]) -> int:
                 return 0
             if opts["c"] or opts["l"]:
                 continue
+            if context != (0, 0) and not opts["o"]:
+                start = max(last_printed + 1, idx - context[0])
+                if last_printed >= 0 and start > last_printed + 1:
+                    ctx.outln("--")
+                for k in range(start, idx):
+                    ctx.outln((f"{name}-" if show_name else "") + (f"{k + 1}-" if opts["n"] else "") + lines[k])
+                trailing = context[1]
             prefix = (f"{name}:" if show_name else "") + (f"{lineno}:" if opts["n"] else "")
             if opts["o"] and not opts["v"]:
                 for m in sorted(hits, key=lambda m: m.start()):
@@ -546,6 +575,7 @@ def _grep(ctx: Ctx, args: list[str]) -> int:
                         ctx.outln(prefix + m.group(0))
             else:
                 ctx.outln(prefix + text)
+            last_printed = idx
         if opts["c"]:
             ctx.outln((f"{name}:" if show_name else "") + str(count))
         if opts["l"] and count:
@@ -580,11 +610,16 @@ def _posix_regex(p: str, extended: bool) -> str:
 
 
 def _count_arg(args: list[str], default: int) -> tuple[int, list[str]]:
+    """-> (count, files); a byte count (-c N) comes back negative so callers can tell it from a line count."""
     n = default
     files = []
     it = iter(args)
     for a in it:
-        if a == "-n":
+        if a == "-c":
+            n = -int(next(it, default))
+        elif re.fullmatch(r"-c\d+", a):
+            n = -int(a[2:])
+        elif a == "-n":
             n = int(next(it, default))
         elif re.fullmatch(r"-n\d+", a):
             n = int(a[2:])
@@ -616,6 +651,9 @@ def _head(ctx: Ctx, args: list[str]) -> int:
     lines = _input_lines(ctx, files, "head")
     if lines is None:
         return 1
+    if n < 0 or (n == 0 and "-c" in args):
+        ctx.out(b"".join(lines)[:-n])
+        return 0
     ctx.out(b"".join(lines[:n]))
     return 0
 
@@ -630,6 +668,9 @@ def _tail(ctx: Ctx, args: list[str]) -> int:
     lines = _input_lines(ctx, files, "tail")
     if lines is None:
         return 1
+    if n < 0:
+        ctx.out(b"".join(lines)[n:])
+        return 0
     ctx.out(b"".join(lines[-n:] if n else []))
     return 0
 
@@ -1377,7 +1418,7 @@ def _monkey(ctx: Ctx, args: list[str]) -> int:
     ctx.errln("** SYS_KEYS has no physical keys but with factor 2.0%.")
     d.launch(targets[0].name)
     ctx.outln("Events injected: 1")
-    ms = 20 + d.random.randrange(60) if False else 64
+    ms = 64
     ctx.outln(f"## Network stats: elapsed time={ms}ms (0ms mobile, 0ms wifi, {ms}ms not connected)")
     return 0
 

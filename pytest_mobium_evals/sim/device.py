@@ -493,6 +493,8 @@ class Device:
         self.battery_level = 100
         self.system_pid = 500 + self._ids.randrange(200)
         self.frames = 0
+        # Packages force-stopped and not launched since (`stopped=true` in dumpsys package, as on a device).
+        self.stopped_packages: set[str] = set()
         for app_cls in (apps if apps is not None else builtin_apps()):
             self.install(app_cls)
         self.log("ActivityManager", "System now ready", pid=self.system_pid)
@@ -871,6 +873,7 @@ class Device:
         pkg = self.packages[package]
         proc = Process(package, next(self._pids) + self._ids.randrange(1, 40), pkg.uid, self.now())
         self.processes[package] = proc
+        self.stopped_packages.discard(package)
         self.log("ActivityManager", f"Start proc {proc.pid}:{package}/u0a{pkg.uid - 10000} for "
                  f"next-top-activity {{{package}/{pkg.launcher_activity or ''}}}", pid=self.system_pid)
         return proc, True
@@ -1102,6 +1105,8 @@ class Device:
             self.log("ActivityManager", f"Force stopping {package} appid={self.packages[package].uid} user=0: "
                      f"from pid {self.system_pid + 9000}", pid=self.system_pid)
         self.kill_process(package)
+        if package in self.packages:
+            self.stopped_packages.add(package)
 
     def clear_data(self, package: str) -> bool:
         """`pm clear`: force-stop, wipe private storage, reset runtime permissions."""

@@ -365,13 +365,13 @@ def _dump(p: Placed, package: str, out: list[str], exclude: Box | None, focused_
     if b is None:
         return
     n = p.node
-    naf = (n.clickable and n.enabled and not n.text and not n.desc and not _has_label_below(p))
     text = n.text
     if n.password and text:
         text = "\u2022" * len(text)
     elif n.editable and not text:
         # An empty EditText reports its hint as its text (TextView.getTextForAccessibility), a classic trap.
         text = n.hint
+    naf = n.clickable and n.enabled and not text and not n.desc and not _has_label_below(p)
     focused = n.focused or (bool(focused_id) and n.editable and n.id == focused_id)
     out.append("<node ")
     if naf:

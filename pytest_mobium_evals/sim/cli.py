@@ -1,0 +1,47 @@
+"""`mobium-evals sim`: run virtual devices behind an ADB server in the foreground until Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+
+DEFAULT_PORT = 5037  # adb's own default, so `adb devices` finds it without -P when no real server is running
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help=f"TCP port on 127.0.0.1 for the ADB server (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--devices", type=int, default=1, help="how many devices: emulator-5554, emulator-5556, …")
+    parser.add_argument("--clock-speed", type=float, default=1.0,
+                        help="device time per real second (default 1.0: real time)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the devices' randomness (the Busy Demo's delays); default per serial")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..cli import CliError
+    from . import start
+    if not 0 <= args.port <= 65535:
+        raise CliError(f"--port must be 0 to 65535, got {args.port}")
+    if not 1 <= args.devices <= 64:
+        raise CliError(f"--devices must be 1 to 64, got {args.devices}")
+    if not args.clock_speed > 0:
+        raise CliError(f"--clock-speed must be > 0, got {args.clock_speed}")
+    try:
+        server = start(devices=args.devices, port=args.port, clock_speed=args.clock_speed, seed=args.seed)
+    except OSError as exc:
+        hint = " (is a real adb server running? try --port 0)" if args.port == DEFAULT_PORT else ""
+        raise CliError(f"{exc}{hint}") from None
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        print(f"port={server.port} serials={','.join(server.serials)} (adb -P {server.port} devices)", flush=True)
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        server.close()
+    return 0

@@ -1,0 +1,203 @@
+"""`screencap`: draws the current frame (status bar, app, dialog, shade, toast, keyboard) into a PNG a person can
+read: node backgrounds, texts, field hints, switches. Colours come from the nodes (`bg`, `fg`) and the window's
+theme, so a dark app shows a dark background where mobium samples luminance."""
+
+from __future__ import annotations
+
+import io
+import struct
+import textwrap
+import time
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from PIL import Image, ImageDraw, ImageFont
+
+from .views import IME_BOX, NAV_BAR_TOP, SCREEN_H, SCREEN_W, STATUS_BAR_BOTTOM, Placed
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .device import Device, Frame, Window
+
+TEXT_PX = 40  # 15 sp at 420 dpi, roughly
+KEY_ROWS = ("q w e r t y u i o p", "a s d f g h j k l", "z x c v b n m", "?123 , space . ⏎")
+
+
+@lru_cache(maxsize=8)
+def _font(size: int) -> ImageFont.ImageFont:
+    try:
+        return ImageFont.load_default(size=size)
+    except (TypeError, OSError):  # Pillow without FreeType: a fixed bitmap font, still legible
+        return ImageFont.load_default()
+
+
+def _rgb(colour: str | None, default: tuple[int, int, int]) -> tuple[int, int, int]:
+    if not colour or not isinstance(colour, str) or not colour.startswith("#") or len(colour) not in (7, 9):
+        return default
+    try:
+        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))  # type: ignore[return-value]
+    except ValueError:
+        return default
+
+
+def _luma(c: tuple[int, int, int]) -> float:
+    return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]
+
+
+def render(device: "Device") -> Image.Image:
+    frame = device.frame()
+    img = Image.new("RGB", (SCREEN_W, SCREEN_H), (0, 0, 0))
+    if not frame.screen_on:
+        return img
+    draw = ImageDraw.Draw(img)
+    app = frame.app_window
+    bg = _rgb(app.background, (255, 255, 255))
+    fg = _rgb(app.foreground, (20, 24, 38))
+    draw.rectangle((0, 0, SCREEN_W, SCREEN_H), fill=bg)
+    if app.root is not None:
+        _draw_tree(draw, app.root, fg, bg)
+    _status_bar(draw, device, bg)
+    _nav_bar(draw, bg)
+    for win in frame.windows[1:]:
+        if win.kind == "dialog":
+            _scrim(img)
+            draw = ImageDraw.Draw(img)
+            wb = _rgb(win.background, (243, 243, 250))
+            l, t, r, b = win.box
+            draw.rounded_rectangle((l, t, r, b), radius=70, fill=wb)
+            if win.root is not None:
+                _draw_tree(draw, win.root, _rgb(win.foreground, (27, 27, 31)), wb)
+        elif win.kind == "shade":
+            draw.rectangle((0, 0, SCREEN_W, SCREEN_H), fill=_rgb(win.background, (31, 31, 36)))
+            if win.root is not None:
+                _draw_tree(draw, win.root, _rgb(win.foreground, (230, 232, 240)), (31, 31, 36))
+    if frame.ime:
+        _keyboard(draw)
+    if frame.toast is not None:
+        _toast(draw, frame.toast.text)
+    return img
+
+
+def _scrim(img: Image.Image) -> None:
+    overlay = Image.new("RGB", img.size, (0, 0, 0))
+    img.paste(Image.blend(img, overlay, 0.45))
+
+
+def _draw_tree(draw: ImageDraw.ImageDraw, root: Placed, fg: tuple[int, int, int], bg: tuple[int, int, int]) -> None:
+    # Each node's text takes the nearest colours its ancestors set, so text stays readable on coloured buttons.
+    stack: list[tuple[Placed, tuple[int, int, int], tuple[int, int, int]]] = [(root, fg, bg)]
+    while stack:
+        p, ink, ground = stack.pop()
+        b = p.bounds
+        if b is None:
+            continue
+        n = p.node
+        if n.bg:
+            ground = _rgb(n.bg, ground)
+            draw.rounded_rectangle(b, radius=min(21, (b[3] - b[1]) // 3), fill=ground)
+            ink = (255, 255, 255) if _luma(ground) < 140 else (20, 24, 38)
+        if n.fg:
+            ink = _rgb(n.fg, ink)
+        if n.editable:
+            draw.line((b[0] + 8, b[3] - 6, b[2] - 8, b[3] - 6), fill=ink, width=3)
+            shown = ("\u2022" * len(n.text)) if n.password else n.text
+            _text(draw, b, shown or n.hint, ink if shown else _mix(ink, ground), n.padding)
+        elif n.checkable:
+            _switch(draw, b, n.checked, ink)
+            if n.text:
+                _text(draw, b, n.text, ink, n.padding)
+        elif n.text:
+            _text(draw, b, n.text, ink, n.padding)
+        elif n.clickable and not p.children and n.desc:
+            _text(draw, b, n.desc, ink, n.padding)
+        for c in reversed(p.children):
+            stack.append((c, ink, ground))
+
+
+def _mix(a: tuple[int, int, int], b: tuple[int, int, int]) -> tuple[int, int, int]:
+    return tuple((x + y) // 2 for x, y in zip(a, b))  # type: ignore[return-value]
+
+
+def _text(draw: ImageDraw.ImageDraw, b: tuple[int, int, int, int], text: str, ink, padding: float) -> None:
+    height = b[3] - b[1]
+    size = TEXT_PX if height >= 52 else max(20, height - 10)
+    font = _font(size)
+    chars = max(4, int((b[2] - b[0] - 24) / (size * 0.52)))
+    lines: list[str] = []
+    for para in text.split("\n"):
+        lines.extend(textwrap.wrap(para, chars) or [""])
+    line_h = int(size * 1.3)
+    max_lines = max(1, height // line_h)
+    lines = lines[:max_lines]
+    y = b[1] + max(4, (height - line_h * len(lines)) // 2)
+    for line in lines:
+        draw.text((b[0] + 16, y), line, fill=ink, font=font)
+        y += line_h
+
+
+def _switch(draw: ImageDraw.ImageDraw, b, checked: bool, ink) -> None:
+    w, h = 110, 60
+    x1 = b[2] - w - 16
+    y1 = b[1] + max(0, (b[3] - b[1] - h) // 2)
+    track = (11, 87, 208) if checked else (120, 124, 135)
+    draw.rounded_rectangle((x1, y1, x1 + w, y1 + h), radius=h // 2, fill=track)
+    cx = x1 + w - h // 2 if checked else x1 + h // 2
+    draw.ellipse((cx - 22, y1 + 8, cx + 22, y1 + h - 8), fill=(255, 255, 255))
+
+
+def _status_bar(draw: ImageDraw.ImageDraw, device: "Device", bg) -> None:
+    ink = (255, 255, 255) if _luma(bg) < 128 else (20, 20, 20)
+    font = _font(38)
+    draw.text((60, 45), time.strftime("%H:%M", time.gmtime(device.clock.wall())), fill=ink, font=font)
+    icons = []
+    if device.airplane_mode:
+        icons.append("✈")
+    if device.wifi_enabled:
+        icons.append("WiFi")
+    if device.bluetooth_enabled:
+        icons.append("BT")
+    icons.append(f"{device.battery_level}%")
+    draw.text((SCREEN_W - 60 - 26 * len(" ".join(icons)), 45), " ".join(icons), fill=ink, font=font)
+
+
+def _nav_bar(draw: ImageDraw.ImageDraw, bg) -> None:
+    ink = (255, 255, 255) if _luma(bg) < 128 else (40, 40, 40)
+    mid = SCREEN_W // 2
+    y = (NAV_BAR_TOP + SCREEN_H) // 2
+    draw.rounded_rectangle((mid - 110, y - 6, mid + 110, y + 6), radius=6, fill=ink)
+
+
+def _keyboard(draw: ImageDraw.ImageDraw) -> None:
+    l, t, r, b = IME_BOX
+    draw.rectangle((l, t, r, b), fill=(232, 234, 237))
+    font = _font(44)
+    row_h = (b - t - 40) // len(KEY_ROWS)
+    for i, row in enumerate(KEY_ROWS):
+        keys = row.split(" ")
+        kw = (r - l - 40) // max(len(keys), 10)
+        x = l + 20 + ((r - l - 40) - kw * len(keys)) // 2
+        y = t + 20 + i * row_h
+        for k in keys:
+            draw.rounded_rectangle((x + 6, y + 10, x + kw - 6, y + row_h - 10), radius=14, fill=(255, 255, 255))
+            draw.text((x + kw // 2 - 12 * len(k), y + row_h // 2 - 24), k, fill=(30, 30, 30), font=font)
+            x += kw
+
+
+def _toast(draw: ImageDraw.ImageDraw, text: str) -> None:
+    font = _font(38)
+    w = min(SCREEN_W - 120, 60 + int(len(text) * 21))
+    l = (SCREEN_W - w) // 2
+    t = 2040
+    draw.rounded_rectangle((l, t, l + w, t + 110), radius=55, fill=(48, 48, 52))
+    draw.text((l + 30, t + 34), text[:48], fill=(240, 240, 240), font=font)
+
+
+def screencap_png(device: "Device") -> bytes:
+    buf = io.BytesIO()
+    render(device).save(buf, format="PNG", compress_level=1)
+    return buf.getvalue()
+
+
+def screencap_raw(device: "Device") -> bytes:
+    """`screencap` without -p: width, height, format (1 = RGBA_8888), colour space (1 = sRGB), then pixels."""
+    img = render(device).convert("RGBA")
+    return struct.pack("<IIII", SCREEN_W, SCREEN_H, 1, 1) + img.tobytes()
