@@ -8,9 +8,9 @@ import re
 import adbutils
 import pytest
 
-from tasks import mobiumapp_solutions as sol
+import mobiumapp_solutions as sol
 
-from .conftest import APP
+APP = "dev.mobium.mobiumapp"
 
 PARAMS = {
     "t01": {"username": "mobium", "password": "hunter2"},
@@ -46,8 +46,10 @@ def adb(sim_server):
 def line(tools, testid: str) -> str:
     """An outcome line as the app wrote it (scrolling it into view when the screen is long)."""
     res = tools.call("app_text", target=f"testid={testid}", check=False)
-    if res.is_error:
-        tools.call("app_scroll_to", target=f"testid={testid}", direction="up", check=False)
+    for direction in ("up", "down"):
+        if not res.is_error:
+            break
+        tools.call("app_scroll_to", target=f"testid={testid}", direction=direction, check=False)
         res = tools.call("app_text", target=f"testid={testid}", check=False)
     return "" if res.is_error else res.text
 

@@ -301,12 +301,7 @@ _TAGS = re.compile(r"<[^>]+>")
 
 def clean(text: str) -> str:
     text = _TAGS.sub("", text or "")
-    text = " ".join(text.split())
-    half = text.split(" ")
-    # "X X" (a label repeated by the platform) reads once.
-    if len(half) % 2 == 0 and half[: len(half) // 2] == half[len(half) // 2:] and half[0]:
-        text = " ".join(half[: len(half) // 2])
-    return text
+    return " ".join(text.split())
 
 
 def truncate(label: str) -> str:

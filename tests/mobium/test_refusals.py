@@ -1,0 +1,206 @@
+"""The server's surface and its refusals, through the MCP SDK's stdio client against the virtual device."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_mobium_evals.toolserver import ToolError
+
+APP = "dev.mobium.mobiumapp"
+
+ISSUE_TOOLS = {"app_devices", "app_map", "app_find", "app_text", "app_tap", "app_type", "app_fill", "app_check",
+               "app_swipe", "app_scroll_to", "app_long_press", "app_wait_for", "app_launch", "app_terminate",
+               "app_current", "app_state", "app_clear_data", "app_alert", "app_dialogs", "app_keyboard", "app_press",
+               "app_appearance", "app_grant", "app_revoke", "app_notifications", "app_contexts", "app_context",
+               "app_screenshot", "app_source", "app_session", "app_batch"}
+
+
+def refusal(tools, name, **args) -> ToolError:
+    with pytest.raises(ToolError) as e:
+        tools.call(name, **args)
+    err = e.value
+    assert err.result.is_error and err.result.text == err.message
+    assert set(err.result.data) >= {"code", "message", "retryable"}
+    return err
+
+
+def open_menu(tools, label):
+    tools.call("app_scroll_to", target=f"label={label}")
+    tools.call("app_tap", target=f"label={label}")
+
+
+def test_tool_list_is_mobiums(tools):
+    assert set(tools.tool_names) == ISSUE_TOOLS
+    for t in tools.tool_defs:
+        assert t["inputSchema"]["additionalProperties"] is False, t["name"]
+        assert isinstance(t["annotations"]["readOnlyHint"], bool), t["name"]
+        assert len(t["description"]) > 60, t["name"]
+    ro = {t["name"] for t in tools.tool_defs if t["annotations"]["readOnlyHint"]}
+    assert {"app_map", "app_text", "app_devices", "app_wait_for"} <= ro and "app_tap" not in ro
+
+
+def test_unknown_tool_and_argument_name_what_is_allowed(tools):
+    err = refusal(tools, "app_click")
+    assert err.code == "invalid_argument" and "app_tap" in err.message
+    err = refusal(tools, "app_tap", locator="text=Log In")
+    assert err.code == "invalid_argument" and "target" in err.message and "locator" in err.message
+
+
+def test_devices_report_the_android_version(tools, sim_server):
+    res = tools.call("app_devices")
+    dev = res.data["devices"][0]
+    assert dev["id"] == sim_server.serials[0] and dev["android_version"]
+    assert f"android {dev['android_version']}" in res.text
+
+
+def test_refs_are_stored_locators_and_die_on_navigation(fresh):
+    res = fresh.call("app_map")
+    ref = next(e["ref"] for e in res.data["elements"] if e["label"] == "Login Demo")
+    fresh.call("app_map")                       # a new map keeps the same locator behind a ref
+    fresh.call("app_tap", target=ref)
+    fresh.call("app_wait_for", target="testid=username")
+    for action in (lambda: fresh.call("app_press", button="back"),
+                   lambda: fresh.call("app_launch", app=APP),
+                   lambda: fresh.call("app_terminate", app=APP)):
+        fresh.call("app_launch", app=APP)
+        fresh.call("app_map")
+        action()
+        err = refusal(fresh, "app_tap", target="@e2")
+        assert err.code == "invalid_argument" and "run app_map first" in err.message
+    fresh.call("app_launch", app=APP)
+    fresh.call("app_map")
+    err = refusal(fresh, "app_tap", target="@e999")
+    assert "unknown ref @e999" in err.message
+
+
+def test_ambiguous_locator_is_refused_with_a_remedy(fresh):
+    err = refusal(fresh, "app_tap", target="label=Demo")
+    assert err.code == "ambiguous_locator" and err.remedy and err.details["matches"] > 1
+
+
+def test_fully_covered_target_is_refused_naming_the_cover(fresh):
+    open_menu(fresh, "Obstruction Demo")
+    err = refusal(fresh, "app_tap", target="testid=fullTarget")
+    assert err.code == "element_not_reachable" and err.details["check"] == "receivesEvents"
+    assert err.details["cover"] == "full cover"
+    assert fresh.call("app_text", target="testid=obstructionOutcome").text == "0: nothing yet"
+    assert 'covered by "full cover"' in fresh.call("app_map").text
+    res = fresh.call("app_tap", target="testid=halfTarget")
+    assert "clear point" in res.text
+
+
+def test_target_under_a_dialog_is_refused(fresh):
+    open_menu(fresh, "Dialog Demo")
+    fresh.call("app_tap", target="testid=twoButtonBtn")
+    err = refusal(fresh, "app_tap", target="testid=backBtn")
+    assert err.code == "device_not_ready" and "a dialog is over the app" in err.message
+    alert = fresh.call("app_alert")
+    assert alert.data["present"] and "Discard changes?" in alert.text
+    fresh.call("app_alert", action="dismiss")
+    assert fresh.call("app_text", target="testid=dialogOutcome").text == "two-button: Keep Editing"
+    err = refusal(fresh, "app_alert", action="accept")
+    assert err.code == "no_such_alert"
+
+
+def test_target_under_the_keyboard_is_refused_and_hiding_it_helps(fresh):
+    open_menu(fresh, "Dialog Demo")
+    fresh.call("app_find", locator="testid=coveredBtn")
+    fresh.call("app_scroll_to", target="testid=coverField")
+    fresh.call("app_type", target="testid=coverField", text="a note")
+    assert "the keyboard is up" in fresh.call("app_map").text
+    err = refusal(fresh, "app_tap", target="testid=coveredBtn")
+    assert err.code in ("device_not_ready", "no_such_element") and "keyboard" in err.message
+    assert fresh.call("app_keyboard").data["shown"] is True
+    fresh.call("app_keyboard", hide=True)
+    fresh.call("app_tap", target="testid=coveredBtn")
+
+
+def test_type_refuses_what_is_not_editable(fresh):
+    open_menu(fresh, "Form Demo")
+    for target in ("testid=notifyCheck", "testid=backBtn", "testid=readOnlyField"):
+        err = refusal(fresh, "app_type", target=target, text="hello")
+        assert err.code == "invalid_argument" and err.details["check"] == "editable", target
+    assert fresh.call("app_text", target="testid=readOnlyField").text == "This field cannot be edited"
+    assert "notify=false" in fresh.call("app_text", target="testid=formState").text
+    err = refusal(fresh, "app_check", target="testid=planFree", checked=False)
+    assert "cannot be unchecked" in err.message
+    err = refusal(fresh, "app_check", target="testid=backBtn")
+    assert "no checked state" in err.message
+    assert "already unchecked" in fresh.call("app_check", target="testid=termsCheck", checked=False).text
+
+
+def test_slider_fill_takes_a_position_and_map_shows_the_apps_value(fresh):
+    open_menu(fresh, "Slider Demo")
+    line = next(ln for ln in fresh.call("app_map").text.splitlines() if " Volume (slider" in ln)
+    assert line.endswith("Volume (slider, 50)")
+    ref = line.split()[0]
+    err = refusal(fresh, "app_fill", target=ref, text="abc")
+    assert err.code == "invalid_argument" and "from 0" in err.message
+    err = refusal(fresh, "app_type", target=ref, text="5")
+    assert "app_fill" in err.message
+    res = fresh.call("app_fill", target=ref, text="0.3")
+    assert res.data["value"] == "30"
+    assert fresh.call("app_text", target="testid=sliderState").text.startswith("volume: 30,")
+
+
+def test_a_password_never_appears_in_any_answer(fresh):
+    # Not the demo password: the Login screen prints that one in its own hint, which is not a leak.
+    open_menu(fresh, "Login Demo")
+    answers = [fresh.call("app_fill", target="testid=password", text="s3cretpw"),
+               fresh.call("app_map"), fresh.call("app_text"), fresh.call("app_text", target="testid=password"),
+               fresh.call("app_source"), fresh.call("app_keyboard"), fresh.call("app_find", locator="role=password")]
+    for res in answers:
+        assert "s3cretpw" not in res.text and "s3cretpw" not in repr(res.data)
+    assert "8 characters" in answers[3].text
+
+
+def test_loading_spinner_is_announced_and_scroll_to_waits_it_out(fresh):
+    open_menu(fresh, "Feed Demo")
+    fresh.call("app_scroll_to", target="label=Row 20")
+    fresh.call("app_swipe", direction="up")
+    seen = fresh.call("app_wait_for", target="role=progressbar", timeout_ms=3000, check=False)
+    if not seen.is_error:
+        assert "loading…" in fresh.call("app_map").text
+    res = fresh.call("app_scroll_to", target="label=Row 55")
+    assert "Row 55" in res.text
+    err = refusal(fresh, "app_scroll_to", target="label=Row 70")
+    assert "end of the list" in err.message
+    assert fresh.call("app_text", target="testid=feedState").text.startswith("rows: 60, end")
+
+
+def test_batch_checks_every_step_before_running_any(fresh):
+    err = refusal(fresh, "app_batch", steps=[{"name": "app_tap", "arguments": {"target": "label=Login Demo"}},
+                                             {"name": "app_fill", "arguments": {"target": "testid=username"}}])
+    assert err.code == "invalid_argument" and "step 2" in err.message
+    assert "homeList" in fresh.call("app_map").text            # nothing ran
+    res = fresh.call("app_batch", steps=[{"name": "app_tap", "arguments": {"target": "label=Login Demo"}},
+                                         {"name": "app_fill", "arguments": {"target": "testid=username",
+                                                                            "text": "mobium"}}])
+    assert res.text.startswith("1. app_tap: tapped") and len(res.data["steps"]) == 2
+    err = refusal(fresh, "app_batch", steps=[{"name": "app_tap", "arguments": {"target": "testid=nothere"}}])
+    assert err.code == "no_such_element" and err.message.startswith("step 1 of 1 (app_tap) failed")
+
+
+def test_webview_context_maps_the_page_and_its_frames(fresh):
+    open_menu(fresh, "WebViews")
+    fresh.call("app_scroll_to", target="testid=framesBtn")
+    fresh.call("app_tap", target="testid=framesBtn")
+    fresh.call("app_wait_for", target="text=A button on the page itself")
+    ids = [c["id"] for c in fresh.call("app_contexts").data["contexts"]]
+    assert ids == ["NATIVE_APP", f"WEBVIEW_{APP}"]
+    err = refusal(fresh, "app_context", context="WEBVIEW_nope")
+    assert err.code == "no_such_context"
+    fresh.call("app_context", context=f"WEBVIEW_{APP}")
+    text = fresh.call("app_map").text
+    assert "(input) in iframe#crossFrame" in text and "(button) in iframe#crossFrame" in text
+    fresh.call("app_context", context="NATIVE_APP")
+
+
+def test_permissions_appearance_and_clear_data(fresh, sim_server):
+    res = fresh.call("app_grant", app=APP, permissions=["location"])
+    assert "ACCESS_FINE_LOCATION" in res.text and "ACCESS_COARSE_LOCATION" in res.text
+    res = fresh.call("app_clear_data", app=APP)
+    assert res.data["still_granted"] == [] and "still granted: none" in res.text
+    assert fresh.call("app_appearance", appearance="dark").text == "dark (was light)"
+    assert fresh.call("app_appearance").text == "dark"
+    fresh.call("app_appearance", appearance="light")
