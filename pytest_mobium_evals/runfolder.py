@@ -192,7 +192,7 @@ def scheduled_trials(record: dict) -> Optional[list[str]]:
         for driver in drivers:
             driver_models = ["none"] if driver in CONTROL_DRIVERS else [_model_name(m) for m in models] or ["none"]
             for model in driver_models:
-                for repeat in range(1, repeats + 1):
+                for repeat in range(repeats):  # the plugin numbers repeats from 0
                     names.append(trial_name(task, driver, model, repeat))
     return names
 

@@ -59,7 +59,9 @@ def describe_run(run_: Run) -> str:
     head = f"{run_.name}  {when}"
     if not run_.complete:
         return f"{head}  INCOMPLETE: " + "; ".join(run_.problems)
-    drivers = join(dict.fromkeys(t.driver for t in run_.trials))
+    drivers = join(dict.fromkeys([d for d in run_.record.get("drivers") or [] if any(t.driver == d for t in
+                                                                                    run_.trials)]
+                                 + [t.driver for t in run_.trials]))
     models = join(dict.fromkeys(t.model for t in run_.trials if t.model != "none")) or "none"
     rates = []
     blockers = 0

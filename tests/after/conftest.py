@@ -46,7 +46,8 @@ def write_run(root: Path, name: str, verdicts: list[dict], **record: Any) -> Pat
            "drivers": list(dict.fromkeys(v["driver"] for v in verdicts)),
            "models": list(dict.fromkeys(v["model"] for v in verdicts if v["model"] != "none")),
            "device": {"serial": "emulator-5554", "release": "15", "sdk": "35"},
-           "mobium": {"commit": "a" * 40, "dirty": False}}
+           "mobium": {"commit": "a" * 40, "dirty": False},
+           "scheduled": [trial_name(v["task"], v["driver"], v["model"], v["repeat"]) for v in verdicts]}
     rec.update(record)
     rec = {k: v for k, v in rec.items() if v is not ...}  # `key=...` removes a key
     (folder / "trials").mkdir(parents=True)

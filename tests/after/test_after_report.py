@@ -95,6 +95,14 @@ def test_incomplete_or_malformed_run_is_not_reported_and_says_what_is_missing(ma
     assert not (run / "report.md").exists()
 
 
+def test_without_a_schedule_the_record_s_tasks_drivers_and_repeats_say_what_was_scheduled(tmp_path, capsys):
+    vs = [verdict_json(t, "pass", driver=d, repeat=r) for t in ("t01", "t02") for d in ("reference", "null")
+          for r in (0, 1)]
+    run = write_run(tmp_path, "r", vs[:-1], scheduled=..., repeats=2)  # the plugin numbers repeats from 0
+    assert main(["report", str(run)]) == 2
+    assert "1 scheduled trial(s) have no verdict.json: t02-null-none-r1" in capsys.readouterr().err
+
+
 def _edit_record(run, **changes):
     rec = json.loads((run / "record.json").read_text())
     rec.update(changes)
