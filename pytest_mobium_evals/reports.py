@@ -9,6 +9,7 @@ current answer rules and says which verdicts changed."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -26,7 +27,6 @@ REGRADE = "regrade.md"
 
 SHORT = {"pass": "P", "false_success": "FS", "false_refusal": "FR", "honest_failure": "HF", "unreported": "U",
          "touched": "T", "wrong_reason": "WR", "infra_error": "IE"}
-
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,13 +47,12 @@ def run(args: argparse.Namespace) -> int:
         changes = regrade_run(run_, load_task_definitions(paths), progress=_progress)
         write_text_atomic(out / REGRADE, render_regrade(run_, changes))
         print(f"regraded {len(run_.trials)} trials: {_verdicts_changed(changes)} verdict(s) changed; "
-              f"see {out / REGRADE}",
-              file=sys.stderr)
+              f"see {out / REGRADE}", file=sys.stderr)
     summaries = summarize_run(run_)
     write_bytes_atomic(out / CHART, draw_chart(summaries, title=f"Run {run_.name} · bars: rate · whiskers: 95% "
                                                                   "interval bootstrapped over tasks",
                                                controls=run_.is_controls_run()))
-    text = render_report(run_, summaries, regraded=changes if args.regrade else None)
+    text = render_report(run_, summaries, regraded=changes if args.regrade else None, out=out)
     write_text_atomic(out / REPORT, text)
     print(f"wrote {out / REPORT} and {out / CHART}", file=sys.stderr)
     return 0
@@ -134,7 +133,10 @@ def summarize_run(run_: Run) -> list[SettingSummary]:
 
 # --- report.md --------------------------------------------------------------------------------------------------
 
-def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional[list] = None) -> str:
+def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional[list] = None,
+                  out: Optional[Path] = None) -> str:
+    """report.md's text; links to transcripts and screens are relative to `out`, where report.md is written."""
+    base = out or run_.path
     rec = run_.record
     lines = [f"# Run {run_.name}", ""]
     lines.append(f"- Started: {rec.get('started', 'unknown')}"
@@ -150,11 +152,11 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
     lines += ["", f"![pass rate per setting]({CHART})", ""]
     lines += _settings_table(summaries)
     lines += _verdict_table(summaries)
-    lines += _blockers(run_, summaries)
+    lines += _blockers(base, summaries)
     if any(s.setting.is_control for s in summaries):
         lines += _controls_table(run_, summaries)
     lines += _per_task_table(run_, summaries)
-    lines += _failed_trials(run_, summaries)
+    lines += _failed_trials(base, summaries)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -186,24 +188,26 @@ def _verdict_table(summaries: list[SettingSummary]) -> list[str]:
     return lines + [""]
 
 
-def _link(run_: Run, trial: Trial, name: str) -> Optional[str]:
+def _link(base: Path, trial: Trial, name: str) -> Optional[str]:
     path = trial.path / name
-    return f"[{name}]({path.relative_to(run_.path).as_posix()})" if path.exists() else None
+    if not path.exists():
+        return None
+    return f"[{name}]({Path(os.path.relpath(path, base)).as_posix()})"
 
 
-def _evidence(run_: Run, trial: Trial) -> str:
-    links = [x for x in (_link(run_, trial, "transcript.jsonl"), _link(run_, trial, "screen.png")) if x]
+def _evidence(base: Path, trial: Trial) -> str:
+    links = [x for x in (_link(base, trial, "transcript.jsonl"), _link(base, trial, "screen.png")) if x]
     return " · ".join(links) if links else "no transcript or screen kept"
 
 
-def _blockers(run_: Run, summaries: list[SettingSummary]) -> list[str]:
+def _blockers(base: Path, summaries: list[SettingSummary]) -> list[str]:
     lines = ["## Blockers", "", "A blocker holds the decision whatever the pass rate.", ""]
     found = False
     for s in summaries:
         for t in s.blockers:
             found = True
             lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {t.verdict} — {'; '.join(t.blockers)} "
-                         f"({_evidence(run_, t)})")
+                         f"({_evidence(base, t)})")
     if not found:
         lines.append("None.")
     return lines + [""]
@@ -258,7 +262,7 @@ def _per_task_table(run_: Run, summaries: list[SettingSummary]) -> list[str]:
     return lines + [""]
 
 
-def _failed_trials(run_: Run, summaries: list[SettingSummary]) -> list[str]:
+def _failed_trials(base: Path, summaries: list[SettingSummary]) -> list[str]:
     failed = [(s, t) for s in summaries for t in s.trials if not _success(t)]
     lines = ["## Trials that did not succeed", "",
              "Read the transcript before trusting a number.", ""]
@@ -273,7 +277,7 @@ def _failed_trials(run_: Run, summaries: list[SettingSummary]) -> list[str]:
         what = f"{t.verdict}" + (f" (declared {t.data.get('expected')})" if s.setting.is_control else "")
         lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {what}; said {said}; device "
                      f"{observed!r}" + (f"; infra: {t.data['infra_error']}" if t.data.get("infra_error") else "")
-                     + f" ({_evidence(run_, t)})")
+                     + f" ({_evidence(base, t)})")
     return lines + [""]
 
 

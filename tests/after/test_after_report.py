@@ -209,3 +209,11 @@ def test_the_installed_command_reports_a_bad_folder_in_one_line(tmp_path):
     proc = subprocess.run([str(script), "report", str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr == f"mobium-evals report: {tmp_path}: not a run folder: it has no record.json\n"
+
+
+def test_report_elsewhere_links_back_to_the_run_s_transcripts(make_run, tmp_path):
+    run = make_run("r1", {"t01": ["honest_failure"]})
+    assert main(["report", str(run), "--out", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert "[transcript.jsonl](../r1/trials/t01-agent-claude-haiku-5-5-r1/transcript.jsonl)" in text
+    assert (tmp_path / "out" / "pass-rate.png").exists() and not (run / "report.md").exists()
