@@ -142,6 +142,19 @@ class Device:
                     restored.append(f"{ns}/{key}")
         return restored
 
+    def measure_drift(self, seconds: float, *, interval: float = 1.0) -> dict[str, tuple[Optional[str], Optional[str]]]:
+        """Which settings change on their own: snapshots `seconds` apart with nothing driving the device (the
+        shell is still poked every `interval` so a virtual device's timers run). Returns "ns/key" -> (before,
+        after) for every key that changed; what it finds belongs in grading.DRIFTING_SETTINGS, with its reason."""
+        before = self.settings_snapshot()
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            time.sleep(min(interval, max(0.0, deadline - time.monotonic())))
+            self.shell("true")
+        after = self.settings_snapshot()
+        return {f"{ns}/{key}": (before.get((ns, key)), after.get((ns, key)))
+                for ns, key in sorted(set(before) | set(after)) if before.get((ns, key)) != after.get((ns, key))}
+
     # ---- apps -------------------------------------------------------------------------------------------------
 
     def stop(self, package: str) -> None:
