@@ -1,8 +1,8 @@
-"""Fixtures for the agent drivers' tests: the scripted API endpoints, a tool server to drive, fast retries."""
+"""Fixtures for the agent drivers' tests: the scripted API endpoints, the virtual device with the built-in Mobium
+server as the tool server, fast retries."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -11,13 +11,12 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # standins.py, tiny_server.py
+sys.path.insert(0, str(Path(__file__).parent))  # standins.py
 
 from standins import AnthropicStandin, OllamaStandin, OpenAIStandin  # noqa: E402
 
 from pytest_mobium_evals.agents import base  # noqa: E402
 
-TINY_SERVER = Path(__file__).parent / "tiny_server.py"
 
 
 def pytest_configure(config):
@@ -25,36 +24,56 @@ def pytest_configure(config):
                                        "deselect locally with -m 'not slow'")
 
 
+APP = "dev.mobium.mobiumapp"
+# The app's own delays (the sign-in's 1 s) run this much faster; tool servers and drivers keep real time.
+CLOCK_SPEED = 4.0
+# Records the server's pid, then becomes the server (exec keeps the pid), so a test can kill it mid-trial.
+PID_WRAPPER = 'echo $$ > "$0"; exec "$@"'
+
+
 @dataclass
 class Spec:
-    """How to start a tool server: the shape of toolserver.ToolServerSpec that the drivers use."""
+    """How to start a tool server: the shape of toolserver.ToolServerSpec."""
 
     command: list
     env: dict = field(default_factory=dict)
 
 
 @dataclass
-class ToolServer:
-    """The test's tool server: its spec, and the state and pid it leaves in files."""
+class DeviceServer:
+    """The built-in Mobium server on a virtual device, as a trial gets it: MobiumApp fresh on its menu."""
 
     spec: Spec
-    state_file: Path
+    device: object  # pytest_mobium_evals.device.Device: the harness's own reach into the device, over ADB
     pid_file: Path
-
-    def state(self) -> dict:
-        return json.loads(self.state_file.read_text())
 
     def kill(self) -> None:
         """Kill the running server as a crash would (used from a trajectory's Do step)."""
         os.kill(int(self.pid_file.read_text()), signal.SIGKILL)
 
+    def shows(self, testid: str) -> bool:
+        return self.device.find(testid) is not None
+
+
+@pytest.fixture(scope="module")
+def virtual_device():
+    from pytest_mobium_evals import sim
+    from pytest_mobium_evals.device import Device
+
+    with sim.start(devices=1, clock_speed=CLOCK_SPEED) as server:
+        yield server, Device.connect(server.serials[0], port=server.port)
+
 
 @pytest.fixture
-def tool_server(tmp_path) -> ToolServer:
-    state, pid = tmp_path / "server-state.json", tmp_path / "server.pid"
-    spec = Spec(command=[sys.executable, str(TINY_SERVER)],
-                env={"TINY_STATE": str(state), "TINY_PIDFILE": str(pid)})
-    return ToolServer(spec=spec, state_file=state, pid_file=pid)
+def tool_server(virtual_device, tmp_path) -> DeviceServer:
+    from pytest_mobium_evals.toolserver import ToolServerSpec
+
+    server, device = virtual_device
+    device.reset_app(APP, ready_testid="homeList")
+    builtin = ToolServerSpec.builtin(server.serials[0], "127.0.0.1", server.port)
+    pid_file = tmp_path / "server.pid"
+    spec = Spec(command=["/bin/sh", "-c", PID_WRAPPER, str(pid_file)] + list(builtin.command), env=builtin.env)
+    return DeviceServer(spec=spec, device=device, pid_file=pid_file)
 
 
 @pytest.fixture

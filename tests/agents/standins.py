@@ -85,15 +85,16 @@ def _turns(trajectory: list[Step]) -> list[_Turn]:
 
 
 def solve_t01(username: str = "mobium", password: str = "hunter2") -> list[Step]:
-    """The sign-in task done right: open the demo, fill both fields, log in, wait for the welcome text."""
+    """MobiumApp's sign-in (t01) done right, with Mobium's tools: open the Login Demo, fill both fields, log in,
+    wait for the welcome text, answer done."""
     return [
         Call("app_map"),
-        Call("app_tap", {"target": "text=Login Demo"}),
-        Call("app_fill", {"target": "testid=usernameInput", "text": username}),
-        Call("app_fill", {"target": "testid=passwordInput", "text": password}),
-        Call("app_tap", {"target": "text=Log In"}),
-        Call("app_wait_for", {"target": "testid=welcomeText"}),
-        Answer("done", None, "The welcome screen shows after logging in."),
+        Call("app_tap", {"target": "label=Login Demo"}),
+        Call("app_fill", {"target": "testid=username", "text": username}),
+        Call("app_fill", {"target": "testid=password", "text": password}),
+        Call("app_tap", {"target": "testid=loginBtn"}),
+        Call("app_wait_for", {"target": "testid=welcomeText", "timeout_ms": 5000}),
+        Answer("done", None, "The app shows 'Welcome, mobium!'."),
     ]
 
 
