@@ -762,3 +762,43 @@ def test_battery_demo_reads_the_device_every_second(d):
     assert (d.text("batteryLevel"), d.text("batteryRaw")) == ("level: 42%", "raw: 0.42")
     assert d.need("batteryGauge")["content-desc"] == "Battery 42 percent, charging"
     d.wait(lambda: d.text("batteryReads") == "reads: 2", 3, "a second read")
+
+
+def test_dumpsys_audio_lists_the_player_while_it_plays_even_silence(d):
+    d.open("audioBtn")
+    d.tap("audioSilent")
+    out = d.shell("dumpsys audio")
+    line = next(ln for ln in out.splitlines() if "AudioPlaybackConfiguration" in ln)
+    uid = d.device.packages[APP].uid
+    assert f"u/pid:{uid}/" in line and "state:started" in line
+    assert "usage=USAGE_MEDIA content=CONTENT_TYPE_SONIFICATION" in line
+    d.wait_text("audioState", "finished: silence for 2 s (media)", 4)
+    assert "AudioPlaybackConfiguration" not in d.shell("dumpsys audio")
+    d.tap("audioAlarm")
+    assert "usage=USAGE_ALARM" in d.shell("dumpsys audio")
+    d.shell(f"am force-stop {APP}")
+    assert "AudioPlaybackConfiguration" not in d.shell("dumpsys audio")
+
+
+def luma_at(d: Driver, fx: float, fy: float) -> float:
+    """mobium's dark-mode probe: the screenshot's pixel at (0.97, 0.85) of the screen."""
+    import io
+
+    from PIL import Image
+
+    out, status = d.sh.run("screencap -p")
+    assert status == 0
+    img = Image.open(io.BytesIO(out.stdout())).convert("RGB")
+    r, g, b = img.getpixel((int(img.width * fx), int(img.height * fy)))
+    return 0.299 * r + 0.587 * g + 0.114 * b
+
+
+def test_screenshot_follows_the_dark_switch_not_the_system_night_mode(d):
+    d.open("formBtn")
+    assert luma_at(d, 0.97, 0.85) > 200
+    d.shell("cmd uimode night yes")
+    assert luma_at(d, 0.97, 0.85) > 200  # userInterfaceStyle light: the app ignores it
+    d.tap("darkSwitch")
+    assert luma_at(d, 0.97, 0.85) < 60
+    d.tap("darkSwitch")
+    assert luma_at(d, 0.97, 0.85) > 200

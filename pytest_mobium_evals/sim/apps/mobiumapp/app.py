@@ -138,12 +138,45 @@ class JavascriptException(RuntimeError):
     """An unhandled JS error: in a release build it kills the app (the device logs FATAL EXCEPTION)."""
 
 
+class LivePlayers(list):
+    """`device.audio_players` (what `dumpsys audio` lists): entries drop out once they stop being live, so a
+    force-stopped app leaves no player behind."""
+
+    def __iter__(self):
+        return iter([p for p in list(super().__iter__()) if p.live()])
+
+
+class Player:
+    """One AudioTrack as AudioService prints it (AudioPlaybackConfiguration), while it plays."""
+
+    def __init__(self, tone: "Tone", sound: dict, piid: int):
+        self.tone = tone
+        self.sound = sound
+        self.piid = piid
+        device = tone.app.device
+        proc = device.processes.get(PACKAGE)
+        self.pid = proc.pid if proc else 0
+        self.uid = device.packages[PACKAGE].uid
+
+    def live(self) -> bool:
+        proc = self.tone.app.device.processes.get(PACKAGE)
+        return self.tone.current is self.sound and proc is not None and proc.pid == self.pid
+
+    def __str__(self) -> str:
+        usage = "USAGE_ALARM" if self.sound["usage"] == "alarm" else "USAGE_MEDIA"
+        return (f"AudioPlaybackConfiguration piid:{self.piid} deviceId:2 u/pid:{self.uid}/{self.pid} "
+                f"type:android.media.AudioTrack state:started attr:AudioAttributes: usage={usage} "
+                f"content=CONTENT_TYPE_SONIFICATION flags=0x0 tags= bundle=null sessionId:{self.piid * 8 + 1}")
+
+
 class Tone:
-    """The tone module's player (one per process): a new sound stops the previous one, which resolves false."""
+    """The tone module's player (one per process): 48 kHz mono PCM, a new sound stops the previous one, which
+    resolves false. While a sound plays, `dumpsys audio` lists its AudioTrack as started (silence included)."""
 
     def __init__(self, app: "MobiumApp"):
         self.app = app
         self.current: dict | None = None
+        self._piids = 31
 
     def play(self, what: str, usage: str, segments, report) -> None:
         self.stop()
@@ -158,26 +191,20 @@ class Tone:
 
         sound["timer"] = self.app.device.after(seconds, done)
         self.current = sound
+        self._piids += 8
+        players = getattr(self.app.device, "audio_players", None)
+        if not isinstance(players, LivePlayers):
+            players = LivePlayers(players or [])
+            self.app.device.audio_players = players
+        # Entries of sounds that ended are pruned here; `LivePlayers` hides them meanwhile.
+        players[:] = [p for p in list.__iter__(players) if not isinstance(p, Player) or p.live()]
+        players.append(Player(self, sound, self._piids))
 
     def stop(self) -> None:
         sound, self.current = self.current, None
         if sound is not None:
             sound["timer"].cancel()
             sound["report"](f"stopped: {sound['what']} ({sound['usage']})")
-
-    def playing(self) -> dict | None:
-        """The sound in progress with the segment sounding now (`hz`, 0 for silence), for `dumpsys audio`."""
-        sound = self.current
-        if sound is None:
-            return None
-        elapsed = (self.app.device.now() - sound["started"]) * 1000
-        hz = 0
-        for seg_hz, ms in sound["segments"]:
-            if elapsed < ms:
-                hz = seg_hz
-                break
-            elapsed -= ms
-        return {"what": sound["what"], "usage": sound["usage"], "hz": hz}
 
 
 class MobiumApp(App):
