@@ -1181,6 +1181,7 @@ class Device:
         nav = Placed(Node(id="android:id/navigationBarBackground"), (0, NAV_BAR_TOP, SCREEN_W, SCREEN_H), 2, 0, decor)
         decor.children = [linear, status, nav]
         views._clip(decor, (0, 0, SCREEN_W, SCREEN_H), False)
+        views._clip(content, CONTENT_BOX, False)  # the window's content never draws over the system bars
         app = rec.app
         dark = self.night_mode and getattr(app, "follows_night_mode", False)
         bg = getattr(app, "dark_background", "#141826") if dark else app.background
@@ -1347,8 +1348,10 @@ class Device:
             if y1 >= NAV_BAR_TOP - 20 and dy < -200 and top.kind != "dialog":
                 self.go_home()  # gesture navigation: swipe up from the bottom edge
                 return
-            if (x1 < 40 or x1 > SCREEN_W - 40) and abs(dx) > 150 and abs(dx) > abs(dy):
-                self.key_back()  # gesture navigation: swipe in from a side edge
+            if (x1 < 40 or x1 > SCREEN_W - 40) and abs(dx) > 150 and abs(dx) > abs(dy) \
+                    and not self._drag_target_at(top, x1, y1):
+                # gesture navigation: swipe in from a side edge (seek bars exclude themselves, as on Android)
+                self.key_back()
                 return
             if frame.ime and IME_BOX[1] <= y1 < IME_BOX[3]:
                 return
@@ -1362,6 +1365,11 @@ class Device:
             if top.root is not None and top.activity is not None:
                 self._drag_or_scroll(top, top.root, x1, y1, x2, y2, top.activity.package.name,
                                      top.activity)
+
+    @staticmethod
+    def _drag_target_at(win: Window, x: int, y: int) -> bool:
+        hit = views.hit_test(win.root, x, y) if win.root is not None else None
+        return hit is not None and hit.node.on_drag is not None
 
     def _clear_focus_keep(self) -> None:
         self.keyboard_shown = False

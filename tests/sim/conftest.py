@@ -48,6 +48,12 @@ def sh(vdevice: Device) -> Sh:
 
 
 @pytest.fixture
+def make_sh():
+    """Sh for a device a test made itself."""
+    return Sh
+
+
+@pytest.fixture
 def sim_server():
     with sim.start(devices=2) as server:
         yield server

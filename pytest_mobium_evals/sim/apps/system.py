@@ -334,16 +334,16 @@ class Calculator(App):
     def render(self) -> Node:
         rows = []
         for row in self.KEYS:
-            rows.append(Node("android.widget.LinearLayout", horizontal=True, height=96, margin_bottom=8, children=[
+            rows.append(Node("android.widget.LinearLayout", horizontal=True, height=80, margin_bottom=8, children=[
                 Node("android.widget.ImageButton" if k in self.IDS else "android.widget.Button",
                      id="com.google.android.calculator:id/" + self.IDS.get(k, f"digit_{k}"),
-                     text="" if k in self.IDS else k, desc=self.DESCS.get(k, ""), height=96, margin_right=8,
+                     text="" if k in self.IDS else k, desc=self.DESCS.get(k, ""), height=80, margin_right=8,
                      on_tap=(lambda k=k: self._key(k))) for k in row]))
         return Node("android.widget.FrameLayout", padding=16, children=[
             Node("android.widget.TextView", id="com.google.android.calculator:id/formula", text=self.expr,
                  height=96),
             Node("android.widget.TextView", id="com.google.android.calculator:id/result_preview",
-                 text=self.result, height=64, margin_bottom=400),
+                 text=self.result, height=64, margin_bottom=120),
             *rows])
 
     def _key(self, k: str) -> None:
@@ -404,7 +404,7 @@ class ShareSheet(App):
     def render(self) -> Node:
         text = str(self.extras.get("android.intent.extra.TEXT", ""))
         return Node("android.widget.FrameLayout", children=[
-            Node("android.view.View", height=900, touch="block", on_tap=None),
+            Node("android.view.View", height=420, touch="block"),
             Node("android.widget.LinearLayout", id="com.android.intentresolver:id/chooser_header", padding=16,
                  bg="#f3f3fa", children=[
                      Node("android.widget.TextView", id="com.android.intentresolver:id/headline",
