@@ -91,6 +91,8 @@ class Tools:
         self._fatal: Optional[BaseException] = None
         self._errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
         self._closed = False
+        self._stalled = False
+        self._main_task: Optional[asyncio.Task] = None
         self.start()
 
     # --- lifecycle ----------------------------------------------------------------------------------------------
@@ -111,7 +113,8 @@ class Tools:
         loop = asyncio.new_event_loop()
         self._loop = loop
         try:
-            loop.run_until_complete(self._session_main())
+            self._main_task = loop.create_task(self._session_main())
+            loop.run_until_complete(self._main_task)
         except BaseException as exc:  # the session's own failure is reported through _fatal / _ready
             self._fatal = self._fatal or exc
         finally:
@@ -167,10 +170,19 @@ class Tools:
         self._closed = True
         if self._loop is not None and not self._finished.is_set() and self._jobs is not None:
             try:
-                self._loop.call_soon_threadsafe(self._jobs.put_nowait, None)
+                if self._stalled:
+                    # A call is still outstanding on the server: stop waiting for it (this ends the process).
+                    self._loop.call_soon_threadsafe(self._main_task.cancel)
+                else:
+                    self._loop.call_soon_threadsafe(self._jobs.put_nowait, None)
             except RuntimeError:
                 pass
-            self._finished.wait(timeout=10)
+            if not self._finished.wait(timeout=5) and not self._stalled:
+                try:
+                    self._loop.call_soon_threadsafe(self._main_task.cancel)
+                except RuntimeError:
+                    pass
+                self._finished.wait(timeout=5)
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._errlog.close()
@@ -197,6 +209,7 @@ class Tools:
                 if self._finished.is_set() and not fut.done():
                     raise InfraError(f"the tool server died: {_describe(self._fatal)}{self._stderr_tail()}")
                 if time.monotonic() >= deadline:
+                    self._stalled = True
                     raise InfraError(f"the tool server did not answer within {timeout:g}s") from None
             except InfraError:
                 raise

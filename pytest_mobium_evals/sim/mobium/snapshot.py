@@ -187,8 +187,9 @@ class Snapshot:
         if permission and not (title or message):
             texts = [n.text for n in self.nodes if n.package in PERMISSION_PACKAGES and n.text and not n.clickable]
             title = texts[0] if texts else "a permission request"
-        buttons = [n for n in self.nodes if n.clickable and (n.rid in DIALOG_IDS or n.package in PERMISSION_PACKAGES)
-                   and (n.text or n.desc)]
+        # Buttons answer the dialog; a permission prompt's Precise/Approximate radios only qualify the answer.
+        buttons = [n for n in self.nodes if n.clickable and not n.checkable
+                   and (n.rid in DIALOG_IDS or n.package in PERMISSION_PACKAGES) and (n.text or n.desc)]
         package = next((n.package for n in nodes if n.package), "")
         return Dialog(title=title or message, message=message if title else "", buttons=buttons,
                       permission=permission, package=package)

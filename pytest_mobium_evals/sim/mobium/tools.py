@@ -1331,7 +1331,11 @@ class Mobium:
         if text is not None:
             t = title or "Mobium"
             g = tag or "mobium"
-            st.link.shell(f"cmd notification post -t {shlex.quote(t)} {shlex.quote(g)} {shlex.quote(text)}")
+            out = st.link.shell(f"cmd notification post -t {shlex.quote(t)} {shlex.quote(g)} {shlex.quote(text)}")
+            if "Unknown command" in out or "Exception" in out or "Error" in out:
+                raise MobiumError("unsupported", "this device cannot post a notification from the shell (cmd "
+                                  f"notification post answered: {out.strip().splitlines()[0]})",
+                                  "read notifications with app_notifications and no arguments")
             return Result(f'posted "{t}: {text}"', {"posted": {"title": t, "text": text, "tag": g},
                                                      "device": st.link.serial})
         out = st.link.shell("dumpsys notification --noredact")

@@ -1,0 +1,96 @@
+"""`Tools`, the harness's synchronous MCP client, against a tiny stand-in server (no device needed)."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from pytest_mobium_evals.toolserver import InfraError, ToolError, Tools, ToolServerSpec
+
+STANDIN = textwrap.dedent('''
+    import os, sys, time
+    import anyio
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+    from mcp.server.stdio import stdio_server
+
+    async def list_tools(ctx, params):
+        return types.ListToolsResult(tools=[types.Tool(name=n, input_schema={"type": "object"})
+                                            for n in ("app_ok", "app_bad", "app_die", "app_slow")])
+
+    async def call_tool(ctx, params):
+        name = params.name
+        if name == "app_ok":
+            return types.CallToolResult(content=[types.TextContent(text="fine")],
+                                        structured_content={"echo": params.arguments or {}})
+        if name == "app_bad":
+            return types.CallToolResult(content=[types.TextContent(text="no element matches testid=x")],
+                                        structured_content={"code": "no_such_element",
+                                                            "message": "no element matches testid=x",
+                                                            "remedy": "run app_map again", "retryable": False},
+                                        is_error=True)
+        if name == "app_die":
+            os._exit(3)
+        await anyio.sleep(30)
+
+    async def main():
+        server = Server("standin", on_list_tools=list_tools, on_call_tool=call_tool)
+        async with stdio_server() as (r, w):
+            await server.run(r, w, server.create_initialization_options())
+
+    if "--broken" in sys.argv:
+        print("cannot start: no device", file=sys.stderr)
+        sys.exit(2)
+    anyio.run(main)
+''')
+
+
+@pytest.fixture
+def standin(tmp_path):
+    path = tmp_path / "standin.py"
+    path.write_text(STANDIN)
+    return path
+
+
+def test_calls_answers_transcript_and_sugar(standin):
+    events = []
+    with Tools(ToolServerSpec([sys.executable, str(standin)]), on_event=events.append) as tools:
+        assert tools.tool_names == ["app_ok", "app_bad", "app_die", "app_slow"]
+        res = tools.call("app_ok", target="x")
+        assert (res.text, res.data, res.is_error) == ("fine", {"echo": {"target": "x"}}, False)
+        assert tools.ok(n=1).data == {"echo": {"n": 1}}          # tools.ok(...) is call("app_ok", ...)
+        with pytest.raises(ToolError) as e:
+            tools.call("app_bad")
+        assert (e.value.code, e.value.remedy) == ("no_such_element", "run app_map again")
+        soft = tools.call("app_bad", check=False)
+        assert soft.is_error and soft.data["code"] == "no_such_element"
+        assert tools.calls == 4
+    kinds = [(ev["kind"], ev["name"]) for ev in tools.transcript]
+    assert kinds == [("call", "app_ok"), ("answer", "app_ok")] * 2 + [("call", "app_bad"), ("answer", "app_bad")] * 2
+    assert events == tools.transcript and all(isinstance(ev["t"], float) for ev in events)
+
+
+def test_a_server_that_dies_or_stalls_is_an_infra_error(standin):
+    with Tools(ToolServerSpec([sys.executable, str(standin)]), timeout=2) as tools:
+        with pytest.raises(InfraError, match="did not answer within 2s"):
+            tools.call("app_slow")
+    with Tools(ToolServerSpec([sys.executable, str(standin)])) as tools:
+        with pytest.raises(InfraError):
+            tools.call("app_die")
+        with pytest.raises(InfraError):
+            tools.call("app_ok")
+    assert tools.transcript[-1]["kind"] == "infra_error"
+
+
+def test_a_server_that_cannot_start_is_an_infra_error_with_its_stderr(standin):
+    with pytest.raises(InfraError, match="cannot start: no device"):
+        Tools(ToolServerSpec([sys.executable, str(standin), "--broken"]), start_timeout=20)
+
+
+def test_spec_constructors():
+    b = ToolServerSpec.builtin("emulator-5554", "127.0.0.1", 5037)
+    assert b.command[-5:] == ["mcp", "--device", "emulator-5554", "--adb", "127.0.0.1:5037"]
+    assert ToolServerSpec.mobium("/opt/mobium", "emulator-5556").command == ["/opt/mobium", "mcp", "--device",
+                                                                              "emulator-5556"]
