@@ -160,7 +160,7 @@ class Expect:
     arguments: dict
     field: str
     equals: Any
-    timeout_ms: int
+    timeout_ms: Optional[int]  # None: the run's default for assertions
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ class Step:
         if self.expect:
             e = self.expect
             body: dict = {"expect": {"tool": e.tool, "arguments": e.arguments, "field": e.field, "equals": e.equals,
-                                     "timeout_ms": e.timeout_ms}}
+                                     **({"timeout_ms": e.timeout_ms} if e.timeout_ms is not None else {})}}
         else:
             body = {"name": self.tool, "arguments": self.arguments}
         if self.soft:
@@ -456,10 +456,11 @@ def _parse_expect(raw: dict, n: int, where: str, schemas: dict[str, ToolSchema],
         problems.add(label, "has no \"field\": the field of the tool's answer to compare, e.g. \"state\"")
     if "equals" not in body:
         problems.add(label, "has no \"equals\": the value the field must reach")
-    timeout = body.get("timeout_ms", DEFAULT_EXPECT_TIMEOUT_MS)
-    if isinstance(timeout, bool) or not isinstance(timeout, int) or not 0 < timeout <= 120_000:
+    timeout = body.get("timeout_ms")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int)
+                                or not 0 < timeout <= 120_000):
         problems.add(label, f"timeout_ms must be a whole number of milliseconds from 1 to 120000, got {_show(timeout)}")
-        timeout = DEFAULT_EXPECT_TIMEOUT_MS
+        timeout = None
     return Step(number=n, tool=tool, arguments=dict(arguments), description=description, soft=soft,
                 expect=Expect(tool=tool, arguments=dict(arguments), field=fld if isinstance(fld, str) else "",
                               equals=body.get("equals"), timeout_ms=timeout))
@@ -598,6 +599,7 @@ class TestFileResult:
     tests: list[TestOutcome] = field(default_factory=list)
     infra_error: Optional[str] = None
     seconds: float = 0.0
+    stopped_early: int = 0  # tests left unrun by max_failures
 
     @property
     def status(self) -> str:
@@ -625,6 +627,8 @@ class TestFileResult:
         parts = [f"{passed} passed"]
         if self.failed:
             parts.append(f"{len(self.failed)} failed")
+        if self.stopped_early:
+            parts.append(f"{self.stopped_early} not run")
         line = f"{', '.join(parts)} ({self.seconds:.1f}s)"
         if self.infra_error:
             line += f"; the run stopped: {self.infra_error}"
@@ -632,7 +636,7 @@ class TestFileResult:
 
     def to_json(self) -> dict:
         return {"file": self.file, "status": self.status, "exit_code": self.exit_code, "problems": self.problems,
-                "infra_error": self.infra_error, "seconds": round(self.seconds, 3),
+                "infra_error": self.infra_error, "seconds": round(self.seconds, 3), "not_run": self.stopped_early,
                 "tests": [t.to_json() for t in self.tests]}
 
 
@@ -693,10 +697,15 @@ Reporter = Callable[[str], None]
 
 def run_file(path_or_data: Any, tools: Any, *, device_label: str = "", grep: Optional[str] = None,
              test_timeout_s: Optional[float] = None, report: Optional[Reporter] = None,
-             allowed_tools: Optional[Iterable[str]] = None) -> TestFileResult:
+             allowed_tools: Optional[Iterable[str]] = None, max_failures: Optional[int] = None,
+             assertion_timeout_ms: Optional[int] = None) -> TestFileResult:
     """Checks the file against the tools' own list, then runs every test from a fresh app. `report` receives the
     list reporter's lines as they happen (the CLI prints them). Never raises for a bad file or a failing test; a
-    dead tool server ends the run with `infra_error`."""
+    dead tool server ends the run with `infra_error`.
+
+    `max_failures`: stop after this many failed tests (Playwright's --max-failures); the tests not run are left
+    out of the result. `assertion_timeout_ms`: how long an assertion that names no timeout_ms waits (default
+    app_wait_for's own 10 s), as Playwright's expect timeout in a config."""
     from .toolserver import InfraError
 
     started = time.monotonic()
@@ -723,7 +732,7 @@ def run_file(path_or_data: Any, tools: Any, *, device_label: str = "", grep: Opt
         if pattern and not pattern.search(f"{name} › {case.name}"):
             continue
         try:
-            outcome = _run_test(parsed, case, adapter, test_timeout_s)
+            outcome = _run_test(parsed, case, adapter, test_timeout_s, assertion_timeout_ms)
         except InfraError as exc:
             result.infra_error = str(exc)
             emit(f"  ERROR {tag}{name} › {case.name}: {exc}")
@@ -733,6 +742,13 @@ def run_file(path_or_data: Any, tools: Any, *, device_label: str = "", grep: Opt
         emit(f"  {word} {tag}{name} › {case.name} ({outcome.seconds:.1f}s)")
         for line in outcome.detail_lines():
             emit(f"        {line}")
+        if max_failures and len(result.failed) >= max_failures:
+            left = len(parsed.tests) - len(result.tests)
+            if left:
+                emit(f"  stopped after {len(result.failed)} failed test{'s' if len(result.failed) != 1 else ''} "
+                     f"(--max-failures); {left} not run")
+            result.stopped_early = left
+            break
     result.seconds = time.monotonic() - started
     return result
 
@@ -762,7 +778,8 @@ def decode(text: str) -> tuple[Any, Optional[str]]:
         return None, f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
 
 
-def _run_test(parsed: TestFile, case: TestCase, tools: ToolsAdapter, timeout_s: Optional[float]) -> TestOutcome:
+def _run_test(parsed: TestFile, case: TestCase, tools: ToolsAdapter, timeout_s: Optional[float],
+              assertion_timeout_ms: Optional[int] = None) -> TestOutcome:
     started = time.monotonic()
     outcome = TestOutcome(name=case.name)
     deadline = started + timeout_s if timeout_s else None
@@ -783,7 +800,7 @@ def _run_test(parsed: TestFile, case: TestCase, tools: ToolsAdapter, timeout_s: 
                                               f"the test ran past its {timeout_s:g}s before this step")
                 outcome.seconds = time.monotonic() - started
                 return outcome
-            failure = _run_step(step, phase, tools)
+            failure = _run_step(step, phase, tools, assertion_timeout_ms)
             if failure is None:
                 continue
             if failure.soft:
@@ -796,11 +813,15 @@ def _run_test(parsed: TestFile, case: TestCase, tools: ToolsAdapter, timeout_s: 
     return outcome
 
 
-def _run_step(step: Step, phase: str, tools: ToolsAdapter) -> Optional[StepFailure]:
+def _run_step(step: Step, phase: str, tools: ToolsAdapter,
+              assertion_timeout_ms: Optional[int] = None) -> Optional[StepFailure]:
     if step.expect is not None:
-        return _run_expect(step, phase, tools)
+        return _run_expect(step, phase, tools, assertion_timeout_ms)
+    arguments = step.arguments
+    if step.tool == ASSERTION_TOOL and assertion_timeout_ms and "timeout_ms" not in arguments:
+        arguments = {**arguments, "timeout_ms": assertion_timeout_ms}
     try:
-        tools.call(step.tool, step.arguments)
+        tools.call(step.tool, arguments)
     except _ToolFailed as exc:
         return StepFailure(phase, step.number, step.label, exc.code, exc.message, step.description, step.soft)
     return None
@@ -809,13 +830,15 @@ def _run_step(step: Step, phase: str, tools: ToolsAdapter) -> Optional[StepFailu
 _MISSING = object()
 
 
-def _run_expect(step: Step, phase: str, tools: ToolsAdapter) -> Optional[StepFailure]:
+def _run_expect(step: Step, phase: str, tools: ToolsAdapter,
+                assertion_timeout_ms: Optional[int] = None) -> Optional[StepFailure]:
     """Calls the read-only tool until its field equals the value or the timeout passes, by app_wait_for's rule
     (every 250 ms); a failure says the value last seen."""
     e = step.expect
     assert e is not None
     started = time.monotonic()
-    deadline = started + e.timeout_ms / 1000
+    timeout_ms = e.timeout_ms or assertion_timeout_ms or DEFAULT_EXPECT_TIMEOUT_MS
+    deadline = started + timeout_ms / 1000
     while True:
         try:
             data, _text = tools.call(e.tool, e.arguments)
@@ -883,6 +906,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", metavar="SECONDS", type=float, default=90.0,
                         help="the time each test may take (default 90)")
     parser.add_argument("--json", metavar="PATH", help="also write the result as JSON to PATH")
+    parser.add_argument("--max-failures", metavar="N", type=int,
+                        help="stop after N failed tests; the rest are not run")
+    parser.add_argument("--assertion-timeout", metavar="MS", type=int,
+                        help="how long an assertion that gives no timeout_ms waits (default 10000)")
     parser.add_argument("--allow-tools", metavar="TOOL,TOOL", help="refuse the file (as a bad file) if a step uses a "
                                                                   "tool not listed here")
 
@@ -898,6 +925,10 @@ def run(args: argparse.Namespace) -> int:
     host, port = _host_port(args.adb)
     if args.timeout <= 0:
         raise CliError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
+    if args.max_failures is not None and args.max_failures < 1:
+        raise CliError(f"--max-failures must be 1 or more, got {args.max_failures}")
+    if args.assertion_timeout is not None and not 0 < args.assertion_timeout <= 120_000:
+        raise CliError(f"--assertion-timeout must be from 1 to 120000 ms, got {args.assertion_timeout}")
     if args.grep:
         try:
             re.compile(args.grep)
@@ -919,7 +950,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_NO_DEVICE
     try:
         result = run_file(Path(args.file), tools, device_label=serial, grep=args.grep, test_timeout_s=args.timeout,
-                          report=lambda line: print(line, flush=True), allowed_tools=allowed)
+                          report=lambda line: print(line, flush=True), allowed_tools=allowed,
+                          max_failures=args.max_failures, assertion_timeout_ms=args.assertion_timeout)
     finally:
         _close(tools)
     _write_json(args.json, result)

@@ -58,6 +58,9 @@ BUGS = ("total_ignores_quantity", "back_drops_item")
 MAX_SHARE = 0.75  # the answer's compact JSON, as a share of the long test's
 RUN_TIMEOUT_S = 120.0  # one run of the answer on one build, process start to exit
 TEST_TIMEOUT_S = 60.0  # one test inside a run
+# How long an assertion that names no timeout_ms waits. Nothing in Morpho Market takes longer than its 1.5 s
+# checkout, so 4 s is ample, and a run on a bug build (where an assertion must time out) takes seconds, not tens.
+ASSERTION_TIMEOUT_MS = 4000
 
 # The tools an answer's steps may use: everything that acts inside the app or reads the screen. The answer runs on
 # the device the next trials use, so tools that reach outside the app (uninstall, clear data, permissions, the
@@ -142,9 +145,9 @@ class BuildRun:
                 return f"{t['name']}: {lines[0]}"
         return ""
 
-    def counts(self) -> str:
-        tests = self.result.get("tests") or []
-        return f"{len(self.failed_tests)} of {len(tests)} tests failed"
+    def caught_by(self) -> str:
+        names = [t["name"] for t in self.failed_tests]
+        return ", ".join(f'"{n}"' for n in names) or "no test"
 
 
 def read_answer(answer: Optional[str]) -> tuple[Any, Optional[str]]:
@@ -164,7 +167,7 @@ def read_answer(answer: Optional[str]) -> tuple[Any, Optional[str]]:
 
 
 def grade_answer(answer: Optional[str], device: Device, *, timeout_s: float = RUN_TIMEOUT_S,
-                 mobium: Optional[str] = None) -> Outcome:
+                 mobium: Optional[str] = None, assertion_timeout_ms: int = ASSERTION_TIMEOUT_MS) -> Outcome:
     """Runs the answer on the correct build and on each bug build; reached when it passes the first and fails each
     of the others, and is short enough. `observed` says what each run came to."""
     data, problem = read_answer(answer)
@@ -182,15 +185,15 @@ def grade_answer(answer: Optional[str], device: Device, *, timeout_s: float = RU
         runs: list[BuildRun] = []
         try:
             for build in (CORRECT, *BUGS):
-                run = run_on_build(path, build, device, timeout_s=timeout_s, mobium=mobium)
+                run = run_on_build(path, build, device, timeout_s=timeout_s, mobium=mobium,
+                                   assertion_timeout_ms=assertion_timeout_ms)
                 runs.append(run)
                 if run.problems:
                     shown = "; ".join(run.problems[:3]) + (f" (and {len(run.problems) - 3} more)"
                                                             if len(run.problems) > 3 else "")
                     return Outcome(False, observed=f"bad file: {shown}")
                 if build == CORRECT and run.exit_code != 0:
-                    return Outcome(False, observed=f"fails on the correct build ({run.counts()}): "
-                                                   f"{run.first_failure()}")
+                    return Outcome(False, observed=f"fails on the correct build: {run.first_failure()}")
         except RunTimedOut as exc:
             return Outcome(False, observed=f"the run on the {exc.build} build took longer than {timeout_s:g}s "
                                            "and was stopped")
@@ -200,19 +203,21 @@ def grade_answer(answer: Optional[str], device: Device, *, timeout_s: float = RU
     parts = [f"passes on the correct build ({len(runs[0].result.get('tests') or [])} tests)"]
     for r in runs[1:]:
         parts.append(f"{r.build}: missed, every test passed" if r.exit_code == 0 else
-                     f"{r.build}: caught ({r.counts()})")
+                     f"{r.build}: caught by {r.caught_by()}")
     return Outcome(not missed, observed=f"{size} of {limit} characters; " + "; ".join(parts))
 
 
 def run_on_build(path: Path, build: str, device: Device, *, timeout_s: float = RUN_TIMEOUT_S,
-                 mobium: Optional[str] = None) -> BuildRun:
+                 mobium: Optional[str] = None, assertion_timeout_ms: int = ASSERTION_TIMEOUT_MS) -> BuildRun:
     """One run of a test file on one build, in a process of its own with its own tool server. Exit 0 or 1 is a
     result; 2 is a bad file; anything else (the device or the tool server failed) is an infrastructure error."""
     use_build(device, build)
     out = path.with_suffix(f".{build}.json")
     command = [sys.executable, "-m", "pytest_mobium_evals.cli", "test", str(path), "--device", device.serial,
                "--adb", f"{device.adb_host}:{device.adb_port}", "--timeout", f"{TEST_TIMEOUT_S:g}",
-               "--allow-tools", ",".join(TEST_TOOLS), "--json", str(out)]
+               "--allow-tools", ",".join(TEST_TOOLS), "--json", str(out),
+               # One failed test settles a run either way: the answer fails the correct build, or catches the bug.
+               "--max-failures", "1", "--assertion-timeout", str(assertion_timeout_ms)]
     if mobium:
         command += ["--mobium", mobium]
     try:
