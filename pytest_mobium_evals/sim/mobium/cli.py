@@ -16,19 +16,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the ADB server to reach devices through (default 127.0.0.1:5037)")
 
 
-def parse_adb(value: str) -> tuple[str, int]:
-    from ...cli import CliError
+def parse_adb(value: str) -> tuple[str, int] | None:
     host, sep, port = value.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise CliError(f"--adb must be HOST:PORT, e.g. 127.0.0.1:5037, got {value!r}")
+        return None
     return host, int(port)
 
 
 def run(args: argparse.Namespace) -> int:
     from .server import serve_stdio
     from .tools import Mobium
-    host, port = parse_adb(args.adb)
+    parsed = parse_adb(args.adb)
+    if parsed is None:
+        # Printed here rather than raised: the router may run as __main__ (python -m), with its own CliError.
+        print(f"mobium-evals mcp: --adb must be HOST:PORT, e.g. 127.0.0.1:5037, got {args.adb!r}", file=sys.stderr)
+        return 2
     # stdout is the protocol channel: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="mobium-evals mcp: %(message)s")
-    anyio.run(serve_stdio, Mobium(host, port, args.device))
+    try:
+        anyio.run(serve_stdio, Mobium(parsed[0], parsed[1], args.device))
+    except KeyboardInterrupt:
+        pass
     return 0
