@@ -1,0 +1,101 @@
+"""Ghost Bench on the virtual Android 15 device, over ADB as the harness reads it: Ghost Bench's original OpenApp check
+cannot pass there, the fixed one reads the app in front, every init puts the device in the opposite state, and the
+controls grade as declared through the whole plugin (a few tasks here; `pytest tasks --driver=controls` runs all)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_mobium_evals import ghost_bench as gb
+from pytest_mobium_evals.device import Device
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITE = {t.id: t for t in gb.load_dir(ROOT / "tasks" / "ghost_bench")}
+
+
+@pytest.fixture(scope="module")
+def phone():
+    from pytest_mobium_evals import sim
+
+    server = sim.start(devices=1, port=0)
+    try:
+        yield Device.connect(server.serials[0], "127.0.0.1", server.port)
+    finally:
+        server.close()
+
+
+def wait_until(predicate, what: str, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def original(task: gb.GhostTask) -> gb.Check:
+    (change,) = task.changed
+    return gb.Check(change["original"], task.check.kind, task.check.expected)
+
+
+@pytest.mark.parametrize("task_id", ["OpenAppSettings", "OpenAppCalculator"])
+def test_the_original_open_app_check_cannot_pass_on_android_15(phone, task_id):
+    task = SUITE[task_id]
+    phone.shell(gb.HOME)
+    phone.launch(task.app)
+    wait_until(lambda: phone.foreground_package() == task.app, f"{task.app} in front")
+    assert phone.getprop("ro.build.version.sdk") == "35"
+    passed, reason = original(task).judge(phone.shell(original(task).cmd))
+    assert not passed and reason.startswith("got '' "), reason
+    passed, reason = gb.evaluate(task, phone)
+    assert passed, reason
+    assert task.app in reason and "ResumedActivity" in reason
+
+
+def test_the_fixed_check_fails_with_the_app_behind_the_launcher(phone):
+    task = SUITE["OpenAppSettings"]
+    phone.launch(task.app)
+    wait_until(lambda: phone.foreground_package() == task.app, "Settings in front")
+    phone.shell(gb.HOME)
+    wait_until(lambda: phone.foreground_package() != task.app, "the launcher in front")
+    assert task.app in phone.shell("dumpsys activity activities")  # still listed, in a background task
+    passed, reason = gb.evaluate(task, phone)
+    assert not passed and "nexuslauncher" in reason
+
+
+@pytest.mark.parametrize("task_id", [t for t in SUITE if t.startswith("System")])
+def test_each_init_puts_the_device_in_the_opposite_state_and_the_goal_state_passes(phone, task_id):
+    task = SUITE[task_id]
+    gb.to_task(task).precondition(phone, {})  # raises PreconditionError if the goal still held
+    assert not gb.evaluate(task, phone)[0]
+    # The goal state, set from the shell as the opposite task's init would: the check accepts it.
+    name = gb.setting_of(task.check)
+    namespace, key = name.split("/")
+    value = task.check.expected if task.check.kind == "expect" else task.check.expected[0]
+    phone.shell(f"settings put {namespace} {key} {value}")
+    assert wait_until(lambda: gb.evaluate(task, phone)[0], f"{name} = {value}")
+
+
+def test_controls_grade_as_declared_through_the_plugin(pytester):
+    (pytester.path / "ghost_bench").mkdir()
+    for name in ("navigation.json", "settings.json"):
+        (pytester.path / "ghost_bench" / name).write_text((ROOT / "tasks" / "ghost_bench" / name).read_text())
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--run-dir", "run", "--driver=controls", "--device=sim", "-m", "ghost_bench",
+        "-k", "OpenAppClock or SystemWifiTurnOn or SystemBrightnessMax", "-v")
+    result.assert_outcomes(passed=9)
+    summary = json.loads((pytester.path / "run" / "ghost_bench.json").read_text())
+    by_driver = {run["driver"]: run for run in summary["runs"]}
+    assert by_driver["reference"]["success_rate"] == 1.0 and by_driver["reference"]["total_tasks"] == 3
+    assert by_driver["null"]["passed"] == 0 and by_driver["wrong"]["passed"] == 0
+    reasons = {r["task_id"]: r["reason"] for r in by_driver["wrong"]["results"]}
+    assert reasons["SystemBrightnessMax"] == "got '128' (expected '255')"
+    assert reasons["SystemWifiTurnOn"] == "got '0' (expected '1' or '2')"
