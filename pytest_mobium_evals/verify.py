@@ -46,6 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runs", metavar="DIR", default="runs", help="where the two runs are written (runs/)")
     parser.add_argument("--suite", metavar="PATH", default=DEFAULT_TASKS_PATH,
                         help=f"the tasks pytest collects (default {DEFAULT_TASKS_PATH}/)")
+    parser.add_argument("pytest_args", nargs=argparse.REMAINDER, metavar="-- PYTEST_ARGS",
+                        help="after --, more pytest options for both runs (e.g. --device SERIAL --adb HOST:PORT)")
 
 
 @dataclass
@@ -70,6 +72,7 @@ class TrialRequest:
     repeats: int
     driver: str
     suite: str
+    extra: tuple[str, ...] = ()  # more pytest options, the same for both builds
 
 
 Runner = Callable[[TrialRequest], None]
@@ -82,8 +85,9 @@ def run(args: argparse.Namespace) -> int:
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     out = Path(args.runs) / f"{stamp}-verify-{_slug(args.before)}-{_slug(args.after)}"
+    extra = tuple(args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args)
     text = verify(repo, args.before, args.after, out, build_command=args.build, seed=args.seed, tasks=tasks,
-                  models=args.models, repeats=args.repeats, driver=args.driver, suite=args.suite)
+                  models=args.models, repeats=args.repeats, driver=args.driver, suite=args.suite, extra=extra)
     sys.stdout.write(text)
     return 0
 
@@ -98,7 +102,7 @@ def _progress(message: str) -> None:
 
 def verify(repo: Path, before: str, after: str, out: Path, *, build_command: str = DEFAULT_BUILD,
            seed: int = DEFAULT_SEED, tasks: Optional[list[str]] = None, models: Optional[str] = None,
-           repeats: int = 1, driver: str = "agent", suite: str = DEFAULT_TASKS_PATH,
+           repeats: int = 1, driver: str = "agent", suite: str = DEFAULT_TASKS_PATH, extra: tuple[str, ...] = (),
            runner: Optional[Runner] = None) -> str:
     """Build both refs, run the tasks under each, stamp the records, and write `out/compare.md`; returns its text."""
     runner = runner or run_pytest
@@ -116,7 +120,7 @@ def verify(repo: Path, before: str, after: str, out: Path, *, build_command: str
             build = _build(repo, label, ref, commits[label], scratch, build_command, worktrees)
             run_dir = out / label
             _progress(f"{label}: running the tasks against {ref} ({build.commit[:12]}) into {run_dir}")
-            runner(TrialRequest(build, run_dir, seed, tasks, models, repeats, driver, suite))
+            runner(TrialRequest(build, run_dir, seed, tasks, models, repeats, driver, suite, extra))
             stamp_record(run_dir, build, build_command)
             run_dirs[label] = run_dir
     finally:
@@ -206,7 +210,7 @@ def pytest_command(request: TrialRequest) -> list[str]:
         cmd += ["-k", " or ".join(request.tasks)]
     else:
         cmd += ["-m", "regression"]
-    return cmd
+    return cmd + list(request.extra)
 
 
 def run_pytest(request: TrialRequest) -> None:

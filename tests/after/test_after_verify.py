@@ -135,5 +135,16 @@ def test_the_pytest_command_runs_the_regression_set_with_the_built_binary(tmp_pa
                           ("--model", "claude-haiku-5-5:low"), ("-m", "regression")):
         assert cmd[cmd.index(option, 4) + 1] == value
     request.tasks = ["t05", "t22"]
+    request.extra = ("--device", "emulator-5554")
     cmd = verify_mod.pytest_command(request)
     assert "regression" not in cmd and cmd[cmd.index("-k") + 1] == "t05 or t22"
+    assert cmd[-2:] == ["--device", "emulator-5554"]
+
+
+def test_options_after_a_double_dash_go_to_both_pytest_runs(mobium_repo, tmp_path, monkeypatch):
+    requests = []
+    runner = fake_runner([])
+    monkeypatch.setattr(verify_mod, "run_pytest", lambda r: (requests.append(r), runner(r)))
+    assert main(["verify", "--before", "main", "--after", "fix", "--repo", str(mobium_repo), "--runs",
+                 str(tmp_path / "runs"), "--build", "cp server.py {out}", "--", "--device", "emulator-5554"]) == 0
+    assert [r.extra for r in requests] == [("--device", "emulator-5554")] * 2
