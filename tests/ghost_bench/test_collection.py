@@ -26,7 +26,7 @@ def suite_file(pytester: pytest.Pytester, name: str, content) -> None:
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--run-dir", "run", *args)
+    return pytester.runpytest_inprocess("-p", "no:cacheprovider", "--run-dir", "run", *args)
 
 
 def test_each_task_is_a_trial_per_control_marked_ghost_bench(pytester):
