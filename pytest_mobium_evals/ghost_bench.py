@@ -873,6 +873,8 @@ def _ghost_result(verdict: dict) -> dict:
         "verdict": verdict.get("verdict"),
         "claim": claim.get("status"),
         "steps": int(verdict.get("tool_calls") or 0),
+        "max_steps": verdict.get("max_steps"),  # complexity x 10; a cap only under --enforce-max-steps
+        "hit_limit": verdict.get("hit_limit"),
         "time_s": round(float(timings.get("total_s") or 0.0), 1),
         "error": str(infra) if infra else "",
         "trial": verdict.get("_folder"),

@@ -227,6 +227,7 @@ def _base_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.Driv
         "expected": spec.expected,
         "claim": run.claim.to_json(),
         "tool_calls": run.tool_calls,
+        "max_steps": task.max_steps,  # the task's step budget (Ghost Bench: complexity x 10); enforced on request
         "hit_limit": run.hit_limit,
         "tokens": {"input": run.tokens_in, "output": run.tokens_out},
         "cost_usd": run.cost_usd,

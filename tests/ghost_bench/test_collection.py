@@ -80,3 +80,82 @@ def test_a_task_for_another_platform_is_skipped_with_the_reason(pytester):
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["SKIPPED*Ghost Bench task OpenAppClockIos is for ios; this harness drives android "
                                  "devices over ADB"])
+
+
+STEP_CONFTEST = r'''
+import json
+import pytest
+from pytest_mobium_evals.drivers import DriverRun
+from pytest_mobium_evals.tasks import Claim
+
+
+class Phone:
+    """Just enough of a device for a settings task: airplane mode as `settings` and `cmd connectivity` see it."""
+    serial, adb_host, adb_port = "fake-1", "127.0.0.1", 0
+
+    def __init__(self):
+        self.airplane = "1"
+
+    def restore_settings(self, ignored=None):
+        return []
+
+    def shell(self, cmd, timeout=None):
+        if cmd == "cmd connectivity airplane-mode disable":
+            self.airplane = "0"
+        if cmd == "settings get global airplane_mode_on":
+            return self.airplane + "\n"
+        return ""
+
+    def settings_snapshot(self):
+        return {("global", "airplane_mode_on"): self.airplane}
+
+    def screencap(self):
+        return None
+
+
+PHONE = Phone()
+
+
+@pytest.fixture(scope="session")
+def mobium_device():
+    return PHONE
+
+
+def agent(setting, prompt, server, limits, on_event, workdir, base_url):
+    # What the trial handed the agent as its tool-call limit is what this test is about.
+    with open("limits.jsonl", "a") as fh:
+        fh.write(json.dumps({"prompt": prompt, "max_tool_calls": limits.max_tool_calls}) + "\n")
+    PHONE.airplane = "1"
+    return DriverRun(claim=Claim("done"), tool_calls=2)
+
+
+@pytest.fixture
+def mobium_trial_env():
+    def edit(env):
+        env.server_spec = lambda device: None
+        env.agent_runner = agent
+        env.screenshots = False
+    return edit
+'''
+
+
+@pytest.mark.parametrize("enforce, limit", [(False, 40), (True, 15)])
+def test_max_steps_is_recorded_and_becomes_the_agents_limit_when_enforced(pytester, monkeypatch, enforce, limit):
+    from pytest_mobium_evals import agents
+
+    # The agent is a stand-in (the conftest's runner): no credentials to check. The run is in this process, so
+    # monkeypatch puts the real check back afterwards.
+    monkeypatch.setattr(agents, "check_ready", lambda setting, base_url=None: None)
+    pytester.makeconftest(STEP_CONFTEST)
+    airplane_on = {"id": "SystemAirplaneModeOn", "goal": "Turn airplane mode on.", "app": "com.android.settings",
+                   "category": "settings", "complexity": 1.5,
+                   "init": {"cmd": "cmd connectivity airplane-mode disable"},
+                   "eval": {"cmd": "settings get global airplane_mode_on", "expect": "1"}}
+    suite_file(pytester, "settings.json", [airplane_on])
+    args = ["--driver=agent", "--model=haiku", "--max-tool-calls=40"] + (["--enforce-max-steps"] if enforce else [])
+    result = run(pytester, *args)
+    result.assert_outcomes(passed=1)
+    (line,) = (pytester.path / "limits.jsonl").read_text().splitlines()
+    assert json.loads(line) == {"prompt": "Turn airplane mode on.", "max_tool_calls": limit}
+    (verdict,) = [json.loads(p.read_text()) for p in (pytester.path / "run" / "trials").glob("*/verdict.json")]
+    assert verdict["max_steps"] == 15 and verdict["verdict"] == "pass" and verdict["suite"] == "ghost_bench"

@@ -17,7 +17,8 @@ def verdict(task: str, driver: str, *, reached, observed, verdict_name, repeat=0
             "outcome_reached": reached, "outcome_observed": observed, "side_effects": [], "tool_calls": tool_calls,
             "tokens": {"input": 0, "output": 0}, "cost_usd": None,
             "timings": {"reset_s": 0.5, "driver_s": 1.0, "grade_s": 0.5, "total_s": total_s},
-            "device": "emulator-5554", "infra_error": infra, "password_exposures": []}
+            "device": {"serial": "emulator-5554", "release": "15"}, "infra_error": infra, "password_exposures": [],
+            "max_steps": 10, "hit_limit": None}
 
 
 def store(run: RunDir, data: dict) -> None:
@@ -48,6 +49,8 @@ def test_summary_per_setting_with_scores_and_reasons(tmp_path):
     by_task = {r["task_id"]: r for r in ref["results"]}
     assert set(by_task) == {"SystemWifiTurnOn", "OpenAppClock"}  # the MobiumApp trial is not Ghost Bench's
     assert by_task["SystemWifiTurnOn"]["score"] == 1.0
+    assert (by_task["SystemWifiTurnOn"]["steps"], by_task["SystemWifiTurnOn"]["max_steps"]) == (3, 10)
+    assert ref["device"] == "emulator-5554"
     assert by_task["SystemWifiTurnOn"]["reason"] == "got '1' (expected '1' or '2')"
 
     assert (null["success_rate"], null["passed"], null["total_tasks"]) == (0.0, 0, 2)
