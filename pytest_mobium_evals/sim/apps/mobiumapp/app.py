@@ -35,6 +35,8 @@ class Screen:
     def after(self, seconds: float, callback):
         """A timer that dies with the screen (React clears its timeouts on unmount)."""
         def fire():
+            if timer in self._timers:
+                self._timers.remove(timer)
             if self.mounted:
                 callback()
 

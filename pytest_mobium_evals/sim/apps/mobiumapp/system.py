@@ -66,14 +66,12 @@ class Dialogs(Screen):
         self.device.request_permissions(self.app.package, perms, answered)
 
     def share(self) -> None:
-        # The intent chooser comes and goes; Android reports the same thing whether something was shared or not.
+        # Android reports the same thing whether something was shared or not. The chooser itself is not shown:
+        # the virtual device starts it in a task of its own, and back from there would land on the launcher.
         self.outcome = "share: closed (android cannot tell shared from dismissed)"
-        opener = getattr(self.device, "open_share_sheet", None)
-        if opener is not None:
-            opener(self.app.package, "MobiumApp")
 
     def paste(self) -> None:
-        clip = getattr(self.device, "clipboard", "") or ""
+        clip = self.device.clipboard or ""
         # The length in JS string units (UTF-16), never the content.
         n = len(clip.encode("utf-16-le")) // 2
         self.outcome = f"paste: {n} characters" if n else "paste: empty, or not allowed"
@@ -146,9 +144,10 @@ class Dialogs(Screen):
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Location Demo: asks on mount, then watches the position every 500 ms
+# Location Demo: asks on mount, then watches the position every 500 ms. The fix is `device.location` (lat, lon)
+# when something has set one (a stand-in for `emu geo fix`), else the emulator's default position.
 
-DEFAULT_FIX = (37.421998, -122.084)  # the emulator's default position
+DEFAULT_FIX = (37.421998, -122.084)
 
 
 class Location(Screen):
