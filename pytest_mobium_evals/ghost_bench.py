@@ -833,7 +833,7 @@ def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[dict]) -> dic
         "id": f"{run_dir.name}-{driver}" + ("" if model in ("", "none") else f"-{model}"),
         "suite": SUITE,
         "model": model,
-        "provider": driver if driver != "agent" else (record.get("agent") or record.get("provider") or "agent"),
+        "provider": _provider(driver, rows[0]),
         "driver": driver,
         "effort": effort,
         "device": devices[0] if len(devices) == 1 else devices,
@@ -846,6 +846,20 @@ def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[dict]) -> dic
         "finished_at": record.get("ended"),
         "results": results,
     }
+
+
+def _provider(driver: str, verdict: dict) -> str:
+    """Ghost Bench's provider: the agent's backend as `--model` named it ("ollama/qwen2.5:7b" is ollama, a bare
+    Claude name is claude); a control has none, so it is named by its driver."""
+    if driver != "agent":
+        return f"{driver} (control)"
+    from .agents import AgentConfigError, parse_models
+
+    try:
+        (setting,) = parse_models(str(verdict.get("model_label") or verdict.get("model")))
+    except (AgentConfigError, ValueError):  # a label from another version of the harness: say so, do not guess
+        return "unknown"
+    return setting.provider
 
 
 def _device_name(device: Any) -> str:

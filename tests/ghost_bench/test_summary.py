@@ -71,7 +71,7 @@ def test_score_is_the_device_state_not_the_claim(tmp_path):
     store(run, verdict("SystemBrightnessMax", "agent", model="claude-sonnet-4-5", reached=False, repeat=1,
                        verdict_name="false_success", observed="got '128' (expected '255')"))
     (agent,) = json.loads(gb.write_summary(run.path).read_text())["runs"]
-    assert agent["model"] == "claude-sonnet-4-5"
+    assert agent["model"] == "claude-sonnet-4-5" and agent["provider"] == "claude"
     assert [r["score"] for r in agent["results"]] == [1.0, 0.0]
     assert [r["repeat"] for r in agent["results"]] == [0, 1]
     assert (agent["success_rate"], agent["passed"], agent["total_tasks"]) == (0.5, 1, 2)
