@@ -185,3 +185,28 @@ def test_the_list_reporter_lines():
     assert lines[0].startswith("  ok    [emulator-5554] <data> › good (")
     assert lines[1].startswith("  FAIL  [emulator-5554] <data> › bad (")
     assert lines[2].startswith("        step 1 (app_tap): [no_such_element]")
+
+
+def test_grep_runs_only_the_tests_whose_title_matches():
+    tools = ScriptedTools(screen={"a"})
+    result = run_file(file_with(None, tests=[{"name": "cart total", "steps": [{"tap": "testid=a"}]},
+                                             {"name": "checkout", "steps": [{"tap": "testid=x"}]}]),
+                      tools, grep="total")
+    assert [t.name for t in result.tests] == ["cart total"] and result.exit_code == EXIT_PASSED
+
+
+def test_max_failures_stops_the_run_and_says_how_many_did_not_run():
+    lines: list[str] = []
+    result = run_file(file_with(None, tests=[{"name": n, "steps": [{"tap": "testid=x"}]} for n in "abc"]),
+                      ScriptedTools(), max_failures=1, report=lines.append)
+    assert [t.name for t in result.tests] == ["a"] and result.stopped_early == 2
+    assert lines[-1] == "  stopped after 1 failed test (--max-failures); 2 not run"
+    assert result.summary().startswith("0 passed, 1 failed, 2 not run (")
+
+
+def test_the_assertion_timeout_is_the_default_for_waits_that_name_none():
+    tools = ScriptedTools(screen={"a"})
+    run_file(file_with([{"wait_for": "testid=a"}, {"wait_for": {"target": "testid=a", "timeout_ms": 9000}}]),
+             tools, assertion_timeout_ms=1234)
+    waits = [args for name, args in tools.calls if name == "app_wait_for"]
+    assert waits == [{"target": "testid=a", "timeout_ms": 1234}, {"target": "testid=a", "timeout_ms": 9000}]
