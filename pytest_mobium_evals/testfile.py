@@ -65,6 +65,11 @@ READ_UNLESS: dict[str, frozenset[str]] = {
 }
 
 ASSERTION_TOOL = "app_wait_for"
+# app_wait_for's conditions as the format documents them, for a server whose schema leaves `condition` a plain
+# string; the argument each needs beside the target.
+WAIT_CONDITIONS = ("visible", "hidden", "text", "value", "enabled", "disabled", "checked", "unchecked", "focused",
+                   "count")
+CONDITION_NEEDS = {"text": "text", "value": "text", "count": "count"}
 DEFAULT_EXPECT_TIMEOUT_MS = 10_000
 EXPECT_POLL_S = 0.25
 
@@ -411,6 +416,8 @@ def _parse_step(raw: Any, n: int, where: str, schemas: dict[str, ToolSchema],
     if problems.disallowed(f"{where} ({shown})", tool):
         return None
     _check_arguments(schemas[tool], arguments, f"{where} ({shown})", problems)
+    if tool == ASSERTION_TOOL:
+        _check_condition(schemas[tool], arguments, f"{where} ({shown})", problems)
     if soft and tool != ASSERTION_TOOL:
         problems.add(f"{where} ({shown})", "is soft, but only an assertion (app_wait_for or expect) can be: an action "
                                            "that failed leaves nothing after it worth checking")
@@ -485,6 +492,21 @@ def _check_arguments(schema: ToolSchema, arguments: dict, where: str, problems: 
     for name in schema.required:
         if name not in arguments and name not in COMMON_ARGUMENTS:
             problems.add(where, f"is missing \"{name}\"")
+
+
+def _check_condition(schema: ToolSchema, arguments: dict, where: str, problems: _Problems) -> None:
+    """A wait whose condition cannot hold as written is a mistake in the file, not a failing test."""
+    condition = arguments.get("condition", "visible")
+    if not isinstance(condition, str):
+        return  # the type check has said so
+    declared = (schema.properties.get("condition") or {}).get("enum")
+    if not declared and condition not in WAIT_CONDITIONS:
+        problems.add(where, f"argument \"condition\" must be one of {', '.join(WAIT_CONDITIONS)}, got "
+                            f"{_show(condition)}")
+        return
+    needs = CONDITION_NEEDS.get(condition)
+    if needs and needs in schema.properties and needs not in arguments:
+        problems.add(where, f"waits for condition \"{condition}\" but gives no \"{needs}\" to wait for")
 
 
 _JSON_TYPE_WORDS = {"string": "a string", "integer": "a whole number", "number": "a number", "boolean": "true or false",
@@ -904,7 +926,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                          "server)")
     parser.add_argument("-g", "--grep", metavar="REGEX", help="run only the tests whose title (file › name) matches")
     parser.add_argument("--timeout", metavar="SECONDS", type=float, default=90.0,
-                        help="the time each test may take (default 90)")
+                        help="the time each test may take: one still running after it fails at its next step "
+                             "(default 90)")
     parser.add_argument("--json", metavar="PATH", help="also write the result as JSON to PATH")
     parser.add_argument("--max-failures", metavar="N", type=int,
                         help="stop after N failed tests; the rest are not run")

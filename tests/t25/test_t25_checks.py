@@ -102,6 +102,12 @@ REFUSALS = [
     ("a test with no steps", {"app": "a", "tests": [{"name": "t", "steps": []}]},
      ['must have "steps", a non-empty list']),
     ("not an object", ["tap"], ["a test file is one JSON object"]),
+    ("a wait for a condition there is not", one_step({"wait_for": {"target": "x", "condition": "shown"}}),
+     ['argument "condition" must be one of visible, hidden, text']),
+    ("a wait for text with no text", one_step({"wait_for": {"target": "x", "condition": "text"}}),
+     ['waits for condition "text" but gives no "text" to wait for']),
+    ("a wait for a count with no count", one_step({"wait_for": {"target": "role=radio", "condition": "count"}}),
+     ['waits for condition "count" but gives no "count"']),
     ("a problem in beforeEach", {"app": "a", "beforeEach": [{"tapp": "x"}], "tests": [{"name": "t", "steps": [
         {"tap": "x"}]}]}, ['beforeEach step 1: has "tapp"']),
 ]
