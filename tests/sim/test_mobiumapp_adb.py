@@ -20,7 +20,8 @@ APP = "dev.mobium.mobiumapp"
 @pytest.fixture
 def adb(monkeypatch):
     monkeypatch.setenv("ADBUTILS_ADB_PATH", "/bin/false")  # never start a real adb server
-    device = Device("emulator-5554", clock=Clock(25.0), seed=3)
+    # Real time: "Signing in…" must still be on screen when the next ADB round trip reads it, however busy the host.
+    device = Device("emulator-5554", clock=Clock(1.0), seed=3)
     server = AdbServer({"emulator-5554": device}, port=0)
     try:
         client = adbutils.AdbClient(host="127.0.0.1", port=server.port, socket_timeout=10)
