@@ -922,8 +922,9 @@ def _cmd(ctx: Ctx, args: list[str]) -> int:
             return 0
         ctx.outln("Bluetooth Manager Commands:\n  enable\n  disable\n  wait-for-state:<STATE_OFF|STATE_ON>")
         return 255 if rest else 0
+    if service == "notification":
+        return _notification_cmd(ctx, rest)
     if service in SERVICES:
-        from .dumpsys import dumpsys
         if not rest:
             ctx.errln(f"No shell command implementation.")
             return 255
@@ -931,6 +932,41 @@ def _cmd(ctx: Ctx, args: list[str]) -> int:
         return 255
     ctx.errln(f"cmd: Can't find service: {service}")
     return 20
+
+
+def _notification_cmd(ctx: Ctx, args: list[str]) -> int:
+    """`cmd notification post [-t TITLE] [-S STYLE] [-v] TAG TEXT`: a notification from the shell user."""
+    if not args or args[0] in ("help", "-h"):
+        ctx.outln("usage: cmd notification SUBCMD [args]\n\nSUBCMDs:\n  allow_listener COMPONENT [user_id]\n"
+                  "  post [--help | flags] TAG TEXT")
+        return 0 if args else 255
+    if args[0] != "post":
+        ctx.outln(f"Unknown command: {args[0]}")
+        return 255
+    title = None
+    rest: list[str] = []
+    it = iter(args[1:])
+    for a in it:
+        if a in ("-t", "--title"):
+            title = next(it, None)
+        elif a in ("-S", "--style", "-i", "--icon", "-I", "--large-icon", "-c", "--content-intent", "-m",
+                   "--message"):
+            next(it, None)
+        elif a in ("-v", "--verbose", "--wait"):
+            continue
+        elif a.startswith("-") and a != "-":
+            ctx.errln(f"Error: unknown flag: {a}")
+            return 255
+        else:
+            rest.append(a)
+    if len(rest) < 2:
+        return java_exception(ctx, "post", "java.lang.IllegalArgumentException",
+                              "Argument expected after \"post\"" if not rest else "Argument expected",
+                              "com.android.server.notification.NotificationShellCmd.doNotify"
+                              "(NotificationShellCmd.java:612)")
+    tag, text = rest[0], " ".join(rest[1:])
+    ctx.device.post_notification("com.android.shell", title if title is not None else "", text, tag=tag)
+    return 0
 
 
 def _uimode(ctx: Ctx, args: list[str]) -> int:

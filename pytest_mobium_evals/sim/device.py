@@ -213,6 +213,7 @@ class Notification:
     when: float
     key: str
     channel: str = "default"
+    tag: str | None = None
 
 
 @dataclass
@@ -593,7 +594,8 @@ class Device:
                 folder = "priv-app" if name.startswith(("com.android.settings", LAUNCHER_PACKAGE)) else "app"
                 base = app_cls.label.replace(" ", "")
                 code_path = f"/system/{folder}/{base}"
-                uid = 1000 if name == "com.android.settings" else next(self._sys_uids)
+                uid = getattr(app_cls, "uid", None) or (1000 if name == "com.android.settings"
+                                                        else next(self._sys_uids))
             else:
                 a = self._b64(name + "a")
                 b = self._b64(name + "b")
@@ -813,18 +815,22 @@ class Device:
 
     # -- notifications, toasts, logs, clipboard ------------------------------------------------------------------
 
-    def post_notification(self, package: str, title: str, text: str, channel: str = "default") -> int | None:
-        """Posts a notification; returns its id, or None when the app may not post (POST_NOTIFICATIONS denied)."""
+    def post_notification(self, package: str, title: str, text: str, channel: str = "default",
+                          tag: str | None = None) -> int | None:
+        """Posts a notification; returns its id, or None when the app may not post (POST_NOTIFICATIONS denied).
+        A notification with the same tag from the same package replaces the earlier one."""
         perm = "android.permission.POST_NOTIFICATIONS"
         pkg = self.packages.get(package)
         if pkg is not None and perm in pkg.permissions and self.permission(package, perm) != "granted":
             self.log("NotificationService", f"Suppressing notification from package {package} by user request.",
                      "W", pid=self.system_pid)
             return None
-        nid = next(self._notification_ids)
+        if tag is not None:
+            self.notifications = [n for n in self.notifications if not (n.package == package and n.tag == tag)]
+        nid = 2020 if tag is not None else next(self._notification_ids)
         uid = pkg.uid if pkg else 1000
         n = Notification(nid, package, str(title), str(text), self.clock.wall(self.now()),
-                         f"0|{package}|{nid}|null|{uid}", channel)
+                         f"0|{package}|{nid}|{tag if tag is not None else 'null'}|{uid}", channel, tag)
         self.notifications.insert(0, n)
         return nid
 

@@ -677,7 +677,8 @@ def _notification(ctx: "Ctx", d: "Device", args: list[str]) -> int:
         uid = pkg.uid if pkg else 1000
         label = pkg.label if pkg else n.package
         h = _stable_hash(n.key)
-        ctx.outln(f"    NotificationRecord(0x{h}: pkg={n.package} user=UserHandle{{0}} id={n.id} tag=null "
+        ctx.outln(f"    NotificationRecord(0x{h}: pkg={n.package} user=UserHandle{{0}} id={n.id} "
+                  f"tag={n.tag if n.tag is not None else 'null'} "
                   f"importance=4 key={n.key}: Notification(channel={n.channel} shortcut=null contentView=null "
                   f"vibrate=null sound=null defaults=0x0 flags=0x10 color=0x00000000 vis=PRIVATE))")
         ctx.outln(f"      uid={uid} userId=0")

@@ -450,6 +450,34 @@ class Gboard(App):
     launcher = False
 
 
+class Shell(App):
+    """com.android.shell: owns what the shell user posts (`cmd notification post`), bug reports and the like."""
+    package = "com.android.shell"
+    label = "Shell"
+    activity = ".BugreportWarningActivity"
+    system = True
+    launcher = False
+    uid = 2000
+
+
+class Phone(App):
+    package = "com.android.phone"
+    label = "Phone Services"
+    activity = ".EmergencyDialer"
+    system = True
+    launcher = False
+
+
+class PlayServices(App):
+    package = "com.google.android.gms"
+    label = "Google Play services"
+    activity = ".app.settings.GoogleSettingsActivity"
+    system = True
+    launcher = False
+    version_name = "24.33.13 (190400-663960016)"
+    version_code = 243313035
+
+
 class MobiumAppPlaceholder(App):
     """Stands in for MobiumApp (sim/apps/mobiumapp.py) until that module exists: same package and activity."""
     package = "dev.mobium.mobiumapp"
@@ -463,4 +491,5 @@ class MobiumAppPlaceholder(App):
             Node("android.widget.TextView", id="title", text="MobiumApp", height=48)])
 
 
-APPS = [Contacts, Clock, Camera, Chrome, Calculator, ShareSheet, PermissionController, SystemUI, Gboard]
+APPS = [Contacts, Clock, Camera, Chrome, Calculator, ShareSheet, PermissionController, SystemUI, Gboard, Shell, Phone,
+        PlayServices]
