@@ -4,6 +4,7 @@ a real-time deadline (the device clock runs fast), never sleep."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shlex
 import time
@@ -16,6 +17,7 @@ from pytest_mobium_evals.sim.shell import Shell
 APP = "dev.mobium.mobiumapp"
 COMPONENT = f"{APP}/.MainActivity"
 SPEED = 25.0  # device seconds per real second: a 2.5 s feed page takes 0.1 s
+FROZEN = 1e-6  # a clock that only moves when a test advances it
 IME_TOP = 1500
 
 
@@ -137,6 +139,17 @@ class Driver:
         self.tap(menu_id)
 
     # -- waiting ------------------------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def paused(self):
+        """Stops the device clock for a block of commands that must all happen "at once" (a tap before a 0.4 s
+        refresh lands), however slow the host is."""
+        speed = self.clock.speed
+        self.clock.speed = FROZEN
+        try:
+            yield
+        finally:
+            self.clock.speed = speed
+
     def wait(self, predicate, device_seconds: float, what: str = "the state"):
         """Polls until `predicate()` is truthy; fails after `device_seconds` of device time (plus a margin)."""
         deadline = time.monotonic() + (device_seconds + 2.0) / self.clock.speed + 2.0

@@ -4,7 +4,7 @@ keys, swipes). Timings are checked in device time: a state must never appear bef
 from __future__ import annotations
 
 import pytest
-from mobiumapp_harness import APP, IME_TOP, Driver, bounds_of
+from mobiumapp_harness import APP, FROZEN, IME_TOP, Driver, bounds_of
 
 from pytest_mobium_evals.sim.apps.mobiumapp.basic import MENU
 
@@ -86,10 +86,11 @@ def test_sign_in_takes_one_second_with_the_button_disabled(d):
     d.open("loginBtn")
     assert d.text("username") == "username" and d.need("password")["password"] == "true"
     t0 = d.device.now()
-    sign_in(d, "mobium", "hunter2")
-    button = d.need("loginBtn")
-    assert button["content-desc"] == "Signing in…" and button["enabled"] == "false"
-    assert d.need(text="Signing in…")
+    with d.paused():
+        sign_in(d, "mobium", "hunter2")
+        button = d.need("loginBtn")
+        assert button["content-desc"] == "Signing in…" and button["enabled"] == "false"
+        assert d.need(text="Signing in…")
     seen = d.wait_text("welcomeText", "Welcome, mobium!", 3)
     assert seen - t0 >= 1.0
     assert d.text("secretText") == "You are logged in."
@@ -254,10 +255,11 @@ def test_feed_loads_two_more_pages_of_20_when_scrolled_to_the_end(d):
                 break
         assert d.need("feedLoading")["content-desc"] == "Loading more"
         assert d.find(text=" Loading more…") is not None
-        assert d.text("feedState").endswith(", loading, delay: 2500ms")
-        before = [i for i in d.ids() if i.startswith("feedRow")]
-        d.swipe(540, 2000, 540, 700)  # at the end while loading: nothing moves
-        assert [i for i in d.ids() if i.startswith("feedRow")] == before
+        with d.paused():
+            assert d.text("feedState").endswith(", loading, delay: 2500ms")
+            before = [i for i in d.ids() if i.startswith("feedRow")]
+            d.swipe(540, 2000, 540, 700)  # at the end while loading: nothing moves
+            assert [i for i in d.ids() if i.startswith("feedRow")] == before
         d.wait(lambda: d.find("feedLoading") is None, 4, "the page")
         assert d.text("feedState").startswith(f"rows: {expected_rows}, ")
     assert d.text("feedState") == "rows: 60, end, delay: 2500ms"
@@ -328,12 +330,11 @@ def start_audio(d: Driver):
     (start_feed("feedFast"), 0.3), (start_audio, 5.0),
 ], ids=["sign-in", "late-alert", "toast", "feed-page", "fast-feed-page", "audio-sequence"])
 def test_each_delay_is_exact(start, seconds):
-    d = Driver(speed=1.0)
+    d = Driver(speed=FROZEN)  # time moves only when the test advances it
     d.launch()
     happened = start(d)
-    begun = d.device.now()
     assert not happened()
-    d.clock.advance(seconds - 0.05 - (d.device.now() - begun))
+    d.clock.advance(seconds - 0.05)
     assert not happened(), "too early"
     d.clock.advance(0.1)
     assert happened(), "too late"
@@ -348,9 +349,10 @@ def test_quiet_refresh_leaves_stale_rows_then_the_new_generation_is_current(d):
     assert d.label("busyRowB") == "Row B · generation 1"
     assert d.need("busyRowB")["content-desc"] == ""
     t0 = d.device.now()
-    d.tap("busyQuiet")
-    d.tap("busyRowB")  # too early: the old rows are still up
-    assert d.text("busyOutcome") == "row B, generation 1: stale"
+    with d.paused():
+        d.tap("busyQuiet")
+        d.tap("busyRowB")  # too early: the old rows are still up
+        assert d.text("busyOutcome") == "row B, generation 1: stale"
     seen = d.wait(lambda: d.label("busyRowB") == "Row B · generation 2" and d.device.now(), 3, "generation 2")
     assert 0.4 <= seen - t0
     d.tap("busyRowB")
@@ -359,7 +361,7 @@ def test_quiet_refresh_leaves_stale_rows_then_the_new_generation_is_current(d):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_refresh_delay_is_random_between_04_and_16_seconds(seed):
-    d = Driver(speed=1.0, seed=seed)
+    d = Driver(speed=FROZEN, seed=seed)
     d.launch()
     d.open("busyBtn")
     t0 = d.device.now()
@@ -430,8 +432,9 @@ def test_one_and_two_button_alerts_and_the_ios_only_ones(d):
 def test_late_alert_comes_two_seconds_after_the_tap(d):
     d.open("dialogsBtn")
     t0 = d.device.now()
-    d.tap("lateAlertBtn")
-    assert d.text("dialogOutcome") == "late: waiting" and not d.dialog_up
+    with d.paused():
+        d.tap("lateAlertBtn")
+        assert d.text("dialogOutcome") == "late: waiting" and not d.dialog_up
     seen = d.wait(lambda: d.dialog_up and d.device.now(), 4, "the late alert")
     assert seen - t0 >= 2.0
     assert d.text("android:id/alertTitle") == "Session expiring"
@@ -606,9 +609,10 @@ def test_toast_covers_its_target_for_one_and_a_half_seconds(d):
     d.open("obstructionBtn")
     d.scroll_to("toastTarget")
     t0 = d.device.now()
-    d.tap("toastBtn")
-    assert d.need("toastCover")["content-desc"] == "toast"
-    d.tap("toastTarget")  # too early
+    with d.paused():
+        d.tap("toastBtn")
+        assert d.need("toastCover")["content-desc"] == "toast"
+        d.tap("toastTarget")  # too early
     d.scroll_to("toastTarget")
     gone = d.wait(lambda: d.find("toastCover") is None and d.device.now(), 3, "the toast to go")
     assert gone - t0 >= 1.5
@@ -722,20 +726,22 @@ def test_the_sequence_plays_for_five_seconds_then_reports_finished(d):
     d.open("audioBtn")
     assert d.text("audioState") == "nothing played yet"
     t0 = d.device.now()
-    d.tap("audioSequence")
-    assert d.text("audioState") == "playing: 440 Hz 2 s, silence 1 s, 880 Hz 2 s (media)"
+    with d.paused():
+        d.tap("audioSequence")
+        assert d.text("audioState") == "playing: 440 Hz 2 s, silence 1 s, 880 Hz 2 s (media)"
     done = d.wait_text("audioState", "finished: 440 Hz 2 s, silence 1 s, 880 Hz 2 s (media)", 7)
     assert done - t0 >= 5.0
 
 
 def test_stop_and_a_new_sound_cut_the_old_one_off(d):
     d.open("audioBtn")
-    d.tap("audioLoop")
-    d.tap("audioStop")
-    assert d.text("audioState") == "stopped: 440 Hz until stopped (media)"
-    d.tap("audioTone")
-    d.tap("audioAlarm")
-    assert d.text("audioState") == "stopped: 440 Hz for 2 s (media)"
+    with d.paused():
+        d.tap("audioLoop")
+        d.tap("audioStop")
+        assert d.text("audioState") == "stopped: 440 Hz until stopped (media)"
+        d.tap("audioTone")
+        d.tap("audioAlarm")
+        assert d.text("audioState") == "stopped: 440 Hz for 2 s (media)"
     d.wait_text("audioState", "finished: 660 Hz for 2 s (alarm)", 4)
 
 
@@ -766,17 +772,19 @@ def test_battery_demo_reads_the_device_every_second(d):
 
 def test_dumpsys_audio_lists_the_player_while_it_plays_even_silence(d):
     d.open("audioBtn")
-    d.tap("audioSilent")
-    out = d.shell("dumpsys audio")
+    with d.paused():
+        d.tap("audioSilent")
+        out = d.shell("dumpsys audio")
     line = next(ln for ln in out.splitlines() if "AudioPlaybackConfiguration" in ln)
     uid = d.device.packages[APP].uid
     assert f"u/pid:{uid}/" in line and "state:started" in line
     assert "usage=USAGE_MEDIA content=CONTENT_TYPE_SONIFICATION" in line
     d.wait_text("audioState", "finished: silence for 2 s (media)", 4)
     assert "AudioPlaybackConfiguration" not in d.shell("dumpsys audio")
-    d.tap("audioAlarm")
-    assert "usage=USAGE_ALARM" in d.shell("dumpsys audio")
-    d.shell(f"am force-stop {APP}")
+    with d.paused():
+        d.tap("audioAlarm")
+        assert "usage=USAGE_ALARM" in d.shell("dumpsys audio")
+        d.shell(f"am force-stop {APP}")
     assert "AudioPlaybackConfiguration" not in d.shell("dumpsys audio")
 
 

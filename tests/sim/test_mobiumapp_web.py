@@ -132,8 +132,9 @@ def test_actionability_page_covers_and_timed_buttons(d):
     d.tap("wPlain")
     assert act.taps == 2  # swallowed by the plain div
     d.scroll_to("wArm", direction="up")
-    d.tap("wArm")
-    assert d.need("wEnabling")["enabled"] == "false"
+    with d.paused():
+        d.tap("wArm")
+        assert d.need("wEnabling")["enabled"] == "false"
     d.wait(lambda: d.need("wEnabling")["enabled"] == "true", 3, "wEnabling")
     d.tap("wEnabling")
     assert act.last == "target wEnabling"
