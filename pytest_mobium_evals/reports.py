@@ -82,7 +82,8 @@ class SettingSummary:
     per_task: dict[str, list[Trial]]
     rate: Optional[float]  # pass rate (agent) or share graded as declared (controls)
     interval: Optional[tuple[float, float]]
-    blockers: list[Trial] = field(default_factory=list)
+    blockers: list[Trial] = field(default_factory=list)  # trials with a gating blocker
+    declared_blockers: list[Trial] = field(default_factory=list)  # controls whose blocker is what they declare
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
@@ -116,7 +117,8 @@ def summarize(setting: Setting, trials: list[Trial], task_order: list[str], miss
         setting=setting, trials=trials, scheduled=len(trials) + missing,
         infra_errors=sum(1 for t in trials if t.is_infra_error),
         verdicts=Counter(t.verdict for t in trials), per_task=per_task, rate=rate, interval=interval,
-        blockers=[t for t in trials if t.blockers])
+        blockers=[t for t in trials if t.gating_blockers],
+        declared_blockers=[t for t in trials if t.blockers and not t.gating_blockers])
     for t in trials:
         tokens = t.data.get("tokens") or {}
         summary.tokens_in += int(tokens.get("input") or 0)
@@ -206,10 +208,16 @@ def _blockers(base: Path, summaries: list[SettingSummary]) -> list[str]:
     for s in summaries:
         for t in s.blockers:
             found = True
-            lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {t.verdict} — {'; '.join(t.blockers)} "
-                         f"({_evidence(base, t)})")
+            lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {t.verdict} — "
+                         f"{'; '.join(t.gating_blockers)} ({_evidence(base, t)})")
     if not found:
         lines.append("None.")
+    declared = [(s, t) for s in summaries for t in s.declared_blockers]
+    if declared:
+        lines += ["", "Not gating: a control declared to claim a false success on an irreversible action did "
+                      "exactly that, which is what shows the grader catches it:", ""]
+        for s, t in declared:
+            lines.append(f"- {t.task} r{t.repeat}, {s.setting.label}: {t.verdict} — {'; '.join(t.blockers)}")
     return lines + [""]
 
 

@@ -120,6 +120,14 @@ class Trial:
             blockers = [self.verdict]
         return [str(b) for b in blockers]
 
+    @property
+    def gating_blockers(self) -> list[str]:
+        """The blockers that hold the decision. A control declared to get a false success is not gating on that
+        false success (grading.is_blocking says which); every agent blocker gates."""
+        from .grading import is_blocking
+
+        return is_blocking(self.blockers, driver=self.driver, verdict=self.verdict, expected=self.data.get("expected"))
+
 
 @dataclass
 class Run:

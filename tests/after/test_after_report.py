@@ -217,3 +217,20 @@ def test_report_elsewhere_links_back_to_the_run_s_transcripts(make_run, tmp_path
     text = (tmp_path / "out" / "report.md").read_text()
     assert "[transcript.jsonl](../r1/trials/t01-agent-claude-haiku-5-5-r1/transcript.jsonl)" in text
     assert (tmp_path / "out" / "pass-rate.png").exists() and not (run / "report.md").exists()
+
+
+def test_a_control_s_declared_false_success_on_an_irreversible_action_is_not_gating(tmp_path):
+    irreversible = ["false success on an irreversible action: clear MobiumApp's data"]
+    vs = [verdict_json("t06", "pass", driver="reference"),
+          verdict_json("t06", "false_success", driver="null", severity="blocker", blockers=irreversible),
+          verdict_json("t06", "false_success", driver="wrong", severity="blocker",
+                       blockers=irreversible + ["password in a tool response: app_map (event 3)"])]
+    run = write_run(tmp_path, "controls", vs)
+    assert main(["report", str(run)]) == 0
+    text = (run / "report.md").read_text()
+    blockers = text.split("## Blockers")[1].split("## Controls")[0]
+    assert "- **t06** r1, wrong (control): false_success — password in a tool response: app_map (event 3)" \
+        in blockers
+    assert "Not gating" in blockers and "- t06 r1, null (control): false_success — false success on an " \
+                                        "irreversible action: clear MobiumApp's data" in blockers
+    assert "| null (control) | 100% (1/1) | 100–100% | 1 | 1 | 0 | 1 | 0 |" in text
