@@ -43,12 +43,62 @@ def _luma(c: tuple[int, int, int]) -> float:
     return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]
 
 
+class _Palette:
+    """Colour -> palette index, allocated as colours are first drawn."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[int, int, int]] = [(0, 0, 0)]
+        self.index_of: dict[tuple[int, int, int], int] = {(0, 0, 0): 0}
+
+    def index(self, colour: tuple[int, int, int]) -> int:
+        colour = tuple(colour[:3])  # type: ignore[assignment]
+        i = self.index_of.get(colour)
+        if i is None:
+            if len(self.entries) >= 256:  # full: the nearest existing colour
+                return min(range(len(self.entries)),
+                           key=lambda k: sum((a - b) ** 2 for a, b in zip(self.entries[k], colour)))
+            i = len(self.entries)
+            self.entries.append(colour)
+            self.index_of[colour] = i
+        return i
+
+    def dim(self, factor: float) -> None:
+        """A scrim: what is drawn so far gets darker; colours drawn afterwards get fresh entries."""
+        self.entries = [tuple(int(v * factor) for v in c) for c in self.entries]  # type: ignore[misc]
+        self.index_of = {}
+
+    def flat(self) -> list[int]:
+        out = [v for c in self.entries for v in c]
+        return out + [0] * (768 - len(out))
+
+
+class _PaletteDraw(ImageDraw.ImageDraw):
+    def __init__(self, im: Image.Image, palette: _Palette):
+        super().__init__(im)
+        self.pal = palette
+
+    def _getink(self, ink, fill=None):  # type: ignore[override]
+        def conv(c):
+            return self.pal.index(c) if isinstance(c, tuple) else c
+        return super()._getink(conv(ink), conv(fill))
+
+
 def render(device: "Device") -> Image.Image:
+    """The frame as a palette image: a screen has few colours, and a palette PNG encodes several times faster than
+    RGB (the screenshot is on the MCP server's hot path). Text is drawn without anti-aliasing, as palettes need."""
     frame = device.frame()
-    img = Image.new("RGB", (SCREEN_W, SCREEN_H), (0, 0, 0))
+    img = Image.new("P", (SCREEN_W, SCREEN_H), 0)
+    palette = _Palette()
+    img.putpalette(palette.flat())
     if not frame.screen_on:
         return img
-    draw = ImageDraw.Draw(img)
+    draw = _PaletteDraw(img, palette)
+    _paint(img, draw, palette, device, frame)
+    img.putpalette(palette.flat())
+    return img
+
+
+def _paint(img, draw, palette, device, frame) -> None:
     app = frame.app_window
     bg = _rgb(app.background, (255, 255, 255))
     fg = _rgb(app.foreground, (20, 24, 38))
@@ -59,8 +109,7 @@ def render(device: "Device") -> Image.Image:
     _nav_bar(draw, bg)
     for win in frame.windows[1:]:
         if win.kind == "dialog":
-            _scrim(img)
-            draw = ImageDraw.Draw(img)
+            palette.dim(0.55)
             wb = _rgb(win.background, (243, 243, 250))
             l, t, r, b = win.box
             draw.rounded_rectangle((l, t, r, b), radius=70, fill=wb)
@@ -74,12 +123,6 @@ def render(device: "Device") -> Image.Image:
         _keyboard(draw)
     if frame.toast is not None:
         _toast(draw, frame.toast.text)
-    return img
-
-
-def _scrim(img: Image.Image) -> None:
-    overlay = Image.new("RGB", img.size, (0, 0, 0))
-    img.paste(Image.blend(img, overlay, 0.45))
 
 
 def _draw_tree(draw: ImageDraw.ImageDraw, root: Placed, fg: tuple[int, int, int], bg: tuple[int, int, int]) -> None:
