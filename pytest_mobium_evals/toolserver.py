@@ -44,6 +44,7 @@ class ToolError(Exception):
         self.message: str = data.get("message", result.text)
         self.remedy: str = data.get("remedy", "")
         self.details: dict = data.get("details", {}) or {}
+        self.retryable: bool = bool(data.get("retryable", False))
         super().__init__(f"{name}: [{self.code}] {self.message}")
 
 

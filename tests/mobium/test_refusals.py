@@ -204,3 +204,19 @@ def test_permissions_appearance_and_clear_data(fresh, sim_server):
     assert fresh.call("app_appearance", appearance="dark").text == "dark (was light)"
     assert fresh.call("app_appearance").text == "dark"
     fresh.call("app_appearance", appearance="light")
+
+
+def test_tap_scrolls_to_a_target_below_the_fold(fresh):
+    assert "Audio Demo" not in fresh.call("app_map").text
+    fresh.call("app_tap", target="label=Audio Demo")
+    fresh.call("app_wait_for", target="testid=audioState")
+
+
+def test_a_control_that_stays_disabled_is_refused_after_the_implicit_wait(fresh):
+    fresh.call("app_grant", app=APP, permissions=["notifications"])
+    open_menu(fresh, "OTP Demo")
+    fresh.call("app_tap", target="testid=otpSend")
+    fresh.call("app_wait_for", target="testid=otpSend", condition="disabled")
+    err = refusal(fresh, "app_tap", target="testid=otpSend")
+    assert err.code == "timeout" and err.details["check"] == "enabled" and err.retryable
+    assert "(button, disabled)" in fresh.call("app_map").text
