@@ -810,3 +810,51 @@ def test_screenshot_follows_the_dark_switch_not_the_system_night_mode(d):
     assert luma_at(d, 0.97, 0.85) < 60
     d.tap("darkSwitch")
     assert luma_at(d, 0.97, 0.85) > 200
+
+
+def test_gesture_cases_tap_press_and_double_tap(d):
+    d.open("gesturehubBtn")
+    d.tap("tappressBtn")
+    with d.paused():
+        d.tap("pressTarget")
+        d.clock.advance(0.25)
+        d.tap("pressTarget")
+    assert d.text("lastGesture") == "last: tap" and d.text("gestureCount") == "gestures: 2"
+    assert d.text("tapGap") == "gap: 250ms tapCount: 2"
+    x1, y1, x2, y2 = bounds_of(d.need("pressTarget"))
+    d.swipe((x1 + x2) // 2, (y1 + y2) // 2, (x1 + x2) // 2, (y1 + y2) // 2, 800)  # a held finger
+    assert d.text("lastGesture") == "last: long press"
+    d.back()
+    d.tap("doubletapBtn")
+    assert d.need("doubleTapWebview")["class"] == "android.webkit.WebView"
+    with d.paused():
+        d.tap("tap")
+        d.clock.advance(0.1)
+        d.tap("tap")
+        d.clock.advance(1.0)
+        d.tap("tap")
+    assert d.text("taps") == "taps 3 / doubles 1"
+
+
+def test_motion_honors_reduced_motion_only_in_its_honoring_panel(d):
+    d.shell("settings put global animator_duration_scale 0")
+    d.open("motionBtn")
+    assert d.text("reduceMotion") == "reduceMotion=true"
+    with d.paused():
+        honoring, ignoring = bounds_of(d.need("honoringTarget")), bounds_of(d.need("ignoringTarget"))
+        assert honoring[0] < ignoring[0]  # the ignoring target is still sliding in from the right
+        d.tap("honoringTarget")
+    assert d.text("honoringResult").startswith("Honoring: tapped ")
+    d.wait(lambda: bounds_of(d.need("ignoringTarget"))[0] == honoring[0], 3, "the slide to end")
+    d.tap("celebrateBtn")
+    assert d.text("confettiState") == "confetti: still: reduce motion  \U0001F389 Done"
+
+
+def test_accessibility_demo_reads_the_settings_and_counts_changes(d):
+    d.open("a11yBtn")
+    assert d.text("a11yState") == ("bold=false contrast=false grayscale=false invert=false motion=false "
+                                   "transparency=false screenReader=false fontScale=1.00 changes=0")
+    d.shell("settings put secure touch_exploration_enabled 1")
+    d.shell("settings put system font_scale 1.3")
+    d.tap("a11yRefresh")
+    assert d.text("a11yState").endswith("screenReader=true fontScale=1.30 changes=2")

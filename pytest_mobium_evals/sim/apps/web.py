@@ -403,3 +403,70 @@ class StoragePage(WebPage):
             p(self.box(), "storageBox", height=72),
             web_button("saveVisit", "Save a visit", self.save_visit),
         ]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Gesture pages: a double tap is two taps within 300 ms; pinch and rotate need two fingers, which `adb shell
+# input` cannot make, so their readings stay at rest.
+
+DOUBLE_TAP_S = 0.3
+
+
+class DoubleTapPage(WebPage):
+    title = "Double Tap"
+
+    def __init__(self, now: Callable[[], float]):
+        super().__init__()
+        self.now = now
+        self.taps = 0
+        self.doubles = 0
+        self._last: float | None = None
+        self.element_texts = {"taps": self.counts_text}
+
+    def counts_text(self) -> str:
+        return f"taps {self.taps} / doubles {self.doubles}"
+
+    def tap(self) -> None:
+        t = self.now()
+        self.taps += 1
+        if self._last is not None and t - self._last <= DOUBLE_TAP_S:
+            self.doubles += 1
+            self._last = None
+        else:
+            self._last = t
+
+    def globals(self):
+        return {"tapCounts": lambda: {"taps": self.taps, "doubles": self.doubles}}
+
+    def nodes(self) -> list[Node]:
+        return [h1("Double Tap"), web_button("tap", "Double-tap me", self.tap, height=120),
+                p(self.counts_text(), "taps")]
+
+
+class PinchPage(WebPage):
+    title = "Pinch and Spread"
+
+    def __init__(self):
+        super().__init__()
+        self.element_texts = {"scale": lambda: "scale 1.00"}
+
+    def globals(self):
+        return {"pinchScale": lambda: 1.0}
+
+    def nodes(self) -> list[Node]:
+        return [h1("Pinch and Spread"), Node("android.view.View", height=240, bg="#DDE1F0"),
+                p("scale 1.00", "scale")]
+
+
+class RotatePage(WebPage):
+    title = "Rotate"
+
+    def __init__(self):
+        super().__init__()
+        self.element_texts = {"deg": lambda: "0.0"}
+
+    def globals(self):
+        return {"rotation": lambda: 0.0}
+
+    def nodes(self) -> list[Node]:
+        return [h1("Rotate"), Node("android.view.View", height=240, bg="#DDE1F0"), p("0.0", "deg")]

@@ -4,17 +4,18 @@ Biometrics. Each opens with its heading and Back, and keeps the few lines that a
 from __future__ import annotations
 
 from ...views import Node
+from ..web import DoubleTapPage, PinchPage, RotatePage, webview
 from .app import Screen
-from .ui import Theme, back_btn, btn, h1, note, page, text
+from .ui import Theme, back_btn, btn, h1, note, page, switch, text
 
 GESTURES = [
-    ("tappress", "tappressBtn", "Tap and Press", "Tap and Press"),
-    ("doubletap", "doubletapBtn", "Double Tap", "Double Tap"),
-    ("drag", "dragBtn", "Drag", "Drag"),
-    ("flick", "flickBtn", "Flick and Pan", "Flick and Pan"),
-    ("pinch", "pinchBtn", "Pinch and Spread", "Pinch and Spread"),
-    ("rotate", "rotateBtn", "Rotate", "Rotate"),
-    ("multitouch", "multitouchBtn", "Multi-Touch", "Multi-Touch"),
+    ("tappress", "tappressBtn", "Tap and Press"),
+    ("doubletap", "doubletapBtn", "Double Tap"),
+    ("drag", "dragBtn", "Drag"),
+    ("flick", "flickBtn", "Flick and Pan"),
+    ("pinch", "pinchBtn", "Pinch and Spread"),
+    ("rotate", "rotateBtn", "Rotate"),
+    ("multitouch", "multitouchBtn", "Multi-Touch"),
 ]
 
 
@@ -24,7 +25,7 @@ class GestureHub(Screen):
     def render(self, t: Theme) -> Node:
         return page(t, [
             back_btn(t, self.app), h1(t, "Gestures"),
-            *[btn(t, id, label, (lambda key=key: self.app.go(key))) for key, id, label, _ in GESTURES],
+            *[btn(t, id, label, (lambda key=key: self.app.go(key))) for key, id, label in GESTURES],
         ], id="gestureList")
 
 
@@ -36,22 +37,188 @@ class TapPress(Screen):
         super().__init__(app)
         self.last = "nothing yet"
         self.count = 0
+        self.taps = 0
+        self.gap_ms = -1
+        self._last_tap: float | None = None
 
-    def _did(self, what: str):
-        def did():
-            self.last = what
-            self.count += 1
-        return did
+    def tap(self) -> None:
+        now = self.device.now()
+        if self._last_tap is not None:
+            self.gap_ms = int(round((now - self._last_tap) * 1000))
+        self._last_tap = now
+        self.taps += 1
+        self.last = "tap"
+        self.count += 1
+
+    def long_press(self) -> None:
+        self.last = "long press"
+        self.count += 1
 
     def render(self, t: Theme) -> Node:
         return page(t, [
             back_btn(t, self.app), h1(t, "Tap and Press"),
             Node("android.widget.Button", id="pressTarget", desc="Press target", height=120, margin_bottom=10,
-                 on_tap=self._did("tap"), on_long_press=self._did("long press"), bg="#3552FD",
+                 on_tap=self.tap, on_long_press=self.long_press, bg="#3552FD",
                  children=[Node("android.widget.TextView", text="Press and hold me", height=120, fg="#ffffff")]),
             text(t, f"last: {self.last}", "lastGesture"),
             text(t, f"gestures: {self.count}", "gestureCount"),
-            text(t, "gap: -1ms tapCount: -1", "tapGap"),
+            text(t, f"gap: {self.gap_ms}ms tapCount: {self.taps if self.taps else -1}", "tapGap"),
+        ])
+
+
+class GestureWeb(Screen):
+    """A gesture case shown in a WebView (Double Tap, Pinch and Spread, Rotate)."""
+
+    parent = "gesturehub"
+    heading = ""
+    webview_id = ""
+
+    def make_page(self):  # pragma: no cover - every case overrides it
+        raise NotImplementedError
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.web = self.make_page()
+
+    def web_pages(self) -> dict:
+        return {self.webview_id: self.web}
+
+    def render(self, t: Theme) -> Node:
+        return Node("android.view.ViewGroup", bg=t.ground, children=[
+            Node("android.view.ViewGroup", padding=12, children=[back_btn(t, self.app)]),
+            webview(self.webview_id, self.web.nodes()),
+        ])
+
+
+class DoubleTap(GestureWeb):
+    key = "doubletap"
+    webview_id = "doubleTapWebview"
+
+    def make_page(self):
+        return DoubleTapPage(self.device.now)
+
+
+class Pinch(GestureWeb):
+    key = "pinch"
+    webview_id = "pinchWebview"
+
+    def make_page(self):
+        return PinchPage()
+
+
+class Rotate(GestureWeb):
+    key = "rotate"
+    webview_id = "rotateWebview"
+
+    def make_page(self):
+        return RotatePage()
+
+
+SLIDE_S = 2.0
+
+
+class Motion(Screen):
+    """Two panels slide a target in over 2 s (margin-left 45% → 0); the honoring one stays put when the system
+    asks for reduced motion (animator duration scale 0)."""
+
+    key = "motion"
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.replayed = {"honoring": self.device.now(), "ignoring": self.device.now()}
+        self.tapped: dict[str, int | None] = {"honoring": None, "ignoring": None}
+        self.confetti = "idle"
+        self.exposed = False
+
+    @property
+    def reduce_motion(self) -> bool:
+        scales = self.device.settings("global")
+        return any(scales.get(k) in ("0", "0.0") for k in ("animator_duration_scale",
+                                                            "transition_animation_scale"))
+
+    def _replay(self, panel: str):
+        def replay():
+            self.replayed[panel] = self.device.now()
+            self.tapped[panel] = None
+        return replay
+
+    def _tap(self, panel: str):
+        def tap():
+            self.tapped[panel] = int(round((self.device.now() - self.replayed[panel]) * 1000))
+        return tap
+
+    def celebrate(self) -> None:
+        if self.reduce_motion:
+            self.confetti = "still: reduce motion  \U0001F389 Done"
+            return
+        self.confetti = "falling"
+        self.after(12.0 if self.exposed else 3.0, lambda: setattr(self, "confetti", "done"))
+
+    def _panel(self, t: Theme, panel: str, title: str) -> list[Node]:
+        still = panel == "honoring" and self.reduce_motion
+        progress = 1.0 if still else min(1.0, (self.device.now() - self.replayed[panel]) / SLIDE_S)
+        left = 0.45 * (1.0 - progress)
+        result = self.tapped[panel]
+        return [
+            btn(t, f"{panel}Replay", f"Replay {title}", self._replay(panel)),
+            Node("android.view.ViewGroup", horizontal=True, height=61, children=[
+                Node("android.view.View", width=max(1, int(371 * left)), height=51, touch="pass"),
+                Node("android.view.ViewGroup", children=[btn(t, f"{panel}Target", f"{title} target",
+                                                             self._tap(panel))]),
+            ]),
+            text(t, f"{title}: " + ("not tapped" if result is None else f"tapped {result}ms after replay"),
+                 f"{panel}Result"),
+        ]
+
+    def render(self, t: Theme) -> Node:
+        return page(t, [
+            back_btn(t, self.app), h1(t, "Motion"),
+            text(t, f"reduceMotion={str(self.reduce_motion).lower()}", "reduceMotion"),
+            *self._panel(t, "honoring", "Honoring"),
+            *self._panel(t, "ignoring", "Ignoring"),
+            btn(t, "celebrateBtn", "Celebrate \U0001F389", self.celebrate),
+            switch(t, "confettiExposed", "Pieces visible to automation", "Pieces visible to automation",
+                   self.exposed, lambda: setattr(self, "exposed", not self.exposed)),
+            text(t, f"confetti: {self.confetti}", "confettiState"),
+        ])
+
+
+class Accessibility(Screen):
+    """The system's accessibility settings as RN's AccessibilityInfo reads them on Android."""
+
+    key = "a11y"
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.values: dict = {}
+        self.font_scale = 1.0
+        self.changes = 0
+        self.refresh()
+
+    def refresh(self) -> None:
+        secure, system, glob = (self.device.settings(ns) for ns in ("secure", "system", "global"))
+        values = {
+            "bold": secure.get("font_weight_adjustment", "0") not in ("0", ""),
+            "contrast": secure.get("high_text_contrast_enabled") == "1",
+            "grayscale": False,  # iOS only
+            "invert": secure.get("accessibility_display_inversion_enabled") == "1",
+            "motion": glob.get("animator_duration_scale") in ("0", "0.0"),
+            "transparency": False,  # iOS only
+            "screenReader": secure.get("touch_exploration_enabled") == "1",
+        }
+        font_scale = float(system.get("font_scale", "1.0") or 1.0)
+        if self.values:  # a change after the first read, as the change listeners count them
+            self.changes += sum(values[k] != self.values[k] for k in values)
+            self.changes += font_scale != self.font_scale
+        self.values, self.font_scale = values, font_scale
+
+    def render(self, t: Theme) -> Node:
+        flags = " ".join(f"{k}={str(v).lower()}" for k, v in self.values.items())
+        return page(t, [
+            back_btn(t, self.app),
+            text(t, f"{flags} fontScale={self.font_scale:.2f} changes={self.changes}", "a11yState"),
+            btn(t, "a11yRefresh", "Refresh", self.refresh),
+            text(t, "A sample line of text at the system's font size.", "a11ySample"),
         ])
 
 
@@ -173,20 +340,11 @@ class Battery(Screen):
 
 
 OTHER_SCREENS = [
-    GestureHub, TapPress, Crash, Layout, Files, Battery,
-    placeholder("doubletap", "Double Tap", [], "gesturehub"),
+    GestureHub, TapPress, DoubleTap, Pinch, Rotate, Motion, Accessibility, Crash, Layout, Files, Battery,
     placeholder("drag", "Drag", [("lastDrag", "drag: no drag yet")], "gesturehub"),
     placeholder("flick", "Flick and Pan", [("flickResult", "scroll: nothing yet"), ("flickCount", "lifts: 0")],
                 "gesturehub"),
-    placeholder("pinch", "Pinch and Spread", [], "gesturehub"),
-    placeholder("rotate", "Rotate", [], "gesturehub"),
     placeholder("multitouch", "Multi-Touch", [("multiResult", "multi: nothing yet")], "gesturehub"),
-    placeholder("motion", "Motion", [("reduceMotion", "reduceMotion=false"),
-                                     ("honoringResult", "Honoring: not tapped"),
-                                     ("ignoringResult", "Ignoring: not tapped"),
-                                     ("confettiState", "confetti: idle")]),
-    placeholder("a11y", "", [("a11yState", "bold=? contrast=? grayscale=? invert=? motion=? transparency=? "
-                                           "screenReader=? fontScale=1.00 changes=0")]),
     placeholder("biometrics", "Biometrics", [("bioHardware", "hardware: no"), ("bioEnrolled", "enrolled: no"),
                                              ("bioPending", "prompt: none")]),
 ]
