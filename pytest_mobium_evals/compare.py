@@ -58,6 +58,7 @@ class Comparison:
     only_new: list[Trial] = field(default_factory=list)
     found: dict[str, str] = field(default_factory=dict)  # task -> the defect it found (regression tasks)
     labels: tuple[str, str] = ("old", "new")
+    title: Optional[str] = None
 
     @property
     def changed(self) -> list[Pair]:
@@ -167,7 +168,7 @@ def found_defects(*runs: Run, task_paths: Optional[list[Path]] = None) -> dict[s
 
 def render(c: Comparison) -> str:
     a, b = c.labels
-    lines = [f"# Compare {c.old.name} → {c.new.name}", "",
+    lines = [f"# {c.title or f'Compare {c.old.name} → {c.new.name}'}", "",
              f"- {a}: `{c.old.path}`", f"- {b}: `{c.new.path}`",
              f"- Same seed ({c.old.seed}) and task set ({len(c.old.task_ids)} tasks)."]
     if c.differences:

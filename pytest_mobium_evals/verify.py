@@ -131,6 +131,7 @@ def verify(repo: Path, before: str, after: str, out: Path, *, build_command: str
         shutil.rmtree(scratch, ignore_errors=True)
     comparison = compare_runs(load_run(run_dirs["before"]), load_run(run_dirs["after"]),
                               labels=(f"before ({before})", f"after ({after})"), task_paths=[Path(suite)])
+    comparison.title = f"Verify Mobium {before} → {after}"
     text = render(comparison)
     write_text_atomic(out / COMPARE, text)
     _progress(f"wrote {out / COMPARE}")

@@ -85,6 +85,7 @@ def test_verify_builds_each_ref_in_a_worktree_stamps_and_compares(mobium_repo, t
     text = (out / "compare.md").read_text()
     assert text == capsys.readouterr().out
     main_sha, fix_sha = git(mobium_repo, "rev-parse", "main")[:12], git(mobium_repo, "rev-parse", "fix")[:12]
+    assert text.startswith("# Verify Mobium main → fix\n")
     assert f"Mobium commit: {main_sha} → {fix_sha}" in text
     assert "## Tasks that found a defect" in text
     assert ("| t08 | map said nothing of the feed's spinner (CHALLENGES 300) | claude-haiku-5-5, low effort "
