@@ -157,6 +157,7 @@ def test_regrade_applies_the_current_answer_rules_and_says_what_changed(tmp_path
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "test_suite.py").write_text(SUITE)
+    (suite / "test_broken.py").write_text("import no_such_module\n")
     right = "The feed has 60 rows in total. Row 61 does not exist."
     vs = [  # graded by older rules that failed a right count, and passed a wrong one
         verdict_json("t08", "false_success", answer=right, answer_ok=False, repeat=1),
@@ -177,6 +178,7 @@ def test_regrade_applies_the_current_answer_rules_and_says_what_changed(tmp_path
     run = write_run(tmp_path, "r", vs)
     before = (run / "trials/t08-agent-claude-haiku-5-5-r1/verdict.json").read_text()
     assert main(["report", str(run), "--regrade", "--tasks-path", str(suite)]) == 0
+    assert "test_broken.py: skipped, it does not import: ModuleNotFoundError" in capsys.readouterr().err
     regrade = (run / "regrade.md").read_text()
     assert "4 judgement(s) changed, 4 verdict(s) changed" in regrade
     assert "| t19-agent-claude-haiku-5-5-r3 | 'It is not editable.' | False → True | wrong_reason → pass |" \
