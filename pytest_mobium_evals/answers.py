@@ -117,22 +117,36 @@ def _numbers_as_counts(clause: str) -> list[int]:
     for m in re.finditer(r"\b(total(?: of| is|:)?|count(?: is|:)?|there are|has|contains|altogether|in all)\s+"
                          r"(\d+)\b", clause):
         counts.append(int(m.group(2)))
+    for m in re.finditer(r"(?<!row )\b(\d+)\s+(in total|in all|altogether|total)\b", clause):
+        counts.append(int(m.group(1)))
     for word, value in _WORD_NUMBERS.items():
         if value and re.search(rf"\b{word}\s+(rows|items|entries)\b", clause):
             counts.append(value)
     return counts
 
 
+_FUNCTION_WORDS = {"or", "and", "but", "then", "is", "are", "was", "were", "so", "because", "as", "to", "if",
+                   "in", "at", "on", "by", "of", "after", "before", "when", "with", "that", "which", "i", "it"}
+
+
+def _measures_something(rest: str) -> bool:
+    """Whether the word right after a number is a unit ("3 scrolls", "12 seconds", "5%"), not a function word."""
+    m = re.match(r"\s*([a-z%]+)", rest)
+    return bool(m) and m.group(1) not in _FUNCTION_WORDS
+
+
 def _row_count(expected: int) -> Callable[[str, AnswerContext], bool]:
     def check(answer: str, _: AnswerContext) -> bool:
         counts = [n for clause in _clauses(answer) if not _PAST.search(clause) for n in _numbers_as_counts(clause)]
-        mentions = re.findall(r"\b(\d+)\b", answer) + [str(v) for w, v in _WORD_NUMBERS.items()
-                                                        if v and re.search(rf"\b{w}\b", answer)]
         if counts:
             return all(n == expected for n in counts)
-        # No number phrased as a count: a bare "60" is the answer, as long as no other bare number competes
-        # ("Row 61 does not exist" names a row, which is not a count).
-        bare = [int(n) for n in mentions if not re.search(rf"\brow {n}\b", answer)]
+        # No number phrased as a count: a bare "60" is the answer, as long as no other bare number competes.
+        # A number naming a row ("Row 61 does not exist") or measuring something else ("3 scrolls", "12 seconds")
+        # is not bare.
+        bare = [int(m.group(1)) for m in re.finditer(r"(?<!row )(?<![\d.])(\d+)(?!\.\d|\d)", answer)
+                if not _measures_something(answer[m.end():])]
+        bare += [v for w, v in _WORD_NUMBERS.items()
+                 if v for m in re.finditer(rf"\b{w}\b", answer) if not _measures_something(answer[m.end():])]
         return expected in bare and all(n == expected for n in bare)
 
     return check

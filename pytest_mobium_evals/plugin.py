@@ -285,7 +285,11 @@ class State:
             device.take_baseline()
             self._device_info = device.properties("dev.mobium.mobiumapp")
         except DeviceUnavailable as exc:
-            pytest.exit(f"mobium-evals: {exc}", returncode=4)
+            # The controller checked what it could before any worker started; what is left (a virtual device
+            # that would not start) fails this process's trials as infrastructure errors, each saying why.
+            from .device import DeviceError
+
+            raise DeviceError(str(exc)) from None
         self._device = device
         return device
 
@@ -613,13 +617,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     state: State = session.config.stash[STATE]
     if state.is_worker:
         return
-    from .devices import DeviceUnavailable, check_serials, parse_adb, parse_device, start_sim
+    from .devices import DeviceUnavailable, check_serials, lease, parse_adb, parse_device, start_sim
 
     spec = parse_device(state.device)
+    workers = _xdist_workers(session.config)
     try:
+        if workers and (spec.kind == "serials" or spec.shared_sim):
+            lease(spec.serials or tuple(f"sim {i}" for i in range(spec.count)), 0, workers)
         if spec.kind == "serials":
             check_serials(spec, *parse_adb(state.adb))
-        if spec.shared_sim and _xdist_workers(session.config):
+        if spec.shared_sim and workers:
             # sim:N under xdist: the controller serves the N devices; workers lease them by index.
             state._sim = start_sim(spec.count, state.clock_speed)
             state.sim_port = state._sim.port

@@ -1,0 +1,107 @@
+"""The answer rules: right answers pass with any extra context or numbers; a competing answer fails."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from pytest_mobium_evals.answers import (ANDROID_VERSION, COVERED_REASON, FEED_ROWS, LOGIN_MESSAGE,
+                                         READONLY_REASON, STORED_NOTHING, TWO_PITCHES, AnswerContext, check_answer,
+                                         rule_by_name)
+
+filler = st.sampled_from(["", "I scrolled to the end.", "The list stopped at the footer.", "Done!",
+                          "It took 3 scrolls and 12 seconds.", "(checked twice)", "Row 61 does not exist."])
+
+
+@given(before=filler, after=filler, form=st.sampled_from(["60", "60 rows", "rows: 60", "a total of 60 rows",
+                                                          "sixty rows", "There are 60 rows"]))
+def test_feed_right_counts_pass_with_any_context(before, after, form):
+    assert FEED_ROWS(f"{before} {form}. {after}")
+
+
+@given(n=st.integers(0, 200), before=filler)
+def test_feed_a_competing_count_fails(n, before):
+    assume(n != 60)
+    assert not FEED_ROWS(f"{before} The feed has {n} rows.")
+    assert not FEED_ROWS(f"{n} rows")
+    assert not FEED_ROWS(f"60 rows, or maybe {n} rows")
+
+
+def test_feed_the_seed_examples():
+    assert FEED_ROWS("60 rows … Row 61 does not exist")
+    assert not FEED_ROWS("20")
+    assert not FEED_ROWS("20 or 60")
+    assert FEED_ROWS("60. It took 3 scrolls and 12 seconds.")
+    assert not FEED_ROWS("")
+    assert not FEED_ROWS(None)
+
+
+@given(version=st.integers(8, 16), api=st.integers(21, 40), other=st.integers(8, 16), extra=filler)
+def test_android_version(version, api, other, extra):
+    ctx = AnswerContext(params={}, observed=str(version))
+    assert ANDROID_VERSION(f"Android {version} (API level {api}). {extra}", ctx)
+    assert ANDROID_VERSION(f"{version}", ctx)
+    assert ANDROID_VERSION(f"The device runs Android {version}.0", ctx)
+    assume(other != version)
+    assert not ANDROID_VERSION(f"Android {other}", ctx)
+    assert not ANDROID_VERSION(f"Android {version}, or version {other}", ctx)
+
+
+def test_android_version_needs_the_device_value():
+    assert not ANDROID_VERSION("Android 15", AnswerContext(params={}, observed=""))
+    assert check_answer(ANDROID_VERSION, "Android 15", {}, "15") is True
+    assert check_answer(None, "anything", {}) is None
+
+
+@given(extra=filler, order=st.booleans(), unit=st.sampled_from(["Hz", "hz", " Hz", " hertz"]))
+def test_two_pitches(extra, order, unit):
+    a, b = ("440", "880") if order else ("880", "440")
+    assert TWO_PITCHES(f"{a}{unit} and {b}{unit}, with 1 s of silence between. {extra}")
+    assert TWO_PITCHES("A4 (440 Hz) then A5 (0.88 kHz), 2 s each")
+
+
+@given(other=st.integers(20, 20000))
+def test_two_pitches_a_competing_pitch_fails(other):
+    assume(other not in (440, 880))
+    assert not TWO_PITCHES(f"440 Hz and {other} Hz")
+    assert not TWO_PITCHES(f"440 Hz, {other} Hz and 880 Hz")
+    assert not TWO_PITCHES("440 Hz")
+
+
+@given(extra=filler, quote=st.sampled_from(['"{}"', "“{}”", "{}", "'{}'"]))
+def test_login_message(extra, quote):
+    assert LOGIN_MESSAGE(f"The app said {quote.format('Incorrect username or password.')} {extra}")
+    assert not LOGIN_MESSAGE("Password must be at least 6 characters.")
+    assert not LOGIN_MESSAGE("Signing in…")
+    assert not LOGIN_MESSAGE("Incorrect username or password, and Password must be at least 6 characters.")
+
+
+@given(n=st.integers(1, 9), extra=filler)
+def test_stored_nothing(n, extra):
+    assert STORED_NOTHING(f"stored: 0, file: absent. {extra}")
+    assert STORED_NOTHING(f"Nothing is stored any more; before the clear it was stored: {n}.")
+    assert not STORED_NOTHING(f"stored: {n}, file: present")
+    assert not STORED_NOTHING(f"The app has {n} items stored")
+
+
+@pytest.mark.parametrize("reason,ok", [
+    ("The target is fully covered by another view (full cover)", True),
+    ("tap refused: \"Fully covered\" is covered by \"full cover\"", True),
+    ("the element was not found", False),
+    ("I don't know", False)])
+def test_covered_reason(reason, ok):
+    assert COVERED_REASON(reason) is ok
+
+
+@pytest.mark.parametrize("reason,ok", [
+    ("The field is read-only", True), ("it is not editable", True), ("cannot be edited", True),
+    ("the field is covered by the keyboard", False), ("not found", False)])
+def test_readonly_reason(reason, ok):
+    assert READONLY_REASON(reason) is ok
+
+
+def test_rules_by_name():
+    assert rule_by_name("feed_rows") is FEED_ROWS
+    with pytest.raises(KeyError, match="no answer rule named 'nope'"):
+        rule_by_name("nope")

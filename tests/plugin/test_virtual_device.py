@@ -1,0 +1,57 @@
+"""End to end on the virtual device: real MobiumApp tasks, the built-in MCP server, controls graded as declared,
+the same verdicts serially and with two xdist workers; a device that is not there is one line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def tasks_dir(pytester: pytest.Pytester) -> pytest.Pytester:
+    for name in ("test_mobiumapp.py", "mobiumapp_solutions.py"):
+        shutil.copy(ROOT / "tasks" / name, pytester.path / name)
+    return pytester
+
+
+def verdicts(path: Path) -> dict:
+    return {p.parent.name: json.loads(p.read_text())["verdict"] for p in (path / "trials").glob("*/verdict.json")}
+
+
+def test_controls_on_the_virtual_device_serially_and_in_parallel_agree(tasks_dir):
+    select = ["-k", "t07", "--driver=controls", "--seed=5", "--repeats=2", "--clock-speed=5",
+              "-p", "no:cacheprovider"]
+    serial = tasks_dir.runpytest_subprocess(*select, "--run-dir", "serial")
+    serial.assert_outcomes(passed=6)
+    serial.stdout.fnmatch_lines(["reference: as declared 100%*scheduled 2, graded 2, infra errors 0"])
+    cards = {json.loads(p.read_text())["params"]["card"] for p in (tasks_dir.path / "serial").glob("trials/*/verdict.json")}
+    assert len(cards) == 2  # each repeat drew its own card, and both runs drew the same ones (same seed)
+    parallel = tasks_dir.runpytest_subprocess(*select, "--run-dir", "parallel", "-n", "2", "--device", "sim:2")
+    parallel.assert_outcomes(passed=6)
+    assert verdicts(tasks_dir.path / "serial") == verdicts(tasks_dir.path / "parallel")
+    assert len(verdicts(tasks_dir.path / "serial")) == 6
+    record = json.loads((tasks_dir.path / "parallel" / "record.json").read_text())
+    assert {d["serial"] for d in record["devices"]} == {"emulator-5554", "emulator-5556"}
+    assert record["device"]["release"] == "15" and record["mobium"] == "built-in"
+
+
+def test_a_device_that_is_not_there_is_one_line_before_any_trial(tasks_dir, monkeypatch):
+    monkeypatch.setenv("ADBUTILS_ADB_PATH", "/bin/false")  # never start a real adb server
+    result = tasks_dir.runpytest_subprocess("--driver=reference", "--device=emulator-5554", "--adb=127.0.0.1:9",
+                                            "-p", "no:cacheprovider")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["ERROR: cannot reach the ADB server at 127.0.0.1:9*"])
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+
+
+def test_more_workers_than_devices_is_refused(tasks_dir):
+    result = tasks_dir.runpytest_subprocess("-k", "t04", "--driver=null", "-n", "2", "--device", "sim:1",
+                                            "-p", "no:cacheprovider")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["ERROR: 2 xdist workers but 1 device(s) (sim 0): give one device per worker*"])
