@@ -9,13 +9,21 @@ of `app`), then `beforeEach`, then its steps, one tool call at a time.
 The whole file is checked against the tool server's own `tools/list` before anything runs, so a file written for
 another Mobium version is judged by the tools it will really meet: an unknown tool, an argument the tool does not
 take or of the wrong type, a missing required argument, a key the format does not have, the string shorthand on a
-tool with no one main argument, a soft action, an `expect` on a tool that changes something. Any of these is a bad
-file: exit 2, every problem listed, nothing run. Wording follows `app_batch`'s own pre-checks.
+tool with no one main argument, a soft action, an `expect` on a tool that changes something, a wait for a condition
+there is not (or for text with no text). Any of these is a bad file: exit 2, every problem listed, nothing run.
+Wording follows `app_batch`'s own pre-checks.
+
+Steps run one call at a time rather than as one `app_batch` per test (as Mobium's untraced runner does), so that an
+`expect` and a soft assertion sit between calls; a failure line reads as Mobium's does, without the batch's own
+"step N of M failed" in the middle: `step 4 (app_wait_for): [timeout] timed out after … — its text is "…"; steps
+1-3 ran before it, and nothing after`.
 
 Exit status: 0 every test passed, 1 any failed, 2 a bad file (or bad options), 3 the run could not reach a device or
-its tool server.
+its tool server. Options beyond Mobium's: `--max-failures N`, `--assertion-timeout MS` (the wait of an assertion that
+names none), `--allow-tools` (a run of somebody else's file on a shared device: t25's grader), `--json PATH`.
 
-Python API: `check_file(data, tool_schemas) -> list[str]` and `run_file(path_or_data, tools) -> TestFileResult`.
+Python API: `check_file(data, tool_schemas) -> list[str]` and `run_file(path_or_data, tools) -> TestFileResult`,
+where `tool_schemas` is a `tools/list` answer and `tools` is the harness's `Tools` (its `tool_defs` are that answer).
 """
 
 from __future__ import annotations
