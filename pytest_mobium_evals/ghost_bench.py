@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
+from .device import InfraError
 from .tasks import CONTROL_DRIVERS, VERDICTS, Claim, Controls, Outcome, Task
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -685,8 +686,9 @@ HOME = "input keyevent KEYCODE_HOME"
 PRECONDITION_TIMEOUT_S = 10.0
 
 
-class PreconditionError(RuntimeError):
-    """The task's init did not put the device in the opposite state, so the trial would measure nothing."""
+class PreconditionError(InfraError):
+    """The task's init did not put the device in the opposite state, so the trial would measure nothing. The trial
+    records it as an infrastructure error (the reset did not take), with this message, and never charges a driver."""
 
 
 def _slug(task_id: str) -> str:

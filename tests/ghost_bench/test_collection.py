@@ -159,3 +159,22 @@ def test_max_steps_is_recorded_and_becomes_the_agents_limit_when_enforced(pytest
     assert json.loads(line) == {"prompt": "Turn airplane mode on.", "max_tool_calls": limit}
     (verdict,) = [json.loads(p.read_text()) for p in (pytester.path / "run" / "trials").glob("*/verdict.json")]
     assert verdict["max_steps"] == 15 and verdict["verdict"] == "pass" and verdict["suite"] == "ghost_bench"
+
+
+def test_an_init_that_does_not_take_is_an_infra_error_with_its_reason(pytester, monkeypatch):
+    from pytest_mobium_evals import ghost_bench
+
+    monkeypatch.setattr(ghost_bench, "PRECONDITION_TIMEOUT_S", 0.2)
+    # The stand-in phone ignores `cmd connectivity airplane-mode disable`: airplane mode stays on.
+    pytester.makeconftest(STEP_CONFTEST.replace('if cmd == "cmd connectivity airplane-mode disable":',
+                                                'if cmd == "never":'))
+    airplane_on = {"id": "SystemAirplaneModeOn", "goal": "Turn airplane mode on.", "app": "com.android.settings",
+                   "category": "settings", "init": {"cmd": "cmd connectivity airplane-mode disable"},
+                   "eval": {"cmd": "settings get global airplane_mode_on", "expect": "1"}}
+    suite_file(pytester, "settings.json", [airplane_on])
+    run(pytester, "--driver=null")
+    (verdict,) = [json.loads(p.read_text()) for p in (pytester.path / "run" / "trials").glob("*/verdict.json")]
+    assert verdict["verdict"] == "infra_error"
+    assert verdict["infra_error"].startswith("precondition: PreconditionError: ")
+    assert ("task SystemAirplaneModeOn: after `cmd connectivity airplane-mode disable` the goal already holds "
+            "(got '1' (expected '1'))") in verdict["infra_error"]
