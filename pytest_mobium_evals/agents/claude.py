@@ -226,6 +226,8 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
         except asyncio.TimeoutError:
             trial.hit_limit = trial.hit_limit or "time"
             record("error", where="limit", message=f"time limit ({limits.max_seconds:g} s) reached")
+            # Abort the turn in flight first: a CLI waiting on the API ignores stdin's end for its 5 s grace.
+            await _interrupt(client)
         except AgentInfraError as exc:
             record("error", where="infra", message=str(exc))
             raise
@@ -256,10 +258,19 @@ def _keep_tail(lines: list[str], line: str) -> None:
     del lines[:-20]
 
 
-async def _close(client: Any) -> None:
+async def _interrupt(client: Any) -> None:
     try:
-        await asyncio.wait_for(client.disconnect(), timeout=INTERRUPT_GRACE_S)
-    except Exception:  # the CLI is killed by disconnect's own fallback; nothing more to do here
+        await asyncio.wait_for(client.interrupt(), timeout=INTERRUPT_GRACE_S)
+    except Exception:  # already gone, or not answering: disconnect's escalation deals with it
+        pass
+
+
+async def _close(client: Any) -> None:
+    # Not under a timeout of ours: disconnect bounds itself (stdin closed, then SIGTERM, then SIGKILL, about 20 s
+    # at worst), and cancelling it midway would leave the CLI and its tool server running, holding the device.
+    try:
+        await client.disconnect()
+    except Exception:  # the process is reaped by disconnect's own escalation; nothing more to do here
         pass
 
 

@@ -137,14 +137,23 @@ async def _converse(provider: Provider, prompt: str, spec: Any, limits: Limits, 
     params = StdioServerParameters(command=command[0], args=command[1:],
                                    env=dict(getattr(spec, "env", None) or {}), cwd=str(scratch))
     stderr_path = scratch / "server.stderr"
+    final: Optional[asyncio.Task] = None
     with open(stderr_path, "w") as errlog:
         try:
             async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=limits.max_seconds) as mcp:
                 tools = await asyncio.wait_for(mcp.list_tools(), timeout=SERVER_START_TIMEOUT_S)
                 functions = [function_schema(tool) for tool in tools.tools]
-                await _turns(provider, prompt, functions, mcp, limits, record, state)
+                messages = await _turns(provider, prompt, functions, mcp, limits, record, state)
+                if messages is not None:
+                    # The tools are done with: the final answer is asked for while the server shuts down (which
+                    # takes the built-in server about a second), not after.
+                    final = asyncio.ensure_future(_final_answer(provider, messages, record, state))
         except BaseException as exc:  # noqa: BLE001 - sorted out below, everything else re-raised as it was
+            if final is not None:
+                final.cancel()
             raise _infra_error(exc, stderr_path) from exc
+    if final is not None:
+        await final
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -186,7 +195,9 @@ def _tail(path: Path, lines: int = 3) -> str:
 
 
 async def _turns(provider: Provider, prompt: str, functions: list[dict], mcp: Any, limits: Limits,
-                 record: Recorder, state: _State) -> None:
+                 record: Recorder, state: _State) -> Optional[list[dict]]:
+    """The tool-calling turns. Returns the conversation when the model stopped calling tools (its final answer is
+    due), None when a limit stopped it."""
     from mcp.shared.exceptions import MCPError
 
     messages: list[dict] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
@@ -204,7 +215,7 @@ async def _turns(provider: Provider, prompt: str, functions: list[dict], mcp: An
             if state.tool_calls >= limits.max_tool_calls:
                 state.hit_limit = "tool_calls"
                 record("error", where="limit", message=f"tool-call limit ({limits.max_tool_calls}) reached")
-                return
+                return None
             state.tool_calls += 1
             try:
                 result = await mcp.call_tool(call.name, call.arguments)
@@ -220,7 +231,11 @@ async def _turns(provider: Provider, prompt: str, functions: list[dict], mcp: An
             record("tool_result", id=call.id, tool=call.name, text=text, is_error=is_error)
             messages.append(provider.tool_message(call, text))
 
-    messages.append({"role": "user", "content": FINAL_REQUEST})
+    return messages
+
+
+async def _final_answer(provider: Provider, messages: list[dict], record: Recorder, state: _State) -> None:
+    messages = messages + [{"role": "user", "content": FINAL_REQUEST}]
     reply = await with_retries(lambda: provider.final(messages, FINAL_SCHEMA), provider.label, record)
     state.add(reply)
     record("assistant", structured_output=reply.text)

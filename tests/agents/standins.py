@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -98,12 +99,17 @@ def solve_t01(username: str = "mobium", password: str = "hunter2") -> list[Step]
     ]
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A client that gave up (a driver cancelled at its time limit) is expected here, not a failure.
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
 class ScriptedEndpoint:
     """A local HTTP server replaying one trajectory (replace it with `.script(...)` between runs)."""
 
     def __init__(self, trajectory: list[Step] = ()):
-        self.requests: list[dict] = []
-        self.paths: list[str] = []
         self._lock = threading.Lock()
         self.script(list(trajectory))
         endpoint = self
@@ -124,6 +130,7 @@ class ScriptedEndpoint:
                 endpoint._get(self)
 
             def do_POST(self):
+                started = time.monotonic()
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 try:
@@ -134,8 +141,10 @@ class ScriptedEndpoint:
                     endpoint.requests.append(body)
                     endpoint.paths.append(self.path)
                 endpoint._post(self, body)
+                with endpoint._lock:
+                    endpoint.busy.append((started, time.monotonic()))
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
@@ -149,10 +158,13 @@ class ScriptedEndpoint:
         return f"http://127.0.0.1:{self.port}"
 
     def script(self, trajectory: list[Step]) -> "ScriptedEndpoint":
-        with getattr(self, "_lock", threading.Lock()):
+        with self._lock:
             self._turns = _turns(list(trajectory))
             self.trajectory = list(trajectory)
-        self.requests, self.paths = [], []
+            self.requests: list[dict] = []
+            self.paths: list[str] = []
+            # (arrival, reply sent) per request, in time.monotonic(): how long "the model" took, for benchmarks.
+            self.busy: list[tuple[float, float]] = []
         return self
 
     def close(self) -> None:

@@ -163,16 +163,17 @@ def test_client_error_is_not_retried(provider, api, tool_server, tmp_path, fast_
     assert len(api.requests) == 1
 
 
-@pytest.mark.parametrize("provider", ["ollama", "openai"])
+@pytest.mark.parametrize("provider", PROVIDERS)
 def test_time_limit_stops_the_trial_unreported(provider, api, tool_server, tmp_path):
     released = threading.Event()
     # The model "thinks" until the test ends; the driver must give up at its own deadline.
     api.script([Call("app_map"), Do(lambda: released.wait(30)), Call("app_map"), Answer("done")])
     try:
-        result = run(provider, tool_server, tmp_path, Limits(max_seconds=1.5))
+        result = run(provider, tool_server, tmp_path, Limits(max_seconds=4 if provider == "claude" else 3))
     finally:
         released.set()
-    assert result.hit_limit == "time" and result.claim.status is None and result.tool_calls == 1
+    assert result.hit_limit == "time" and result.claim.status is None
+    assert result.tool_calls <= 1  # one, unless a loaded machine spent the whole budget starting the server
 
 
 @pytest.mark.parametrize("provider", ["ollama", "openai"])

@@ -1,0 +1,154 @@
+"""What the harness adds to a trial beyond the model's own time and the device's own time. Prints medians.
+
+How it measures. Whole agent trials of t01 (sign-in) run through the harness's own trial function (`trial.run_trial`:
+reset, settings before, the agent driver with a fresh tool server, screenshot, settings after, outcome, grade,
+verdict.json and transcript.jsonl written) on the virtual device with the built-in Mobium server, the model being
+a scripted endpoint that replays the right trajectory (7 turns, 6 tool calls). Per trial:
+
+    model time  = the time the endpoint spent on each request, from its arrival to the reply's last byte, summed
+                  (about a millisecond a turn here: a real model's time would replace it, not add to it)
+    device time = each tool call's time, from the driver's tool_call event to its tool_result, summed: the
+                  tool server doing the work on the device, waits included (t01's sign-in waits 1 s in the app)
+    overhead    = the trial's wall time − model time − device time
+
+and the overhead split into: reset (settings restored, app cleared and launched to its menu, settings read), the
+driver's start-up (to the first model request: the Claude CLI or the MCP client, and the tool server's start),
+the agent's turns (driver and transport work between model and tools, and shutting down), and after (screenshot,
+settings after, outcome read, grading, records). Target: overhead under 1 s on the virtual device.
+
+    python probes/bench_overhead.py [--rounds 5] [--providers claude,ollama,openai]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "agents"))  # the scripted model endpoints
+sys.path.insert(0, str(ROOT / "tasks"))  # MobiumApp's tasks
+
+from standins import AnthropicStandin, OllamaStandin, OpenAIStandin, solve_t01  # noqa: E402
+
+from pytest_mobium_evals import drivers, sim  # noqa: E402
+from pytest_mobium_evals.agents import Limits, parse_models  # noqa: E402
+from pytest_mobium_evals.device import Device  # noqa: E402
+from pytest_mobium_evals.records import RunDir  # noqa: E402
+from pytest_mobium_evals.tasks import task_of  # noqa: E402
+from pytest_mobium_evals.toolserver import ToolServerSpec  # noqa: E402
+from pytest_mobium_evals.trial import TrialEnv, TrialSpec, run_trial  # noqa: E402
+
+MODELS = {"claude": "sonnet:low", "ollama": "ollama/qwen2.5:7b", "openai": "openai/local-model"}
+TARGET_S = 1.0
+ROWS = ("wall", "model", "device", "overhead", "  reset", "  driver start-up", "  agent turns", "  after")
+
+
+class TimedRunner:
+    """The harness's agent runner, with the driver's start and end and each event stamped on the same clock as the
+    endpoint's request times."""
+
+    def __init__(self):
+        self.events: list[tuple[float, dict]] = []
+        self.span = (0.0, 0.0)
+
+    def __call__(self, setting, prompt, server, limits, on_event, workdir, base_url=None):
+        def stamped(event: dict) -> None:
+            self.events.append((time.monotonic(), event))
+            on_event(event)
+
+        started = time.monotonic()
+        try:
+            return drivers.run_agent_driver(setting, prompt, server, limits, stamped, workdir, base_url)
+        finally:
+            self.span = (started, time.monotonic())
+
+    def device_time(self) -> float:
+        calls, total = {}, 0.0
+        for at, event in self.events:
+            if event.get("kind") == "tool_call":
+                calls[event.get("id")] = at
+            elif event.get("kind") == "tool_result" and event.get("id") in calls:
+                total += at - calls.pop(event["id"])
+        return total
+
+
+def one_trial(provider: str, endpoint, base_url, server, device, t01, run_dir: RunDir, repeat: int) -> dict:
+    endpoint.script(solve_t01())
+    runner = TimedRunner()
+    env = TrialEnv(seed=1, run_dir=run_dir, base_url=base_url, limits=Limits(), agent_runner=runner,
+                   server_spec=lambda _device: ToolServerSpec.builtin(server.serials[0], "127.0.0.1", server.port))
+    spec = TrialSpec(task=t01, driver="agent", repeat=repeat, setting=parse_models(MODELS[provider])[0])
+    started = time.monotonic()
+    result = run_trial(spec, env, device, t01.outcome)
+    wall = time.monotonic() - started
+    if result.error is not None or result.verdict != "pass":
+        raise SystemExit(f"bench_overhead: {provider} trial {repeat} did not pass "
+                         f"({result.verdict}: {result.record.get('infra_error')}): the figures would mean nothing")
+    model = sum(end - start for start, end in endpoint.busy)
+    device_s = runner.device_time()
+    driver_start, driver_end = runner.span
+    first_request = min(start for start, _ in endpoint.busy)
+    timings = result.record["timings"]
+    return {
+        "wall": wall, "model": model, "device": device_s, "overhead": wall - model - device_s,
+        "  reset": timings["reset_s"],
+        "  driver start-up": first_request - driver_start,
+        "  agent turns": (driver_end - first_request) - model - device_s,
+        "  after": wall - timings["reset_s"] - (driver_end - driver_start),
+    }
+
+
+def endpoint_for(provider: str):
+    """The scripted endpoint and how the harness is pointed at it (base URL, or the environment)."""
+    if provider == "claude":
+        endpoint = AnthropicStandin()
+        os.environ["ANTHROPIC_API_KEY"] = "sk-ant-standin"
+        return endpoint, endpoint.url
+    if provider == "ollama":
+        endpoint = OllamaStandin()
+        os.environ["OLLAMA_HOST"] = endpoint.url
+        return endpoint, None
+    endpoint = OpenAIStandin()
+    return endpoint, endpoint.base_url
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="trials per provider (default 5)")
+    parser.add_argument("--providers", default="claude,ollama,openai", help="comma list of claude, ollama, openai")
+    args = parser.parse_args(argv)
+    providers = [p.strip() for p in args.providers.split(",") if p.strip()]
+    unknown = [p for p in providers if p not in MODELS]
+    if unknown or args.rounds < 1:
+        print(f"bench_overhead: unknown provider(s) {', '.join(unknown)} (use claude, ollama, openai)" if unknown
+              else "bench_overhead: --rounds must be at least 1", file=sys.stderr)
+        return 2
+
+    import test_mobiumapp
+
+    t01 = task_of(test_mobiumapp.test_t01_sign_in)
+    results: dict[str, list[dict]] = {}
+    with sim.start(devices=1) as server, tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
+        device = Device.connect(server.serials[0], port=server.port)
+        for provider in providers:
+            endpoint, base_url = endpoint_for(provider)
+            with endpoint:
+                results[provider] = [one_trial(provider, endpoint, base_url, server, device, t01,
+                                               RunDir(Path(tmp) / provider), repeat) for repeat in range(args.rounds)]
+
+    print(f"t01 through the harness on the virtual device, scripted model; median of {args.rounds} trial(s), seconds")
+    print(f"{'':<20}" + "".join(f"{p:>10}" for p in providers))
+    for row in ROWS:
+        print(f"{row:<20}" + "".join(f"{statistics.median(r[row] for r in results[p]):>10.3f}" for p in providers))
+    over = [p for p in providers if statistics.median(r["overhead"] for r in results[p]) >= TARGET_S]
+    print(f"target: overhead under {TARGET_S:g} s: " + ("met" if not over else f"NOT met for {', '.join(over)}"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
