@@ -321,9 +321,10 @@ class AdbServer:
                 conn.sock.sendall(out.merged())
             return
         if req.startswith("exec:"):
+            # raw, no PTY: the bytes exactly as written (binary-safe), stdout and stderr on one stream as v1
             conn.okay()
             out, _ = Shell(device).run(req[len("exec:"):])
-            conn.sock.sendall(out.stdout())
+            conn.sock.sendall(out.merged())
             return
         if req == "sync:":
             conn.okay()
@@ -352,7 +353,7 @@ class AdbServer:
     def _shell_v2(self, conn: Conn, device: "Device", cmd: str, pty: bool) -> None:
         from .shell import Shell
         if not cmd:
-            self._interactive_v2(conn, device)
+            self._interactive_v2(conn, device, pty)
             return
         out, status = Shell(device).run(cmd)
         packets = []
@@ -365,18 +366,21 @@ class AdbServer:
         packets.append(struct.pack("<BIB", 3, 1, status))
         conn.sock.sendall(b"".join(packets))
 
-    def _interactive_v2(self, conn: Conn, device: "Device") -> None:
-        """`adb shell` with no command: read lines from stdin packets, run each, print a prompt."""
+    def _interactive_v2(self, conn: Conn, device: "Device", pty: bool = False) -> None:
+        """`adb shell` with no command: read lines from stdin packets and run each; with a PTY, as a terminal
+        (prompt, CRLF), without one (stdin piped in) as a plain script."""
         from .shell import Shell
         shell = Shell(device)
-        prompt = b"emu64xa:/ $ "
-        conn.sock.sendall(struct.pack("<BI", 1, len(prompt)) + prompt)
+        prompt = b"emu64xa:/ $ " if pty else b""
+        nl = b"\r\n" if pty else b"\n"
+        if prompt:
+            conn.sock.sendall(struct.pack("<BI", 1, len(prompt)) + prompt)
         pending = b""
         while True:
             head = conn.recv_exact(5)
             kind, length = struct.unpack("<BI", head)
             data = conn.recv_exact(length) if length else b""
-            if kind == 3:  # close stdin
+            if kind == 4:  # kIdCloseStdin (0 stdin, 1 stdout, 2 stderr, 3 exit, 4 close stdin, 5 window size)
                 status = shell.status
                 conn.sock.sendall(struct.pack("<BIB", 3, 1, status))
                 return
@@ -391,12 +395,14 @@ class AdbServer:
                     return
                 if text:
                     out, _ = shell.run(text)
-                    payload = out.merged().replace(b"\n", b"\r\n")
-                    if payload:
-                        conn.sock.sendall(struct.pack("<BI", 1, len(payload)) + payload)
-                conn.sock.sendall(struct.pack("<BI", 1, len(prompt)) + prompt)
+                    for stream, data in out.chunks:
+                        data = data.replace(b"\n", nl)
+                        conn.sock.sendall(struct.pack("<BI", 1 if pty else stream, len(data)) + data)
+                if prompt:
+                    conn.sock.sendall(struct.pack("<BI", 1, len(prompt)) + prompt)
 
     def _interactive_v1(self, conn: Conn, device: "Device") -> None:
+        """v1 `shell:` with no command: an interactive shell over a PTY (prompt, lines in, output out)."""
         from .shell import Shell
         shell = Shell(device)
         prompt = b"emu64xa:/ $ "
@@ -414,7 +420,7 @@ class AdbServer:
                     return
                 if text:
                     out, _ = shell.run(text)
-                    conn.sock.sendall(out.merged())
+                    conn.sock.sendall(out.merged().replace(b"\n", b"\r\n"))
                 conn.sock.sendall(prompt)
 
 

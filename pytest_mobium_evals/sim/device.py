@@ -1160,7 +1160,7 @@ class Device:
                 from .apps.system import render_shade
                 root = views.layout(render_shade(self), (0, 0, SCREEN_W, SCREEN_H), {})
                 windows.append(Window("shade", SYSTEMUI_PACKAGE, root, "NotificationShade",
-                                      background="#1f1f24" if True else "#ffffff", foreground="#e6e8f0"))
+                                      background="#1f1f24", foreground="#e6e8f0"))
             ime = bool(self.keyboard_shown and self.focused_id and windows[-1].kind == "app"
                        and rec is not None and rec.package.name == self._focus_package)
             return Frame(windows, ime, self.active_toast(), self.screen_on)

@@ -188,3 +188,10 @@ def test_stock_adb_exec_out_screencap_and_pull_push(sim_server, tmp_path):
     assert dst.read_text() == "pushed\n"
     r = run_adb(sim_server, "-s", "emulator-5556", "pull", "/sdcard/none.txt", str(dst))
     assert r.returncode != 0 and "does not exist" in r.stderr + r.stdout
+
+
+@needs_adb
+def test_stock_adb_shell_reads_a_script_from_stdin(sim_server):
+    r = subprocess.run([ADB, "-P", str(sim_server.port), "-s", "emulator-5554", "shell"],
+                       input="getprop ro.serialno\nfalse\necho $?\n", capture_output=True, text=True, timeout=30)
+    assert (r.returncode, r.stdout) == (0, "emulator-5554\n1\n")

@@ -35,7 +35,6 @@ def _press(device: "Device", rec: "ActivityRecord", dialog: "Dialog", index: int
 
 
 def _alert_dialog(device, dialog, rec, width_px) -> tuple[Node, int]:
-    dark = False
     fg = "#1b1b1f"
     parts = []
     height = 0
@@ -68,7 +67,7 @@ def _alert_dialog(device, dialog, rec, width_px) -> tuple[Node, int]:
         buttons.insert(0, Node("android.widget.Space", width=None, height=48, visible_to_a11y=False))
     parts.append(Node("android.widget.ScrollView", id="android:id/buttonPanel", horizontal=True, children=buttons))
     height += 48
-    root = Node("android.widget.FrameLayout", bg="#2b2d33" if dark else "#f3f3fa", children=[
+    root = Node("android.widget.FrameLayout", bg="#f3f3fa", children=[
         Node("android.widget.LinearLayout", id="android:id/parentPanel", padding=24, children=parts)])
     return root, int(round((height + 48) * DP))
 
