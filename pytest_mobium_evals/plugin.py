@@ -124,7 +124,21 @@ def _register_ghost_bench(config: pytest.Config) -> None:
 
 
 class XdistHooks:
-    """Registered only when xdist is loaded: hands the controller's run-wide choices to every worker."""
+    """Registered only when xdist is loaded: hands the controller's run-wide choices to every worker, and checks
+    the agent's readiness on the controller once a worker has collected agent trials (a worker raising would
+    crash itself instead of printing one line)."""
+
+    checked = False
+
+    @pytest.hookimpl
+    def pytest_xdist_node_collection_finished(self, node, ids) -> None:
+        state: State = node.config.stash[STATE]
+        if self.checked or "agent" not in state.drivers or not any("[agent-" in i for i in ids):
+            return
+        self.checked = True
+        problem = _agent_not_ready(state)
+        if problem:
+            pytest.exit(f"mobium-evals: {problem}", returncode=pytest.ExitCode.USAGE_ERROR)
 
     @pytest.hookimpl
     def pytest_configure_node(self, node) -> None:
@@ -358,15 +372,23 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         # --reruns alone: retry only infrastructure errors, never a verdict (a flaky agent is a result).
         for item in trials:
             item.add_marker(pytest.mark.flaky(reruns=reruns, only_rerun=[ONLY_RERUN]))
-    if "agent" in state.drivers:
-        from . import agents
-
-        for setting in state.model_settings():
-            try:
-                agents.check_ready(setting, state.base_url)
-            except agents.AgentConfigError as exc:
-                raise pytest.UsageError(str(exc)) from None
+    if "agent" in state.drivers and not state.is_worker:  # under xdist the controller checks (XdistHooks)
+        problem = _agent_not_ready(state)
+        if problem:
+            raise pytest.UsageError(problem)
     _write_collection(state, trials)
+
+
+def _agent_not_ready(state: State) -> Optional[str]:
+    """Before any trial: a model setting that cannot run (no credential, endpoint down) is one line."""
+    from . import agents
+
+    for setting in state.model_settings():
+        try:
+            agents.check_ready(setting, state.base_url)
+        except agents.AgentConfigError as exc:
+            return str(exc)
+    return None
 
 
 def _write_collection(state: State, items: list) -> None:

@@ -55,3 +55,36 @@ def test_more_workers_than_devices_is_refused(tasks_dir):
                                             "-p", "no:cacheprovider")
     assert result.ret == 4
     result.stderr.fnmatch_lines(["ERROR: 2 xdist workers but 1 device(s) (sim 0): give one device per worker*"])
+
+
+def _standins():
+    """The agents helper's scripted model APIs (tests/agents/standins.py), loaded by path."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mobium_standins", ROOT / "tests" / "agents" / "standins.py")
+    module = importlib.util.module_from_spec(spec)
+    import sys
+
+    sys.modules[spec.name] = module  # its dataclasses look their module up while being defined
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_an_agent_through_an_openai_compatible_endpoint_is_graded_on_the_device(tasks_dir):
+    standins = _standins()
+    with standins.OpenAIStandin(standins.solve_t01()) as api:
+        result = tasks_dir.runpytest_subprocess("-k", "t01", "--model=openai/scripted", "--base-url", api.base_url,
+                                                "--run-dir", "ok", "-p", "no:cacheprovider", "-v")
+        result.stdout.fnmatch_lines(["*test_t01_sign_in?agent-openai-scripted-r0? PASS*",
+                                     "agent openai/scripted: pass rate 100%*"])
+        assert result.ret == 0
+        got = json.loads(next((tasks_dir.path / "ok").glob("trials/*/verdict.json")).read_text())
+        assert got["verdict"] == "pass" and got["tool_calls"] == 6 and got["tokens"]["input"] > 0
+        assert got["password_exposures"] == []  # the Login hint shows the password; that is the app, not a leak
+
+        # The same model claiming done after doing nothing: the device says otherwise.
+        api.script([standins.Answer("done", None, "Signed in.")])
+        result = tasks_dir.runpytest_subprocess("-k", "t01", "--model=openai/scripted", "--base-url", api.base_url,
+                                                "--run-dir", "lie", "-p", "no:cacheprovider")
+        assert result.parseoutcomes().get("false_success") == 1
+        assert result.ret == 1
