@@ -106,7 +106,7 @@ class Login(Screen):
 
     def _track_blur(self) -> None:
         # onBlur marks a field touched: notice when focus has left a field since the last frame.
-        focused = getattr(self.device, "focused_id", None)
+        focused = self.device.focused_id
         if self._was_focused != focused:
             if self._was_focused == "username":
                 self.user_touched = True

@@ -106,8 +106,7 @@ class Busy(Screen):
         self.polling = False
 
     def _random(self) -> float:
-        rng = getattr(self.device, "random", None)
-        return rng.random() if rng is not None else 0.5
+        return self.device.random.random()  # the device's seeded randomness stands in for Math.random()
 
     def refresh(self, visible: bool) -> None:
         tag = "refresh" if visible else "quiet"

@@ -322,7 +322,7 @@ class Battery(Screen):
 
     def _read(self) -> None:
         self.reads += 1
-        self.level = int(getattr(self.device, "battery_level", 100))
+        self.level = int(self.device.battery_level)
         self.state = "full" if self.level >= 100 else "charging"  # the emulator is always on AC power
         self.low_power = self.device.settings("global").get("low_power") == "1"
 

@@ -270,9 +270,8 @@ class Otp(Screen):
     def send(self) -> None:
         if self.resend_in > 0:
             return
-        rng = getattr(self.device, "random", None)
-        number = rng.randrange(1_000_000) if rng is not None else 123456
-        self.code = f"{number:06d}"
+        # Math.floor(Math.random()*1e6), zero-padded: leading zeros happen.
+        self.code = f"{self.device.random.randrange(1_000_000):06d}"
         self.now = self.sent_at = self.device.now()
         self.used = False
         self.attempts = 0
