@@ -101,7 +101,7 @@ class Busy(Screen):
         self.outcome = "nothing tapped yet"
         self.gen = 1  # the generation the rows show
         self.latest = 1  # the newest generation that has landed
-        self.pending = 0
+        self.pending: list[str] = []  # gray-box tags of the refreshes in flight
         self.loading = False
         self.polling = False
 
@@ -110,7 +110,7 @@ class Busy(Screen):
 
     def refresh(self, visible: bool) -> None:
         tag = "refresh" if visible else "quiet"
-        self.pending += 1
+        self.pending.append(tag)
         self.app.gray_box.busy(tag)
         if visible:
             self.loading = True
@@ -120,7 +120,7 @@ class Busy(Screen):
             self.loading = False
             self.gen = self.latest
             # The app's effect on [gen] runs right after the new rows render: then the refresh is over.
-            self.pending -= 1
+            self.pending.remove(tag)
             self.app.gray_box.idle(tag)
 
         self.after(BUSY_MIN_S + self._random() * BUSY_SPREAD_S, land)
@@ -148,14 +148,14 @@ class Busy(Screen):
 
     def _row(self, letter: str):
         def tap():
-            fresh = self.gen == self.latest and self.pending == 0
+            fresh = self.gen == self.latest and not self.pending
             self.outcome = f"row {letter}, generation {self.gen}: {'current' if fresh else 'stale'}"
         return tap
 
     def unmount(self) -> None:
         # Refreshes in flight still end (the gray box must not stay busy forever); only the rows go away.
-        for _ in range(self.pending):
-            self.app.gray_box.idle("quiet")
+        for tag in self.pending:
+            self.app.gray_box.idle(tag)
         if self.polling:
             self.app.gray_box.idle("poll")
         super().unmount()
