@@ -490,7 +490,7 @@ def _settings_plan(task: GhostTask) -> ControlPlan:
     if ui is None:
         raise GhostBenchError(f"no Settings screen is known for {name}; known: {', '.join(SETTINGS_UI)}")
     if task.check.kind == "expect_contains":
-        raise GhostBenchError(f"a settings task expects a value (expect or expect_in), not a substring")
+        raise GhostBenchError("a settings task expects a value (expect or expect_in), not a substring")
     values = (task.check.expected,) if task.check.kind == "expect" else task.check.expected
     allowed = (name,) + ui.follows
     screen = " > ".join(("Settings",) + ui.path)
@@ -536,7 +536,8 @@ def _settings_plan(task: GhostTask) -> ControlPlan:
     if not ui.low <= target <= ui.high:
         raise GhostBenchError(f"{name} runs {ui.low}..{ui.high}; the expected {target} cannot be reached")
     position = (target - ui.low) / (ui.high - ui.low)
-    # The wrong value: the far half of the range from the goal, a move in the right direction that stops short.
+    # The wrong value: for a goal at either end (all of Ghost Bench's), the middle, a move the right way from the
+    # opposite end that stops short; for a goal inside the range, the end farther from it.
     wrong_position = 0.5 if position in (0.0, 1.0) else (0.0 if position > 0.5 else 1.0)
 
     def reference(tools: "Tools", params: dict) -> Claim:
@@ -555,7 +556,7 @@ def _settings_plan(task: GhostTask) -> ControlPlan:
                        reference_does=f"opens {screen} and drags {ui.control} to {_position_text(position)} "
                                       f"(value {target})",
                        wrong_does=f"opens {screen} and drags {ui.control} to {_position_text(wrong_position)} "
-                                  f"(short of {target})")
+                                  f"(not {target})")
 
 
 def _position_text(position: float) -> str:
