@@ -8,6 +8,7 @@ Malformed input gets FAIL with a reason, or the connection closed; it never affe
 
 from __future__ import annotations
 
+import select
 import socket
 import struct
 import threading
@@ -317,8 +318,11 @@ class AdbServer:
                 if not cmd:
                     self._interactive_v1(conn, device)
                     return
-                out, _ = Shell(device).run(cmd)
+                shell = Shell(device)
+                out, _ = shell.run(cmd)
                 conn.sock.sendall(out.merged())
+                if shell.follow is not None:
+                    self._follow_logcat(conn, device, shell.follow, lambda data: data)
             return
         if req.startswith("exec:"):
             # raw, no PTY: the bytes exactly as written (binary-safe), stdout and stderr on one stream as v1
@@ -355,7 +359,8 @@ class AdbServer:
         if not cmd:
             self._interactive_v2(conn, device, pty)
             return
-        out, status = Shell(device).run(cmd)
+        shell = Shell(device)
+        out, status = shell.run(cmd)
         packets = []
         for stream, data in out.chunks:
             if pty and stream == 1:
@@ -363,8 +368,41 @@ class AdbServer:
             for i in range(0, len(data), 0xFFFF):
                 piece = data[i:i + 0xFFFF]
                 packets.append(struct.pack("<BI", stream, len(piece)) + piece)
+        if shell.follow is not None:
+            conn.sock.sendall(b"".join(packets))
+            nl = b"\r\n" if pty else b"\n"
+            self._follow_logcat(conn, device, shell.follow,
+                                lambda data: struct.pack("<BI", 1, len(data)) + data.replace(b"\n", nl))
+            return
         packets.append(struct.pack("<BIB", 3, 1, status))
         conn.sock.sendall(b"".join(packets))
+
+    def _follow_logcat(self, conn: Conn, device: "Device", follow: tuple, frame) -> None:
+        """Streams new log lines until the client hangs up (or the server closes). Each poll also lets the device's
+        timers run, so an app's timed logging shows up while someone watches, as on a device."""
+        from .commands import format_log
+        allowed, fmt, last, header = follow
+        conn.sock.settimeout(None)
+        while not self._closed.is_set():
+            readable, _, _ = select.select([conn.sock], [], [], 0.05)
+            if readable:
+                try:
+                    if not conn.sock.recv(4096):
+                        return
+                except OSError:
+                    return
+            with device.lock:
+                device.run_due()
+                fresh = [e for e in device.logs if e.seq > last]
+            if not fresh:
+                continue
+            last = fresh[-1].seq
+            lines = [format_log(e, fmt) for e in fresh if allowed(e)]
+            if not lines:
+                continue
+            text = ("" if header else "--------- beginning of main\n") + "".join(line + "\n" for line in lines)
+            header = True
+            conn.sock.sendall(frame(text.encode()))
 
     def _interactive_v2(self, conn: Conn, device: "Device", pty: bool = False) -> None:
         """`adb shell` with no command: read lines from stdin packets and run each; with a PTY, as a terminal

@@ -1945,8 +1945,17 @@ def _logcat(ctx: Ctx, args: list[str]) -> int:
             tag, _, level = a.partition(":")
             specs.append((tag, (level or "V").upper()[:1]))
     entries = list(d.logs)
+    try:
+        r = re.compile(regex) if regex else None
+    except re.error:
+        ctx.errln(f"logcat: invalid regex {regex}")
+        return 1
 
     def allowed(e) -> bool:
+        if r is not None and not r.search(e.message):
+            return False
+        if pid_filter is not None and e.pid != pid_filter:
+            return False
         for tag, level in specs:
             if tag == e.tag or tag == "*":
                 if level == "S":
@@ -1954,22 +1963,16 @@ def _logcat(ctx: Ctx, args: list[str]) -> int:
                 return LEVELS.find(e.level) >= LEVELS.find(level)
         return not silent_default
     entries = [e for e in entries if allowed(e)]
-    if regex:
-        try:
-            r = re.compile(regex)
-            entries = [e for e in entries if r.search(e.message)]
-        except re.error:
-            ctx.errln(f"logcat: invalid regex {regex}")
-            return 1
-    if pid_filter is not None:
-        entries = [e for e in entries if e.pid == pid_filter]
     if tail is not None:
         entries = entries[-tail:] if tail else []
     if entries:
         ctx.outln("--------- beginning of main")
     for e in entries:
         ctx.outln(format_log(e, fmt))
-    _ = dump  # without -d a real logcat keeps streaming; the virtual one ends after what it has
+    if not dump and ctx.is_top_output():
+        # Without -d logcat keeps printing new lines until the client hangs up; the ADB server does the
+        # following (only when logcat's output goes straight to the client, not into a pipe).
+        ctx.shell.follow = (allowed, fmt, d.log_seq, bool(entries))
     return 0
 
 

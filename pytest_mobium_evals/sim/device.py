@@ -231,6 +231,7 @@ class LogEntry:
     level: str
     tag: str
     message: str
+    seq: int = 0  # increasing across the device's life: a streaming logcat follows from its last one
 
 
 class Window:
@@ -480,6 +481,7 @@ class Device:
         self._now_override: float | None = None
         self._calling: list[str] = []
         self.logs: deque[LogEntry] = deque(maxlen=20000)
+        self.log_seq = 0
         self.notifications: list[Notification] = []
         self._notification_ids = itertools.count(1)
         self.toasts: list[Toast] = []
@@ -853,7 +855,8 @@ class Device:
             proc = self.processes.get(pkg) if pkg else None
             pid = proc.pid if proc else self.system_pid
         tid = pid if pid != self.system_pid else pid + 17
-        self.logs.append(LogEntry(self.clock.wall(self.now()), pid, tid, level, tag, str(message)))
+        self.log_seq += 1
+        self.logs.append(LogEntry(self.clock.wall(self.now()), pid, tid, level, tag, str(message), self.log_seq))
 
     # -- processes and the activity stack -----------------------------------------------------------------------
 

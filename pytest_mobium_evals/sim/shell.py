@@ -81,6 +81,10 @@ class Ctx:
     def err(self, data: str | bytes) -> None:
         self._err(data.encode() if isinstance(data, str) else data)
 
+    def is_top_output(self) -> bool:
+        """Whether this command's stdout goes straight to the client (not into a pipe, file or $(…))."""
+        return self._out is self.shell.top_out
+
     def outln(self, line: str = "") -> None:
         self.out(line + "\n")
 
@@ -282,6 +286,9 @@ class Shell:
     def __init__(self, device: Device):
         self.device = device
         self.status = 0
+        self.top_out: Callable[[bytes], None] | None = None
+        # set by a streaming command (logcat without -d): (predicate, format, last seq, header printed)
+        self.follow: tuple | None = None
         self.env = {"PATH": "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:"
                             "/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin",
                     "HOME": "/", "USER": "shell", "SHELL": SH, "EXTERNAL_STORAGE": "/sdcard",
@@ -292,10 +299,12 @@ class Shell:
         """Runs a command line; returns its ordered output and exit status. Never raises for bad input."""
         from . import commands  # noqa: F401  registers the commands
         out = Output()
+        self.follow = None
         with self.device.lock:
             self.device.run_due()
             try:
-                status = self._run_src(src, stdin, lambda b: out.write(1, b), lambda b: out.write(2, b))
+                self.top_out = lambda b: out.write(1, b)
+                status = self._run_src(src, stdin, self.top_out, lambda b: out.write(2, b))
             except ShellExit as e:
                 status = e.status
         return out, status & 0xFF

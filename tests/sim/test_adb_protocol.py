@@ -254,3 +254,32 @@ def test_closed_server_refuses_connections():
     server.close()
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=2).recv(1)
+
+
+def test_logcat_without_d_streams_new_lines_and_drives_timers(sim_server):
+    dev = sim_server.device("emulator-5554")
+    with connect(sim_server) as s:
+        send(s, "host:transport:emulator-5554")
+        assert status(s) == "OKAY"
+        send(s, "shell:logcat -v brief -s Probe:I")
+        assert status(s) == "OKAY"
+        with dev.lock:
+            dev.log("Probe", "now", pid=77)
+            # nobody else touches the device: the stream itself must let this timer fire
+            dev.after(0.2, lambda: dev.log("Probe", "later", pid=77))
+            dev.log("Other", "filtered out", pid=77)
+        got = b""
+        while b"later" not in got:
+            chunk = s.recv(4096)
+            assert chunk, "stream closed early"
+            got += chunk
+    text = got.decode()
+    assert text.startswith("--------- beginning of main\n")
+    assert "I/Probe   (   77): now\n" in text and "I/Probe   (   77): later\n" in text
+    assert "filtered out" not in text
+    assert host(sim_server, "host:version") == ("OKAY", "0029")
+
+
+def test_logcat_into_a_pipe_ends(sim_server):
+    out, _, code = shell_v2(sim_server, "logcat | head -n 1")
+    assert code == 0 and out.startswith(b"--------- beginning of main")

@@ -21,7 +21,7 @@ MAIN_ROWS = [
     ("Wallpaper & style", "Colors, themed icons, app grid", None),
     ("Accessibility", "Display, interaction, audio", None),
     ("Security & privacy", "App security, device lock, permissions", None),
-    ("Location", "On - 2 apps have access to location", None),
+    ("Location", "On - 2 apps have access to location", "location"),
     ("Safety & emergency", "Emergency SOS, medical info, alerts", None),
     ("Passwords, passkeys & accounts", "Suggestions for sign-in and autofill", None),
     ("Digital Wellbeing & parental controls", "Screen time, app timers, bedtime schedules", None),
@@ -32,7 +32,7 @@ MAIN_ROWS = [
 ]
 TITLES = {"main": "Settings", "network": "Network & internet", "internet": "Internet",
           "connected": "Connected devices", "bluetooth": "Bluetooth", "display": "Display", "apps": "Apps",
-          "appinfo": "App info"}
+          "appinfo": "App info", "location": "Location"}
 
 
 class Settings(App):
@@ -201,6 +201,21 @@ class Settings(App):
             self.row("Display size", None, lambda: self.open("Display size")),
         ]
 
+    def page_location(self) -> list[Node]:
+        d = self.device
+        secure = d.settings("secure")
+        on = secure.get("location_mode", "3") != "0"
+
+        def toggle() -> None:
+            secure["location_mode"] = "0" if on else "3"
+
+        rows = [self.switch_row("Use location", on, toggle)]
+        if on:
+            rows.append(self.row("Recent access", "No apps recently accessed location", None))
+        rows.append(self.row("App location permissions", None, lambda: self.open("App location permissions")))
+        rows.append(self.row("Location services", None, lambda: self.open("Location services")))
+        return rows
+
     def page_apps(self) -> list[Node]:
         d = self.device
         user_apps = sorted((p for p in d.packages.values() if not p.system), key=lambda p: p.label.lower())
@@ -274,6 +289,13 @@ class DisplaySettings(Settings):
     actions = ("android.settings.DISPLAY_SETTINGS",)
 
 
+class LocationSettings(Settings):
+    activity = ".Settings$LocationSettingsActivity"
+    launcher = False
+    start_page = "location"
+    actions = ("android.settings.LOCATION_SOURCE_SETTINGS",)
+
+
 class AppDetails(Settings):
     activity = ".applications.InstalledAppDetailsTop"
     launcher = False
@@ -288,5 +310,5 @@ class ManageApps(Settings):
     actions = ("android.settings.APPLICATION_SETTINGS", "android.settings.MANAGE_APPLICATIONS_SETTINGS")
 
 
-APPS = [Settings, NetworkDashboard, WifiSettings, ConnectedDevices, BluetoothSettings, DisplaySettings, AppDetails,
-        ManageApps]
+APPS = [Settings, NetworkDashboard, WifiSettings, ConnectedDevices, BluetoothSettings, DisplaySettings,
+        LocationSettings, AppDetails, ManageApps]

@@ -292,6 +292,14 @@ class Chrome(App):
         self.url = ""
         self.typing = ""
 
+    def on_start(self, extras: dict) -> None:
+        self.on_new_intent(extras)
+
+    def on_new_intent(self, extras: dict) -> None:
+        url = extras.get("data")
+        if isinstance(url, str) and url:
+            self.url = self.typing = url
+
     def render(self) -> Node:
         page = self.url or "New tab"
         return Node("android.widget.FrameLayout", children=[
