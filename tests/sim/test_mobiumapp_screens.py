@@ -858,3 +858,17 @@ def test_accessibility_demo_reads_the_settings_and_counts_changes(d):
     d.shell("settings put system font_scale 1.3")
     d.tap("a11yRefresh")
     assert d.text("a11yState").endswith("screenReader=true fontScale=1.30 changes=2")
+
+
+def test_gray_box_restates_busy_every_half_second_while_polling():
+    d = Driver(speed=FROZEN)
+    d.launch({"MobiumGrayBox": True})
+    d.open("busyBtn")
+    d.scroll_to("busyPoll")
+    d.tap("busyPoll")
+    assert d.need("busyPoll")["content-desc"] == "Stop polling"
+    d.clock.advance(1.2)
+    d.tap("busyPoll")
+    lines = [e.message.rsplit(" t=", 1)[0] for e in d.device.logs if e.tag == "MobiumGrayBox"]
+    assert lines == ["MOBIUM-GRAYBOX on", "MOBIUM-GRAYBOX busy=1 tag=poll", "MOBIUM-GRAYBOX still busy=1",
+                     "MOBIUM-GRAYBOX still busy=1", "MOBIUM-GRAYBOX busy=0 tag=poll"]
