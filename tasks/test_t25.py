@@ -227,10 +227,11 @@ def run_on_build(path: Path, build: str, device: Device, *, timeout_s: float = R
         raise RunTimedOut(build) from None
     output = (proc.stdout or "") + (proc.stderr or "")
     result = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
-    if proc.returncode == 2 and not result:
-        result = {"problems": [output.strip().splitlines()[-1] if output.strip() else "refused, saying nothing"]}
-    if proc.returncode not in (0, 1, 2):
-        raise InfraError(f"t25: the run on the {build} build could not go on (exit {proc.returncode}): "
+    # Only the runner's own result counts: a run that crashed (Python exits 1 on a traceback) or refused its options
+    # (exit 2 from argparse) must not read as a test that caught a bug or as a bad answer.
+    if proc.returncode not in (0, 1, 2) or result.get("exit_code") != proc.returncode:
+        raise InfraError(f"t25: the run on the {build} build could not go on (exit {proc.returncode}, "
+                         f"{'result ' + str(result.get('status')) if result else 'no result'}): "
                          f"{output.strip()[-600:]}")
     return BuildRun(build, proc.returncode, result, output)
 
