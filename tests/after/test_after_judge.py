@@ -7,7 +7,7 @@ import pytest
 from pytest_mobium_evals.cli import main
 from pytest_mobium_evals.judge import CONTROLS
 
-from conftest import verdict_json, write_run
+from runbuilder import verdict_json, write_run
 from ollama_judge_standin import OllamaJudgeStandin
 
 LABELS = {c.answer: c.right for c in CONTROLS}

@@ -10,7 +10,7 @@ from PIL import Image
 
 from pytest_mobium_evals.cli import main
 
-from conftest import verdict_json, write_run
+from runbuilder import verdict_json, write_run
 
 
 def test_report_gives_rate_interval_counts_and_per_task_table(make_run, capsys):

@@ -16,7 +16,7 @@ import pytest
 from pytest_mobium_evals import verify as verify_mod
 from pytest_mobium_evals.cli import main
 
-from conftest import verdict_json, write_run
+from runbuilder import verdict_json, write_run
 
 SERVER = '''import json, sys
 TOOLS = {{"app_scroll": {{"description": "{description}"}}}}
