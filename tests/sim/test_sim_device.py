@@ -261,3 +261,13 @@ def test_server_rejects_bad_arguments():
         sim.start(devices=0)
     with pytest.raises(ValueError, match="clock_speed"):
         sim.start(clock_speed=0)
+
+
+def test_location_page_and_view_intent(dev, make_sh):
+    sh = make_sh(dev)
+    sh.out("am start -a android.settings.LOCATION_SOURCE_SETTINGS")
+    tap(dev, text="Use location")
+    assert dev.settings("secure")["location_mode"] == "0"
+    sh.out("am start -a android.intent.action.VIEW -d https://mobiumapp.test/form")
+    assert dev.current_activity().package.name == "com.android.chrome"
+    assert find(dev, resource_id="com.android.chrome:id/url_bar")["text"] == "https://mobiumapp.test/form"
