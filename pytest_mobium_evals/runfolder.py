@@ -145,6 +145,19 @@ class Run:
     def complete(self) -> bool:
         return not self.problems
 
+    def summary_of_problems(self) -> str:
+        """The problems in a few words, for one-line listings: what is missing, counted, not named."""
+        parts = []
+        if self.record.get("finished") is False:
+            parts.append("did not finish")
+        scheduled = scheduled_trials(self.record)
+        if self.missing:
+            parts.append(f"{len(self.missing)} of {len(scheduled or [])} scheduled trials without {VERDICT}")
+        others = [p for p in self.problems if "did not finish" not in p and "scheduled trial(s)" not in p]
+        if others:
+            parts.append(others[0] + (f" (and {len(others) - 1} more problems)" if len(others) > 1 else ""))
+        return "; ".join(parts)
+
     @property
     def seed(self) -> Any:
         return self.record.get("seed")

@@ -7,6 +7,7 @@ is never mistaken for a result; a folder that is not a run at all is skipped."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -32,7 +33,10 @@ def run(args: argparse.Namespace) -> int:
     if not lines:
         print(f"{folder}: no runs (no sub-folder has a {RECORD})", file=sys.stderr)
         return 0
-    print("\n".join(lines))
+    try:
+        print("\n".join(lines), flush=True)
+    except BrokenPipeError:  # `mobium-evals runs | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
@@ -58,7 +62,7 @@ def describe_run(run_: Run) -> str:
     when = str(run_.record.get("started") or "unknown time")
     head = f"{run_.name}  {when}"
     if not run_.complete:
-        return f"{head}  INCOMPLETE: " + "; ".join(run_.problems)
+        return f"{head}  INCOMPLETE: {run_.summary_of_problems()}"
     drivers = join(dict.fromkeys([d for d in run_.record.get("drivers") or [] if any(t.driver == d for t in
                                                                                     run_.trials)]
                                  + [t.driver for t in run_.trials]))

@@ -122,10 +122,13 @@ def test_runs_lists_complete_and_incomplete_runs(make_run, tmp_path, capsys):
     broken = make_run("20261129-b", {"t01": ["pass"]}, started="2026-11-29T09:00")
     shutil.rmtree(broken / "trials/t01-agent-claude-haiku-5-5-r1")
     (tmp_path / "not-a-run").mkdir()
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "record.json").write_text("{")
     assert main(["runs", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2
-    assert lines[0].startswith("20261129-b  2026-11-29T09:00  INCOMPLETE: 1 scheduled trial(s) have no verdict.json")
+    assert len(lines) == 3
+    assert "bad/record.json: run record is not valid JSON" in lines[2]
+    assert lines[0] == "20261129-b  2026-11-29T09:00  INCOMPLETE: 1 of 1 scheduled trials without verdict.json"
     assert lines[1].startswith("20261128-a  2026-11-28T09:00  driver agent  model claude-haiku-5-5")
     assert "pass claude-haiku-5-5:low 75%  blockers 0" in lines[1]
 
