@@ -103,6 +103,29 @@ def one_trial(provider: str, endpoint, base_url, server, device, t01, run_dir: R
     }
 
 
+def server_alone(server, rounds: int) -> tuple[float, float]:
+    """The built-in tool server by itself, through the mcp SDK's stdio client: medians of its start (spawn to its
+    tool list) and its stop (stdin closed to exit). Both are inside every trial's start-up and turns."""
+    import asyncio
+
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    spec = ToolServerSpec.builtin(server.serials[0], "127.0.0.1", server.port)
+    params = StdioServerParameters(command=spec.command[0], args=spec.command[1:], env=spec.env)
+
+    async def once() -> tuple[float, float]:
+        with open(os.devnull, "w") as errlog:
+            started = time.monotonic()
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                await client.list_tools()
+                ready = time.monotonic()
+            return ready - started, time.monotonic() - ready
+
+    runs = [asyncio.run(once()) for _ in range(rounds)]
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+
+
 def endpoint_for(provider: str):
     """The scripted endpoint and how the harness is pointed at it (base URL, or the environment)."""
     if provider == "claude":
@@ -133,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
 
     t01 = task_of(test_mobiumapp.test_t01_sign_in)
     results: dict[str, list[dict]] = {}
+    load_before = os.getloadavg()[0]
     with sim.start(devices=1) as server, tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
+        server_start, server_stop = server_alone(server, args.rounds)
         device = Device.connect(server.serials[0], port=server.port)
         for provider in providers:
             endpoint, base_url = endpoint_for(provider)
@@ -145,6 +170,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'':<20}" + "".join(f"{p:>10}" for p in providers))
     for row in ROWS:
         print(f"{row:<20}" + "".join(f"{statistics.median(r[row] for r in results[p]):>10.3f}" for p in providers))
+    print(f"the built-in tool server alone: start {server_start:.3f} s, stop {server_stop:.3f} s "
+          f"(inside driver start-up and agent turns)")
+    load_after = os.getloadavg()[0]
+    print(f"load average {load_before:.1f} before, {load_after:.1f} after, on {os.cpu_count()} cores"
+          + ("  (a busy machine: the figures are inflated)" if max(load_before, load_after) > (os.cpu_count() or 1)
+             else ""))
     over = [p for p in providers if statistics.median(r["overhead"] for r in results[p]) >= TARGET_S]
     print(f"target: overhead under {TARGET_S:g} s: " + ("met" if not over else f"NOT met for {', '.join(over)}"))
     return 0

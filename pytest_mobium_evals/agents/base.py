@@ -4,6 +4,8 @@ transcript recorder, and the bounded retry with backoff for API calls."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import ssl
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -67,6 +69,15 @@ class Recorder:
         event = {"kind": kind, "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
                  "elapsed_s": round(self.elapsed(), 3), **fields}
         self._on_event(event)
+
+
+@functools.lru_cache(maxsize=1)
+def tls_context() -> ssl.SSLContext:
+    """One TLS context for every trial's HTTP client: building one (loading the CA bundle) costs ~70 ms, and each
+    trial makes a new client (its event loop is new)."""
+    import certifi
+
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 # API calls: attempts in all and the first delay (doubling each time). Module constants so tests can shorten them.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import AgentInfraError, ModelSetting, RetryableAPIError
+from .base import AgentInfraError, ModelSetting, RetryableAPIError, tls_context
 from .loop import Reply, ToolCall
 
 REQUEST_TIMEOUT_S = 300.0  # one generation; the trial's own time limit cancels sooner when it runs out
@@ -22,7 +22,7 @@ class OllamaProvider:
             raise AgentInfraError(f"{setting.label}: OLLAMA_HOST is not set")
         self.setting = setting
         self.label = f"{setting.label} at {host}"
-        self._client = ollama.AsyncClient(host=host, timeout=REQUEST_TIMEOUT_S)
+        self._client = ollama.AsyncClient(host=host, timeout=REQUEST_TIMEOUT_S, verify=tls_context())
 
     async def chat(self, messages: list[dict], tools: list[dict]) -> Reply:
         return await self._call(messages=messages, tools=tools)

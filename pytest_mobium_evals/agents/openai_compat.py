@@ -9,7 +9,7 @@ import json
 import os
 from typing import Any, Optional
 
-from .base import AgentInfraError, ModelSetting, RetryableAPIError
+from .base import AgentInfraError, ModelSetting, RetryableAPIError, tls_context
 from .loop import Reply, ToolCall
 
 REQUEST_TIMEOUT_S = 300.0
@@ -27,8 +27,9 @@ class OpenAIProvider:
             raise AgentInfraError(f"{setting.label}: set --base-url or OPENAI_BASE_URL")
         self.setting = setting
         self.label = f"{setting.label} at {url}"
-        self._client = openai.AsyncOpenAI(base_url=url, api_key=os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY,
-                                          max_retries=0, timeout=REQUEST_TIMEOUT_S)
+        self._client = openai.AsyncOpenAI(
+            base_url=url, api_key=os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY, max_retries=0,
+            timeout=REQUEST_TIMEOUT_S, http_client=openai.DefaultAsyncHttpxClient(verify=tls_context()))
 
     async def chat(self, messages: list[dict], tools: list[dict]) -> Reply:
         return await self._call(messages=messages, tools=tools)
