@@ -60,8 +60,17 @@ def tool_server_config(spec: Any, starts_file: Optional[Path] = None) -> dict:
     command = list(spec.command)
     if starts_file is not None:
         command = ["/bin/sh", "-c", START_LOGGER, str(starts_file)] + command
-    return {SERVER_NAME: {"type": "stdio", "command": command[0], "args": command[1:],
-                          "env": dict(getattr(spec, "env", None) or {})}}
+    # The CLI hands its own environment to the server, temporary HOME included; the server under test gets the
+    # user's real one back (Mobium keeps its state and finds the Android SDK there). The spec's own env wins.
+    env = {**server_home_env(), **dict(getattr(spec, "env", None) or {})}
+    return {SERVER_NAME: {"type": "stdio", "command": command[0], "args": command[1:], "env": env}}
+
+
+def server_home_env() -> dict[str, str]:
+    home = os.environ.get("HOME") or str(Path.home())
+    defaults = {"XDG_CONFIG_HOME": ".config", "XDG_CACHE_HOME": ".cache", "XDG_DATA_HOME": ".local/share",
+                "XDG_STATE_HOME": ".local/state"}
+    return {"HOME": home, **{name: os.environ.get(name) or str(Path(home) / rel) for name, rel in defaults.items()}}
 
 
 def server_starts(starts_file: Path) -> int:

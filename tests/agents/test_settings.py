@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 from pathlib import Path
 from types import SimpleNamespace
@@ -124,8 +125,11 @@ def test_claude_options_isolate_the_cli(tmp_path):
                                    "http://127.0.0.1:9")
     assert options.tools == [] and options.setting_sources == [] and options.strict_mcp_config
     assert options.permission_mode == "dontAsk" and options.allowed_tools == ["mcp__mobium"]
-    assert options.mcp_servers == {"mobium": {"type": "stdio", "command": "mobium",
-                                              "args": ["mcp", "--device", "emulator-5554"], "env": {"A": "1"}}}
+    server = options.mcp_servers["mobium"]
+    assert (server["type"], server["command"], server["args"]) == ("stdio", "mobium",
+                                                                   ["mcp", "--device", "emulator-5554"])
+    # The server under test keeps the user's real HOME; only the CLI gets the temporary one.
+    assert server["env"]["A"] == "1" and server["env"]["HOME"] == os.environ["HOME"]
     assert options.effort == "high" and options.model == "claude-opus-5-5"
     assert options.output_format == {"type": "json_schema", "schema": FINAL_SCHEMA}
     assert "no-session-persistence" in options.extra_args
