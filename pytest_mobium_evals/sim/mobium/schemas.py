@@ -56,7 +56,8 @@ _DEFS: list[tuple[str, bool, str, dict, tuple]] = [
      {}, ()),
     ("app_map", True,
      "Read the current screen and list every element you can act on, one line each: \"@eN label (role, state…)\". "
-     "State shows checked/unchecked, selected, disabled, a slider's value as the app displays it, and "
+     "State shows checked/unchecked, selected, disabled, a slider's value as the app displays it (\"Volume "
+     "(slider, 70)\" when the screen says volume: 70 — not the seek bar's internal step count), and "
      "'covered by \"X\"' when another control is drawn over all of it (a tap would hit X). Extra lines say when "
      "something is still loading (\"loading…\": a list that is loading has not ended), when the keyboard is up "
      "(elements under it are left out), and when a dialog is on screen. Refs are valid until the screen changes "
