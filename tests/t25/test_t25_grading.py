@@ -55,11 +55,39 @@ def test_the_reference_answer_passes_the_correct_build_and_fails_on_each_bug(t25
     assert market_device.getprop(t25.VARIANT_PROPERTY) == t25.CORRECT  # put back after grading
 
 
-def test_the_wrong_fold_passes_under_the_back_bug_so_it_fails(t25, market_device):
-    outcome = grade(t25, t25.WRONG_TEST.read_text(), market_device)
+def test_the_wrong_fold_passes_under_the_back_bug(t25, tools, market_device):
+    t25.use_build(market_device, "back_drops_item")
+    try:
+        result = run_file(t25.WRONG_TEST, tools, assertion_timeout_ms=FAST_MS)
+    finally:
+        t25.use_build(market_device, t25.CORRECT)
+    assert result.status == "passed", [t.detail_lines() for t in result.failed]
+
+
+def fake_runs(t25, monkeypatch, exits: dict):
+    """run_on_build answering from a table of exit codes (no process): the grade's own logic, alone."""
+    def run_on_build(path, build, device, **kwargs):
+        code = exits[build]
+        tests = [{"name": "a test", "status": "failed" if code else "passed", "soft_failures": [],
+                  "failure": {"line": "step 2 (app_wait_for): [timeout] it said otherwise"} if code else None}]
+        return t25.BuildRun(build, code, {"exit_code": code, "tests": tests}, "")
+    monkeypatch.setattr(t25, "run_on_build", run_on_build)
+    monkeypatch.setattr(t25, "use_build", lambda device, build: None)
+
+
+def test_an_answer_that_passes_under_a_bug_is_a_failure_naming_the_bug(t25, monkeypatch):
+    fake_runs(t25, monkeypatch, {"correct": 0, "total_ignores_quantity": 1, "back_drops_item": 0})
+    outcome = t25.grade_answer(t25.WRONG_TEST.read_text(), device=None)
     assert not outcome.reached
-    assert "back_drops_item: missed, every test passed" in outcome.observed
-    assert "total_ignores_quantity: caught" in outcome.observed  # it still catches the other bug
+    assert outcome.observed.endswith('total_ignores_quantity: caught by "a test"; '
+                                     "back_drops_item: missed, every test passed")
+
+
+def test_an_answer_that_fails_the_correct_build_is_a_failure_with_its_first_failure(t25, monkeypatch):
+    fake_runs(t25, monkeypatch, {"correct": 1, "total_ignores_quantity": 1, "back_drops_item": 1})
+    outcome = t25.grade_answer(t25.REFERENCE_TEST.read_text(), device=None)
+    assert not outcome.reached
+    assert outcome.observed == 'fails on the correct build: a test: step 2 (app_wait_for): [timeout] it said otherwise'
 
 
 def test_the_long_test_unchanged_is_not_shorter(t25, market_device):
