@@ -306,9 +306,9 @@ def node_matches(n: UiNode, loc: Locator) -> bool:
     if not v:
         return False
     if loc.kind == "text":
-        hay = n.value if n.editable_class else n.text
-        if n.password:
-            hay = ""
+        # The node's text as Android reports it: an empty field's is its placeholder, so text=username finds the
+        # empty username field, as it does on a device. A password's text is never matched.
+        hay = "" if n.password else n.text
         ok = (_norm(hay) == _norm(v)) if loc.exact else (_norm(v) in _norm(hay))
     elif loc.kind == "label":
         ok = (_norm(n.desc) == _norm(v)) if loc.exact else (_norm(v) in _norm(n.desc))
