@@ -158,7 +158,6 @@ class MorphoMarket(App):
         self.quantity = 1  # the product page's stepper
         self.added_note = ""
         self.placing = False
-        self.placing_timer = None
         self.order_number = 1000
         self.last_order: tuple[int, int, int] | None = None  # number, items, cents
 
@@ -174,11 +173,6 @@ class MorphoMarket(App):
             wanted = CORRECT
         self.variant = wanted
         self.device.log("MorphoMarket", f"build: {self.variant}")
-
-    def on_stop(self) -> None:
-        if self.placing_timer is not None:
-            self.placing_timer.cancel()
-            self.placing_timer = None
 
     # --- navigation -------------------------------------------------------------------------------------------------
     @property
@@ -227,14 +221,15 @@ class MorphoMarket(App):
         items, cents = self.cart.count(), self.total_cents()
 
         def placed():
-            self.placing_timer = None
             self.placing = False
             self.order_number += 1
             self.last_order = (self.order_number, items, cents)
             self.cart = Cart()
             self.stack = [("list", None), ("confirmation", None)]
 
-        self.placing_timer = self.device.after(PLACING_SECONDS, placed)
+        # The order goes through even if the app leaves the screen meanwhile (home and back), as a request in
+        # flight would; a force-stop drops this instance, and the timer with it changes nothing anyone sees.
+        self.device.after(PLACING_SECONDS, placed)
 
     def continue_shopping(self) -> None:
         self.stack = [("list", None)]
