@@ -131,7 +131,8 @@ def endpoint_for(provider: str):
     if provider == "claude":
         endpoint = AnthropicStandin()
         os.environ["ANTHROPIC_API_KEY"] = "sk-ant-standin"
-        return endpoint, endpoint.url
+        os.environ["ANTHROPIC_BASE_URL"] = endpoint.url
+        return endpoint, None
     if provider == "ollama":
         endpoint = OllamaStandin()
         os.environ["OLLAMA_HOST"] = endpoint.url

@@ -104,7 +104,7 @@ def check_ready(setting: ModelSetting, base_url: Optional[str] = None) -> None:
         if credential_source() is None:
             raise AgentConfigError(f"{setting.label}: no Claude credential: log in with `claude` (a "
                                    f"~/.claude/.credentials.json) or set ANTHROPIC_API_KEY")
-        url = base_url or os.environ.get("ANTHROPIC_BASE_URL")
+        url = os.environ.get("ANTHROPIC_BASE_URL")  # --base-url is for openai/ models only
         if url and (why := _reachable(url)):
             raise AgentConfigError(f"{setting.label}: ANTHROPIC_BASE_URL {url} is unreachable ({why})")
     elif setting.provider == "ollama":
@@ -128,11 +128,15 @@ def check_ready(setting: ModelSetting, base_url: Optional[str] = None) -> None:
 def run_agent(setting: ModelSetting, prompt: str, server: Any, limits: Limits, on_event: Callable[[dict], None],
               workdir: Path, base_url: Optional[str] = None) -> AgentRun:
     """One trial's agent: start the tool server (the Claude CLI starts its own), let the model work under the
-    limits, return its claim and usage. Raises AgentInfraError when the API or the tool server fails it."""
+    limits, return its claim and usage. Raises AgentInfraError when the API or the tool server fails it.
+
+    `base_url` (--base-url) is the OpenAI-compatible server's; Claude follows ANTHROPIC_BASE_URL, Ollama
+    OLLAMA_HOST. `workdir` is a scratch folder of the trial's own, outside any project: the driver makes the
+    agent's empty working directory and temporary HOME in it and removes them afterwards."""
     if setting.provider == "claude":
         from .claude import run_claude
 
-        coro = run_claude(setting, prompt, server, limits, on_event, Path(workdir), base_url)
+        coro = run_claude(setting, prompt, server, limits, on_event, Path(workdir))
     elif setting.provider in ("ollama", "openai"):
         from .loop import run_loop
 

@@ -212,8 +212,8 @@ def build_options(setting: ModelSetting, spec: Any, limits: Limits, home: Path, 
     )
 
 
-async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limits, on_event, workdir: Path,
-                     base_url: Optional[str] = None) -> AgentRun:
+async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limits, on_event, workdir: Path) \
+        -> AgentRun:
     from claude_agent_sdk import ClaudeSDKClient
     from claude_agent_sdk import ClaudeSDKError
 
@@ -221,7 +221,8 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
     record("prompt", model=setting.label, system=SYSTEM_PROMPT, text=prompt)
     trial = _Trial(setting, limits, record)
     stderr_tail: list[str] = []
-    base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+    # Only ANTHROPIC_BASE_URL points Claude elsewhere: --base-url is the OpenAI-compatible server's.
+    base_url = os.environ.get("ANTHROPIC_BASE_URL") or None
     Path(workdir).mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="claude-", dir=workdir))
     try:

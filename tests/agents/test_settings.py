@@ -75,6 +75,7 @@ def test_check_ready_claude_needs_a_login_or_a_key(bare_env, monkeypatch):
     (bare_env / ".claude" / ".credentials.json").unlink()
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-x")
     check_ready(opus)
+    check_ready(opus, base_url=f"http://127.0.0.1:{_closed_port()}/v1")  # --base-url is for openai/ models
     monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{_closed_port()}")
     with pytest.raises(AgentConfigError, match="ANTHROPIC_BASE_URL .* unreachable"):
         check_ready(opus)
