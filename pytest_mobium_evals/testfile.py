@@ -290,7 +290,6 @@ def parse_file(data: Any, tool_schemas: Any,
     if not isinstance(raw_tests, list) or not raw_tests:
         problems.add("", "\"tests\" must be a non-empty list of {\"name\": …, \"steps\": [...]}")
     else:
-        seen: set[str] = set()
         for i, raw in enumerate(raw_tests, 1):
             where = f"test {i}"
             if not isinstance(raw, dict):
@@ -299,9 +298,6 @@ def parse_file(data: Any, tool_schemas: Any,
             name = raw.get("name")
             if isinstance(name, str) and name.strip():
                 where = f"test {i} ({_show(name, 50)})"
-                if name in seen:
-                    problems.add(where, "has the same name as an earlier test; a test's name is its title")
-                seen.add(name)
             else:
                 problems.add(where, "has no name: a test is {\"name\": \"…\", \"steps\": [...]}")
             for key in raw:
