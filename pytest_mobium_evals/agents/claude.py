@@ -327,10 +327,11 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
             if message.is_error and trial.hit_limit is None:
                 if message.subtype == "error_max_turns":
                     trial.hit_limit = "tool_calls"
-                elif message.subtype != "error_during_execution" or not interrupted:
+                else:  # the API still failing after the CLI's own retries, or the CLI failing: not the model
                     status = message.api_error_status
                     detail = message.result or ", ".join(message.errors or []) or message.subtype
-                    trial.api_error = f"API error{f' {status}' if status else ''}: {detail}"
+                    what = f"API error {status}" if status else f"the Claude CLI ended with {message.subtype}"
+                    trial.api_error = f"{what}: {detail}"
                     raise AgentInfraError(trial.api_error)
             return
         if trial.stop.is_set() and not interrupted:

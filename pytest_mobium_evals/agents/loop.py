@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -134,8 +135,10 @@ async def _converse(provider: Provider, prompt: str, spec: Any, limits: Limits, 
     from mcp.client.stdio import stdio_client
 
     command = list(spec.command)
+    # The whole environment, as the harness's own client and the Claude CLI give it: the SDK's default passes only
+    # a handful of variables, and a real `mobium mcp` needs the Android SDK's.
     params = StdioServerParameters(command=command[0], args=command[1:],
-                                   env=dict(getattr(spec, "env", None) or {}), cwd=str(scratch))
+                                   env={**os.environ, **dict(getattr(spec, "env", None) or {})}, cwd=str(scratch))
     stderr_path = scratch / "server.stderr"
     final: Optional[asyncio.Task] = None
     with open(stderr_path, "w") as errlog:
@@ -165,7 +168,8 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 def _infra_error(exc: BaseException, stderr_path: Path) -> BaseException:
     """What a failure inside the MCP session means for the trial: the provider's own AgentInfraError as it is; a
-    cancellation (the time limit) as a cancellation; anything else is the tool server gone."""
+    cancellation (the time limit) as a cancellation; a broken stream or a dead process as the tool server gone;
+    anything else (a bug) as itself."""
     leaves = _leaves(exc)
     for leaf in leaves:
         if isinstance(leaf, AgentInfraError):
