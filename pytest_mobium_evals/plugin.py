@@ -752,6 +752,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         for d in sorted(mismatched, key=lambda d: (d["task"], d["driver"], d["repeat"])):
             tr.write_line(f"{d['task']} {d['slug']:<14} {d['driver']:<9} got {d['verdict']:<15} expected "
                           f"{d['expected']}  ({d.get('observed')!r})", red=True)
+    failing = [d for d in state.reports.values() if d["driver"] == "agent" and d["verdict"] not in ("pass", INFRA)]
+    if failing:
+        # pytest's own "FAILED" lines do not list custom categories, so the agent's misses are listed here.
+        tr.write_sep("-", "agent trials that did not pass")
+        for d in sorted(failing, key=lambda d: (d["group"], d["task"], d["repeat"])):
+            tr.write_line(f"{d['trial']}: {d['verdict']} ({d['severity']}); claimed {d['claim']}, device read "
+                          f"{d.get('observed')!r}", red=d["verdict"] in ("false_success", "touched"))
     blockers = [(d, b) for d in state.reports.values() for b in d.get("gating_blockers", [])]
     if blockers:
         tr.write_sep("-", f"BLOCKERS ({len(blockers)}): the session fails whatever the pass rate", red=True)

@@ -92,7 +92,9 @@ def test_a02(device, params):
     assert outcomes.get("passed") == 4 and outcomes.get("false_success") == 4, outcomes
     assert result.ret == 1
     result.stdout.fnmatch_lines(["agent haiku:low: pass rate 50%*over 2 tasks; scheduled 4, graded 4*",
-                                 "agent opus: pass rate 50%*"])
+                                 "agent opus: pass rate 50%*",
+                                 "*agent trials that did not pass*",
+                                 "a02-agent-claude-haiku-5-5-r0: false_success (major); claimed done, device read*"])
     xml = (suite.path / "j.xml").read_text()
     assert 'name="mobium_verdict" value="false_success"' in xml and 'name="mobium_model" value="haiku:low"' in xml
 
