@@ -47,10 +47,7 @@ def claim_from_output(value: Any) -> Claim:
     """A Claim from a structured answer (a dict, or its JSON text). Anything that is not a valid answer is no
     claim at all (status None): a model that cannot state done/cannot has not reported."""
     if isinstance(value, (str, bytes)):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return Claim()
+        value = _json_object(value if isinstance(value, str) else value.decode(errors="replace"))
     if not isinstance(value, dict) or value.get("status") not in ("done", "cannot"):
         return Claim()
     answer = value.get("answer")
@@ -58,3 +55,18 @@ def claim_from_output(value: Any) -> Claim:
     return Claim(status=value["status"],
                  answer=None if answer is None else str(answer),
                  reason=None if reason is None else str(reason))
+
+
+def _json_object(text: str) -> Any:
+    """The JSON in a structured reply. Some OpenAI-compatible servers accept `response_format` but do not enforce
+    it, and their models wrap the object in prose or a code fence: the outermost {...} is taken then."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        start, end = text.find("{"), text.rfind("}")
+        if 0 <= start < end:
+            try:
+                return json.loads(text[start:end + 1])
+            except ValueError:
+                pass
+    return None

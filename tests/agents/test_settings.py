@@ -145,6 +145,8 @@ def test_claude_options_isolate_the_cli(tmp_path):
     ('{"status": "cannot", "answer": null, "reason": "r"}', "cannot"),
     ({"status": "maybe"}, None),
     ("not json", None),
+    ('```json\n{"status": "done", "answer": "4", "reason": "r"}\n```', "done"),
+    ("{broken", None),
     (None, None),
     (["done"], None),
 ])
