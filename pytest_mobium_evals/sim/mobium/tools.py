@@ -625,7 +625,6 @@ class Mobium:
         return f"; {aim.note}" if aim.note else ""
 
     def t_app_tap(self, args: dict) -> Result:
-        st = self.state(args)
         target, x, y = args.get("target"), args.get("x"), args.get("y")
         double, fingers = args.get("double", False), args.get("fingers", 1)
         if target and (x is not None or y is not None):
@@ -641,6 +640,7 @@ class Mobium:
         if fingers > 1:
             raise MobiumError("unsupported", "adb input cannot touch with several fingers at once",
                               "tap with one finger")
+        st = self.state(args)
         action = "double_tap" if double else "tap"
         verb = "double-tapped" if double else "tapped"
         if target is None:
@@ -669,13 +669,13 @@ class Mobium:
         return res
 
     def t_app_long_press(self, args: dict) -> Result:
-        st = self.state(args)
         target, x, y = args.get("target"), args.get("x"), args.get("y")
         ms = args.get("duration_ms", 800)
         if target is None and (x is None or y is None):
             raise invalid("app_long_press needs a target or both x and y")
         if target is not None and (x is not None or y is not None):
             raise invalid("give either target or x/y, not both")
+        st = self.state(args)
         if target is None:
             st.link.swipe(x, y, x, y, ms)
             return Result(f"long-pressed ({x}, {y}) for {ms}ms", {"action": "long_press", "x": x, "y": y})
@@ -742,10 +742,19 @@ class Mobium:
         return Result(msg, data)
 
     def t_app_type(self, args: dict) -> Result:
+        self._typing_args(args, "app_type")
         return self._typing(self.state(args), args, "app_type")
 
     def t_app_fill(self, args: dict) -> Result:
+        self._typing_args(args, "app_fill")
         return self._typing(self.state(args), args, "app_fill")
+
+    @staticmethod
+    def _typing_args(args: dict, tool: str) -> None:
+        if not args.get("target"):
+            raise invalid(f'{tool} needs a target ("@e3" or "testid=search")')
+        if args.get("text") is None:
+            raise invalid(f'{tool} needs text (pass "" to clear the field)')
 
     def _fill_slider(self, st: DeviceState, target: str, text: str) -> Result:
         try:
@@ -809,12 +818,17 @@ class Mobium:
         return Result(f"{subject} is now {state}", {**base, "checked": wanted, "changed": True})
 
     def t_app_swipe(self, args: dict) -> Result:
-        st = self.state(args)
         d = args.get("direction", "")
         coords = [args.get(k) for k in ("x1", "y1", "x2", "y2")]
         ms = args.get("duration_ms", 300)
         if d and any(c is not None for c in coords):
             raise invalid("give a direction or x1/y1/x2/y2, not both")
+        if any(c is not None for c in coords) and not all(c is not None for c in coords):
+            raise invalid("an exact swipe needs all four of x1, y1, x2, y2")
+        if not d and not any(c is not None for c in coords):
+            raise invalid("app_swipe needs a direction (up, down, left, right) or all four of x1, y1, x2, y2; "
+                          'got direction=""')
+        st = self.state(args)
         if all(c is not None for c in coords):
             st.link.swipe(*coords, ms)
             return Result(f"swiped ({coords[0]},{coords[1]}) to ({coords[2]},{coords[3]}) over {ms}ms",
