@@ -71,11 +71,13 @@ class AdbLink:
         snap = parse_dump(out[cut:])
         keyboard = None
         if shown:
-            m = _REGION.search(head)
-            if m:
+            # Where the keyboard takes touches: the IME window's touchable region (read while it is up, since it
+            # depends on the keyboard and the rotation).
+            m = _REGION.search(self.shell("dumpsys window InputMethod"))
+            if m and int(m.group(4)) > int(m.group(2)):
                 keyboard = tuple(int(v) for v in m.groups())
             else:
-                # The IME's touchable region as the virtual device and a 1080x2400 gesture-nav emulator report it.
+                # The region a 1080x2400 gesture-navigation emulator's keyboard covers, scaled to this screen.
                 keyboard = (0, int(snap.height * 0.625), snap.width, snap.height - 63)
         snap.keyboard = keyboard  # type: ignore[assignment]
         return snap
