@@ -84,7 +84,8 @@ def load_run(run_dir: Path) -> list[Trial]:
         if not isinstance(verdict, dict):
             raise RunFolderError(f"{verdict_path}: not a JSON object")
         driver = verdict.get("driver") or "agent"
-        group = str(verdict.get("model") or "unknown") if driver == "agent" else f"{driver} (control)"
+        model = verdict.get("model_label") or verdict.get("model") or "unknown"  # the label carries the effort
+        group = str(model) if driver == "agent" else f"{driver} (control)"
         trials.append(Trial(name=folder.name, group=group, events=list(read_jsonl(transcript_path)),
                             claim=verdict.get("claim") or {}))
     return trials
