@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from .cli import CliError
-from .reports import SettingSummary, summarize
+from .reports import SettingSummary, one_line, summarize
 from .runfolder import (Run, Setting, Trial, describe_device, describe_mobium, fmt_pct, join, load_run,
                         write_text_atomic)
 
@@ -247,4 +247,4 @@ def _verdict(t: Trial) -> str:
 
 def _answer(t: Trial) -> str:
     answer: Optional[str] = (t.data.get("claim") or {}).get("answer")
-    return "–" if answer is None else repr(answer).replace("|", "\\|")
+    return "–" if answer is None else one_line(repr(answer), 120).replace("|", "\\|")

@@ -280,13 +280,23 @@ def _failed_trials(base: Path, summaries: list[SettingSummary]) -> list[str]:
         claim = t.data.get("claim") or {}
         said = claim.get("status") or "no claim"
         if claim.get("answer"):
-            said += f", answer {claim['answer']!r}"
+            said += f", answer {one_line(repr(claim['answer']), 160)}"
         observed = t.data.get("outcome_observed")
         what = f"{t.verdict}" + (f" (declared {t.data.get('expected')})" if s.setting.is_control else "")
-        lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {what}; said {said}; device "
-                     f"{observed!r}" + (f"; infra: {t.data['infra_error']}" if t.data.get("infra_error") else "")
-                     + f" ({_evidence(base, t)})")
+        device = "device not read" if observed is None else f"device {one_line(str(observed))!r}"
+        infra = f"; infra: {one_line(str(t.data['infra_error']))}" if t.data.get("infra_error") else ""
+        lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {what}; said {said}; {device}{infra} "
+                     f"({_evidence(base, t)})")
     return lines + [""]
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """A multi-line message (a server's traceback) as one line for a list item: its first and last lines."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    one = lines[0] if len(lines) == 1 else f"{lines[0]} … {lines[-1]}"
+    return one if len(one) <= limit else one[:limit - 1] + "…"
 
 
 def render_regrade(run_: Run, changes: list) -> str:

@@ -41,7 +41,8 @@ def test_interval_is_over_tasks_not_trials(make_run):
 
 def test_infra_errors_stay_in_the_denominator_and_blockers_are_listed_one_by_one(tmp_path):
     vs = [verdict_json("t01", "pass", repeat=1), verdict_json("t01", "infra_error", repeat=2,
-                                                               infra_error="tool server died"),
+                                                               infra_error="tool server died\n--- server stderr ---\n"
+                                                                           "Traceback\nImportError: no"),
           verdict_json("t05", "false_success", repeat=1, severity="blocker",
                        blockers=["false success on an irreversible action"]),
           verdict_json("t05", "pass", repeat=2, severity="blocker", blockers=["password in a tool response"])]
@@ -52,7 +53,8 @@ def test_infra_errors_stay_in_the_denominator_and_blockers_are_listed_one_by_one
     assert "| 4 | 3 | 1 |" in text
     assert "**t05** r1, claude-haiku-5-5, low effort: false_success — false success on an irreversible action" in text
     assert "**t05** r2, claude-haiku-5-5, low effort: pass — password in a tool response" in text
-    assert "infra: tool server died" in text
+    assert "device not read" not in text
+    assert "; infra: tool server died … ImportError: no (" in text
 
 
 def test_controls_run_shows_declared_vs_got(tmp_path):
