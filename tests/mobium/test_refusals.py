@@ -220,3 +220,14 @@ def test_a_control_that_stays_disabled_is_refused_after_the_implicit_wait(fresh)
     err = refusal(fresh, "app_tap", target="testid=otpSend")
     assert err.code == "timeout" and err.details["check"] == "enabled" and err.retryable
     assert "(button, disabled)" in fresh.call("app_map").text
+
+
+def test_find_lists_refs_and_unmapped_matches_without_refs(fresh):
+    open_menu(fresh, "Form Demo")
+    res = fresh.call("app_find", locator="role=radio")
+    assert [e["label"] for e in res.data["elements"]] == ["Free", "Pro", "Team"]
+    assert all(e["ref"].startswith("@e") for e in res.data["elements"])
+    res = fresh.call("app_find", locator="testid=formState")
+    assert res.data["elements"][0]["ref"] == "" and res.text.startswith("(no ref) notify=false")
+    res = fresh.call("app_find", locator="text=nothing like this")
+    assert res.data["elements"] == [] and res.text == "No element matches text=nothing like this"

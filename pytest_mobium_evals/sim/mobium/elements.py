@@ -373,6 +373,16 @@ def derive_locator(snap: Snapshot, node: UiNode, context: str, role: str) -> Loc
     return Locator("path", node.path, exact=True)
 
 
+def element_of(node: UiNode, elements: list[Element]) -> Optional[Element]:
+    """The map element that is this node: itself, or the element its same-box group collapsed into (a Button and
+    its caption are one element)."""
+    for e in elements:
+        if e.node is node or (_same_box(e.node, node) and (e.node.is_ancestor_of(node) or
+                                                           node.is_ancestor_of(e.node))):
+            return e
+    return None
+
+
 def element_for(snap: Snapshot, node: UiNode, elements: list[Element]) -> Optional[Element]:
     """The map element a node belongs to (itself, or the nearest mapped ancestor)."""
     by_node = {id(e.node): e for e in elements}

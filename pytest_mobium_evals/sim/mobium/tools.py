@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from .device import AdbLink, device_list, wait_until
-from .elements import (Aim, Element, Locator, aim_at, build_elements, derive_locator, element_for, find,
-                       parse_locator, slider_value, spinners)
+from .elements import (Aim, Element, Locator, aim_at, build_elements, derive_locator, element_for, element_of,
+                       find, parse_locator, slider_value, spinners)
 from .errors import KEYBOARD_HIDE, KEYBOARD_REMEDY, MobiumError, failed_check, invalid
 from .snapshot import Snapshot, UiNode, clean, describe, short_id
 
@@ -524,7 +524,7 @@ class Mobium:
         hits = find(snap, loc, context)
         out, lines, used = [], [], set()
         for n in hits:
-            el = element_for(snap, n, elements)
+            el = element_of(n, elements)
             if el is not None:
                 if id(el) in used:
                     continue
