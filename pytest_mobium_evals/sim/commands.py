@@ -225,6 +225,18 @@ def _sh(ctx: Ctx, args: list[str]) -> int:
         return e.status
 
 
+@command("exec")
+def _exec(ctx: Ctx, args: list[str]) -> int:
+    """`exec CMD…` (what `adb logcat` sends: `export ANDROID_LOG_TAGS="" ; exec logcat`): runs CMD in place."""
+    if not args:
+        return 0
+    from .shell import quote
+    try:
+        return ctx.shell._run_src(quote(args), ctx.stdin, ctx._out, ctx._err)
+    except ShellExit as e:
+        return e.status
+
+
 @command("id")
 def _id(ctx: Ctx, args: list[str]) -> int:
     if "-u" in args:

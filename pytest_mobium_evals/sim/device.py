@@ -1,8 +1,18 @@
 """One virtual Android 15 device: system state, packages, the activity stack, windows, input, timers.
 
 Everything happens under `device.lock` on the caller's thread: each shell command first runs the timers that are due
-(`run_due`), then does its work. No background thread ever touches a device, so behaviour is a function of the
-device clock and the commands it receives (plus `device.random` where the real app is random).
+(`run_due`), then does its work (a streaming `logcat` also runs them as it polls). No thread of the device's own
+exists, so behaviour is a function of the device clock and the commands it receives (plus `device.random` where the
+real app is random).
+
+For app authors (see also /work/notes/sim_api.md): `now`, `after`, `storage`, `files`, `toast`, `show_dialog`,
+`request_permissions`, `permission`, `post_notification`, `clipboard`, `focus`/`focused_id`/`keyboard_shown`/
+`hide_keyboard`, `log`, `start_activity`, `finish_current`, `current_app`, `settings`, `night_mode`, `random`.
+Beyond that contract: `Node(on_drag=fn(fraction))` for seek bars, `App.on_scroll(id, offset, max_offset)`,
+`App.on_new_intent(extras)`, `App.actions` (intent actions an activity answers), `device.scroll_offsets` /
+`scroll_state(id)`, `grant`/`reset_permissions`/`permission_states`, the radios (`set_wifi`, `set_bluetooth`,
+`set_airplane`, `set_mobile_data`, `set_brightness`, `set_night_mode`), and the input the shell uses (`tap`,
+`long_press`, `swipe`, `key`, `type_text`, `select_all`, `dump_xml`, `frame`).
 """
 
 from __future__ import annotations
@@ -958,7 +968,7 @@ class Device:
         if rec.package.name == (self._focus_package or ""):
             self._clear_focus()
 
-    _focus_package: str | None = None
+    _focus_package: str | None = None  # the package whose field has focus (focus dies with its activity)
 
     def _clear_focus(self) -> None:
         self.focused_id = None
@@ -1066,12 +1076,13 @@ class Device:
         """Android 12+: back on a task's root activity moves the task behind the others (the activity lives on)."""
         self._stopped(rec)
         task = rec.task
-        self.tasks.remove(task)
         home = self._home_task()
-        self.tasks.insert(self.tasks.index(home) + 1 if home in self.tasks else len(self.tasks), task)
+        # the home screen comes to the front and the task sits right behind it (first in recents)
+        self.tasks.remove(task)
         self.tasks.remove(home)
-        self.tasks.insert(0, home)
-        home.top.state = "RESUMED" if home.top else "RESUMED"
+        self.tasks[0:0] = [home, task]
+        if home.top is not None:
+            home.top.state = "RESUMED"
 
     def kill_process(self, package: str, reason: str = "stop") -> bool:
         """What force-stop does to a package: process gone, activities and tasks removed, timers and notifications

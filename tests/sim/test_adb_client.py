@@ -195,3 +195,10 @@ def test_stock_adb_shell_reads_a_script_from_stdin(sim_server):
     r = subprocess.run([ADB, "-P", str(sim_server.port), "-s", "emulator-5554", "shell"],
                        input="getprop ro.serialno\nfalse\necho $?\n", capture_output=True, text=True, timeout=30)
     assert (r.returncode, r.stdout) == (0, "emulator-5554\n1\n")
+
+
+@needs_adb
+def test_stock_adb_logcat_dump(sim_server):
+    sim_server.device("emulator-5554").log("StockTest", "hello from the device", pid=99)
+    r = run_adb(sim_server, "-s", "emulator-5554", "logcat", "-d", "-s", "StockTest")
+    assert r.returncode == 0 and "I StockTest: hello from the device" in r.stdout
