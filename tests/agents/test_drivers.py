@@ -5,13 +5,18 @@ the device over ADB, as the harness reads it, and set against what the driver cl
 from __future__ import annotations
 
 import json
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 from standins import TOKENS_IN, TOKENS_OUT, Answer, Call, Do, Fail, solve_t01
 
-from pytest_mobium_evals import grading
+from pytest_mobium_evals import drivers, grading
 from pytest_mobium_evals.agents import AgentInfraError, InfraError, Limits, parse_models, run_agent
+from pytest_mobium_evals.records import RunDir
+from pytest_mobium_evals.tasks import task_of
+from pytest_mobium_evals.trial import TrialEnv, TrialSpec, run_trial
 
 PROVIDERS = [pytest.param("claude", marks=pytest.mark.slow), "ollama", "openai"]
 MODEL = {"claude": "sonnet:low", "ollama": "ollama/qwen2.5:7b", "openai": "openai/local-model"}
@@ -40,36 +45,60 @@ def run(provider, server, tmp_path, limits=None, events=None):
     return run_agent(setting, PROMPT, server.spec, limits or Limits(), events.append, tmp_path / "work")
 
 
+def t01_task():
+    """t01 as the suite declares it (tasks/test_mobiumapp.py): prompt, parameters, outcome check, secrets."""
+    tasks_dir = str(Path(__file__).resolve().parents[2] / "tasks")
+    if tasks_dir not in sys.path:
+        sys.path.insert(0, tasks_dir)
+    import test_mobiumapp
+
+    return task_of(test_mobiumapp.test_t01_sign_in)
+
+
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_solves_sign_in(provider, api, tool_server, tmp_path):
+def test_solves_sign_in_through_the_harness(provider, api, tool_server, tmp_path):
+    """A whole trial as the plugin runs it: reset, the driver, outcome, grade, verdict.json and transcript.jsonl."""
     api.script(solve_t01())
-    events: list[dict] = []
-    result = run(provider, tool_server, tmp_path, events=events)
+    task = t01_task()
+    agent_events: list[dict] = []
 
-    assert result.claim.status == "done" and result.hit_limit is None and result.tool_calls == 6
-    grade = verdict(tool_server, result.claim.status, events)
-    assert grade.verdict == "pass" and not grade.blockers
-    assert result.model == MODEL[provider]
+    def runner(setting, prompt, spec, limits, on_event, workdir, base_url=None):
+        def both(event: dict) -> None:
+            agent_events.append(event)
+            on_event(event)
+        return drivers.run_agent_driver(setting, prompt, spec, limits, both, workdir, base_url)
+
+    env = TrialEnv(seed=7, run_dir=RunDir(tmp_path / "run"), limits=Limits(), agent_runner=runner,
+                   server_spec=lambda device: tool_server.spec)
+    spec = TrialSpec(task=task, driver="agent", repeat=0, setting=parse_models(MODEL[provider])[0])
+    result = run_trial(spec, env, tool_server.device, task.outcome)
+
+    record = result.record
+    assert (record["verdict"], record["claim"]["status"], record["tool_calls"]) == ("pass", "done", 6)
+    assert record["blockers"] == [] and record["password_exposures"] == []
     # Usage is the API's own count, summed over every request the model answered.
-    assert result.tokens_in == TOKENS_IN * len(api.requests)
-    assert result.tokens_out == TOKENS_OUT * len(api.requests)
-    assert (result.cost_usd is not None) == (provider == "claude")
+    requests = len(api.requests)
+    assert record["tokens"] == {"input": TOKENS_IN * requests, "output": TOKENS_OUT * requests}
+    assert (record["cost_usd"] is not None) == (provider == "claude")
+    folder = tmp_path / "run" / "trials" / spec.name
+    assert json.loads((folder / "verdict.json").read_text())["verdict"] == "pass"
+    stored = [json.loads(line) for line in (folder / "transcript.jsonl").read_text().splitlines()]
+    assert [e for e in stored if e.get("kind") == "tool_call"] == [e for e in agent_events
+                                                                    if e["kind"] == "tool_call"]
 
-    kinds = [e["kind"] for e in events]
+    kinds = [e["kind"] for e in agent_events]
     assert kinds[0] == "prompt" and kinds[-1] == "final"
-    calls = [e for e in events if e["kind"] == "tool_call"]
-    results = [e for e in events if e["kind"] == "tool_result"]
+    calls = [e for e in agent_events if e["kind"] == "tool_call"]
+    results = [e for e in agent_events if e["kind"] == "tool_result"]
     assert [c["tool"] for c in calls] == ["app_map", "app_tap", "app_fill", "app_fill", "app_tap", "app_wait_for"]
     assert [r["id"] for r in results] == [c["id"] for c in calls]
     # The server's answer as the model got it (the Claude CLI passes the structured content, the loop the text).
     assert "welcomeText" in results[-1]["text"] and not results[-1]["is_error"]
     assert calls[3]["arguments"]["text"] == "hunter2"  # the password goes out in the arguments, by design
-    assert events[-1]["status"] == "done" and events[-1]["tool_calls"] == 6
-    assert all("ts" in e and "elapsed_s" in e for e in events)
-    json.dumps(events)  # the transcript must be JSON as it is
+    assert agent_events[-1]["status"] == "done" and agent_events[-1]["tool_calls"] == 6
+    assert all("ts" in e and "elapsed_s" in e for e in agent_events)
     if provider == "claude":
         check_claude_requests(api.requests)
-    assert not list((tmp_path / "work").iterdir())  # the temporary HOME, cwd and server logs are gone
 
 
 def check_claude_requests(requests: list[dict]) -> None:
@@ -90,6 +119,7 @@ def test_false_success_is_reported_as_claimed(provider, api, tool_server, tmp_pa
     result = run(provider, tool_server, tmp_path)
     assert result.claim.status == "done" and result.claim.reason == "I signed in."
     assert verdict(tool_server, result.claim.status, []).verdict == "false_success"
+    assert not list((tmp_path / "work").iterdir())  # the driver's scratch (HOME, cwd, server log) is gone
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
