@@ -140,6 +140,12 @@ def tokenize(src: str) -> list[tuple[str, object]]:
                     buf.append("\\" + src[j + 1] if src[j + 1] == "$" else src[j + 1])
                     j += 2
                     continue
+                if src.startswith("$(", j) or src[j] == "`":
+                    parts.append(('"', "".join(buf)))
+                    buf = []
+                    inner, j = _substitution(src, j)
+                    parts.append(('"$(', inner))
+                    continue
                 buf.append(src[j])
                 j += 1
             if j >= n:
@@ -147,6 +153,10 @@ def tokenize(src: str) -> list[tuple[str, object]]:
             parts.append(('"', "".join(buf)))
             in_word = True
             i = j + 1
+        elif src.startswith("$(", i) or c == "`":
+            inner, i = _substitution(src, i)
+            parts.append(("$(", inner))
+            in_word = True
         elif c == "\\":
             if i + 1 < n:
                 if src[i + 1] != "\n":
@@ -185,13 +195,48 @@ def tokenize(src: str) -> list[tuple[str, object]]:
                 i += 1
         else:
             j = i
-            while j < n and src[j] not in " \t'\"\\|&;\n<>()":
+            while j < n and src[j] not in " \t'\"\\|&;\n<>()`" and not src.startswith("$(", j):
                 j += 1
             parts.append(("", src[i:j]))
             in_word = True
             i = j
     flush()
     return tokens
+
+
+def _substitution(src: str, i: int) -> tuple[str, int]:
+    """`$(…)` or a backquoted command starting at i: -> (the inner command line, the index after it)."""
+    if src[i] == "`":
+        j = src.find("`", i + 1)
+        if j < 0:
+            raise ParseError("unterminated ` string")
+        return src[i + 1:j], j + 1
+    depth, j, n = 1, i + 2, len(src)
+    while j < n:
+        c = src[j]
+        if c == "'":
+            k = src.find("'", j + 1)
+            if k < 0:
+                break
+            j = k + 1
+            continue
+        if c == '"':
+            k = j + 1
+            while k < n and src[k] != '"':
+                k += 2 if src[k] == "\\" else 1
+            j = k + 1
+            continue
+        if c == "\\":
+            j += 2
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return src[i + 2:j], j + 1
+        j += 1
+    raise ParseError("syntax error: missing ')'")
 
 
 class Command:
@@ -342,12 +387,17 @@ class Shell:
 
     # expansion
 
-    def expand(self, word: list[tuple[str, str]]) -> list[str]:
+    def expand(self, word: list[tuple[str, str]], err: Callable[[bytes], None] | None = None) -> list[str]:
         text = []
         globbable = False
+        if len(word) == 1 and word[0][0] == "$(":
+            # an unquoted substitution alone: its output split into words
+            return self._substitute(word[0][1], err).split()
         for quote, part in word:
             if quote == "'":
                 text.append(part)
+            elif quote in ("$(", '"$('):
+                text.append(self._substitute(part, err))
             else:
                 expanded = self._expand_vars(part)
                 text.append(expanded)
@@ -364,6 +414,15 @@ class Shell:
         if value == "" and all(q == "" for q, _ in word):
             return []
         return [value]
+
+    def _substitute(self, src: str, err: Callable[[bytes], None] | None) -> str:
+        """Runs a command substitution; its output without trailing newlines ($? becomes its status)."""
+        chunks: list[bytes] = []
+        try:
+            self.status = self._run_src(src, b"", chunks.append, err or _discard)
+        except ShellExit as e:
+            self.status = e.status
+        return b"".join(chunks).decode(errors="replace").rstrip("\n")
 
     def _expand_vars(self, s: str) -> str:
         def sub(m: re.Match) -> str:
@@ -404,7 +463,7 @@ class Shell:
                 _ = saved
         argv: list[str] = []
         for w in cmd.words:
-            argv.extend(self.expand(w))
+            argv.extend(self.expand(w, err))
         # variable assignments before a command (FOO=1 cmd) set the environment for it only; alone, for the shell
         assigns = {}
         while argv and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]):
@@ -415,7 +474,7 @@ class Shell:
         cmd_out, cmd_err = out, err
         files_to_write: list[tuple[str, bool, list[bytes]]] = []
         for op, target_word in cmd.redirs:
-            targets = self.expand(target_word)
+            targets = self.expand(target_word, err)
             target = targets[0] if targets else ""
             m = REDIRS.match(op)
             if not m:

@@ -39,6 +39,10 @@ LAUNCHER = "com.google.android.apps.nexuslauncher"
     ("settings get global wifi_on; echo X4EXIT:$?", "1\nX4EXIT:0\n", 0),
     ("  ", "", 0),
     ("echo a # comment", "a\n", 0),
+    ("echo sdk=$(getprop ro.build.version.sdk)", "sdk=35\n", 0),
+    ("echo \"[$(echo 'a  b')]\" `echo c`", "[a  b] c\n", 0),
+    ("x=$(echo hi); echo $x", "hi\n", 0),
+    ("exec echo replaced", "replaced\n", 0),
 ])
 def test_sh(sh, line, out, status):
     stdout, _, code = sh(line)
