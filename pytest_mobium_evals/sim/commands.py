@@ -212,7 +212,7 @@ def _sh(ctx: Ctx, args: list[str]) -> int:
         except ShellExit as e:
             return e.status
     if args:
-        content = fs_read(ctx.device, fs_norm(args[0]))
+        content = fs_read(ctx.device, ctx.path(args[0]))
         if content is None:
             ctx.errln(f"{SH}: {args[0]}: No such file or directory")
             return 127
@@ -235,6 +235,22 @@ def _exec(ctx: Ctx, args: list[str]) -> int:
         return ctx.shell._run_src(quote(args), ctx.stdin, ctx._out, ctx._err)
     except ShellExit as e:
         return e.status
+
+
+@command("cd")
+def _cd(ctx: Ctx, args: list[str]) -> int:
+    target = ctx.path(args[0]) if args else "/"
+    if not fs_isdir(ctx.device, target):
+        ctx.errln(f"{SH}: cd: {args[0]}: No such file or directory")
+        return 2
+    ctx.shell.cwd = target
+    return 0
+
+
+@command("pwd")
+def _pwd(ctx: Ctx, args: list[str]) -> int:
+    ctx.outln(ctx.shell.cwd)
+    return 0
 
 
 @command("id")
@@ -318,7 +334,7 @@ def _cat(ctx: Ctx, args: list[str]) -> int:
         return 0
     status = 0
     for f in files:
-        path = fs_norm(f)
+        path = ctx.path(f)
         if fs_isdir(ctx.device, path):
             ctx.errln(f"cat: {f}: Is a directory")
             status = 1
@@ -340,7 +356,7 @@ def _ls(ctx: Ctx, args: list[str]) -> int:
     status = 0
     many = len(paths) > 1
     for n, p in enumerate(paths):
-        path = "/" if p == "." else fs_norm(p)
+        path = ctx.path(p)
         if not fs_exists(ctx.device, path):
             ctx.errln(f"ls: {p}: No such file or directory")
             status = 1
@@ -375,7 +391,7 @@ def _rm(ctx: Ctx, args: list[str]) -> int:
     force, recursive = "f" in flags, "r" in flags or "R" in flags
     status = 0
     for a in (x for x in args if not (x.startswith("-") and len(x) > 1)):
-        path = fs_norm(a)
+        path = ctx.path(a)
         if fs_isdir(ctx.device, path):
             if not recursive:
                 ctx.errln(f"rm: {a}: is a directory")
@@ -408,7 +424,7 @@ def _mkdir(ctx: Ctx, args: list[str]) -> int:
     parents = "-p" in args
     status = 0
     for a in (x for x in args if not x.startswith("-")):
-        path = fs_norm(a)
+        path = ctx.path(a)
         if not fs_writable(path + "/"):
             ctx.errln(f"mkdir: '{a}': Permission denied")
             status = 1
@@ -433,7 +449,7 @@ def _mkdir(ctx: Ctx, args: list[str]) -> int:
 def _touch(ctx: Ctx, args: list[str]) -> int:
     status = 0
     for a in (x for x in args if not x.startswith("-")):
-        path = fs_norm(a)
+        path = ctx.path(a)
         if path not in ctx.device.files and not fs_write(ctx.device, path, b"", append=True):
             ctx.errln(f"touch: '{a}': Permission denied" if not fs_writable(path)
                       else f"touch: '{a}': No such file or directory")
@@ -447,7 +463,7 @@ def _cp(ctx: Ctx, args: list[str]) -> int:
     if len(files) != 2:
         ctx.errln("cp: Need 2 arguments")
         return 1
-    src, dst = fs_norm(files[0]), fs_norm(files[1])
+    src, dst = ctx.path(files[0]), ctx.path(files[1])
     data = fs_read(ctx.device, src)
     if data is None:
         ctx.errln(f"cp: {files[0]}: No such file or directory")
@@ -536,7 +552,7 @@ def _grep(ctx: Ctx, args: list[str]) -> int:
     status_err = False
     if rest:
         for f in rest:
-            data = fs_read(ctx.device, fs_norm(f))
+            data = fs_read(ctx.device, ctx.path(f))
             if data is None:
                 if not opts["s"]:
                     ctx.errln(f"grep: {f}: No such file or directory")
@@ -644,7 +660,7 @@ def _count_arg(args: list[str], default: int) -> tuple[int, list[str]]:
 
 def _input_lines(ctx: Ctx, files: list[str], name: str) -> list[bytes] | None:
     if files:
-        data = fs_read(ctx.device, fs_norm(files[0]))
+        data = fs_read(ctx.device, ctx.path(files[0]))
         if data is None:
             ctx.errln(f"{name}: {files[0]}: No such file or directory")
             return None
@@ -692,7 +708,7 @@ def _wc(ctx: Ctx, args: list[str]) -> int:
     flags = "".join(a[1:] for a in args if a.startswith("-"))
     files = [a for a in args if not a.startswith("-")]
     if files:
-        data = fs_read(ctx.device, fs_norm(files[0]))
+        data = fs_read(ctx.device, ctx.path(files[0]))
         if data is None:
             ctx.errln(f"wc: {files[0]}: No such file or directory")
             return 1
@@ -726,7 +742,7 @@ def _test(ctx: Ctx, args: list[str]) -> int:
     result = False
     if len(args) == 2 and args[0] in ("-e", "-f", "-d", "-s", "-n", "-z"):
         op, val = args
-        path = fs_norm(val)
+        path = ctx.path(val)
         result = {"-e": lambda: fs_exists(ctx.device, path),
                   "-f": lambda: fs_read(ctx.device, path) is not None,
                   "-d": lambda: fs_isdir(ctx.device, path),
@@ -1680,6 +1696,8 @@ def _wm(ctx: Ctx, args: list[str]) -> int:
             if "size" in overrides:
                 ctx.outln(f"Override size: {overrides['size']}")
         return 0
+    if sub in ("dismiss-keyguard", "user-rotation", "fixed-to-user-rotation"):
+        return 0  # no keyguard on the virtual device; rotation stays portrait
     if sub == "density":
         if rest and rest[0] == "reset":
             overrides.pop("density", None)
@@ -1867,7 +1885,7 @@ def _uiautomator(ctx: Ctx, args: list[str]) -> int:
         if not a.startswith("-"):
             path = a
     xml = d.dump_xml()
-    target = fs_norm(path)
+    target = ctx.path(path)
     if target in ("/dev/tty", "/dev/stdout"):
         ctx.out(xml)
     elif not fs_write(d, target, xml.encode(), append=False):
@@ -1895,7 +1913,7 @@ def _screencap(ctx: Ctx, args: list[str]) -> int:
         else:
             rest.append(a)
     if rest:
-        path = fs_norm(rest[0])
+        path = ctx.path(rest[0])
         data = screencap_png(ctx.device) if (png or path.endswith(".png")) else screencap_raw(ctx.device)
         if not fs_write(ctx.device, path, data, append=False):
             ctx.errln(f"Error opening file: {rest[0]} (Permission denied)")

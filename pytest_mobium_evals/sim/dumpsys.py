@@ -256,6 +256,7 @@ def _window(ctx: "Ctx", d: "Device", args: list[str]) -> int:
         ctx.outln("    mWakeGestureEnabledSetting=true")
         ctx.outln(f"    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true")
         ctx.outln(f"    mScreenOnEarly={_b(d.screen_on)} mScreenOnFully={_b(d.screen_on)}")
+        ctx.outln("    mShowingDream=false mDreamingLockscreen=false")
         ctx.outln("    mKeyguardDelegate")
         ctx.outln("      showing=false")
         ctx.outln("      inputRestricted=false")

@@ -81,6 +81,13 @@ class Ctx:
     def err(self, data: str | bytes) -> None:
         self._err(data.encode() if isinstance(data, str) else data)
 
+    def path(self, p: str) -> str:
+        """A path as the shell resolves it: relative to the working directory, /sdcard aliases folded."""
+        from .commands import fs_norm
+        if p and not p.startswith("/"):
+            p = self.shell.cwd.rstrip("/") + "/" + p
+        return fs_norm(p)
+
     def is_top_output(self) -> bool:
         """Whether this command's stdout goes straight to the client (not into a pipe, file or $(…))."""
         return self._out is self.shell.top_out
@@ -332,6 +339,7 @@ class Shell:
         self.device = device
         self.status = 0
         self.top_out: Callable[[bytes], None] | None = None
+        self.cwd = "/"
         # set by a streaming command (logcat without -d): (predicate, format, last seq, header printed)
         self.follow: tuple | None = None
         self.env = {"PATH": "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:"
@@ -443,7 +451,9 @@ class Shell:
             directory, base = pattern.rsplit("/", 1)
             directory = directory or "/"
         else:
-            directory, base = "/", pattern
+            directory, base = ".", pattern
+        if not directory.startswith("/"):
+            directory = self.cwd.rstrip("/") + "/" + directory
         names = fs_listdir(self.device, fs_norm(directory))
         if names is None:
             return []
@@ -496,13 +506,14 @@ class Shell:
                     return 1
                 continue
             if kind == "<":
-                content = fs_read(self.device, fs_norm(target))
+                content = fs_read(self.device, fs_norm(target if target.startswith("/")
+                                                      else self.cwd.rstrip("/") + "/" + target))
                 if content is None:
                     err(f"{SH}: can't open {target}: No such file or directory\n".encode())
                     return 1
                 stdin = content
                 continue
-            path = fs_norm(target)
+            path = fs_norm(target if target.startswith("/") else self.cwd.rstrip("/") + "/" + target)
             if path == "/dev/null":
                 sink = _discard
             elif path in ("/dev/tty", "/dev/stdout"):

@@ -43,6 +43,7 @@ LAUNCHER = "com.google.android.apps.nexuslauncher"
     ("echo \"[$(echo 'a  b')]\" `echo c`", "[a  b] c\n", 0),
     ("x=$(echo hi); echo $x", "hi\n", 0),
     ("exec echo replaced", "replaced\n", 0),
+    ("cd /sdcard && pwd && ls -d Download && cd nope; echo $?", "/sdcard\nDownload\n2\n", 0),
 ])
 def test_sh(sh, line, out, status):
     stdout, _, code = sh(line)
