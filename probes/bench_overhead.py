@@ -16,6 +16,9 @@ driver's start-up (to the first model request: the Claude CLI or the MCP client,
 the agent's turns (driver and transport work between model and tools, and shutting down), and after (screenshot,
 settings after, outcome read, grading, records). Target: overhead under 1 s on the virtual device.
 
+Each figure is printed as the median and, in brackets, the minimum over the trials: on a shared machine the
+minimum is the better estimate of what the work itself costs. The load average is printed beside them.
+
     python probes/bench_overhead.py [--rounds 5] [--providers claude,ollama,openai]
 """
 
@@ -167,10 +170,15 @@ def main(argv: list[str] | None = None) -> int:
                 results[provider] = [one_trial(provider, endpoint, base_url, server, device, t01,
                                                RunDir(Path(tmp) / provider), repeat) for repeat in range(args.rounds)]
 
-    print(f"t01 through the harness on the virtual device, scripted model; median of {args.rounds} trial(s), seconds")
-    print(f"{'':<20}" + "".join(f"{p:>10}" for p in providers))
+    print(f"t01 through the harness on the virtual device, scripted model; {args.rounds} trial(s) each, seconds: "
+          f"median (min)")
+    print(f"{'':<20}" + "".join(f"{p:>18}" for p in providers))
     for row in ROWS:
-        print(f"{row:<20}" + "".join(f"{statistics.median(r[row] for r in results[p]):>10.3f}" for p in providers))
+        cells = []
+        for p in providers:
+            values = [r[row] for r in results[p]]
+            cells.append(f"{statistics.median(values):>9.3f} ({min(values):5.3f})")
+        print(f"{row:<20}" + "".join(f"{c:>18}" for c in cells))
     print(f"the built-in tool server alone: start {server_start:.3f} s, stop {server_stop:.3f} s "
           f"(inside driver start-up and agent turns)")
     load_after = os.getloadavg()[0]
