@@ -478,6 +478,8 @@ def _cp(ctx: Ctx, args: list[str]) -> int:
 
 @command("grep", "egrep")
 def _grep(ctx: Ctx, args: list[str]) -> int:
+    if ctx.argv0 == "egrep":
+        args = ["-E", *args]
     opts = {"i": False, "v": False, "o": False, "q": False, "c": False, "n": False, "w": False, "F": False,
             "E": False, "l": False, "s": False, "h": False, "x": False}
     patterns: list[str] = []
@@ -539,7 +541,7 @@ def _grep(ctx: Ctx, args: list[str]) -> int:
     try:
         regexes = []
         for p in patterns:
-            src = re.escape(p) if opts["F"] else _posix_regex(p, extended=opts["E"] or args and False)
+            src = re.escape(p) if opts["F"] else _posix_regex(p, extended=opts["E"])
             if opts["w"]:
                 src = rf"\b(?:{src})\b"
             if opts["x"]:
@@ -1549,9 +1551,17 @@ def _pm(ctx: Ctx, args: list[str]) -> int:
     if sub == "uninstall":
         ctx.outln("Failure [DELETE_FAILED_INTERNAL_ERROR]")
         return 1
-    if sub in ("enable", "disable", "disable-user"):
-        ctx.errln(f"Exception occurred while executing '{sub}':")
-        return 255
+    if sub in ("enable", "disable", "disable-user", "disable-until-used"):
+        pkgs = [a for a in rest if not a.startswith("-")]
+        if not pkgs:
+            ctx.errln("Error: no package or component specified")
+            return 255
+        # The virtual device keeps every package enabled: refuse the way Android refuses it for protected ones.
+        return java_exception(ctx, sub, "java.lang.SecurityException",
+                              f"Shell cannot change component state for {pkgs[0]} to "
+                              f"{ {'enable': 1, 'disable': 2, 'disable-user': 3}.get(sub, 4) }",
+                              "com.android.server.pm.PackageManagerService.setEnabledSetting"
+                              "(PackageManagerService.java:4203)")
     ctx.outln(f"Unknown command: {sub}")
     return 255
 
@@ -1829,9 +1839,14 @@ def _input(ctx: Ctx, args: list[str]) -> int:
             d.key(c, longpress=longpress)
         return 0
     if sub == "keycombination":
-        codes = [keycode(a) for a in rest if not a.startswith("-") and not a.isdigit() or a.isdigit()]
-        codes = [c for c in codes]
-        if 113 in codes or 114 in codes:
+        codes = []
+        it = iter(rest)
+        for a in it:
+            if a == "-t":
+                next(it, None)  # the hold duration
+            else:
+                codes.append(keycode(a))
+        if 113 in codes or 114 in codes:  # CTRL_LEFT / CTRL_RIGHT with a letter: the text field's shortcuts
             if 29 in codes:
                 d.select_all()
             elif 50 in codes:  # CTRL+V

@@ -74,6 +74,7 @@ class Ctx:
         self.stdin = stdin
         self._out = out
         self._err = err
+        self.argv0 = ""
 
     def out(self, data: str | bytes) -> None:
         self._out(data.encode() if isinstance(data, str) else data)
@@ -539,6 +540,7 @@ class Shell:
                 else name
             fn = COMMANDS.get(base)
             ctx = Ctx(self, stdin, cmd_out, cmd_err)
+            ctx.argv0 = base
             if fn is None:
                 cmd_err(f"{SH}: {name}: inaccessible or not found\n".encode())
                 status = 127
