@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
