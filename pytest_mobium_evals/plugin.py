@@ -668,7 +668,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
     if state.is_worker:
         return
     if state.reports:
-        _write_record(state, finished=True)
+        _write_record(state, finished=session.exitstatus != pytest.ExitCode.INTERRUPTED)
     gating = [b for d in state.reports.values() for b in d.get("gating_blockers", [])]
     if gating and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -683,6 +683,10 @@ def _write_record(state: State, finished: bool) -> None:
     devices = [d for p in sorted(session_dir.glob("device-*.json")) if (d := _read_json(p))]
     previous = _read_json(run.record_path) or {}
     settings = [] if state.drivers != ("agent",) else [s.label for s in state.model_settings()]
+    # A resumed run may select fewer trials than it first scheduled: the record keeps the union, and "finished"
+    # means every one of them has its verdict.json (an interrupted or partial run says so; --resume completes it).
+    scheduled = list(dict.fromkeys(list(previous.get("scheduled") or []) + list(collection.get("scheduled") or [])))
+    finished = finished and all(run.graded(name) is not None for name in scheduled)
     record = {
         "run": run.path.name,
         "plugin": "pytest-mobium-evals",
@@ -696,9 +700,10 @@ def _write_record(state: State, finished: bool) -> None:
         "models": settings,
         "efforts": {s.label: s.effort for s in state.model_settings()} if settings else {},
         "repeats": state.repeats,
-        "tasks": collection.get("tasks") or previous.get("tasks") or sorted({d["task"] for d in state.reports.values()}),
+        "tasks": list(dict.fromkeys(list(previous.get("tasks") or []) + list(collection.get("tasks") or [])))
+        or sorted({d["task"] for d in state.reports.values()}),
         "suites": collection.get("suites") or [],
-        "scheduled": collection.get("scheduled") or previous.get("scheduled"),
+        "scheduled": scheduled,
         "device": devices[0] if devices else previous.get("device"),
         "devices": devices or previous.get("devices") or [],
         "mobium": state.mobium_info(),

@@ -1,4 +1,4 @@
-"""The plugin end to end on a fake device and a fake MCP client (tests/plugin/fakes.py): parametrization, the
+"""The plugin end to end on a fake device and a fake MCP client (tests/plugin/plugin_fakes.py): parametrization, the
 trial protocol, verdicts in the terminal and in reports, the summary, the record, blockers, infra errors, resume."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fakes import CONFTEST, TASKS
+from plugin_fakes import CONFTEST, TASKS
 
 pytest_plugins = ["pytester"]
 
@@ -212,3 +212,21 @@ def test_options_are_checked_with_one_line(suite):
     result.stderr.fnmatch_lines(["ERROR: --device sim:0: a virtual device count must be at least 1"])
     result = run(suite, "--driver=agent", "--model=gpt5")
     result.stderr.fnmatch_lines(["ERROR: --model 'gpt5': unknown model*"])
+
+
+def test_a_run_stopped_early_is_recorded_unfinished_and_resume_completes_it(suite):
+    result = run(suite, "--driver=controls", "--seed=9", "--maxfail=1", "-p", "no:randomly",
+                 "--deselect", "test_tasks.py::test_f01[reference-r0]")
+    assert result.ret == 0  # two controls ran and passed; nothing stopped it yet
+    record = json.loads((suite.path / "run" / "record.json").read_text())
+    assert record["finished"] is True and len(record["scheduled"]) == 2
+    (suite.path / "run/trials/f01-wrong-none-r0/verdict.json").unlink()  # as if killed before its verdict
+    again = suite.runpytest_subprocess("-p", "no:cacheprovider", "--resume", "run", "-p", "no:randomly", "-x",
+                                       "-k", "null")
+    record = json.loads((suite.path / "run" / "record.json").read_text())
+    assert record["finished"] is False  # the wrong control has no verdict yet
+    again = suite.runpytest_subprocess("-p", "no:cacheprovider", "--resume", "run")
+    again.assert_outcomes(passed=3)
+    record = json.loads((suite.path / "run" / "record.json").read_text())
+    assert record["finished"] is True and set(verdicts(suite)) == {"f01-reference-none-r0", "f01-null-none-r0",
+                                                                   "f01-wrong-none-r0"}
