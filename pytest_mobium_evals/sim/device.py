@@ -1265,7 +1265,7 @@ class Device:
                 self._activate(hit, SYSTEMUI_PACKAGE, long, x)
             return
         if frame.ime and IME_BOX[1] <= y < IME_BOX[3]:
-            return  # a key of the soft keyboard: nothing types from a tap on the virtual device
+            return  # the keyboard takes the touch and types nothing (the contract in sim_api.md: swallowed)
         if y < STATUS_BAR_BOTTOM or y >= NAV_BAR_TOP:
             return
         if top.kind == "dialog":

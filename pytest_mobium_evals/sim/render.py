@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw, ImageFont
 
-from .views import IME_BOX, NAV_BAR_TOP, SCREEN_H, SCREEN_W, STATUS_BAR_BOTTOM, Placed
+from .views import IME_BOX, NAV_BAR_TOP, SCREEN_H, SCREEN_W, Placed, keyboard_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     from .device import Device, Frame, Window
 
 TEXT_PX = 40  # 15 sp at 420 dpi, roughly
-KEY_ROWS = ("q w e r t y u i o p", "a s d f g h j k l", "z x c v b n m", "?123 , space . ⏎")
 
 
 @lru_cache(maxsize=8)
@@ -213,16 +212,10 @@ def _keyboard(draw: ImageDraw.ImageDraw) -> None:
     l, t, r, b = IME_BOX
     draw.rectangle((l, t, r, b), fill=(232, 234, 237))
     font = _font(44)
-    row_h = (b - t - 40) // len(KEY_ROWS)
-    for i, row in enumerate(KEY_ROWS):
-        keys = row.split(" ")
-        kw = (r - l - 40) // max(len(keys), 10)
-        x = l + 20 + ((r - l - 40) - kw * len(keys)) // 2
-        y = t + 20 + i * row_h
-        for k in keys:
-            draw.rounded_rectangle((x + 6, y + 10, x + kw - 6, y + row_h - 10), radius=14, fill=(255, 255, 255))
-            draw.text((x + kw // 2 - 12 * len(k), y + row_h // 2 - 24), k, fill=(30, 30, 30), font=font)
-            x += kw
+    for label, (x1, y1, x2, y2) in keyboard_keys():
+        draw.rounded_rectangle((x1 + 6, y1 + 10, x2 - 6, y2 - 10), radius=14, fill=(255, 255, 255))
+        text = "" if label == "space" else label
+        draw.text(((x1 + x2) // 2 - 12 * len(text), (y1 + y2) // 2 - 24), text, fill=(30, 30, 30), font=font)
 
 
 def _toast(draw: ImageDraw.ImageDraw, text: str) -> None:

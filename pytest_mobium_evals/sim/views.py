@@ -18,6 +18,33 @@ NAV_BAR_TOP = 2337
 CONTENT_BOX = (0, STATUS_BAR_BOTTOM, SCREEN_W, NAV_BAR_TOP)
 IME_BOX = (0, 1500, SCREEN_W, NAV_BAR_TOP)
 
+# The soft keyboard's keys (label, width in key units) per row, shared by the renderer (what is drawn) and the
+# device (what a tap on the keyboard types).
+KEYBOARD_ROWS = (
+    tuple((k, 1.0) for k in "qwertyuiop"),
+    tuple((k, 1.0) for k in "asdfghjkl"),
+    (("\u21e7", 1.5),) + tuple((k, 1.0) for k in "zxcvbnm") + (("\u232b", 1.5),),
+    (("?123", 1.5), (",", 1.0), ("space", 4.0), (".", 1.0), ("\u23ce", 1.5)),
+)
+
+
+def keyboard_keys() -> list[tuple[str, tuple[int, int, int, int]]]:
+    """Every key of the soft keyboard with its box on screen."""
+    l, t, r, b = IME_BOX
+    inner_w = r - l - 40
+    row_h = (b - t - 40) // len(KEYBOARD_ROWS)
+    unit = inner_w / 10
+    out = []
+    for i, row in enumerate(KEYBOARD_ROWS):
+        width = sum(w for _, w in row) * unit
+        x = l + 20 + (inner_w - width) / 2
+        y = t + 20 + i * row_h
+        for label, w in row:
+            out.append((label, (int(x), y, int(x + w * unit), y + row_h)))
+            x += w * unit
+    return out
+
+
 TEXT_LINE_DP = 24
 CHARS_PER_FULL_LINE = 40
 
