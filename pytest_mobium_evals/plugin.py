@@ -16,7 +16,6 @@ import base64
 import json
 import os
 import random
-import re
 import subprocess
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ from typing import Any, Optional
 import pytest
 
 from . import __version__
-from .tasks import CONTROL_DRIVERS, DRIVERS, VERDICTS, task_of
+from .tasks import CONTROL_DRIVERS, VERDICTS, task_of
 
 GROUP = "mobium-evals"
 INFRA = "infra_error"

@@ -4,7 +4,6 @@ trial protocol, verdicts in the terminal and in reports, the summary, the record
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
