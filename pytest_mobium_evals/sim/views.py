@@ -347,7 +347,9 @@ def _escape(value: str) -> str:
             out.append("&gt;")
         elif ch == '"':
             out.append("&quot;")
-        elif o < 0x20 and ch not in "\t\n\r" or 0xD800 <= o <= 0xDFFF or o in (0xFFFE, 0xFFFF):
+        elif ch in "\t\n\r":
+            out.append(f"&#{o};")  # KXmlSerializer keeps whitespace in attributes as character references
+        elif o < 0x20 or 0xD800 <= o <= 0xDFFF or o in (0xFFFE, 0xFFFF):
             out.append(".")  # what the AOSP dumper does with characters XML cannot hold
         else:
             out.append(ch)

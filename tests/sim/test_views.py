@@ -237,6 +237,15 @@ def test_toast_is_drawn_but_takes_no_touches_and_expires(dev):
     assert dev.active_toast() is None
 
 
+def test_dump_escapes_text_as_the_aosp_serializer_does():
+    root = views.layout(Node(children=[Node(text='a<b & "c"\nd\x01')]), (0, 0, 1080, 500), {})
+    out: list[str] = []
+    views.dump_nodes(root, "p", out)
+    xml = "".join(out)
+    assert 'text="a&lt;b &amp; &quot;c&quot;&#10;d."' in xml
+    assert ET.fromstring(xml).find("node").attrib["text"] == 'a<b & "c"\nd.'
+
+
 def test_layout_rules_directly():
     root = Node(children=[
         Node(text="x" * 80),  # two lines of 24 dp
