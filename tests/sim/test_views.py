@@ -178,6 +178,8 @@ def test_text_field_focus_keyboard_and_editing(dev, make_sh):
     sh.out("input keyevent ENTER")
     assert dev.current_app().hits == ["submit"]
     assert "mInputShown=true" in sh.out("dumpsys input_method")
+    ime = sh.out("dumpsys window windows").split("u0 InputMethod}:")[1].split("Window #")[0]
+    assert "isVisible=true" in ime and "touchable region=SkRegion((0,1500,1080,2337))" in ime
     sh.out("input keyevent BACK")
     assert not dev.keyboard_shown and dev.current_activity().package.name == "dev.test.covers"
     assert "mInputShown=false" in sh.out("dumpsys input_method")
