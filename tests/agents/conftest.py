@@ -51,6 +51,14 @@ class DeviceServer:
         """Kill the running server as a crash would (used from a trajectory's Do step)."""
         os.kill(int(self.pid_file.read_text()), signal.SIGKILL)
 
+    def alive(self) -> bool:
+        """Whether the last server started is still running (a zombie, exited but not reaped, counts as gone)."""
+        try:
+            stat = Path(f"/proc/{int(self.pid_file.read_text())}/stat").read_text()
+        except (FileNotFoundError, ValueError):
+            return False
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
     def shows(self, testid: str) -> bool:
         return self.device.find(testid) is not None
 

@@ -143,6 +143,7 @@ def test_tool_call_limit_stops_the_trial_unreported(provider, api, tool_server, 
     # The call past the limit never reached the device: the menu is still in front.
     assert tool_server.shows("homeList") and not tool_server.shows("username")
     assert events[-1]["kind"] == "final" and events[-1]["hit_limit"] == "tool_calls"
+    assert not tool_server.alive()
 
 
 def test_default_limit_is_forty_tool_calls(ollama_api, tool_server, tmp_path):
@@ -161,6 +162,7 @@ def test_tool_server_dying_is_an_infra_error_and_the_next_run_goes_on(provider, 
         run(provider, tool_server, tmp_path, events=events)
     assert isinstance(caught.value, InfraError)
     assert events[-1]["kind"] == "error" and events[-1]["where"] == "infra"
+    assert not tool_server.alive()  # nor a server the Claude CLI restarted behind our back
 
     api.script(solve_t01())
     result = run(provider, tool_server, tmp_path)
@@ -204,6 +206,7 @@ def test_time_limit_stops_the_trial_unreported(provider, api, tool_server, tmp_p
         released.set()
     assert result.hit_limit == "time" and result.claim.status is None
     assert result.tool_calls <= 1  # one, unless a loaded machine spent the whole budget starting the server
+    assert not tool_server.alive()  # stopped with the trial: a server left running would hold the device
 
 
 @pytest.mark.parametrize("provider", ["ollama", "openai"])
