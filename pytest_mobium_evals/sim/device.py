@@ -22,7 +22,6 @@ import importlib
 import itertools
 import random
 import threading
-import time
 import traceback
 import zlib
 from collections import deque

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw, ImageFont
 from .views import IME_BOX, NAV_BAR_TOP, SCREEN_H, SCREEN_W, Placed, keyboard_keys
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .device import Device, Frame, Window
+    from .device import Device
 
 TEXT_PX = 40  # 15 sp at 420 dpi, roughly
 
