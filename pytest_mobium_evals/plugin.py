@@ -215,6 +215,10 @@ class State:
             run_dir, resumed = opt.mobium_resume, True
         else:
             run_dir = opt.mobium_run_dir
+            if run_dir and (Path(run_dir) / "record.json").exists():
+                # Trials of two runs in one folder would be graded as one run with one seed: refuse.
+                raise pytest.UsageError(f"--run-dir {run_dir}: already holds a run (record.json); continue it "
+                                        f"with --resume {run_dir}, or choose another folder")
         if seed is None:
             seed = random.SystemRandom().randrange(1, 2**31)
         if options["repeats"] < 1:
@@ -363,8 +367,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
     trials = [item for item in items if _spec_of(item) is not None]
-    if not trials:
-        return
+    if not trials or config.option.collectonly:
+        return  # nothing will run: no readiness check, no run folder
     state: State = config.stash[STATE]
     reruns = getattr(config.option, "reruns", None)
     if reruns and not getattr(config.option, "only_rerun", None):

@@ -19,12 +19,12 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--run-dir", "run", *args)
+def run(pytester: pytest.Pytester, *args: str, run_dir: str = "run") -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--run-dir", run_dir, *args)
 
 
-def verdicts(pytester: pytest.Pytester) -> dict[str, dict]:
-    root = pytester.path / "run" / "trials"
+def verdicts(pytester: pytest.Pytester, run_dir: str = "run") -> dict[str, dict]:
+    root = pytester.path / run_dir / "trials"
     return {p.name: json.loads((p / "verdict.json").read_text()) for p in sorted(root.iterdir())}
 
 
@@ -147,7 +147,7 @@ def test_infra_errors_are_their_own_category_and_reruns_retry_only_them(suite):
     assert "did not grade as declared" not in result.stdout.str()
     assert verdicts(suite)["f01-reference-none-r0"]["verdict"] == "infra_error"
 
-    result = run(suite, "--driver=controls", "test_tasks.py", "--reruns=2")
+    result = run(suite, "--driver=controls", "test_tasks.py", "--reruns=2", run_dir="again")
     outcomes = result.parseoutcomes()
     assert outcomes.get("rerun") == 1 and outcomes.get("passed") == 3, outcomes
     assert result.ret == 0
@@ -186,8 +186,8 @@ def test_resume_reuses_the_seed_and_skips_graded_trials(suite):
 def test_the_seed_decides_the_parameters(suite):
     run(suite, "--driver=reference", "--seed=11", "--repeats=3")
     first = {k: v["params"] for k, v in verdicts(suite).items()}
-    run(suite, "--driver=reference", "--seed=11", "--repeats=3")
-    assert {k: v["params"] for k, v in verdicts(suite).items()} == first
+    run(suite, "--driver=reference", "--seed=11", "--repeats=3", run_dir="second")
+    assert {k: v["params"] for k, v in verdicts(suite, "second").items()} == first
     assert len({v["n"] for v in first.values()}) > 1  # repeats draw their own values
 
 
@@ -229,3 +229,11 @@ def test_a_run_stopped_early_is_recorded_unfinished_and_resume_completes_it(suit
     record = json.loads((suite.path / "run" / "record.json").read_text())
     assert record["finished"] is True and set(verdicts(suite)) == {"f01-reference-none-r0", "f01-null-none-r0",
                                                                    "f01-wrong-none-r0"}
+
+
+def test_a_run_folder_is_never_shared_by_two_runs(suite):
+    run(suite, "--driver=null").assert_outcomes(passed=1)
+    result = run(suite, "--driver=null")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["ERROR: --run-dir run: already holds a run (record.json); continue it with "
+                                 "--resume run, or choose another folder"])
