@@ -507,6 +507,10 @@ class Device:
         self.frames = 0
         # Packages force-stopped and not launched since (`stopped=true` in dumpsys package, as on a device).
         self.stopped_packages: set[str] = set()
+        # What `dumpsys audio` lists under "players:" (apps append AudioPlaybackConfiguration-like entries).
+        self.audio_players: list = []
+        # The GPS fix (lat, lon) an `emu geo fix` would set; None: the emulator's default position.
+        self.location: tuple[float, float] | None = None
         for app_cls in (apps if apps is not None else builtin_apps()):
             self.install(app_cls)
         self.log("ActivityManager", "System now ready", pid=self.system_pid)
