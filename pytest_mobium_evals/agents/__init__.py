@@ -13,9 +13,11 @@ with `ts` and `elapsed_s`): the trial's transcript.jsonl."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import socket
+import urllib.request
 from pathlib import Path
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
@@ -96,6 +98,17 @@ def _reachable(url: str, timeout: float = 3.0) -> Optional[str]:
         return exc.strerror or str(exc)
 
 
+def _listed_models(url: str, key: str, field: str, api_key: Optional[str] = None) -> Optional[set[str]]:
+    """The model names a server lists, or None when it does not answer the listing (not every server has one)."""
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {api_key}"} if api_key else {})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            data = json.loads(response.read())
+        return {str(item[field]) for item in data.get(key, []) if isinstance(item, dict) and field in item}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return None
+
+
 def check_ready(setting: ModelSetting, base_url: Optional[str] = None) -> None:
     """Before any trial: raise AgentConfigError (one line, naming what to set) when this setting cannot run."""
     if setting.provider == "claude":
@@ -113,6 +126,11 @@ def check_ready(setting: ModelSetting, base_url: Optional[str] = None) -> None:
             raise AgentConfigError(f"{setting.label}: set OLLAMA_HOST to the Ollama server (e.g. 127.0.0.1:11434)")
         if why := _reachable(host):
             raise AgentConfigError(f"{setting.label}: OLLAMA_HOST {host} is unreachable ({why})")
+        models = _listed_models(f"{host.rstrip('/')}/api/tags", "models", "name")
+        wanted = setting.name if ":" in setting.name else f"{setting.name}:latest"
+        if models is not None and wanted not in models and setting.name not in models:
+            raise AgentConfigError(f"{setting.label}: {host} has no model {setting.name!r}: "
+                                   f"run `ollama pull {setting.name}` (it has: {', '.join(sorted(models)) or 'none'})")
     elif setting.provider == "openai":
         url = openai_base_url(base_url)
         if url is None:
@@ -121,6 +139,11 @@ def check_ready(setting: ModelSetting, base_url: Optional[str] = None) -> None:
         if why := _reachable(url):
             raise AgentConfigError(f"{setting.label}: {url} is unreachable ({why}); check --base-url or "
                                    f"OPENAI_BASE_URL")
+        models = _listed_models(f"{url.rstrip('/')}/models", "data", "id", os.environ.get("OPENAI_API_KEY"))
+        # Some servers list nothing, or one model whatever they serve: only a real list that lacks it is an error.
+        if models and len(models) > 1 and setting.name not in models:
+            raise AgentConfigError(f"{setting.label}: {url} serves no model {setting.name!r} "
+                                   f"(it lists {len(models)}, e.g. {', '.join(sorted(models)[:5])})")
     else:
         raise AgentConfigError(f"{setting.label}: unknown provider {setting.provider!r}")
 

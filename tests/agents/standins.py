@@ -278,11 +278,15 @@ class AnthropicStandin(ScriptedEndpoint):
 
 
 class OllamaStandin(ScriptedEndpoint):
-    """POST /api/chat (non-streaming), GET /api/version."""
+    """POST /api/chat (non-streaming), GET /api/version and /api/tags (the pulled models: `.models`)."""
+
+    models = ["qwen2.5:7b", "llama3.2:latest"]
 
     def _get(self, handler):
         if handler.path.startswith("/api/version"):
             return self._send_json(handler, 200, {"version": "0.0.0-standin"})
+        if handler.path.startswith("/api/tags"):
+            return self._send_json(handler, 200, {"models": [{"name": m, "model": m} for m in self.models]})
         return self._send_json(handler, 404, {"error": "not found"})
 
     def _post(self, handler, body):
@@ -308,7 +312,9 @@ class OllamaStandin(ScriptedEndpoint):
 
 
 class OpenAIStandin(ScriptedEndpoint):
-    """POST /v1/chat/completions (non-streaming), GET /v1/models. Its base URL is `.url + "/v1"`."""
+    """POST /v1/chat/completions (non-streaming), GET /v1/models (`.models`). Its base URL is `.url + "/v1"`."""
+
+    models = ["local-model", "other-model"]
 
     @property
     def base_url(self) -> str:
@@ -316,7 +322,8 @@ class OpenAIStandin(ScriptedEndpoint):
 
     def _get(self, handler):
         if handler.path.startswith("/v1/models"):
-            return self._send_json(handler, 200, {"object": "list", "data": []})
+            return self._send_json(handler, 200, {"object": "list",
+                                                  "data": [{"id": m, "object": "model"} for m in self.models]})
         return self._send_json(handler, 404, {"error": {"message": "not found"}})
 
     def _post(self, handler, body):

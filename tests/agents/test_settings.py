@@ -83,6 +83,9 @@ def test_check_ready_claude_needs_a_login_or_a_key(bare_env, monkeypatch):
 def test_check_ready_ollama(bare_env, monkeypatch, ollama_api):
     setting = parse_models("ollama/qwen2.5:7b")[0]
     check_ready(setting)  # the fixture set OLLAMA_HOST to the stand-in
+    check_ready(parse_models("ollama/llama3.2")[0])  # ":latest" is the tag a bare name means
+    with pytest.raises(AgentConfigError, match="no model 'mistral:7b': run `ollama pull mistral:7b`"):
+        check_ready(parse_models("ollama/mistral:7b")[0])
     monkeypatch.delenv("OLLAMA_HOST")
     with pytest.raises(AgentConfigError, match="set OLLAMA_HOST"):
         check_ready(setting)
@@ -92,8 +95,10 @@ def test_check_ready_ollama(bare_env, monkeypatch, ollama_api):
 
 
 def test_check_ready_openai(bare_env, monkeypatch, openai_api):
-    setting = parse_models("openai/local")[0]
+    setting = parse_models("openai/local-model")[0]
     check_ready(setting)
+    with pytest.raises(AgentConfigError, match="serves no model 'gpt-9'"):
+        check_ready(parse_models("openai/gpt-9")[0])
     monkeypatch.delenv("OPENAI_BASE_URL")
     with pytest.raises(AgentConfigError, match="--base-url or OPENAI_BASE_URL"):
         check_ready(setting)
