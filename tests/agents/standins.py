@@ -2,7 +2,7 @@
 CLI speaks), a scripted Ollama `/api/chat`, and a scripted OpenAI-compatible `/v1/chat/completions`. Each replays a
 trajectory, a list of steps:
 
-    Call("app_tap", {"target": "text=Login Demo"})   # the model calls a tool
+    Call("app_tap", {"target": "label=Login Demo"})  # the model calls a tool
     Answer("done", None, "The welcome text shows")    # the model stops and gives its final answer
     Fail(529, times=2)                                # the next request(s) at this point get an HTTP error
     Do(callable)                                      # run something (kill the tool server) before the next reply
