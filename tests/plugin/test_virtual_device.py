@@ -73,10 +73,10 @@ def _standins():
 def test_an_agent_through_an_openai_compatible_endpoint_is_graded_on_the_device(tasks_dir):
     standins = _standins()
     with standins.OpenAIStandin(standins.solve_t01()) as api:
-        result = tasks_dir.runpytest_subprocess("-k", "t01", "--model=openai/scripted", "--base-url", api.base_url,
+        result = tasks_dir.runpytest_subprocess("-k", "t01", "--model=openai/local-model", "--base-url", api.base_url,
                                                 "--run-dir", "ok", "-p", "no:cacheprovider", "-v")
-        result.stdout.fnmatch_lines(["*test_t01_sign_in?agent-openai-scripted-r0? PASS*",
-                                     "agent openai/scripted: pass rate 100%*"])
+        result.stdout.fnmatch_lines(["*test_t01_sign_in?agent-openai-local-model-r0? PASS*",
+                                     "agent openai/local-model: pass rate 100%*"])
         assert result.ret == 0
         got = json.loads(next((tasks_dir.path / "ok").glob("trials/*/verdict.json")).read_text())
         assert got["verdict"] == "pass" and got["tool_calls"] == 6 and got["tokens"]["input"] > 0
@@ -84,7 +84,7 @@ def test_an_agent_through_an_openai_compatible_endpoint_is_graded_on_the_device(
 
         # The same model claiming done after doing nothing: the device says otherwise.
         api.script([standins.Answer("done", None, "Signed in.")])
-        result = tasks_dir.runpytest_subprocess("-k", "t01", "--model=openai/scripted", "--base-url", api.base_url,
+        result = tasks_dir.runpytest_subprocess("-k", "t01", "--model=openai/local-model", "--base-url", api.base_url,
                                                 "--run-dir", "lie", "-p", "no:cacheprovider")
         assert result.parseoutcomes().get("false_success") == 1
         assert result.ret == 1
