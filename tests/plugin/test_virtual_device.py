@@ -88,3 +88,26 @@ def test_an_agent_through_an_openai_compatible_endpoint_is_graded_on_the_device(
                                                 "--run-dir", "lie", "-p", "no:cacheprovider")
         assert result.parseoutcomes().get("false_success") == 1
         assert result.ret == 1
+
+
+def test_listed_serials_behind_an_adb_server(tasks_dir):
+    """The path a real emulator takes: the devices are someone else's ADB server's, reached by serial."""
+    from pytest_mobium_evals import sim
+
+    server = sim.start(devices=2)
+    try:
+        adb = f"127.0.0.1:{server.port}"
+        result = tasks_dir.runpytest_subprocess("-k", "t04", "--driver=null", "--device", ",".join(server.serials),
+                                                "--adb", adb, "-n", "2", "--run-dir", "served",
+                                                "-p", "no:cacheprovider")
+        result.assert_outcomes(passed=1)
+        record = json.loads((tasks_dir.path / "served" / "record.json").read_text())
+        assert record["device"]["serial"] in server.serials and record["device"]["adb"] == adb
+
+        missing = tasks_dir.runpytest_subprocess("-k", "t04", "--driver=null", "--device", "emulator-5600",
+                                                 "--adb", adb, "-p", "no:cacheprovider")
+        assert missing.ret == 4
+        missing.stderr.fnmatch_lines([f"ERROR: device emulator-5600 is not attached to the ADB server at {adb} "
+                                      "(attached: emulator-5554, emulator-5556)"])
+    finally:
+        server.close()
