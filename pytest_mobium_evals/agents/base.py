@@ -13,11 +13,7 @@ from typing import Any, Awaitable, Callable, Optional, TypeVar
 
 from ..tasks import Claim
 
-try:
-    from ..toolserver import InfraError
-except ImportError:  # toolserver.py (issue 4) not landed yet: the same contract, defined here until it does
-    class InfraError(RuntimeError):
-        """The trial could not run for reasons outside the agent: the device, the tool server, the API."""
+from ..toolserver import InfraError
 
 
 class AgentConfigError(ValueError):

@@ -101,6 +101,19 @@ def test_solves_sign_in_through_the_harness(provider, api, tool_server, tmp_path
         check_claude_requests(api.requests)
 
 
+def test_a_dead_tool_server_is_an_infra_error_in_the_trial_record(ollama_api, tool_server, tmp_path):
+    """Through the harness: the trial is recorded as infra_error (kept in the denominator, never charged to the
+    model), with the reason, and raised for --reruns."""
+    ollama_api.script([Call("app_map"), Do(tool_server.kill), Call("app_map"), Answer("done")])
+    task = t01_task()
+    env = TrialEnv(seed=7, run_dir=RunDir(tmp_path / "run"), limits=Limits(),
+                   server_spec=lambda device: tool_server.spec)
+    spec = TrialSpec(task=task, driver="agent", repeat=0, setting=parse_models(MODEL["ollama"])[0])
+    result = run_trial(spec, env, tool_server.device, task.outcome)
+    assert isinstance(result.error, AgentInfraError)
+    assert result.record["verdict"] == "infra_error" and "tool server died" in result.record["infra_error"]
+
+
 def check_claude_requests(requests: list[dict]) -> None:
     for request in requests:
         assert request["model"] == "claude-sonnet-5-5"
