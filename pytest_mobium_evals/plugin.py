@@ -266,9 +266,12 @@ class State:
         specs = []
         for driver in self.drivers:
             settings = self.model_settings() if driver == "agent" else [None]
+            names = Counter(s.name for s in settings if s is not None)
             for setting in settings:
+                qualify = setting is not None and names[setting.name] > 1
                 for repeat in range(self.repeats):
-                    specs.append(TrialSpec(task=task, driver=driver, repeat=repeat, setting=setting))
+                    specs.append(TrialSpec(task=task, driver=driver, repeat=repeat, setting=setting,
+                                           qualify_effort=qualify))
         return specs
 
     # ---- the device this process drives ----

@@ -35,6 +35,9 @@ class TrialSpec:
     driver: str
     repeat: int
     setting: Any = None  # agents.ModelSetting for the agent driver
+    # Two settings of one model (haiku:low, haiku:high) would share a trial folder named after the model alone:
+    # then the folder's model part carries the effort too.
+    qualify_effort: bool = False
 
     @property
     def model(self) -> str:
@@ -61,8 +64,10 @@ class TrialSpec:
 
     @property
     def name(self) -> str:
-        return trial_name(self.task.id, self.driver, None if self.setting is None else self.setting.name,
-                          self.repeat)
+        model = None if self.setting is None else self.setting.name
+        if model is not None and self.qualify_effort and self.setting.effort:
+            model = f"{model}-{self.setting.effort}"
+        return trial_name(self.task.id, self.driver, model, self.repeat)
 
     @property
     def expected(self) -> str:

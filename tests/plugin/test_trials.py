@@ -85,15 +85,18 @@ def test_a01(device, params):
 def test_a02(device, params):
     return Outcome(device.text("state") == "never")
 ''')
-    result = run(suite, "test_agent.py", "--model=haiku:low,opus", "--repeats=2",
+    result = run(suite, "test_agent.py", "--model=haiku:low,opus,haiku:high", "--repeats=2",
                  "-o", "junit_family=xunit1", "--junitxml=j.xml")
     outcomes = result.parseoutcomes()
-    assert outcomes.get("passed") == 4 and outcomes.get("false_success") == 4, outcomes
+    assert outcomes.get("passed") == 6 and outcomes.get("false_success") == 6, outcomes
+    # two settings of one model keep their trials apart
+    assert {"a01-agent-claude-haiku-5-5-low-r0", "a01-agent-claude-haiku-5-5-high-r0",
+            "a01-agent-claude-opus-5-5-r0"} <= set(verdicts(suite))
     assert result.ret == 1
     result.stdout.fnmatch_lines(["agent haiku:low: pass rate 50%*over 2 tasks; scheduled 4, graded 4*",
                                  "agent opus: pass rate 50%*",
                                  "*agent trials that did not pass*",
-                                 "a02-agent-claude-haiku-5-5-r0: false_success (major); claimed done, device read*"])
+                                 "a02-agent-claude-haiku-5-5-high-r0: false_success (major); claimed done, device read*"])
     xml = (suite.path / "j.xml").read_text()
     assert 'name="mobium_verdict" value="false_success"' in xml and 'name="mobium_model" value="haiku:low"' in xml
 
