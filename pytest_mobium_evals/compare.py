@@ -184,7 +184,7 @@ def render(c: Comparison) -> str:
         lines.append(f"| {label} | {fmt_pct(so.rate)} | {_interval(so)} | {fmt_pct(sn.rate)} | {_interval(sn)} "
                      f"| {len(so.blockers)} → {len(sn.blockers)} |")
     lines += [""]
-    if c.found:
+    if c.found and any(not a.is_control for a, _ in c.setting_pairs):  # only the agent's passes are findings
         lines += found_table(c)
     lines += [f"## Trials that changed verdict ({len(c.changed)} of {len(c.pairs)} compared)", ""]
     if c.changed:
