@@ -214,7 +214,7 @@ def test_time_limit_stops_the_trial_unreported(provider, api, tool_server, tmp_p
     # The model "thinks" until the test ends; the driver must give up at its own deadline.
     api.script([Call("app_map"), Do(lambda: released.wait(30)), Call("app_map"), Answer("done")])
     try:
-        result = run(provider, tool_server, tmp_path, Limits(max_seconds=4 if provider == "claude" else 3))
+        result = run(provider, tool_server, tmp_path, Limits(max_seconds=3 if provider == "claude" else 1.5))
     finally:
         released.set()
     assert result.hit_limit == "time" and result.claim.status is None
