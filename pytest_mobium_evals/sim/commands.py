@@ -279,7 +279,7 @@ def _date(ctx: Ctx, args: list[str]) -> int:
             fmt = fmt.replace("%s", str(int(wall)))
         ctx.outln(time.strftime(fmt, time.gmtime(wall)))
     else:
-        ctx.outln(time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(wall)).replace(" 0", "  ", 1))
+        ctx.outln(time.strftime("%a %b %e %H:%M:%S UTC %Y", time.gmtime(wall)))  # toybox: day space-padded
     return 0
 
 

@@ -122,6 +122,11 @@ def test_settings(sh):
     assert sh("settings")[2] == 255
 
 
+def test_date(sh):
+    assert re.fullmatch(r"\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d UTC \d{4}\n", sh.out("date"))
+    assert re.fullmatch(r"\d{10}\n", sh.out("date +%s"))
+
+
 def test_getprop(sh):
     assert sh.out("getprop ro.build.version.release") == "15\n"
     assert sh.out("getprop ro.build.version.sdk") == "35\n"
