@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import subprocess
 import threading
@@ -202,3 +203,45 @@ def test_stock_adb_logcat_dump(sim_server):
     sim_server.device("emulator-5554").log("StockTest", "hello from the device", pid=99)
     r = run_adb(sim_server, "-s", "emulator-5554", "logcat", "-d", "-s", "StockTest")
     assert r.returncode == 0 and "I StockTest: hello from the device" in r.stdout
+
+
+# Each command of the brief through both clients: the same exit status and (numbers aside) the same output.
+MOB = "dev.mobium.mobiumapp"
+COMMANDS = [
+    ("settings get global wifi_on", 0), ("settings list secure", 0), ("settings put global zen_mode 0", 0),
+    ("settings delete global no_such_key", 0), ("settings get badns k", 255), ("getprop ro.build.version.sdk", 0),
+    ("getprop", 0), ("svc wifi enable", 0), ("svc bluetooth enable", 0), ("svc data enable", 0),
+    ("cmd connectivity airplane-mode", 0), ("cmd connectivity airplane-mode disable", 0),
+    ("cmd uimode night", 0), ("cmd uimode night no", 0), ("cmd wifi status", 0),
+    ("cmd statusbar collapse", 0), (f"am start -W -n {MOB}/.MainActivity", 0),
+    ("am start -n com.nope/.X", 1), (f"am start -n {MOB}/.MainActivity --ez MobiumGrayBox true", 0),
+    ("am stack list", 0), ("am broadcast -a some.ACTION", 0), (f"monkey -p {MOB} 1", 0),
+    (f"cmd package resolve-activity --brief {MOB}", 0), ("pm list packages", 0), ("pm list packages -f -3", 0),
+    (f"pm path {MOB}", 0), (f"pm grant {MOB} android.permission.CAMERA", 0),
+    (f"pm revoke {MOB} android.permission.CAMERA", 0), ("dumpsys activity activities", 0),
+    ("dumpsys activity top", 0), ("dumpsys activity recents", 0), (f"dumpsys package {MOB}", 0),
+    ("dumpsys window", 0), ("dumpsys window displays", 0), ("dumpsys input_method", 0), ("dumpsys power", 0),
+    ("dumpsys display", 0), ("dumpsys battery", 0), ("dumpsys notification --noredact", 0), ("dumpsys input", 0),
+    ("wm size", 0), ("wm density", 0), ("input tap 540 1200", 0), ("input swipe 540 1800 540 900 300", 0),
+    ("input text abc", 0), ("input keyevent KEYCODE_BACK", 0), ("input keyevent --longpress 4", 0),
+    ("uiautomator dump", 0), ("uiautomator dump /dev/tty", 0), ("ls /sdcard", 0),
+    ("uiautomator dump >/dev/null && cat /sdcard/window_dump.xml | grep -c hierarchy", 0), ("logcat -d -s NothingHere", 0), ("logcat -c", 0),
+    ("ps -A | grep -c system_server", 0), ("echo a && false || echo b; echo $?", 0), ("nosuch", 127),
+    (f"am force-stop {MOB}", 0), (f"pm clear {MOB}", 0), ("input keyevent HOME", 0),
+]
+
+
+def _norm(text: str) -> str:
+    # hashes, ids and the android_id differ per device and run; the shape must not
+    return re.sub(r"\d+", "N", re.sub(r"\b(?:[0-9a-f]{7}|[0-9a-f]{16})\b", "H", text))
+
+
+@needs_adb
+@pytest.mark.parametrize("line,status", COMMANDS, ids=[c for c, _ in COMMANDS])
+def test_each_command_through_adbutils_and_stock_adb(adb, sim_server, line, status):
+    via_utils = adb.device("emulator-5554").shell2(line, v2=True)
+    via_adb = run_adb(sim_server, "-s", "emulator-5556", "shell", line)
+    assert via_utils.returncode == status, via_utils.stderr
+    assert via_adb.returncode == status, via_adb.stderr
+    assert _norm(via_utils.stdout) == _norm(via_adb.stdout)
+    assert "Traceback" not in via_utils.stdout + via_utils.stderr
