@@ -409,6 +409,7 @@ class AdbServer:
         (prompt, CRLF), without one (stdin piped in) as a plain script."""
         from .shell import Shell
         shell = Shell(device)
+        conn.sock.settimeout(None)  # a person at a prompt may think for as long as they like
         prompt = b"emu64xa:/ $ " if pty else b""
         nl = b"\r\n" if pty else b"\n"
         if prompt:
@@ -443,6 +444,7 @@ class AdbServer:
         """v1 `shell:` with no command: an interactive shell over a PTY (prompt, lines in, output out)."""
         from .shell import Shell
         shell = Shell(device)
+        conn.sock.settimeout(None)
         prompt = b"emu64xa:/ $ "
         conn.sock.sendall(prompt)
         pending = b""
