@@ -137,14 +137,15 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 
         phase = "driver"
         t = time.monotonic()
-        events.append({"kind": "prompt", "driver": spec.driver, "text": prompt, "params": params})
         server = env.server_spec(device)
         if spec.driver == "agent":
+            # The agent driver records its own prompt (with the system prompt) and final answer.
             run = _run_agent(spec, env, prompt, server, events.append, task)
         else:
+            events.append({"kind": "prompt", "driver": spec.driver, "text": prompt, "params": params})
             run = drivers.run_control(spec.driver, task, server, params, events.append,
                                       tools_factory=env.tools_factory, tool_timeout=env.tool_timeout)
-        events.append({"kind": "final", **run.claim.to_json()})
+            events.append({"kind": "final", **run.claim.to_json()})
         timings["driver_s"] = time.monotonic() - t
 
         phase = "outcome"
