@@ -249,13 +249,15 @@ def test_feed_loads_two_more_pages_of_20_when_scrolled_to_the_end(d):
     assert d.text("feedState") == "rows: 20, idle, delay: 2500ms"
     assert d.find("feedRow20") is None  # not scrolled into view yet
     for expected_rows in (40, 60):
-        for _ in range(20):
-            d.swipe(540, 2000, 540, 700)
-            if d.find("feedLoading") is not None:
-                break
-        assert d.need("feedLoading")["content-desc"] == "Loading more"
-        assert d.find(text=" Loading more…") is not None
+        # Paused from the swipe that starts the page: at 25x its 2.5 s last 0.1 s real, less than a few dumps take
+        # on a loaded host, so a running clock could finish the page between seeing the spinner and the checks.
         with d.paused():
+            for _ in range(20):
+                d.swipe(540, 2000, 540, 700)
+                if d.find("feedLoading") is not None:
+                    break
+            assert d.need("feedLoading")["content-desc"] == "Loading more"
+            assert d.find(text=" Loading more…") is not None
             assert d.text("feedState").endswith(", loading, delay: 2500ms")
             before = [i for i in d.ids() if i.startswith("feedRow")]
             d.swipe(540, 2000, 540, 700)  # at the end while loading: nothing moves
@@ -275,10 +277,14 @@ def test_fast_feed_and_a_revisit_resets_it(d):
     d.open("feedBtn")
     d.tap("feedFast")
     assert d.text("feedState") == "rows: 20, idle, delay: 300ms"
-    for _ in range(15):
-        d.swipe(540, 2000, 540, 700)
-        if d.find("feedLoading") is not None:
-            break
+    # Paused while swiping to the end: the 0.3 s page lasts 12 ms real, so on a running clock it can come and go
+    # between two dumps, the loop swipes on past row 40 and starts the third page, and "rows: 40, idle" never shows.
+    with d.paused():
+        for _ in range(15):
+            d.swipe(540, 2000, 540, 700)
+            if d.find("feedLoading") is not None:
+                break
+        assert d.find("feedLoading") is not None, "no page started loading at the end of the list"
     d.wait(lambda: d.text("feedState").startswith("rows: 40, idle"), 2, "the fast page")
     d.back()
     d.open("feedBtn")
