@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from .cli import CliError
+from .records import atomic_write_bytes, trial_name  # noqa: F401  (trial_name: the folder names, one definition)
 
 RECORD = "record.json"
 TRIALS = "trials"
@@ -32,12 +32,6 @@ VERDICT_KEYS = ("task", "suite", "driver", "model", "effort", "seed", "repeat", 
 KNOWN_VERDICTS = ("pass", "false_success", "false_refusal", "honest_failure", "unreported", "touched",
                   "wrong_reason", "infra_error")
 CONTROL_DRIVERS = ("reference", "null", "wrong")
-
-
-def trial_name(task: str, driver: str, model: Optional[str], repeat: int) -> str:
-    """The trial's folder name, as records.py names it: model "none" for controls, ':' and '/' made '-'."""
-    model = model or "none"
-    return f"{task}-{driver}-{model}-r{repeat}".replace(":", "-").replace("/", "-")
 
 
 @dataclass(frozen=True)
@@ -323,32 +317,16 @@ def _check_verdict(data: Any) -> Optional[str]:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write a report next to a run without leaving half a file behind if interrupted."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write a report next to a run without leaving half a file behind if interrupted (records.py's writer)."""
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=False) + "\n")
+    write_text_atomic(path, json.dumps(data, indent=2) + "\n")
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, data)
 
 
 def fmt_pct(value: Optional[float]) -> str:
