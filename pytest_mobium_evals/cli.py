@@ -67,4 +67,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as `python -m pytest_mobium_evals.cli` (how the built-in tool server is started), this file is
+    # `__main__`, a second copy of the module: the subcommands raise the CliError of the imported copy, so
+    # dispatch through that copy for their errors to be caught as one line.
+    from pytest_mobium_evals.cli import main as _main
+
+    sys.exit(_main())
