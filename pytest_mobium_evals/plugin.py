@@ -110,16 +110,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _register_ghost_bench(config: pytest.Config) -> None:
     """Ghost Bench's JSON tasks are collected by ghost_bench.py's own hooks (that module owns them); it is registered
-    here so one entry point loads both."""
-    try:
-        from . import ghost_bench
-    except ImportError:
-        return
-    plugin = getattr(ghost_bench, "pytest_plugin", None) or (
-        ghost_bench if any(hasattr(ghost_bench, h) for h in ("pytest_collect_file", "pytest_pycollect_makeitem"))
-        else None)
-    if plugin is not None and not config.pluginmanager.is_registered(plugin):
-        config.pluginmanager.register(plugin, "mobium-evals-ghost-bench")
+    here so one entry point loads both. Its imports are light, like this module's."""
+    from . import ghost_bench
+
+    if not config.pluginmanager.is_registered(ghost_bench):
+        config.pluginmanager.register(ghost_bench, "mobium-evals-ghost-bench")
 
 
 class XdistHooks:
