@@ -282,10 +282,13 @@ def ref_t09(tools: Tools, params: dict) -> Claim:
 
 
 def wrong_t09(tools: Tools, params: dict) -> Claim:
-    """Taps the row right after the quiet refresh starts, while the old generation is still shown."""
+    """Taps the row right after the quiet refresh starts, while the old generation is still shown. Where row B is
+    is read before refreshing, so the stale tap is a single `input tap` after it: a tap by locator reads the screen
+    first, and on a loaded host that can outlast the shortest refresh (0.4 s) and tap the new generation."""
     open_screen(tools, "Busy Demo")
+    b = tools.call("app_find", locator="testid=busyRowB").data["elements"][0]["bounds"]
     tools.call("app_tap", target="testid=busyQuiet")
-    tools.call("app_tap", target="testid=busyRowB")
+    tools.call("app_tap", x=(b["x1"] + b["x2"]) // 2, y=(b["y1"] + b["y2"]) // 2)
     return Claim("done", None, "tapped row B after refreshing")
 
 
