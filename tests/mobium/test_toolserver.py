@@ -33,7 +33,7 @@ STANDIN = textwrap.dedent('''
                                         is_error=True)
         if name == "app_die":
             os._exit(3)
-        await anyio.sleep(30)
+        await anyio.Event().wait()  # a stalled server: never answers
 
     async def main():
         server = Server("standin", on_list_tools=list_tools, on_call_tool=call_tool)
