@@ -97,15 +97,27 @@ class Device:
 
     # ---- settings ---------------------------------------------------------------------------------------------
 
-    def settings_snapshot(self) -> dict[tuple[str, str], str]:
+    def settings_snapshot(self, *, before: str = "") -> dict[tuple[str, str], str]:
+        """Every setting of the three namespaces, read in one shell round trip (each round trip costs a real
+        device, and adbutils itself, tens of milliseconds). `before` is a command run first in the same trip."""
+        # A marker line between namespaces: a setting's value never holds a whole line like it.
+        marker = "--mobium-evals-namespace--"
+        script = "; ".join(f"echo {marker}{ns}; settings list {ns}" for ns in SETTINGS_NAMESPACES)
+        out = self.shell(f"{before}; {script}" if before else script)
         snapshot: dict[tuple[str, str], str] = {}
-        for ns in SETTINGS_NAMESPACES:
-            for line in self.shell(f"settings list {ns}").splitlines():
-                line = line.rstrip("\r")
-                if "=" not in line:
-                    continue
-                key, value = line.split("=", 1)
-                snapshot[(ns, key)] = value
+        ns = None
+        for line in out.splitlines():
+            line = line.rstrip("\r")
+            if line.startswith(marker):
+                ns = line[len(marker):]
+                continue
+            if ns is None or "=" not in line:
+                continue  # output of `before`, or a line that is not a setting
+            key, value = line.split("=", 1)
+            snapshot[(ns, key)] = value
+        missing = [n for n in SETTINGS_NAMESPACES if f"{marker}{n}" not in out]
+        if missing:
+            raise DeviceError(f"{self.serial}: `settings list` gave no answer for {', '.join(missing)}")
         return snapshot
 
     def setting(self, namespace: str, key: str) -> Optional[str]:
@@ -125,8 +137,7 @@ class Device:
     def restore_settings(self, ignored: Optional[set[str]] = None) -> list[str]:
         """Put back the baseline (and the task-relevant Android defaults). Returns what was restored."""
         restored = []
-        self.shell("cmd uimode night no")
-        current = self.settings_snapshot()
+        current = self.settings_snapshot(before="cmd uimode night no >/dev/null")
         wanted = dict(self._baseline or current)
         wanted.update(DEFAULT_SETTINGS)
         for (ns, key), value in sorted(wanted.items()):
@@ -192,9 +203,10 @@ class Device:
     def reset_app(self, package: str, *, ready_testid: Optional[str] = None, timeout: float = 20.0) -> None:
         """Force-stop, clear the app's data (which also revokes its runtime grants), dismiss what is left on
         screen (a keyboard, a system dialog), and launch it cold; wait until `ready_testid` is on screen."""
-        self.stop(package)
-        self.clear(package)
-        self.shell("input keyevent KEYCODE_HOME")
+        # One round trip for the three steps that need no answer but pm clear's.
+        out = self.shell(f"am force-stop {package}; pm clear {package}; input keyevent KEYCODE_HOME").strip()
+        if "Success" not in out:
+            raise DeviceError(f"{self.serial}: pm clear {package}: {out or 'no answer'}")
         self.launch(package)
         if ready_testid:
             self.wait_for(ready_testid, timeout=timeout, scroll=False)
@@ -202,10 +214,10 @@ class Device:
     # ---- the screen -------------------------------------------------------------------------------------------
 
     def dump(self) -> list[UiNode]:
-        out = self.shell(f"uiautomator dump {DUMP_PATH}")
-        if "ERROR" in out:
-            raise DeviceError(f"{self.serial}: uiautomator dump failed: {out.strip()}")
-        xml = self.shell(f"cat {DUMP_PATH}")
+        # Dump and read back in one round trip; the status line ("UI hierchary dumped to: …") precedes the XML.
+        xml = self.shell(f"uiautomator dump {DUMP_PATH} && cat {DUMP_PATH}")
+        if "ERROR" in xml and "<hierarchy" not in xml:
+            raise DeviceError(f"{self.serial}: uiautomator dump failed: {xml.strip()[:200]}")
         start = xml.find("<?xml")
         if start < 0:
             start = xml.find("<hierarchy")

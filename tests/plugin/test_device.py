@@ -28,6 +28,17 @@ class FakeAdb:
         self.settings = {"global": {"wifi_on": "1"}, "secure": {"ui_night_mode": "1"}, "system": {}}
 
     def shell(self, cmd, timeout=None, encoding="utf-8"):
+        # Just enough of sh for the harness's one-trip scripts: `a; b`, `a && b`, `echo`, `>/dev/null`.
+        outputs = []
+        for part in re.split(r"\s*(?:;|&&)\s*", cmd):
+            quiet = part.endswith(">/dev/null")
+            part = part.removesuffix(">/dev/null").strip()
+            out = part[5:] if part.startswith("echo ") else self._one(part)
+            if out and not quiet:
+                outputs.append(out)
+        return "\n".join(outputs)
+
+    def _one(self, cmd):
         self.commands.append(cmd)
         if cmd.startswith("uiautomator dump"):
             return "UI hierchary dumped to: /sdcard/window_dump.xml"
