@@ -580,14 +580,19 @@ PARAMS_T20: dict[str, Any] = {"card": {"rule": "two groups of four digits separa
                                        "example": "4242 4242"}}
 
 
-def ref_t20(tools: Tools, params: dict) -> Claim:
-    """Open the Frames page, switch to the WebView, and fill the Card number field inside iframe#crossFrame."""
+def open_frames_page(tools: Tools) -> None:
+    """Open the WebViews hub's Frames page and switch to its WebView context."""
     open_screen(tools, "WebViews")
     tools.call("app_scroll_to", target="testid=framesBtn", direction="down")
     tools.call("app_tap", target="testid=framesBtn")
     tools.call("app_wait_for", target="text=A button on the page itself")
     ctx = next(c["id"] for c in tools.call("app_contexts").data["contexts"] if c["id"].startswith("WEBVIEW_"))
     tools.call("app_context", context=ctx)
+
+
+def ref_t20(tools: Tools, params: dict) -> Claim:
+    """Open the Frames page, switch to the WebView, and fill the Card number field inside iframe#crossFrame."""
+    open_frames_page(tools)
     tools.call("app_fill", target=ref_for(tools, r"\(input\) in iframe#crossFrame$"), text=params["card"])
     tools.call("app_keyboard", hide=True)
     tools.call("app_context", context="NATIVE_APP")
@@ -597,12 +602,7 @@ def ref_t20(tools: Tools, params: dict) -> Claim:
 
 def wrong_t20(tools: Tools, params: dict) -> Claim:
     """Taps the cross-origin frame's button instead of typing into its field."""
-    open_screen(tools, "WebViews")
-    tools.call("app_scroll_to", target="testid=framesBtn", direction="down")
-    tools.call("app_tap", target="testid=framesBtn")
-    tools.call("app_wait_for", target="text=A button on the page itself")
-    ctx = next(c["id"] for c in tools.call("app_contexts").data["contexts"] if c["id"].startswith("WEBVIEW_"))
-    tools.call("app_context", context=ctx)
+    open_frames_page(tools)
     tools.call("app_tap", target=ref_for(tools, r"Tap me \(button\) in iframe#crossFrame$"))
     tools.call("app_context", context="NATIVE_APP")
     return Claim("done", None, "typed the card number")
