@@ -38,7 +38,7 @@ def wait_until(predicate, what: str, timeout: float = 10.0):
             return value
         if time.monotonic() >= deadline:
             raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+        # No pause between reads: each predicate is an ADB round trip to the device, which paces the loop.
 
 
 def original(task: gb.GhostTask) -> gb.Check:
