@@ -987,31 +987,8 @@ def pytest_collect_file(file_path: Path, parent: Any) -> Optional[Any]:
     return collect_ghost_bench(parent, file_path)
 
 
-def _pytest_sessionfinish(session: Any, exitstatus: Any):
-    # A wrapper, so the summary is written after the plugin core has written record.json and every verdict.
-    result = yield
-    config = session.config
-    if hasattr(config, "workerinput"):  # under xdist only the controller writes run-wide files
-        return result
-    try:
-        from .plugin import STATE
-
-        state = config.stash.get(STATE, None)
-    except ImportError:
-        return result
-    run_dir = getattr(state, "run_dir", None)
-    if run_dir is not None:
-        path = write_summary(run_dir)
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
-        if path is not None and reporter is not None:
-            reporter.write_line(f"Ghost Bench summary: {path}")
-    return result
-
-
-def _hook_wrapper():
-    import pytest
-
-    return pytest.hookimpl(wrapper=True, trylast=True)(_pytest_sessionfinish)
-
-
-pytest_sessionfinish = _hook_wrapper()
+def pytest_mobium_run_finished(config: Any, run_dir: Path, status: str) -> None:
+    path = write_summary(run_dir)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if path is not None and reporter is not None:
+        reporter.write_line(f"Ghost Bench summary: {path}")

@@ -92,6 +92,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="the endpoint of an OpenAI-compatible server for openai/NAME models.")
 
 
+def pytest_addhooks(pluginmanager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "regression: a task whose failure once found a Mobium defect (its found= "
                                        "names the CHALLENGES entries); `mobium-evals verify` runs these")
@@ -104,7 +110,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(XdistHooks(), "mobium-evals-xdist")
     if config.pluginmanager.hasplugin("html"):
         config.pluginmanager.register(HtmlHooks(), "mobium-evals-html")
-    config.pluginmanager.register(ReportCollector(state), "mobium-evals-reports")
+    config.pluginmanager.register(ReportCollector(state, config), "mobium-evals-reports")
     _register_ghost_bench(config)
 
 
@@ -620,8 +626,9 @@ class ReportCollector:
     """Keeps each trial's final report data (after reruns) where the summary and the record are made: the
     controller under xdist, the only process otherwise."""
 
-    def __init__(self, state: State):
+    def __init__(self, state: State, config: pytest.Config):
         self.state = state
+        self.config = config
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report) -> None:
@@ -630,9 +637,12 @@ class ReportCollector:
             return
         if report.when == "call" or (report.when == "setup" and report.failed):
             self.state.reports[report.nodeid] = data
+            run_dir = Path(self.state.run_dir)
             if not self.state.record_started:
                 self.state.record_started = True
                 _write_record(self.state, finished=False)
+                self.config.hook.pytest_mobium_run_started(config=self.config, run_dir=run_dir)
+            self.config.hook.pytest_mobium_trial_recorded(config=self.config, run_dir=run_dir, result=data)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -669,13 +679,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
     if state.is_worker:
         return
     if state.reports:
-        _write_record(state, finished=session.exitstatus != pytest.ExitCode.INTERRUPTED)
+        finished = _write_record(state, finished=session.exitstatus != pytest.ExitCode.INTERRUPTED)
+        session.config.hook.pytest_mobium_run_finished(config=session.config, run_dir=Path(state.run_dir),
+                                                       status="completed" if finished else "stopped")
     gating = [b for d in state.reports.values() for b in d.get("gating_blockers", [])]
     if gating and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-def _write_record(state: State, finished: bool) -> None:
+def _write_record(state: State, finished: bool) -> bool:
     from .records import RunDir, utc_now
 
     run = RunDir(state.run_dir)
@@ -714,6 +726,7 @@ def _write_record(state: State, finished: bool) -> None:
         "counts": dict(Counter(d["verdict"] for d in state.reports.values())),
     }
     run.write_record(record)
+    return finished
 
 
 def _read_json(path: Path):
