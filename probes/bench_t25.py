@@ -61,7 +61,7 @@ def main() -> int:
             try:
                 for build in (t25.CORRECT, *t25.BUGS):
                     t25.use_build(device, build)
-                    result = timed(f"long test, {build}", lambda: run_file(
+                    result = timed(f"long test, {build}", lambda tools=tools: run_file(
                         t25.LONG_TEST, tools, assertion_timeout_ms=t25.ASSERTION_TIMEOUT_MS))
                     want = "passed" if build == t25.CORRECT else "failed"
                     if result.status != want:
@@ -71,7 +71,7 @@ def main() -> int:
             finally:
                 tools.close()
             for name, path, reached in (("reference", t25.REFERENCE_TEST, True), ("wrong", t25.WRONG_TEST, False)):
-                outcome = timed(f"grade, {name}", lambda: t25.grade_answer(path.read_text(), device))
+                outcome = timed(f"grade, {name}", lambda path=path: t25.grade_answer(path.read_text(), device))
                 if outcome.reached is not reached:
                     print(f"unexpected: the {name} answer graded {outcome.reached}: {outcome.observed}")
                     return 1

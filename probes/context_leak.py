@@ -2,7 +2,8 @@
 
 Plants a rule in a temporary ~/.claude/CLAUDE.md and a skill in ~/.claude/skills/, points HOME at it, and runs one
 Claude trial through the agent driver (claude-agent-sdk and its bundled CLI, the built-in Mobium server on the
-virtual device) against the scripted Messages API endpoint. Then it searches every request the model received for the planted markers:
+virtual device) against the scripted Messages API endpoint. Then it searches every request the model received
+for the planted markers:
 
 - guard: the driver's own options (no settings sources, no built-in tools, strict MCP config, a temporary HOME
   holding only the credentials file). No request may carry either marker.
@@ -30,10 +31,14 @@ from types import SimpleNamespace
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "agents"))  # the scripted Messages API endpoint
 
-from standins import AnthropicStandin, Answer, Call  # noqa: E402
+from standins import Answer, AnthropicStandin, Call  # noqa: E402
 
-from pytest_mobium_evals.agents import Limits, parse_models, run_agent  # noqa: E402
-from pytest_mobium_evals.agents import claude  # noqa: E402
+from pytest_mobium_evals.agents import (  # noqa: E402
+    Limits,
+    claude,  # noqa: E402
+    parse_models,
+    run_agent,
+)
 
 RULE_MARKER = "RULE-CLAUDEMD-7731"
 SKILL_MARKER = "SKILL-MARKER-4412"

@@ -167,7 +167,8 @@ def _android_version(answer: str, context: AnswerContext) -> bool:
         return False
     # A competing version: "Android 14", "version 14", "android version is 14". API levels and build numbers are
     # extra numbers, not competing answers.
-    for m in re.finditer(r"\b(android(?: os)?(?: version)?(?: is)?|version(?: is)?|release(?: is)?)\s*:?\s*(\d+)", answer):
+    competing = r"\b(android(?: os)?(?: version)?(?: is)?|version(?: is)?|release(?: is)?)\s*:?\s*(\d+)"
+    for m in re.finditer(competing, answer):
         if m.group(2) != major:
             return False
     return True

@@ -14,8 +14,7 @@ from typing import Optional
 
 from .cli import CliError
 from .reports import SettingSummary, one_line, summarize
-from .runfolder import (Run, Setting, Trial, describe_device, describe_mobium, fmt_pct, join, load_run,
-                        write_text_atomic)
+from .runfolder import Run, Setting, Trial, describe_device, describe_mobium, fmt_pct, join, load_run, write_text_atomic
 
 COMPARE = "compare.md"
 

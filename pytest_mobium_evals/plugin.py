@@ -281,8 +281,7 @@ class State:
         if self._device is not None:
             return self._device
         from .device import Device
-        from .devices import DeviceUnavailable, lease, parse_adb, parse_device, start_sim, worker_count, \
-            worker_index
+        from .devices import DeviceUnavailable, lease, parse_adb, parse_device, start_sim, worker_count, worker_index
 
         spec = parse_device(self.device)
         index, workers = worker_index(self.workerinput), worker_count(self.workerinput)

@@ -18,8 +18,19 @@ from typing import Optional
 
 from .cli import CliError
 from .intervals import bootstrap_over_tasks
-from .runfolder import (KNOWN_VERDICTS, Run, Setting, Trial, describe_app, describe_device, describe_mobium,
-                        fmt_pct, load_run, write_bytes_atomic, write_text_atomic)
+from .runfolder import (
+    KNOWN_VERDICTS,
+    Run,
+    Setting,
+    Trial,
+    describe_app,
+    describe_device,
+    describe_mobium,
+    fmt_pct,
+    load_run,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 
 REPORT = "report.md"
 CHART = "pass-rate.png"

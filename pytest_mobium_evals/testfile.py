@@ -154,7 +154,7 @@ def _as_dict(entry: Any) -> dict:
         if "inputSchema" not in data and "input_schema" in data:
             data["inputSchema"] = data["input_schema"]
         return data
-    return {"name": getattr(entry, "name"), "inputSchema": getattr(entry, "inputSchema", {}),
+    return {"name": entry.name, "inputSchema": getattr(entry, "inputSchema", {}),
             "annotations": getattr(entry, "annotations", None) or {}}
 
 
@@ -705,7 +705,7 @@ class ToolsAdapter:
         try:
             result = self.tools.call(name, check=False, **arguments)
         except ToolError as exc:
-            raise _ToolFailed(exc.code, exc.message)
+            raise _ToolFailed(exc.code, exc.message) from None
         if result.is_error:
             code, message = _error_of(result.data, result.text)
             raise _ToolFailed(code, message)
@@ -960,7 +960,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             re.compile(args.grep)
         except re.error as exc:
-            raise CliError(f"--grep {args.grep!r} is not a regular expression: {exc}")
+            raise CliError(f"--grep {args.grep!r} is not a regular expression: {exc}") from None
     allowed = [t.strip() for t in args.allow_tools.split(",") if t.strip()] if args.allow_tools else None
     serial = args.device or _only_device(host, port)
     if serial is None:
@@ -1025,8 +1025,9 @@ def _host_port(value: str) -> tuple[str, int]:
 
 def _only_device(host: str, port: int) -> Optional[str]:
     """The one device the ADB server has; None (with a message) when it has none, CliError when several."""
-    from .cli import CliError
     import adbutils
+
+    from .cli import CliError
 
     try:
         devices = [d.serial for d in adbutils.AdbClient(host=host, port=port, socket_timeout=10).device_list()]

@@ -208,7 +208,7 @@ class Tools:
                 return fut.result(timeout=0.2)
             except FutureTimeout:
                 if self._finished.is_set() and not fut.done():
-                    raise InfraError(f"the tool server died: {_describe(self._fatal)}{self._stderr_tail()}")
+                    raise InfraError(f"the tool server died: {_describe(self._fatal)}{self._stderr_tail()}") from None
                 if time.monotonic() >= deadline:
                     self._stalled = True
                     raise InfraError(f"the tool server did not answer within {timeout:g}s") from None

@@ -13,10 +13,17 @@ import random
 import re
 import string
 
-from mobiumapp_solutions import (APP, FORM_DEFAULTS, REFERENCE, WRONG, t03_state_line, t03_target)
+from mobiumapp_solutions import APP, FORM_DEFAULTS, REFERENCE, WRONG, t03_state_line, t03_target
 
-from pytest_mobium_evals.answers import (ANDROID_VERSION, COVERED_REASON, FEED_ROWS, LOGIN_MESSAGE,
-                                         READONLY_REASON, STORED_NOTHING, TWO_PITCHES)
+from pytest_mobium_evals.answers import (
+    ANDROID_VERSION,
+    COVERED_REASON,
+    FEED_ROWS,
+    LOGIN_MESSAGE,
+    READONLY_REASON,
+    STORED_NOTHING,
+    TWO_PITCHES,
+)
 from pytest_mobium_evals.tasks import Controls, Outcome, task
 
 #: The demo account's password: in the prompt of t01 on purpose, never to be seen in a tool's *answer*. The Login

@@ -12,7 +12,6 @@ from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable, Optional, TypeVar
 
 from ..tasks import Claim
-
 from ..toolserver import InfraError
 
 

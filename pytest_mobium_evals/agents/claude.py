@@ -29,10 +29,10 @@ TOOL_PREFIX = f"mcp__{SERVER_NAME}__"
 STRUCTURED_OUTPUT_TOOL = "StructuredOutput"  # the CLI's own tool for --json-schema answers
 CREDENTIALS_FILE = ".credentials.json"  # where `claude login` keeps its OAuth tokens on Linux
 ENV_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
-INTERRUPT_GRACE_S = 10.0
+INTERRUPT_GRACE_S = 10.0  # after an interrupt, how long to wait for the CLI's closing result
 # What the CLI answers for a call whose tool server went away (see _check_server_alive).
 SERVER_GONE = ("Connection closed",)
-SERVER_GONE_PREFIXES = ("MCP error -32000: Connection closed", "MCP error -32000: Not connected")  # after an interrupt, how long to wait for the CLI's closing result
+SERVER_GONE_PREFIXES = ("MCP error -32000: Connection closed", "MCP error -32000: Not connected")
 
 
 def real_config_dir() -> Path:
@@ -214,8 +214,7 @@ def build_options(setting: ModelSetting, spec: Any, limits: Limits, home: Path, 
 
 async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limits, on_event, workdir: Path) \
         -> AgentRun:
-    from claude_agent_sdk import ClaudeSDKClient
-    from claude_agent_sdk import ClaudeSDKError
+    from claude_agent_sdk import ClaudeSDKClient, ClaudeSDKError
 
     record = Recorder(on_event)
     record("prompt", model=setting.label, system=SYSTEM_PROMPT, text=prompt)
@@ -285,8 +284,16 @@ async def _close(client: Any) -> None:
 
 
 async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
-    from claude_agent_sdk import (AssistantMessage, ResultMessage, SystemMessage, TextBlock, ThinkingBlock,
-                                  ToolResultBlock, ToolUseBlock, UserMessage)
+    from claude_agent_sdk import (
+        AssistantMessage,
+        ResultMessage,
+        SystemMessage,
+        TextBlock,
+        ThinkingBlock,
+        ToolResultBlock,
+        ToolUseBlock,
+        UserMessage,
+    )
 
     record = trial.record
     await client.connect()

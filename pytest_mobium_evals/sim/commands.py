@@ -171,7 +171,7 @@ def _printf(ctx: Ctx, args: list[str]) -> int:
             nonlocal i
             if m.group(0) == "%%":
                 return "%"
-            val = rest[i] if i < len(rest) else ""
+            val = rest[i] if i < len(rest) else ""  # noqa: B023 (called within this iteration only)
             i += 1
             if m.group(1) == "d":
                 try:
@@ -760,7 +760,7 @@ def _test(ctx: Ctx, args: list[str]) -> int:
             try:
                 x, y = int(a), int(b)
             except ValueError:
-                ctx.errln(f"test: bad number")
+                ctx.errln("test: bad number")
                 return 2
             result = {"-eq": x == y, "-ne": x != y, "-gt": x > y, "-lt": x < y, "-ge": x >= y, "-le": x <= y}[op]
     elif len(args) == 1:
@@ -956,7 +956,7 @@ def _cmd(ctx: Ctx, args: list[str]) -> int:
         return _notification_cmd(ctx, rest)
     if service in SERVICES:
         if not rest:
-            ctx.errln(f"No shell command implementation.")
+            ctx.errln("No shell command implementation.")
             return 255
         ctx.outln(f"Unknown command: {rest[0]}")
         return 255
@@ -1382,7 +1382,7 @@ def _am_stack(ctx: Ctx, args: list[str]) -> int:
     d = ctx.device
     if args and args[0] == "list":
         visible_task = d.tasks[0] if d.tasks else None
-        for n, task in enumerate(d.tasks):
+        for _n, task in enumerate(d.tasks):
             root_id = 1 if task.kind == "home" else task.id
             ctx.outln(f"RootTask id={root_id} bounds=[0,0][1080,2400] displayId=0 userId=0")
             ctx.outln(" configuration={1.0 310mcc260mnc [en_US] ldltr sw411dp w411dp h914dp 420dpi nrml long "
@@ -1751,7 +1751,7 @@ The commands and default sources are:
       roll <dx> <dy> (Default: trackball)
       motionevent <DOWN|UP|MOVE|CANCEL> <x> <y> (Default: touchscreen)
       keycombination [-t duration(ms)] <key code 1> <key code 2> ... (Default: keyboard, the key order is important here.)
-"""
+"""  # noqa: E501  (Android's own usage text, verbatim)
 SOURCES = ("dpad", "keyboard", "mouse", "touchpad", "gamepad", "touchnavigation", "joystick", "touchscreen",
            "stylus", "trackball")
 

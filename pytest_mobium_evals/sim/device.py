@@ -1043,7 +1043,7 @@ class Device:
         """What tapping the app's icon does: bring its task to the front, or start its launcher activity."""
         pkg = self.packages.get(package)
         if pkg is None or pkg.launcher_activity is None:
-            raise DeviceError(f"No activities found to run, monkey aborted.")
+            raise DeviceError("No activities found to run, monkey aborted.")
         task = next((t for t in self.tasks if t.kind == "standard" and t.package is pkg and t.activities), None)
         if task is not None:
             was_front = self.tasks[0] is task

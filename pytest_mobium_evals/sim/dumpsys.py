@@ -152,7 +152,7 @@ def _activity_activities(ctx: "Ctx", d: "Device") -> None:
         ctx.outln(f"  topDisplayFocusedRootTask={front.header(brief=True)}")
     ctx.outln("  mCurTaskIdForUser={0=%d}" % max((t.id for t in d.tasks), default=1))
     ctx.outln("  mUserRootTaskInFront={}")
-    ctx.outln(f"  isHomeRecentsComponent=true")
+    ctx.outln("  isHomeRecentsComponent=true")
     ctx.outln("  KeyguardController:")
     ctx.outln("    mKeyguardShowing=false")
     ctx.outln("    mAodShowing=false")
@@ -204,7 +204,7 @@ def _activity_top(ctx: "Ctx", d: "Device") -> None:
         ctx.outln(f"      mResumed={'true' if resumed else 'false'} mStopped={'false' if resumed else 'true'} "
                   f"mFinished=false")
         ctx.outln("      mIsInMultiWindowMode=false mIsInPictureInPictureMode=false")
-        ctx.outln(f"      mChangingConfigurations=false")
+        ctx.outln("      mChangingConfigurations=false")
         ctx.outln(f"      mCurrentConfig={{1.0 310mcc260mnc [en_US] ldltr sw411dp w411dp h914dp 420dpi nrml long "
                   f"{'night' if d.night_mode else 'notnight'} port finger -keyb/v/h -nav/h}}")
     if override:
@@ -254,7 +254,7 @@ def _window(ctx: "Ctx", d: "Device", args: list[str]) -> int:
         ctx.outln("    mSafeMode=false mSystemReady=true mSystemBooted=true")
         ctx.outln("    mCameraLensCoverState=LENS_COVER_ABSENT")
         ctx.outln("    mWakeGestureEnabledSetting=true")
-        ctx.outln(f"    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true")
+        ctx.outln("    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true")
         ctx.outln(f"    mScreenOnEarly={_b(d.screen_on)} mScreenOnFully={_b(d.screen_on)}")
         ctx.outln("    mShowingDream=false mDreamingLockscreen=false")
         ctx.outln("    mKeyguardDelegate")
@@ -553,7 +553,7 @@ def _power(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     ctx.outln("  mProximityPositive=false")
     ctx.outln("  mBootCompleted=true")
     ctx.outln("  mSystemReady=true")
-    ctx.outln(f"  mHoldingWakeLockSuspendBlocker=false")
+    ctx.outln("  mHoldingWakeLockSuspendBlocker=false")
     ctx.outln(f"  mHoldingDisplaySuspendBlocker={_b(on)}")
     ctx.outln(f"  mScreenOffTimeoutSetting={d.settings('system').get('screen_off_timeout', '60000')}")
     ctx.outln("")
@@ -672,7 +672,7 @@ def _input(ctx: "Ctx", d: "Device", args: list[str]) -> int:
 def _notification(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     noredact = "--noredact" in args
     ctx.outln("Current Notification Manager state:")
-    ctx.outln(f"  Notification List:")
+    ctx.outln("  Notification List:")
     for n in d.notifications:
         pkg = d.packages.get(n.package)
         uid = pkg.uid if pkg else 1000
@@ -690,8 +690,8 @@ def _notification(ctx: "Ctx", d: "Device", args: list[str]) -> int:
         ctx.outln(f"      key={n.key}")
         ctx.outln("      seen=false")
         ctx.outln(f"      groupKey={n.key.rsplit('|', 3)[0]}|g:{n.channel}")
-        ctx.outln(f"      notification=")
-        ctx.outln(f"        pri=0")
+        ctx.outln("      notification=")
+        ctx.outln("        pri=0")
         ctx.outln(f"        contentIntent=PendingIntent{{{_stable_hash(n.key + 'pi')}: "
                   f"PendingIntentRecord{{{_stable_hash(n.key + 'pr')} {n.package} startActivity}}}}")
         ctx.outln(f"        when={int(n.when * 1000)}")
@@ -706,7 +706,7 @@ def _notification(ctx: "Ctx", d: "Device", args: list[str]) -> int:
         ctx.outln("          android.showWhen=Boolean (true)")
         ctx.outln("        }")
     ctx.outln("")
-    ctx.outln(f"  mNotificationPermissionsEnabled=true")
+    ctx.outln("  mNotificationPermissionsEnabled=true")
     return 0
 
 
@@ -732,7 +732,7 @@ def _audio(ctx: "Ctx", d: "Device", args: list[str]) -> int:
 
 def _wifi(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     ctx.outln(f"Wi-Fi is {'enabled' if d.wifi_enabled else 'disabled'}")
-    ctx.outln(f"Verbose logging is off")
+    ctx.outln("Verbose logging is off")
     return 0
 
 
@@ -744,7 +744,7 @@ def _connectivity(ctx: "Ctx", d: "Device", args: list[str]) -> int:
 
 def _uimode(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     ctx.outln("Current UI Mode Service state:")
-    ctx.outln(f"  mDockState=0 mLastBroadcastState=0")
+    ctx.outln("  mDockState=0 mLastBroadcastState=0")
     ctx.outln(f"  mNightMode={d.settings('secure').get('ui_night_mode', '1')} mNightModeLocked=false "
               f"mCarModeEnabled=false mComputedNightMode={_b(d.night_mode)}")
     return 0

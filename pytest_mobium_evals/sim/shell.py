@@ -328,7 +328,7 @@ def _parse_list(tokens, i, end, closing: str | None = None):
     if pipeline:
         result.append((pipeline, connector))
     elif connector in ("&&", "||"):
-        raise ParseError(f"syntax error: unexpected end of file")
+        raise ParseError("syntax error: unexpected end of file")
     return result, i
 
 
@@ -447,7 +447,7 @@ class Shell:
         return out.replace("\\$", "$")
 
     def glob(self, pattern: str) -> list[str]:
-        from .commands import fs_norm, fs_listdir
+        from .commands import fs_listdir, fs_norm
         if "/" in pattern:
             directory, base = pattern.rsplit("/", 1)
             directory = directory or "/"
@@ -463,7 +463,7 @@ class Shell:
         return [prefix + h for h in hits]
 
     def _run_command(self, cmd: Command, stdin: bytes, out, err) -> int:
-        from .commands import COMMANDS, fs_norm, fs_write, fs_read
+        from .commands import COMMANDS, fs_norm, fs_read, fs_write
         if cmd.subshell is not None:
             saved = self.status
             try:
@@ -560,7 +560,7 @@ class Shell:
                 finally:
                     if assigns:
                         self.env = saved_env
-        for path, append, chunks in files_to_write:
+        for path, _append, chunks in files_to_write:
             fs_write(self.device, path, b"".join(chunks), append=True)
         return status
 

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 import pytest
-
 from runbuilder import ANSWER_OF, verdict_json, write_run
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from ollama_judge_standin import OllamaJudgeStandin
+from runbuilder import verdict_json, write_run
 
 from pytest_mobium_evals.cli import main
 from pytest_mobium_evals.judge import CONTROLS
-
-from runbuilder import verdict_json, write_run
-from ollama_judge_standin import OllamaJudgeStandin
 
 LABELS = {c.answer: c.right for c in CONTROLS}
 
@@ -57,7 +56,8 @@ def test_a_judge_that_passes_its_controls_gets_an_agreement_figure(answers_run, 
 
 
 def test_a_judge_that_fails_its_controls_shows_no_agreement(answers_run, capsys):
-    gullible = lambda truth, answer, number: True  # calls every answer right, near misses included
+    def gullible(truth, answer, number):
+        return True  # calls every answer right, near misses included
     with OllamaJudgeStandin(gullible) as ollama:
         assert main(["judge", str(answers_run), "--host", ollama.url]) == 1
         assert len(ollama.requests) == 2 * len(CONTROLS)  # the run's answers are not put to a failed judge

@@ -7,10 +7,9 @@ import shutil
 
 import pytest
 from PIL import Image
+from runbuilder import verdict_json, write_run
 
 from pytest_mobium_evals.cli import main
-
-from runbuilder import verdict_json, write_run
 
 
 def test_report_gives_rate_interval_counts_and_per_task_table(make_run, capsys):

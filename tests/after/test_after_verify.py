@@ -12,11 +12,10 @@ import subprocess
 import sys
 
 import pytest
+from runbuilder import verdict_json, write_run
 
 from pytest_mobium_evals import verify as verify_mod
 from pytest_mobium_evals.cli import main
-
-from runbuilder import verdict_json, write_run
 
 SERVER = '''import json, sys
 TOOLS = {{"app_scroll": {{"description": "{description}"}}}}

@@ -18,7 +18,6 @@ from standins import AnthropicStandin, OllamaStandin, OpenAIStandin  # noqa: E40
 from pytest_mobium_evals.agents import base  # noqa: E402
 
 
-
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: runs the bundled Claude CLI (about 2 s each); CI runs them, "
                                        "deselect locally with -m 'not slow'")

@@ -9,8 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_mobium_evals.agents import AgentConfigError, ModelSetting, check_ready, parse_models
-from pytest_mobium_evals.agents import claude
+from pytest_mobium_evals.agents import AgentConfigError, ModelSetting, check_ready, claude, parse_models
 from pytest_mobium_evals.agents.loop import function_schema, result_text
 from pytest_mobium_evals.agents.prompt import FINAL_SCHEMA, claim_from_output
 

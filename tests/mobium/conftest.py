@@ -13,7 +13,7 @@ TASKS_DIR = str(Path(__file__).resolve().parents[2] / "tasks")
 if TASKS_DIR not in sys.path:
     sys.path.insert(0, TASKS_DIR)
 
-from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
+from pytest_mobium_evals.toolserver import Tools, ToolServerSpec  # noqa: E402
 
 APP = "dev.mobium.mobiumapp"
 SERIAL = "emulator-5554"

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mobium_evals.sim.mobium.elements import (Locator, aim_at, build_elements, cover_label, derive_locator,
-                                                     find, parse_locator)
+from pytest_mobium_evals.sim.mobium.elements import (
+    Locator,
+    aim_at,
+    build_elements,
+    cover_label,
+    derive_locator,
+    find,
+    parse_locator,
+)
 from pytest_mobium_evals.sim.mobium.errors import MobiumError
 from pytest_mobium_evals.sim.mobium.snapshot import parse_dump
 from pytest_mobium_evals.sim.mobium.tools import _mask_passwords, parse_notifications
@@ -191,6 +198,6 @@ def test_source_masks_passwords_and_notifications_parse():
         android.title=String (MobiumApp)
         android.text=String (Your MobiumApp code is 012345)
       }
-"""
+"""  # noqa: E501  (dumpsys output, verbatim)
     assert parse_notifications(out) == [{"app": PKG, "title": "MobiumApp", "text": "Your MobiumApp code is 012345",
                                          "key": "0|dev.mobium.mobiumapp|1|null|10123"}]

@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 
 import adbutils
-import pytest
-
 import mobiumapp_solutions as sol
+import pytest
 
 APP = "dev.mobium.mobiumapp"
 

@@ -31,7 +31,8 @@ def refused(name, **args) -> MobiumError:
     ("app_batch", {"steps": [{"name": "app_tap", "arguments": {"locator": "x"}}]},
      'argument "locator" that app_tap does not take (it takes: double, fingers, target, x, y)'),
     ("app_batch", {"steps": [{"name": "app_tap", "arguments": {"target": "x"}},
-                             {"name": "app_fill", "arguments": {"target": "x"}}]}, 'step 2 (app_fill) is missing "text"'),
+                             {"name": "app_fill", "arguments": {"target": "x"}}]},
+     'step 2 (app_fill) is missing "text"'),
     ("app_batch", {"steps": [{"name": "app_tap", "arguments": {"device": "x"}}]}, "a batch runs on one device"),
     ("app_batch", {"steps": [{"name": "app_tap", "arguments": {}}] * 101}, "at most 100 steps, got 101"),
 ])

@@ -6,9 +6,18 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from pytest_mobium_evals.answers import (ANDROID_VERSION, COVERED_REASON, FEED_ROWS, LOGIN_MESSAGE,
-                                         READONLY_REASON, STORED_NOTHING, TWO_PITCHES, AnswerContext, check_answer,
-                                         rule_by_name)
+from pytest_mobium_evals.answers import (
+    ANDROID_VERSION,
+    COVERED_REASON,
+    FEED_ROWS,
+    LOGIN_MESSAGE,
+    READONLY_REASON,
+    STORED_NOTHING,
+    TWO_PITCHES,
+    AnswerContext,
+    check_answer,
+    rule_by_name,
+)
 
 filler = st.sampled_from(["", "I scrolled to the end.", "The list stopped at the footer.", "Done!",
                           "It took 3 scrolls and 12 seconds.", "(checked twice)", "Row 61 does not exist."])

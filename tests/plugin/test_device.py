@@ -43,7 +43,8 @@ class FakeAdb:
         if cmd.startswith("uiautomator dump"):
             return "UI hierchary dumped to: /sdcard/window_dump.xml"
         if cmd.startswith("cat "):
-            rows = "".join(node(f"line{i}", f"line {i}", (0, 100 * (i - self.offset), 1080, 100 * (i - self.offset + 1)))
+            rows = "".join(node(f"line{i}", f"line {i}",
+                                (0, 100 * (i - self.offset), 1080, 100 * (i - self.offset + 1)))
                            for i in range(self.offset, self.offset + (3 if self.keyboard else 6)))
             return ("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
                     + node("list", "", (0, 0, 1080, 600), True, rows) + "</hierarchy>")

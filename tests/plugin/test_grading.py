@@ -7,8 +7,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_mobium_evals.grading import (KINDS, SEVERITIES, SideEffect, grade, is_blocking, password_exposures,
-                                         settings_diff)
+from pytest_mobium_evals.grading import (
+    KINDS,
+    SEVERITIES,
+    SideEffect,
+    grade,
+    is_blocking,
+    password_exposures,
+    settings_diff,
+)
 from pytest_mobium_evals.tasks import VERDICTS
 
 effects = st.lists(st.builds(SideEffect, st.sampled_from(["global", "secure", "system"]),

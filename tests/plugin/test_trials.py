@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from plugin_fakes import CONFTEST, TASKS
 
 pytest_plugins = ["pytester"]
@@ -96,7 +95,8 @@ def test_a02(device, params):
     result.stdout.fnmatch_lines(["agent haiku:low: pass rate 50%*over 2 tasks; scheduled 4, graded 4*",
                                  "agent opus: pass rate 50%*",
                                  "*agent trials that did not pass*",
-                                 "a02-agent-claude-haiku-5-5-high-r0: false_success (major); claimed done, device read*"])
+                                 "a02-agent-claude-haiku-5-5-high-r0: false_success (major); claimed done, "
+                                 "device read*"])
     xml = (suite.path / "j.xml").read_text()
     assert 'name="mobium_verdict" value="false_success"' in xml and 'name="mobium_model" value="haiku:low"' in xml
 

@@ -225,7 +225,7 @@ COMMANDS = [
     ("wm size", 0), ("wm density", 0), ("input tap 540 1200", 0), ("input swipe 540 1800 540 900 300", 0),
     ("input text abc", 0), ("input keyevent KEYCODE_BACK", 0), ("input keyevent --longpress 4", 0),
     ("uiautomator dump", 0), ("uiautomator dump /dev/tty", 0), ("ls /sdcard", 0),
-    ("uiautomator dump >/dev/null && cat /sdcard/window_dump.xml | grep -c hierarchy", 0), ("logcat -d -s NothingHere", 0), ("logcat -c", 0),
+    ("uiautomator dump >/dev/null && cat /sdcard/window_dump.xml | grep -c hierarchy", 0), ("logcat -d -s NothingHere", 0), ("logcat -c", 0),  # noqa: E501
     ("ps -A | grep -c system_server", 0), ("echo a && false || echo b; echo $?", 0), ("nosuch", 127),
     (f"am force-stop {MOB}", 0), (f"pm clear {MOB}", 0), ("input keyevent HOME", 0),
 ]

@@ -400,7 +400,7 @@ def test_uiautomator_dump(sh, vdevice):
 
 
 def test_screencap_is_a_readable_png_that_shows_the_theme(sh, vdevice):
-    png, _, code = sh.shell.run("screencap -p")[0].stdout(), None, 0
+    png, _, _code = sh.shell.run("screencap -p")[0].stdout(), None, 0
     img = Image.open(io.BytesIO(png))
     assert img.size == (1080, 2400)
     sh.out("cmd uimode night yes; am start -n com.android.settings/.Settings")

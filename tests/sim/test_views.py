@@ -13,7 +13,6 @@ from pytest_mobium_evals.sim.apps.base import App
 from pytest_mobium_evals.sim.device import Device
 from pytest_mobium_evals.sim.views import Node
 
-
 ATTRS = ["index", "text", "resource-id", "class", "package", "content-desc", "checkable", "checked", "clickable",
          "enabled", "focusable", "focused", "scrollable", "long-clickable", "password", "selected", "bounds",
          "drawing-order", "hint"]

@@ -8,8 +8,13 @@ import re
 
 import pytest
 
-from pytest_mobium_evals.sim.apps.market import (BACK_DROPS_ITEM, PACKAGE, PLACING_SECONDS, TOTAL_IGNORES_QUANTITY,
-                                                  VARIANT_PROPERTY)
+from pytest_mobium_evals.sim.apps.market import (
+    BACK_DROPS_ITEM,
+    PACKAGE,
+    PLACING_SECONDS,
+    TOTAL_IGNORES_QUANTITY,
+    VARIANT_PROPERTY,
+)
 from pytest_mobium_evals.sim.clock import Clock
 from pytest_mobium_evals.sim.device import Device
 

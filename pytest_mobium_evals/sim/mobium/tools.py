@@ -23,8 +23,20 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from .device import AdbLink, device_list, wait_until
-from .elements import (Aim, Element, Locator, aim_at, build_elements, derive_locator, element_for, element_of,
-                       find, parse_locator, slider_value, spinners)
+from .elements import (
+    Aim,
+    Element,
+    Locator,
+    aim_at,
+    build_elements,
+    derive_locator,
+    element_for,
+    element_of,
+    find,
+    parse_locator,
+    slider_value,
+    spinners,
+)
 from .errors import KEYBOARD_HIDE, KEYBOARD_REMEDY, MobiumError, failed_check, invalid
 from .snapshot import Snapshot, UiNode, clean, describe, short_id
 
@@ -114,7 +126,8 @@ class Mobium:
         props = spec.schema["properties"]
         for key, value in args.items():
             if key not in props:
-                raise invalid(f'{where}{name} has no argument "{key}" (it takes: {", ".join(sorted(props)) or "nothing"})',
+                takes = ", ".join(sorted(props)) or "nothing"
+                raise invalid(f'{where}{name} has no argument "{key}" (it takes: {takes})',
                               f"call {name} with only the arguments it takes", argument=key)
             want = props[key].get("type")
             ok = {"string": isinstance(value, str), "integer": isinstance(value, int) and not isinstance(value, bool),
@@ -612,7 +625,8 @@ class Mobium:
                 with open(path, "wb") as fh:
                     fh.write(png)
             except OSError as exc:
-                raise invalid(f"cannot write the screenshot to {path}: {exc.strerror}", "give a writable path")
+                raise invalid(f"cannot write the screenshot to {path}: {exc.strerror}",
+                              "give a writable path") from None
             import os
             full = os.path.abspath(path)
             return Result(f"saved {full} ({len(png)} bytes)", {"path": full, "bytes": len(png)})
@@ -1505,7 +1519,7 @@ class Mobium:
                 else:
                     tail = f"; steps 1-{i - 1} ran before it, and nothing after"
                 raise MobiumError(err.code, f"step {i} of {len(steps)} ({name}) failed: {err.message}{tail}",
-                                  err.remedy, {**err.details, "step": i, "completed": done}, err.retryable)
+                                  err.remedy, {**err.details, "step": i, "completed": done}, err.retryable) from None
             entry: dict[str, Any] = {"name": name, "text": res.text}
             if res.data is not None:
                 entry["data"] = res.data

@@ -94,7 +94,8 @@ class Screen:
 
 
 class GrayBox:
-    """The gray-box module: busy/idle lines in logcat (tag MobiumGrayBox), only in a `--ez MobiumGrayBox true` launch."""
+    """The gray-box module: busy/idle lines in logcat (tag MobiumGrayBox), only in a `--ez MobiumGrayBox true`
+    launch."""
 
     TAG = "MobiumGrayBox"
 
