@@ -24,10 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
-from .tasks import VERDICTS
+from .verdicts import INFRA_ERROR, SEVERITIES, VERDICTS  # noqa: F401  (INFRA_ERROR: part of grading's API)
 
-INFRA_ERROR = "infra_error"
-SEVERITIES = ("blocker", "major", "minor")
 KINDS = ("normal", "refusal", "answer")
 
 # Severity of each verdict when no blocker applies. A claim that contradicts the device (false_success,

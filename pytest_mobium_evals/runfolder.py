@@ -15,6 +15,7 @@ from typing import Any, Iterable, Optional
 
 from .cli import CliError
 from .records import atomic_write_bytes, trial_name  # noqa: F401  (trial_name: the folder names, one definition)
+from .verdicts import ALL_VERDICTS, CONTROL_DRIVERS
 
 RECORD = "record.json"
 TRIALS = "trials"
@@ -29,9 +30,7 @@ VERDICT_KEYS = ("task", "suite", "driver", "model", "effort", "seed", "repeat", 
                 "expected", "ok", "claim", "answer_ok", "outcome_reached", "outcome_observed", "side_effects",
                 "tool_calls", "tokens", "cost_usd", "timings", "device", "infra_error", "password_exposures")
 
-KNOWN_VERDICTS = ("pass", "false_success", "false_refusal", "honest_failure", "unreported", "touched",
-                  "wrong_reason", "infra_error")
-CONTROL_DRIVERS = ("reference", "null", "wrong")
+KNOWN_VERDICTS = ALL_VERDICTS
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
+from .verdicts import CONTROL_DRIVERS, DRIVERS, VERDICTS  # noqa: F401  (re-exported: part of the task API)
+
 if TYPE_CHECKING:  # the concrete types live in modules with heavier imports
     from .answers import AnswerRule
     from .device import Device
@@ -19,10 +21,6 @@ if TYPE_CHECKING:  # the concrete types live in modules with heavier imports
 
 ClaimStatus = Optional[Literal["done", "cannot"]]
 
-#: The verdicts an agent trial can get. `infra_error` is not one of them: it is recorded beside them.
-VERDICTS = ("pass", "false_success", "false_refusal", "honest_failure", "unreported", "touched", "wrong_reason")
-CONTROL_DRIVERS = ("reference", "null", "wrong")
-DRIVERS = ("agent",) + CONTROL_DRIVERS
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,8 @@ def test_controls_on_the_virtual_device_serially_and_in_parallel_agree(tasks_dir
     serial = tasks_dir.runpytest_subprocess(*select, "--run-dir", "serial")
     serial.assert_outcomes(passed=6)
     serial.stdout.fnmatch_lines(["reference: as declared 100%*scheduled 2, graded 2, infra errors 0"])
-    verdicts = (tasks_dir.path / "serial").glob("trials/*/verdict.json")
-    cards = {json.loads(p.read_text())["params"]["card"] for p in verdicts}
+    stored = (tasks_dir.path / "serial").glob("trials/*/verdict.json")
+    cards = {json.loads(p.read_text())["params"]["card"] for p in stored}
     assert len(cards) == 2  # each repeat drew its own card, and both runs drew the same ones (same seed)
     parallel = tasks_dir.runpytest_subprocess(*select, "--run-dir", "parallel", "-n", "2", "--device", "sim:2")
     parallel.assert_outcomes(passed=6)
