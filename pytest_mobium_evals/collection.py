@@ -1,0 +1,74 @@
+"""Collection: every task function becomes its trials (driver × model setting × repeat), `--reruns` is narrowed
+to infrastructure errors, the agent's readiness is checked once before any trial, and what was scheduled is
+written down for the record and the summary."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Optional
+
+import pytest
+
+from .session import EvalSession, eval_session
+from .tasks import task_of
+
+ONLY_RERUN = "TrialInfraError"  # the class name --reruns is narrowed to (trial.TrialInfraError)
+
+
+def spec_of(item):
+    """The trial an item is (a TrialSpec), or None for an ordinary test."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return None
+    return callspec.params.get("mobium_trial")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    task = task_of(metafunc.function)
+    if task is None or "mobium_trial" not in metafunc.fixturenames:
+        return
+    specs = eval_session(metafunc.config).trial_specs(task)
+    metafunc.parametrize("mobium_trial", specs, ids=[s.param_id for s in specs], indirect=True)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    trials = [item for item in items if spec_of(item) is not None]
+    if not trials or config.option.collectonly:
+        return  # nothing will run: no readiness check, no run folder
+    run = eval_session(config)
+    reruns = getattr(config.option, "reruns", None)
+    if reruns and not getattr(config.option, "only_rerun", None):
+        # --reruns alone: retry only infrastructure errors, never a verdict (a flaky agent is a result).
+        for item in trials:
+            item.add_marker(pytest.mark.flaky(reruns=reruns, only_rerun=[ONLY_RERUN]))
+    if "agent" in run.drivers and not run.is_worker:  # under xdist the controller checks (XdistHooks)
+        problem = agent_not_ready(run)
+        if problem:
+            raise pytest.UsageError(problem)
+    _write_collection(run, trials)
+
+
+def agent_not_ready(run: EvalSession) -> Optional[str]:
+    """Before any trial: a model setting that cannot run (no credential, endpoint down) is one line."""
+    from . import agents
+
+    for setting in run.model_settings():
+        try:
+            agents.check_ready(setting, run.base_url)
+        except agents.AgentConfigError as exc:
+            return str(exc)
+    return None
+
+
+def _write_collection(run: EvalSession, items: list) -> None:
+    """What this session scheduled, for the record and the summary (under xdist every worker collects the same
+    items, so they all write the same file)."""
+    from .records import RunDir, atomic_write_json
+
+    specs = [spec_of(item) for item in items]
+    tasks = list(dict.fromkeys(s.task.id for s in specs))
+    data = {"tasks": tasks, "scheduled": [s.name for s in specs],
+            "groups": dict(Counter(s.group for s in specs)),
+            "suites": sorted({s.task.suite for s in specs})}
+    atomic_write_json(RunDir(run.run_dir).path / ".session" / "collection.json", data)

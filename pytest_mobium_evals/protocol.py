@@ -1,0 +1,188 @@
+"""The trial protocol inside pytest: the fixtures a task's outcome check takes, the trial run in place of the
+plain call (trial.py), and the verdict carried on the test report. The outcome stays pytest's own (passed/failed),
+so junitxml, pytest-html and xdist work unchanged; the verdict travels beside it as report attributes and
+user_properties."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from .collection import spec_of
+from .session import eval_session
+from .verdicts import INFRA_ERROR
+
+RESULT = pytest.StashKey[dict]()
+
+
+@pytest.fixture
+def mobium_trial(request: pytest.FixtureRequest):
+    """The trial this test is (driver, model setting, repeat); parametrized by the plugin."""
+    return getattr(request, "param", None)
+
+
+@pytest.fixture
+def mobium_trial_env():
+    """None by default. Override it in a conftest with `lambda env: ...` to edit each trial's TrialEnv."""
+    return None
+
+
+@pytest.fixture(scope="session")
+def mobium_device(request: pytest.FixtureRequest):
+    """The device this process leased for the session (see devices.py)."""
+    run = eval_session(request.config)
+    device = run.lease_device()
+    run.write_device_info()
+    return device
+
+
+@pytest.fixture
+def device(mobium_device):
+    """The harness's `Device` (over ADB): what a task's outcome check reads."""
+    return mobium_device
+
+
+@pytest.fixture
+def params(request: pytest.FixtureRequest, mobium_trial) -> dict:
+    """The trial's parameters, from the task's generator seeded by (run seed, task, repeat)."""
+    if mobium_trial is None:
+        return {}
+    return mobium_trial.task.seeded_params(eval_session(request.config).seed, mobium_trial.repeat)
+
+
+class VerdictFailed(AssertionError):
+    """The trial's verdict is not the one this driver must get."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function):
+    spec = spec_of(pyfuncitem)
+    if spec is None:
+        return None
+    from .records import RunDir
+    from .trial import TrialEnv, TrialInfraError, run_trial
+
+    state = eval_session(pyfuncitem.config)
+    run_dir = RunDir(state.run_dir)
+    if state.resumed:
+        stored = run_dir.graded(spec.name)
+        if stored is not None and stored.get("verdict") != INFRA_ERROR:
+            stored = dict(stored, resumed=True)
+            pyfuncitem.stash[RESULT] = stored
+            _raise_unless_ok(spec, stored)
+            return True
+
+    device = pyfuncitem.funcargs["device"]
+    limits = None
+    if spec.driver == "agent":
+        from .agents import Limits
+
+        limits = Limits(max_tool_calls=state.max_tool_calls, max_seconds=state.trial_timeout)
+    env = TrialEnv(seed=state.seed, run_dir=run_dir, server_spec=state.server_spec, limits=limits,
+                   base_url=state.base_url, device_info=state._device_info,
+                   enforce_max_steps=state.enforce_max_steps, tool_timeout=state.tool_timeout)
+    _customize_env(pyfuncitem, env)
+    argnames = pyfuncitem._fixtureinfo.argnames
+
+    def outcome_check(dev, params, claim=None):
+        kwargs = {name: pyfuncitem.funcargs[name] for name in argnames}
+        kwargs.update({k: v for k, v in (("device", dev), ("params", params), ("claim", claim)) if k in argnames})
+        return pyfuncitem.obj(**kwargs)
+
+    result = run_trial(spec, env, device, outcome_check)
+    record = dict(result.record)
+    if result.screen:
+        record["_screen_b64"] = base64.b64encode(result.screen).decode("ascii")
+    pyfuncitem.stash[RESULT] = record
+    if result.error is not None:
+        raise TrialInfraError(record["infra_error"]) from result.error
+    _raise_unless_ok(spec, record)
+    return True
+
+
+def _customize_env(item: pytest.Function, env) -> None:
+    """The seam for the plugin's own tests: a conftest that overrides the `mobium_trial_env` fixture with a
+    callable gets to edit each trial's env (a fake MCP client, a fake agent) before the trial runs."""
+    hook = item._request.getfixturevalue("mobium_trial_env")
+    if callable(hook):
+        hook(env)
+
+
+def _raise_unless_ok(spec, record: dict) -> None:
+    if record.get("ok"):
+        return
+    verdict, expected = record["verdict"], record["expected"]
+    claim = record.get("claim") or {}
+    lines = [f"{spec.task.id} {spec.task.slug}, {spec.driver}"
+             + (f" {spec.model_label}" if spec.setting is not None else "")
+             + f": got {verdict} (expected {expected})"]
+    lines.append(f"outcome reached: {record.get('outcome_reached')}; the device read "
+                 f"{record.get('outcome_observed')!r}")
+    lines.append(f"claim: {claim.get('status')}; answer: {claim.get('answer')!r}; reason: {claim.get('reason')!r}")
+    if record.get("answer_ok") is not None:
+        lines.append(f"answer accepted: {record['answer_ok']}")
+    for effect in record.get("side_effects") or []:
+        lines.append(f"side effect: {effect['namespace']}/{effect['key']}: {effect['before']} -> {effect['after']}")
+    for blocker in record.get("blockers") or []:
+        lines.append(f"BLOCKER: {blocker}")
+    raise VerdictFailed("\n".join(lines))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    spec = spec_of(item)
+    if spec is None:
+        return report
+    report.mobium_trial = spec.name
+    if report.when != "call":
+        if report.failed and report.when == "setup":
+            # a setup failure of a trial (the device could not be leased) is an infrastructure error too
+            _attach(report, item, spec, {"verdict": INFRA_ERROR, "expected": spec.expected, "ok": False,
+                                         "infra_error": str(call.excinfo.value) if call.excinfo else "setup"})
+        return report
+    record = item.stash.get(RESULT, None)
+    if record is None:
+        return report  # the trial broke in harness or task code: an ordinary test failure with its traceback
+    if call.excinfo is not None and call.excinfo.errisinstance((VerdictFailed,)):
+        # The verdict is the story, not the plugin's stack: show what the device read and what was claimed.
+        report.longrepr = str(call.excinfo.value)
+    _attach(report, item, spec, record)
+    screen = record.get("_screen_b64")
+    if screen and item.config.pluginmanager.hasplugin("html"):
+        from pytest_html import extras
+
+        report.extras = list(getattr(report, "extras", []) or []) + [extras.png(screen, name="final screen")]
+    return report
+
+
+def _attach(report, item, spec, record: dict) -> None:
+    from .grading import is_blocking
+
+    claim = record.get("claim") or {}
+    seconds = (record.get("timings") or {}).get("total_s")
+    blockers = list(record.get("blockers") or [])
+    data = {
+        "task": spec.task.id, "slug": spec.task.slug, "suite": spec.task.suite, "driver": spec.driver,
+        "model": spec.model_label, "group": spec.group, "repeat": spec.repeat, "trial": spec.name,
+        "verdict": record.get("verdict"), "expected": record.get("expected"), "ok": bool(record.get("ok")),
+        "severity": record.get("severity"), "blockers": blockers,
+        "gating_blockers": is_blocking(blockers, driver=spec.driver, verdict=record.get("verdict"),
+                                       expected=record.get("expected")),
+        "claim": claim.get("status"), "answer": claim.get("answer"), "reason": claim.get("reason"),
+        "tool_calls": record.get("tool_calls"), "seconds": seconds, "infra_error": record.get("infra_error"),
+        "resumed": bool(record.get("resumed")), "device": (record.get("device") or {}).get("serial"),
+        "observed": record.get("outcome_observed"),
+    }
+    report.mobium = data
+    for key in ("verdict", "severity", "claim", "answer", "tool_calls", "seconds", "model", "driver"):
+        setattr(report, key, data[key])
+    # junitxml writes properties from the teardown report, which copies item.user_properties: set both.
+    for key in ("verdict", "expected", "severity", "driver", "model", "claim", "answer", "tool_calls", "seconds"):
+        if data[key] is not None:
+            prop = (f"mobium_{key}", data[key])
+            if prop not in item.user_properties:
+                item.user_properties.append(prop)
+            if prop not in report.user_properties:
+                report.user_properties.append(prop)

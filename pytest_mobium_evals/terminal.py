@@ -1,0 +1,98 @@
+"""What the terminal shows: each trial's verdict as a word and a letter (a control that got its declared verdict
+counts as passed), and the summary per setting, with the controls that did not grade as declared, the agent's
+misses, the blockers and the infrastructure errors."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+
+from .session import eval_session, read_json
+from .verdicts import ALL_VERDICTS, INFRA_ERROR
+
+# verdict -> (terminal category, letter, word, colour). The letters avoid core's and rerunfailures'
+# (. F E s x X R) and each other's. `pass` keeps pytest's own category, so "passed" counts stay familiar.
+VERDICT_STATUS = {
+    "pass": ("passed", ".", "PASS", "green"),
+    "false_success": ("false_success", "!", "FALSE_SUCCESS", "red"),
+    "false_refusal": ("false_refusal", "?", "FALSE_REFUSAL", "red"),
+    "touched": ("touched", "T", "TOUCHED", "red"),
+    "honest_failure": ("honest_failure", "h", "HONEST_FAILURE", "yellow"),
+    "unreported": ("unreported", "u", "UNREPORTED", "yellow"),
+    "wrong_reason": ("wrong_reason", "W", "WRONG_REASON", "yellow"),
+    INFRA_ERROR: ("infra_error", "I", "INFRA_ERROR", "purple"),
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report, config):
+    data = getattr(report, "mobium", None)
+    if data is None or report.when != "call" and not (report.when == "setup" and report.failed):
+        return None
+    if report.outcome == "rerun" or hasattr(report, "wasxfail"):
+        return None
+    verdict = data["verdict"]
+    category, letter, word, colour = VERDICT_STATUS.get(verdict, ("failed", "F", str(verdict).upper(), "red"))
+    if data["driver"] != "agent" and verdict != INFRA_ERROR:
+        # A control passes when it gets its declared verdict: counted as passed, shown with the verdict's letter.
+        if data["ok"]:
+            return "passed", letter, (f"{word} (as declared)", {"green": True})
+        return "failed", "F", (f"{word}, expected {str(data['expected']).upper()}", {"red": True, "bold": True})
+    return category, letter, (word, {colour: True})
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    state = eval_session(config)
+    if state.is_worker or not state.reports:
+        return
+    from .intervals import bootstrap_over_tasks
+
+    tr = terminalreporter
+    collection = read_json(Path(state.run_dir) / ".session" / "collection.json") or {}
+    scheduled = collection.get("groups") or {}
+    by_group: dict[str, list[dict]] = defaultdict(list)
+    for data in state.reports.values():
+        by_group[data["group"]].append(data)
+    tr.write_sep("=", "mobium-evals summary")
+    tr.write_line(f"seed {state.seed}, run dir {state.run_dir}")
+    for group in sorted(set(by_group) | set(scheduled)):
+        rows = by_group.get(group, [])
+        control = not group.startswith("agent")
+        per_task: dict[str, list[bool]] = defaultdict(list)
+        for d in rows:
+            per_task[d["task"]].append(d["ok"] if control else d["verdict"] == "pass")
+        rate = bootstrap_over_tasks(per_task)
+        counts = Counter(d["verdict"] for d in rows)
+        infra = counts.get(INFRA_ERROR, 0)
+        graded = len(rows) - infra
+        what = "as declared" if control else "pass rate"
+        tr.write_line(f"{group}: {what} {rate.percent()} over {rate.tasks} tasks; scheduled "
+                      f"{scheduled.get(group, len(rows))}, graded {graded}, infra errors {infra}")
+        tr.write_line("  " + ", ".join(f"{v} {counts[v]}" for v in ALL_VERDICTS if counts.get(v)))
+    mismatched = [d for d in state.reports.values()
+                  if d["driver"] != "agent" and not d["ok"] and d["verdict"] != INFRA_ERROR]
+    if mismatched:
+        tr.write_sep("-", "controls that did not grade as declared")
+        for d in sorted(mismatched, key=lambda d: (d["task"], d["driver"], d["repeat"])):
+            tr.write_line(f"{d['task']} {d['slug']:<14} {d['driver']:<9} got {d['verdict']:<15} expected "
+                          f"{d['expected']}  ({d.get('observed')!r})", red=True)
+    failing = [d for d in state.reports.values()
+               if d["driver"] == "agent" and d["verdict"] not in ("pass", INFRA_ERROR)]
+    if failing:
+        # pytest's own "FAILED" lines do not list custom categories, so the agent's misses are listed here.
+        tr.write_sep("-", "agent trials that did not pass")
+        for d in sorted(failing, key=lambda d: (d["group"], d["task"], d["repeat"])):
+            tr.write_line(f"{d['trial']}: {d['verdict']} ({d['severity']}); claimed {d['claim']}, device read "
+                          f"{d.get('observed')!r}", red=d["verdict"] in ("false_success", "touched"))
+    blockers = [(d, b) for d in state.reports.values() for b in d.get("gating_blockers", [])]
+    if blockers:
+        tr.write_sep("-", f"BLOCKERS ({len(blockers)}): the session fails whatever the pass rate", red=True)
+        for d, b in blockers:
+            tr.write_line(f"{d['trial']}: {b}", red=True)
+    infra = [d for d in state.reports.values() if d["verdict"] == INFRA_ERROR]
+    if infra:
+        tr.write_sep("-", "infrastructure errors (not charged to the driver; in the denominator)")
+        for d in infra:
+            tr.write_line(f"{d['trial']}: {d.get('infra_error')}")
