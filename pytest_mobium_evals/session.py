@@ -28,7 +28,7 @@ def eval_session(config: pytest.Config) -> "EvalSession":
     return config.stash[SESSION]
 
 
-@dataclass
+@dataclass(eq=False)  # a plugin object: hashed by identity, as pluggy needs
 class EvalSession:
     """Run-wide choices, made once on the controller and handed to workers unchanged, and the run's books."""
 
