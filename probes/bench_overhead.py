@@ -34,15 +34,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "agents"))  # the scripted model endpoints
-sys.path.insert(0, str(ROOT / "tasks"))  # MobiumApp's tasks
 
 from standins import AnthropicStandin, OllamaStandin, OpenAIStandin, solve_t01  # noqa: E402
 
 from pytest_mobium_evals import drivers, sim  # noqa: E402
 from pytest_mobium_evals.agents import Limits, parse_models  # noqa: E402
+from pytest_mobium_evals.catalog import load_task_definitions  # noqa: E402
 from pytest_mobium_evals.device import Device  # noqa: E402
 from pytest_mobium_evals.records import RunDir  # noqa: E402
-from pytest_mobium_evals.tasks import task_of  # noqa: E402
 from pytest_mobium_evals.toolserver import ToolServerSpec  # noqa: E402
 from pytest_mobium_evals.trial import TrialEnv, TrialSpec, run_trial  # noqa: E402
 
@@ -156,9 +155,7 @@ def main(argv: list[str] | None = None) -> int:
               else "bench_overhead: --rounds must be at least 1", file=sys.stderr)
         return 2
 
-    import test_mobiumapp
-
-    t01 = task_of(test_mobiumapp.test_t01_sign_in)
+    t01 = load_task_definitions([Path(__file__).resolve().parents[1] / "tasks" / "mobiumapp"])["t01"]
     results: dict[str, list[dict]] = {}
     load_before = os.getloadavg()[0]
     with sim.start(devices=1) as server, tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:

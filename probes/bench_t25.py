@@ -31,7 +31,7 @@ from pytest_mobium_evals.toolserver import Tools, ToolServerSpec  # noqa: E402
 
 
 def load_t25():
-    spec = importlib.util.spec_from_file_location("bench_t25_task", ROOT / "tasks" / "test_t25.py")
+    spec = importlib.util.spec_from_file_location("bench_t25_task", ROOT / "tasks" / "t25" / "test_t25_refactor_test.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)

@@ -1,12 +1,13 @@
-"""The answer rules: the one place free text is graded.
+"""The answer matchers: the one place free text is graded.
 
-Each answer task declares what it accepts. A rule rejects a *competing* answer (another count, another version,
-another pitch, another message), never an answer for carrying extra numbers or context: "60 rows … Row 61 does not
-exist" is a right count. The rules are code and have been wrong before (the seed's first rules failed four correct
-answers), so each has Hypothesis properties in tests/plugin/test_answers.py and the local judge re-checks them.
+Each answer task builds its rule from one of these matchers and its own strings (the app's message, the count, the
+pitches), so the library holds no fact of any app. A rule rejects a *competing* answer (another count, another
+version, another pitch, another message), never an answer for carrying extra numbers or context: "60 rows … Row 61
+does not exist" is a right count. The rules are code and have been wrong before (the seed's first rules failed four
+correct answers), so each matcher has Hypothesis properties in the tests and the local judge re-checks them.
 
-A rule is called with the answer text and a context: the trial's params and the outcome's `observed` string (for
-t22 that is the version read from the device, so the rule needs no fixed value)."""
+A rule is called with the answer text and a context: the trial's params and the outcome's `observed` string (a
+version read from the device, so the rule needs no fixed value)."""
 
 from __future__ import annotations
 
@@ -54,73 +55,79 @@ def _clauses(text: str) -> list[str]:
     return [c for c in re.split(r"[;!?\n]|\.(?!\d)|,(?!\d)|\(|\)| - | but | while | whereas ", text) if c.strip()]
 
 
-# ---- t02: the app's message for a wrong password ------------------------------------------------------------------
+# ---- a message the app shows ----------------------------------------------------------------------------------
 
-_LOGIN_MESSAGE = "incorrect username or password"
-_OTHER_LOGIN_MESSAGES = (
-    "enter your username", "enter your password", "username must be at least", "password must be at least",
-    "username can contain only",
-)
+_NEGATED = re.compile(r"\b(not|no|never|instead of|rather than)\b")
 
 
-def _login_message(answer: str, _: AnswerContext) -> bool:
-    if _LOGIN_MESSAGE not in answer:
-        return False
-    # Naming a field notice as the message is a competing answer; mentioning that it did *not* appear is not.
-    for other in _OTHER_LOGIN_MESSAGES:
-        for clause in _clauses(answer):
-            if other in clause and not re.search(r"\b(not|no|never|instead of|rather than)\b", clause):
-                return False
-    return True
+def app_message(name: str, message: str, *, competing: tuple[str, ...] = ()) -> AnswerRule:
+    """The app's own message, quoted or not, with or without its final full stop. Naming one of the app's other
+    messages (`competing`) as the answer is wrong; mentioning that one did *not* appear is not."""
+    wanted = normalize(message).rstrip(".!")
+    rivals = tuple(normalize(c).rstrip(".!") for c in competing)
+
+    def check(answer: str, _: AnswerContext) -> bool:
+        if wanted not in answer:
+            return False
+        for other in rivals:
+            for clause in _clauses(answer):
+                if other in clause and not _NEGATED.search(clause):
+                    return False
+        return True
+
+    return AnswerRule(name, f"the app's message: {message}", check)
 
 
-LOGIN_MESSAGE = AnswerRule("login_message", "the app's message: Incorrect username or password.", _login_message)
-
-
-# ---- t06: what the app has stored after its data was cleared ------------------------------------------------------
+# ---- nothing is stored any more -----------------------------------------------------------------------------------
 
 _PAST = re.compile(r"\b(before|was|were|previously|earlier|had|used to|prior|initially|from|originally)\b")
-_NOTHING = re.compile(
-    r"\b(stored:? 0|count:? 0|0 (items?|entries|saves|visits|records|values)|zero|nothing|none|no (data|items?|"
-    r"entries|file|saved|stored)|absent|empty|file: absent|not present|no longer|cleared|deleted|removed|gone)\b")
+_NOTHING = (r"count:? 0|0 (items?|entries|saves|visits|records|values)|zero|nothing|none|no (data|items?|entries|"
+            r"file|saved|stored)|absent|empty|not present|no longer|cleared|deleted|removed|gone")
 _STORED_N = re.compile(r"(stored:? ?|count:? ?|count (is|of) |counter (is|at|of) )(\d+)|\b(\d+) (items?|entries|"
                        r"saves|records|times) (are |is )?(stored|saved|left|remain)")
 
 
-def _stored_nothing(answer: str, _: AnswerContext) -> bool:
-    if not _NOTHING.search(answer):
-        return False
-    for clause in _clauses(answer):
-        if _PAST.search(clause):
-            continue  # "it was 3 before" describes the state before the clear
-        for m in _STORED_N.finditer(clause):
-            n = m.group(4) or m.group(5)
-            if n is not None and int(n) != 0:
-                return False
-        if re.search(r"\bfile(:| is)? present\b", clause) and "not present" not in clause:
+def nothing_stored(name: str, accepts: str, *, empty_lines: tuple[str, ...] = ()) -> AnswerRule:
+    """Nothing is stored any more. `empty_lines` are the app's own words for it ("stored: 0"), accepted as such.
+    A count other than 0 is a competing answer unless it is said of the past ("it was 3 before the clear"); so is
+    saying a file is present."""
+    lines = "|".join(re.escape(normalize(line)) for line in empty_lines)
+    nothing = re.compile(r"\b(" + (lines + "|" if lines else "") + _NOTHING + r")\b")
+
+    def check(answer: str, _: AnswerContext) -> bool:
+        if not nothing.search(answer):
             return False
-    return True
+        for clause in _clauses(answer):
+            if _PAST.search(clause):
+                continue  # "it was 3 before" describes the state before the clear
+            for m in _STORED_N.finditer(clause):
+                n = m.group(4) or m.group(5)
+                if n is not None and int(n) != 0:
+                    return False
+            if re.search(r"\bfile(:| is)? present\b", clause) and "not present" not in clause:
+                return False
+        return True
+
+    return AnswerRule(name, accepts, check)
 
 
-STORED_NOTHING = AnswerRule("stored_nothing", "nothing is stored: stored: 0, file: absent", _stored_nothing)
+# ---- a count ------------------------------------------------------------------------------------------------------
 
-
-# ---- t08: the number of rows in the feed --------------------------------------------------------------------------
-
-def _numbers_as_counts(clause: str) -> list[int]:
-    """Numbers the clause gives as a count of rows: "60 rows", "rows: 60", "a total of 60", "there are 60"."""
+def _numbers_as_counts(clause: str, unit: str, others: str) -> list[int]:
+    """Numbers the clause gives as a count of `unit`s: "60 rows", "rows: 60", "a total of 60", "there are 60"."""
+    single = unit.rstrip("s")
     counts = []
-    for m in re.finditer(r"(?<!row )\b(\d+)\s+(rows|items|entries|cards|rows in total)\b", clause):
+    for m in re.finditer(rf"(?<!{single} )\b(\d+)\s+({unit}|{others}|{unit} in total)\b", clause):
         counts.append(int(m.group(1)))
-    for m in re.finditer(r"\brows:?\s*(\d+)\b", clause):
+    for m in re.finditer(rf"\b{unit}:?\s*(\d+)\b", clause):
         counts.append(int(m.group(1)))
     for m in re.finditer(r"\b(total(?: of| is|:)?|count(?: is|:)?|there are|has|contains|altogether|in all)\s+"
                          r"(\d+)\b", clause):
         counts.append(int(m.group(2)))
-    for m in re.finditer(r"(?<!row )\b(\d+)\s+(in total|in all|altogether|total)\b", clause):
+    for m in re.finditer(rf"(?<!{single} )\b(\d+)\s+(in total|in all|altogether|total)\b", clause):
         counts.append(int(m.group(1)))
     for word, value in _WORD_NUMBERS.items():
-        if value and re.search(rf"\b{word}\s+(rows|items|entries)\b", clause):
+        if value and re.search(rf"\b{word}\s+({unit}|{others})\b", clause):
             counts.append(value)
     return counts
 
@@ -135,27 +142,34 @@ def _measures_something(rest: str) -> bool:
     return bool(m) and m.group(1) not in _FUNCTION_WORDS
 
 
-def _row_count(expected: int) -> Callable[[str, AnswerContext], bool]:
+def count_of(name: str, expected: int, *, unit: str = "rows",
+             synonyms: tuple[str, ...] = ("items", "entries", "cards")) -> AnswerRule:
+    """A count of `unit`s: every number the answer gives as such a count must be `expected`. An answer with no
+    number phrased as a count may give the bare number, as long as no other bare number competes; a number naming
+    one item ("Row 61 does not exist") or measuring something else ("3 scrolls", "12 seconds") is not bare."""
+    unit = normalize(unit)
+    single = unit.rstrip("s")
+    others = "|".join(re.escape(s) for s in synonyms) or unit
+
     def check(answer: str, _: AnswerContext) -> bool:
-        counts = [n for clause in _clauses(answer) if not _PAST.search(clause) for n in _numbers_as_counts(clause)]
+        counts = [n for clause in _clauses(answer) if not _PAST.search(clause)
+                  for n in _numbers_as_counts(clause, unit, others)]
         if counts:
             return all(n == expected for n in counts)
-        # No number phrased as a count: a bare "60" is the answer, as long as no other bare number competes.
-        # A number naming a row ("Row 61 does not exist") or measuring something else ("3 scrolls", "12 seconds")
-        # is not bare.
-        bare = [int(m.group(1)) for m in re.finditer(r"(?<!row )(?<![\d.])(\d+)(?!\.\d|\d)", answer)
+        bare = [int(m.group(1)) for m in re.finditer(rf"(?<!{single} )(?<![\d.])(\d+)(?!\.\d|\d)", answer)
                 if not _measures_something(answer[m.end():])]
         bare += [v for w, v in _WORD_NUMBERS.items()
                  if v for m in re.finditer(rf"\b{w}\b", answer) if not _measures_something(answer[m.end():])]
         return expected in bare and all(n == expected for n in bare)
 
-    return check
+    return AnswerRule(name, f"{expected} {unit}", check)
 
 
-FEED_ROWS = AnswerRule("feed_rows", "60 rows", _row_count(60))
+# ---- a version read from the device ---------------------------------------------------------------------------
 
+_COMPETING_VERSION = re.compile(r"\b(android(?: os)?(?: version)?(?: is)?|version(?: is)?|release(?: is)?)\s*:?\s*"
+                                r"(\d+)")
 
-# ---- t22: the device's Android version ----------------------------------------------------------------------------
 
 def _android_version(answer: str, context: AnswerContext) -> bool:
     expected = (context.observed or context.params.get("android_version") or "").strip().lower()
@@ -167,69 +181,47 @@ def _android_version(answer: str, context: AnswerContext) -> bool:
         return False
     # A competing version: "Android 14", "version 14", "android version is 14". API levels and build numbers are
     # extra numbers, not competing answers.
-    competing = r"\b(android(?: os)?(?: version)?(?: is)?|version(?: is)?|release(?: is)?)\s*:?\s*(\d+)"
-    for m in re.finditer(competing, answer):
+    for m in _COMPETING_VERSION.finditer(answer):
         if m.group(2) != major:
             return False
     return True
 
 
-ANDROID_VERSION = AnswerRule("android_version", "the version read from ro.build.version.release", _android_version)
+def android_version(name: str = "android_version") -> AnswerRule:
+    """The Android version the outcome read from the device (`ro.build.version.release`)."""
+    return AnswerRule(name, "the version read from ro.build.version.release", _android_version)
 
 
-# ---- t23: the two pitches of the sequence --------------------------------------------------------------------------
+# ---- frequencies -----------------------------------------------------------------------------------------------
 
-def _pitches(expected: tuple[float, ...]) -> Callable[[str, AnswerContext], bool]:
+def frequencies(name: str, expected_hz: tuple[float, ...]) -> AnswerRule:
+    """Exactly these pitches, in Hz or kHz ("0 Hz" is a pause, not a pitch). Bare numbers count only when there
+    is no unit anywhere, and then every three- or four-digit number is taken as a pitch."""
+    want = {round(e) for e in expected_hz}
+
     def check(answer: str, _: AnswerContext) -> bool:
         found = []
         for m in re.finditer(r"(\d+(?:\.\d+)?)\s*(khz|hz|hertz)\b", answer):
-            value = float(m.group(1)) * (1000 if m.group(2) == "khz" else 1)
-            found.append(value)
+            found.append(float(m.group(1)) * (1000 if m.group(2) == "khz" else 1))
         if not found:
-            # Bare numbers: accept only when both pitches are there and nothing else looks like a pitch.
             found = [float(n) for n in re.findall(r"\b(\d{3,4})\b", answer)]
-        heard = {round(v) for v in found if v != 0}  # "0 Hz" is the pause between them
-        return set(round(e) for e in expected) <= heard and heard <= set(round(e) for e in expected)
+        heard = {round(v) for v in found if v != 0}
+        return heard == want
 
-    return check
-
-
-TWO_PITCHES = AnswerRule("two_pitches", "440 Hz and 880 Hz", _pitches((440.0, 880.0)))
+    return AnswerRule(name, " and ".join(f"{e:g} Hz" for e in expected_hz), check)
 
 
 # ---- refusal reasons ---------------------------------------------------------------------------------------------
 
-def _reason(pattern: str, competing: str) -> Callable[[str, AnswerContext], bool]:
-    wanted, rival = re.compile(pattern), re.compile(competing)
+def refusal_reason(name: str, accepts: str, *, mentions: str, competing: str) -> AnswerRule:
+    """A refusal's reason: it mentions what makes the action impossible (`mentions`, a regex), and is not only
+    another reason (`competing`: "not found", "disabled")."""
+    wanted, rival = re.compile(mentions), re.compile(competing)
 
     def check(answer: str, _: AnswerContext) -> bool:
         return bool(wanted.search(answer)) and not (rival.search(answer) and not wanted.search(answer))
 
-    return check
-
-
-COVERED_REASON = AnswerRule(
-    "covered_reason", "the target is covered (by the full cover) so a tap would not reach it",
-    _reason(r"cover|obscur|obstruct|overlay|overlaid|on top of|underneath|beneath|hidden behind|blocked|blocking|"
-            r"intercept|behind",
-            r"not found|does not exist|doesn't exist|disabled|no such"))
-
-READONLY_REASON = AnswerRule(
-    "readonly_reason", "the field is read-only (not editable)",
-    _reason(r"read[- ]?only|not editable|non[- ]editable|uneditable|cannot be edited|can't be edited|"
-            r"can ?not be (typed|changed|modified)|not a text field|editable=false|disabled|locked|not (allow|accept)",
-            r"not found|does not exist|covered|keyboard"))
-
-
-RULES: dict[str, AnswerRule] = {r.name: r for r in (LOGIN_MESSAGE, STORED_NOTHING, FEED_ROWS, ANDROID_VERSION,
-                                                      TWO_PITCHES, COVERED_REASON, READONLY_REASON)}
-
-
-def rule_by_name(name: str) -> AnswerRule:
-    try:
-        return RULES[name]
-    except KeyError:
-        raise KeyError(f"no answer rule named {name!r}; known: {', '.join(sorted(RULES))}") from None
+    return AnswerRule(name, accepts, check)
 
 
 def check_answer(rule: Optional[AnswerRule], answer: Optional[str], params: dict[str, Any],

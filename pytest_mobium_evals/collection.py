@@ -10,7 +10,7 @@ from typing import Optional
 import pytest
 
 from .session import EvalSession, eval_session
-from .tasks import task_of
+from .tasks import TaskDefinitionError, task_of
 
 ONLY_RERUN = "TrialInfraError"  # the class name --reruns is narrowed to (trial.TrialInfraError)
 
@@ -21,6 +21,23 @@ def spec_of(item):
     if callspec is None:
         return None
     return callspec.params.get("mobium_trial")
+
+
+TASK_SOURCES = pytest.StashKey[dict]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector, name: str, obj):
+    """Two tasks with one id would share trial folders and be graded as one: the second file to declare it fails
+    to collect, in one line naming both."""
+    task = task_of(obj) if callable(obj) else None
+    if task is None:
+        return None
+    sources = collector.config.stash.setdefault(TASK_SOURCES, {})
+    seen = sources.setdefault(task.id, task.source)
+    if seen != task.source:
+        raise TaskDefinitionError(f"{task.source.split('::')[0]}: task {task.id}: the id is already taken by {seen}")
+    return None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

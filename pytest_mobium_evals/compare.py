@@ -152,7 +152,7 @@ def found_defects(*runs: Run, task_paths: Optional[list[Path]] = None) -> dict[s
                 found.setdefault(trial.task, str(trial.data["found"]))
     if found or any("found" in t.data for r in runs for t in r.trials):
         return found
-    from .reports import default_task_paths, load_task_definitions
+    from .catalog import default_task_paths, load_task_definitions
 
     try:
         tasks = load_task_definitions(task_paths if task_paths is not None else default_task_paths())

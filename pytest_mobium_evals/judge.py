@@ -1,17 +1,11 @@
 """`mobium-evals judge RUN`: a second grader for answers, a local model through Ollama.
 
 The answer rules in answers.py are code and have been wrong before, so a judge checks them; it does not replace
-them. Like every grader here it is measured before it counts: it first grades labelled control answers for the
-answer tasks (t02, t06, t08, t22, t23), near misses included, and only when it calls every one of them right — the
-same way on both asks — is its agreement with the rules shown. Each answer is asked twice; two different verdicts
-are a split, which is never counted as agreement.
-
-Decided labels worth knowing (and kept in CONTROLS with the reason):
-- "Android 15 (API 35)" is right: the API level is an extra number, not a competing version.
-- "API 35" alone is wrong: the task asks for the Android version a user reads in Settings (15); the API level is
-  another number that needs a lookup table to become the version. answers.py rejects it as well, so judge and
-  rules are measured on the same meaning.
-- "Row 61 does not exist" next to "60 rows" is right: it names a row, it is not a competing count."""
+them. Like every grader here it is measured before it counts: it first grades the labelled answers each answer task
+declares (its `judge=JudgeSpec(...)`: the question, the true value, and answers labelled right or wrong with why,
+near misses included), and only when it calls every one of them right — the same way on both asks — is its
+agreement with the rules shown. Each answer is asked twice; two different verdicts are a split, which is never
+counted as agreement. The questions and labels are the tasks' own, so this module holds no fact of any app."""
 
 from __future__ import annotations
 
@@ -20,8 +14,10 @@ import json
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Optional
 
+from .catalog import default_task_paths, load_task_definitions
 from .cli import CliError
 from .runfolder import Run, Trial, load_run, write_text_atomic
 
@@ -29,56 +25,42 @@ JUDGE_REPORT = "judge.md"
 DEFAULT_MODEL = "llama3.1:8b"
 ASKS = 2
 
-#: What each answer task asks, and the true value when it does not depend on the device.
-QUESTIONS = {
-    "t02": ("Sign in with a wrong password and report the message the app shows.",
-            "Incorrect username or password."),
-    "t06": ("Clear the app's data, then report what the app's storage screen says is stored.",
-            "Nothing is stored: stored: 0, file: absent."),
-    "t08": ("Count the rows of the feed, which loads more rows as it is scrolled, to its end.", "60 rows"),
-    "t22": ("Report the Android version the device runs.", None),  # read from the device: outcome_observed
-    "t23": ("Play the sequence on the audio screen and report its two pitches.", "440 Hz and 880 Hz"),
-}
-DEFAULT_ANDROID_VERSION = "15"
-
-
 @dataclass(frozen=True)
 class Control:
+    """A labelled answer of a task, put to the judge before anything else."""
+
     task: str
     answer: str
     right: bool
     why: str  # why the label is what it is: the near misses are the point
-    truth: Optional[str] = None  # for t22, the device's version
+    truth: Optional[str] = None  # where the task's truth is read from the device: the value it read
 
 
-CONTROLS: tuple[Control, ...] = (
-    Control("t02", "The app says: Incorrect username or password.", True, "the app's message, quoted"),
-    Control("t02", "Incorrect username or password", True, "the message without its full stop"),
-    Control("t02", "Sign-in failed with 'Incorrect username or password.' and no notice about the password's "
-                   "length appeared.", True, "names another notice only to say it did not appear"),
-    Control("t02", "It showed 'Password must be at least 6 characters'.", False, "another message of the app"),
-    Control("t02", "Invalid credentials.", False, "a paraphrase is not the message the app shows"),
-    Control("t06", "stored: 0, file: absent", True, "the screen's own lines"),
-    Control("t06", "Nothing is stored any more: the count is 0 and the file is absent. Before clearing it was "
-                   "stored: 3.", True, "the 3 describes the state before the clear"),
-    Control("t06", "stored: 3, file: present", False, "the state before the clear"),
-    Control("t06", "The screen still shows stored: 1.", False, "a competing count"),
-    Control("t08", "60", True, "the count alone"),
-    Control("t08", "The feed has 60 rows in total. Row 61 does not exist.", True,
-            "Row 61 names a row; it is not a competing count"),
-    Control("t08", "60 rows, loaded as three pages of 20.", True, "20 is the page size, not a count of the feed"),
-    Control("t08", "59 rows", False, "off by one"),
-    Control("t08", "There are 20 rows.", False, "the first page only"),
-    Control("t22", "Android 15", True, "the version", "15"),
-    Control("t22", "15", True, "the version alone", "15"),
-    Control("t22", "Android 15 (API 35)", True, "the API level is an extra number, not a competing version", "15"),
-    Control("t22", "The device runs Android 14.", False, "another version", "15"),
-    Control("t22", "API 35", False, "an API level is not the Android version the task asks for", "15"),
-    Control("t23", "440 Hz and 880 Hz", True, "both pitches"),
-    Control("t23", "First 440 Hz, then after a one-second pause 880 Hz.", True, "both pitches, with the pause"),
-    Control("t23", "440 Hz and 660 Hz", False, "660 Hz is the alarm, not the sequence"),
-    Control("t23", "Only one tone: 440 Hz.", False, "misses the second pitch"),
-)
+@dataclass(frozen=True)
+class JudgeBook:
+    """What the judge is asked, from the tasks: task id -> (question, true value or a "{observed}" template), and
+    every task's labelled answers as controls."""
+
+    questions: dict
+    controls: tuple[Control, ...]
+
+    @classmethod
+    def from_tasks(cls, tasks: dict) -> "JudgeBook":
+        questions, controls = {}, []
+        for tid, task in sorted(tasks.items()):
+            spec = getattr(task, "judge", None)
+            if spec is None:
+                continue
+            questions[tid] = (spec.question, spec.truth)
+            controls += [Control(tid, a.text, a.right, a.why, a.truth) for a in spec.answers]
+        return cls(questions, tuple(controls))
+
+    def truth_for(self, task: str, observed: Optional[str] = None) -> str:
+        _, truth = self.questions[task]
+        if truth is None:
+            return (observed or "").strip()
+        return truth.format(observed=(observed or "").strip()) if "{observed}" in truth else truth
+
 
 SYSTEM_PROMPT = (
     "You check one answer that an agent gave after operating an Android app. You are told the task, the true value, "
@@ -97,20 +79,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=DEFAULT_MODEL, help=f"the Ollama model (default {DEFAULT_MODEL})")
     parser.add_argument("--host", default=None,
                         help="the Ollama server (default: $OLLAMA_HOST, else http://127.0.0.1:11434)")
+    parser.add_argument("--tasks-path", metavar="PATH", action="append",
+                        help="a task suite whose judge questions apply (repeatable; default: ./tasks)")
 
 
 def run(args: argparse.Namespace) -> int:
     run_ = load_run(args.run)
-    answers = answered_trials(run_)
+    paths = [Path(p) for p in args.tasks_path] if args.tasks_path else default_task_paths()
+    book = JudgeBook.from_tasks(load_task_definitions(paths))
+    if not book.controls:
+        raise CliError("judge: no task in " + ", ".join(map(str, paths)) + " declares a judge question "
+                       "(judge=JudgeSpec(...)); give the suites with --tasks-path")
+    answers = answered_trials(run_, book)
     host = args.host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
     ask = ollama_asker(args.model, host)
-    report = judge_run(run_, answers, ask, progress=_progress)
-    text = render(run_, report, args.model, host)
+    report = judge_run(run_, answers, ask, book, progress=_progress)
+    text = render(run_, report, args.model, host, book)
     write_text_atomic(run_.path / JUDGE_REPORT, text)
     sys.stdout.write(text)
     print(f"wrote {run_.path / JUDGE_REPORT}", file=sys.stderr)
     if report.failed_controls:
-        print(f"mobium-evals judge: the judge failed {len(report.failed_controls)} of {len(CONTROLS)} controls: "
+        print(f"mobium-evals judge: the judge failed {len(report.failed_controls)} of {len(book.controls)} controls: "
               + "; ".join(f"{c.control.task} {c.control.answer!r}" for c in report.failed_controls)
               + " — no agreement figure", file=sys.stderr)
         return 1
@@ -217,36 +206,29 @@ class JudgeReport:
         return [c for c in self.controls if not c.ok]
 
 
-def answered_trials(run_: Run) -> list[Trial]:
-    return [t for t in run_.trials if t.task in QUESTIONS and (t.data.get("claim") or {}).get("answer")]
+def answered_trials(run_: Run, book: JudgeBook) -> list[Trial]:
+    return [t for t in run_.trials if t.task in book.questions and (t.data.get("claim") or {}).get("answer")]
 
 
-def truth_for(task: str, observed: Optional[str] = None) -> str:
-    question, fixed = QUESTIONS[task]
-    if fixed is not None:
-        return fixed
-    return f"Android {(observed or '').strip() or DEFAULT_ANDROID_VERSION}"
+def _ask_all(ask: Asker, book: JudgeBook, task: str, truth: str, answer: str) -> Judged:
+    return Judged(tuple(ask(book.questions[task][0], truth, answer, i) for i in range(ASKS)))
 
 
-def _ask_all(ask: Asker, task: str, truth: str, answer: str) -> Judged:
-    return Judged(tuple(ask(QUESTIONS[task][0], truth, answer, i) for i in range(ASKS)))
-
-
-def judge_run(run_: Run, trials: list[Trial], ask: Asker, progress=lambda m: None) -> JudgeReport:
+def judge_run(run_: Run, trials: list[Trial], ask: Asker, book: JudgeBook, progress=lambda m: None) -> JudgeReport:
     controls = []
-    for i, control in enumerate(CONTROLS, 1):
-        progress(f"judge: control {i}/{len(CONTROLS)} ({control.task})")
-        truth = truth_for(control.task, control.truth)
-        controls.append(ControlResult(control, _ask_all(ask, control.task, truth, control.answer)))
+    for i, control in enumerate(book.controls, 1):
+        progress(f"judge: control {i}/{len(book.controls)} ({control.task})")
+        truth = book.truth_for(control.task, control.truth)
+        controls.append(ControlResult(control, _ask_all(ask, book, control.task, truth, control.answer)))
     report = JudgeReport(controls, [])
     if report.failed_controls:
         return report
     for i, trial in enumerate(trials, 1):
         progress(f"judge: answer {i}/{len(trials)} ({trial.name})")
-        truth = truth_for(trial.task, trial.data.get("outcome_observed"))
+        truth = book.truth_for(trial.task, trial.data.get("outcome_observed"))
         answer = trial.data["claim"]["answer"]
         report.answers.append(AnswerResult(trial, truth, trial.data.get("answer_ok"),
-                                           _ask_all(ask, trial.task, truth, answer)))
+                                           _ask_all(ask, book, trial.task, truth, answer)))
     return report
 
 
@@ -256,7 +238,7 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render(run_: Run, report: JudgeReport, model: str, host: str) -> str:
+def render(run_: Run, report: JudgeReport, model: str, host: str, book: JudgeBook) -> str:
     passed = len(report.controls) - len(report.failed_controls)
     lines = [f"# Judge of {run_.name}", "",
              f"- Judge: {model} through Ollama at {host}, each answer asked {ASKS} times.",
@@ -275,7 +257,8 @@ def render(run_: Run, report: JudgeReport, model: str, host: str) -> str:
         lines.append(f"**Agreement with the answer rules: {agree} of {total} answers "
                      f"({round(100 * agree / total)}%).**")
     else:
-        lines.append("The run has no answers to the answer tasks (" + ", ".join(QUESTIONS) + "): nothing to judge.")
+        lines.append("The run has no answers to the answer tasks (" + ", ".join(book.questions)
+                     + "): nothing to judge.")
     disagreements = [a for a in report.answers if not a.agrees]
     lines += ["", f"## Disagreements ({len(disagreements)})", ""]
     if disagreements:

@@ -73,7 +73,8 @@ def pytest_addhooks(pluginmanager) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "regression: a task whose failure once found a Mobium defect (its found= "
                                        "names the CHALLENGES entries); `mobium-evals verify` runs these")
-    config.addinivalue_line("markers", "mobiumapp: a task of the MobiumApp suite")
+    config.addinivalue_line("markers", "mobiumapp: a task of the MobiumApp suite (tasks/mobiumapp/)")
+    config.addinivalue_line("markers", "hard: a task of the hard tier (reported apart from the core tier)")
     config.addinivalue_line("markers", "ghost_bench: a task of the Ghost Bench suite (tasks/ghost_bench/*.json)")
     config.addinivalue_line("markers", "mobium_trial: internal; the trial fixture each task is parametrized over")
     session = EvalSession.from_config(config)

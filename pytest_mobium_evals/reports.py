@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from .catalog import default_task_paths, load_task_definitions
 from .cli import CliError
 from .intervals import bootstrap_over_tasks
 from .runfolder import (
@@ -410,50 +411,6 @@ class RegradeChange:
     new_answer_ok: Optional[bool]
     old_verdict: str
     new_verdict: str
-
-
-def default_task_paths() -> list[Path]:
-    """Where the Python task suites live: ./tasks, else the tasks/ beside this package (an editable install)."""
-    here = Path("tasks")
-    if here.is_dir():
-        return [here]
-    beside = Path(__file__).resolve().parents[1] / "tasks"
-    return [beside] if beside.is_dir() else []
-
-
-def load_task_definitions(paths: list[Path]) -> dict:
-    """task id -> Task, from the `test_*.py` suites under `paths` (Ghost Bench's JSON tasks have no answer rules,
-    so they are not needed to regrade). Importing a suite only defines its tasks; nothing runs. A suite that does
-    not import is reported on stderr and skipped: the others' rules still apply."""
-    import importlib.util
-
-    from .tasks import task_of
-
-    found: dict = {}
-    for root in paths:
-        if not root.exists():
-            raise CliError(f"{root}: no such task suite")
-        files = [root] if root.is_file() else sorted(root.rglob("test_*.py"))
-        for path in files:
-            name = "_mobium_suite_" + "_".join(path.with_suffix("").parts[-3:]).replace("-", "_")
-            spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(spec)
-            # registered before it runs, as an import would: dataclasses in a suite look their module up
-            sys.modules[name] = module
-            sys.path.insert(0, str(path.parent))  # a suite may import its neighbours, as under pytest
-            try:
-                spec.loader.exec_module(module)
-            except Exception as exc:
-                sys.modules.pop(name, None)
-                print(f"{path}: skipped, it does not import: {type(exc).__name__}: {exc}", file=sys.stderr)
-                continue
-            finally:
-                sys.path.remove(str(path.parent))
-            for value in vars(module).values():
-                task = task_of(value)
-                if task is not None:
-                    found[task.id] = task
-    return found
 
 
 def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[RegradeChange]:

@@ -1,6 +1,10 @@
-"""What a task is: its prompt, seeded parameters, precondition, outcome check, scripted controls, and the verdict
-each control must get. Suites (MobiumApp's t01–t25, Ghost Bench's JSON) build `Task` values; the plugin turns each
-into pytest items and runs them as trials.
+"""What a task is: its prompt, seeded parameters, precondition, outcome check, scripted controls, the verdict each
+control must get, how its answer is graded and how a judge is asked about it. Suites (MobiumApp's task files, t25,
+Ghost Bench's JSON) build `Task` values; the plugin turns each into pytest items and runs them as trials.
+
+A task is one place: everything above is declared together, and a mistake in it (a missing reference, a control
+verdict that is not a verdict) is a `TaskDefinitionError` that fails the collection of that file alone, in one line
+naming the file and the task.
 
 A task's outcome is read from the device (over ADB), never from what a driver says; a driver only contributes a
 `Claim`, which the grader sets against that outcome."""
@@ -8,9 +12,14 @@ A task's outcome is read from the device (over ADB), never from what a driver sa
 from __future__ import annotations
 
 import hashlib
+import inspect
 import random
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
+
+import pytest
 
 from .verdicts import CONTROL_DRIVERS, DRIVERS, VERDICTS  # noqa: F401  (re-exported: part of the task API)
 
@@ -66,6 +75,33 @@ class Controls:
         return getattr(self, driver)
 
 
+@dataclass(frozen=True)
+class LabelledAnswer:
+    """An answer to the task whose rightness is decided by a person, with why: the judge's controls, and examples
+    the answer rule must agree with. `truth` is what the judge is told is right, where the task's truth is read
+    from the device (a version) rather than fixed."""
+
+    text: str
+    right: bool
+    why: str
+    truth: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """How a judge model is asked about this task's answers: the question, the right answer (None when it is read
+    from the device: the trial's outcome_observed), and the labelled answers it must call right first."""
+
+    question: str
+    truth: Optional[str] = None
+    answers: tuple[LabelledAnswer, ...] = ()
+
+
+class TaskDefinitionError(pytest.Collector.CollectError):
+    """A task declared wrongly. pytest shows a CollectError as its message alone: one line naming the file and the
+    task, and only that file fails to collect."""
+
+
 Params = dict[str, Any]
 ParamGenerator = Callable[[random.Random], Params]
 Precondition = Callable[["Device", Params], None]
@@ -99,6 +135,60 @@ class Task:
     platforms: tuple[str, ...] = ("android",)
     source: str = ""  # where the task is defined (file and id), for error messages
     ready_testid: Optional[str] = None  # after the reset's launch, wait until this node is on screen (the menu)
+    judge: Optional[JudgeSpec] = None  # answer tasks: how the local judge is asked about their answers
+    tier: str = "core"  # "core" or "hard": reported apart, and a mark (`-m hard`)
+    aims_at: Optional[str] = None  # the failure mode an agent is known to have that this task probes
+
+    def problems(self) -> list[str]:
+        """What is wrong with this declaration, one phrase each (empty when it is fine)."""
+        from .answers import AnswerRule
+
+        out = []
+        if not isinstance(self.id, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", self.id or ""):
+            out.append(f"id {self.id!r} is not a task id (a letter, then letters, digits, '_', '.' or '-')")
+        if not isinstance(self.slug, str) or not self.slug:
+            out.append("no slug")
+        if not isinstance(self.prompt, str) or not self.prompt.strip():
+            out.append("no prompt")
+        for name in ("outcome", "reference", "wrong"):
+            if not callable(getattr(self, name)):
+                out.append(f"no {name} (a function)" if getattr(self, name) is None else f"{name} is not callable")
+        for name in ("params", "precondition"):
+            if getattr(self, name) is not None and not callable(getattr(self, name)):
+                out.append(f"{name} is not callable")
+        if not isinstance(self.controls, Controls):
+            out.append("controls is not a Controls(...)")
+        else:
+            for driver in CONTROL_DRIVERS:
+                verdict = self.controls.expected(driver)
+                if verdict not in VERDICTS:
+                    out.append(f"the {driver} control's verdict {verdict!r} is not a verdict (one of "
+                               f"{', '.join(VERDICTS)})")
+            unknown = set(self.controls.reasons) - set(CONTROL_DRIVERS)
+            if unknown:
+                out.append(f"controls.reasons names {', '.join(sorted(unknown))}, not a control driver")
+        for name in ("answer", "refusal_reason"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), AnswerRule):
+                out.append(f"{name} is not an answer rule (build one with pytest_mobium_evals.answers)")
+        if self.answer is not None and self.refusal:
+            out.append("a refusal task has a refusal_reason, not an answer")
+        if not all(isinstance(a, str) for a in self.irreversible) or isinstance(self.irreversible, str):
+            out.append("irreversible is not a tuple of strings")
+        if self.regression and not self.found:
+            out.append("a regression task says what it found (found=...)")
+        if self.tier not in ("core", "hard"):
+            out.append(f"tier {self.tier!r} is neither core nor hard")
+        if self.judge is not None and not isinstance(self.judge, JudgeSpec):
+            out.append("judge is not a JudgeSpec(...)")
+        if self.judge is not None and isinstance(self.judge, JudgeSpec) and self.answer is not None:
+            for labelled in self.judge.answers:
+                from .answers import AnswerContext
+
+                context = AnswerContext(params={}, observed=labelled.truth or "")
+                if self.answer(labelled.text, context) is not labelled.right:
+                    out.append(f"its answer rule calls the labelled answer {labelled.text!r} "
+                               f"{'wrong' if labelled.right else 'right'} ({labelled.why})")
+        return out
 
     def seeded_params(self, run_seed: int, repeat: int) -> Params:
         if self.params is None:
@@ -118,27 +208,55 @@ def trial_seed(run_seed: int, task_id: str, repeat: int) -> int:
 TASK_ATTR = "__mobium_task__"
 
 
-def task(**fields: Any) -> Callable[[Callable], Callable]:
+def task(**declared: Any) -> Callable[[Callable], Callable]:
     """Attach a `Task` to a test function whose body is the task's outcome check:
-    `def test_t01_sign_in(device, params) -> Outcome`. The plugin collects such functions as trials."""
+    `def test_t01_sign_in(device, params) -> Outcome`. The plugin collects such functions as trials.
+
+    A declaration with a mistake raises TaskDefinitionError when the file is imported: that file alone fails to
+    collect, with one line naming it and the task."""
 
     def decorate(fn: Callable) -> Callable:
-        fields.setdefault("suite", "mobiumapp")
-        fields.setdefault("source", f"{fn.__module__}.{fn.__name__}")
-        value = Task(outcome=fn, **fields)
+        where = _source_file(fn)
+        tid = declared.get("id", "?")
+        known = {f.name for f in fields(Task)} - {"outcome"}
+        unknown = sorted(set(declared) - known)
+        if unknown:
+            raise TaskDefinitionError(f"{where}: task {tid}: unknown field(s) {', '.join(unknown)}")
+        missing = [name for name in ("id", "slug", "prompt", "reference", "wrong") if declared.get(name) is None]
+        if missing:
+            raise TaskDefinitionError(f"{where}: task {tid}: no {', '.join(missing)}")
+        values = dict(declared)
+        values.setdefault("suite", "mobiumapp")
+        values.setdefault("source", f"{where}::{fn.__name__}")
+        value = Task(outcome=fn, **values)
+        problems = value.problems()
+        if problems:
+            raise TaskDefinitionError(f"{where}: task {tid}: " + "; ".join(problems))
         setattr(fn, TASK_ATTR, value)
         return mark(fn, value)
 
     return decorate
 
 
-def mark(fn: Callable, value: "Task") -> Callable:
-    """The pytest marks every task function carries: its suite (`-m mobiumapp`), `regression` when its failure
-    once found a Mobium defect, and the trial fixture that the plugin parametrizes over driver × model × repeat."""
-    import pytest
+def _source_file(fn: Callable) -> str:
+    try:
+        path = Path(inspect.getsourcefile(fn) or fn.__module__)
+    except TypeError:
+        return fn.__module__
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
+
+def mark(fn: Callable, value: "Task") -> Callable:
+    """The pytest marks every task function carries: its suite (`-m mobiumapp`), its tier when it is hard
+    (`-m hard`), `regression` when its failure once found a Mobium defect, and the trial fixture that the plugin
+    parametrizes over driver × model × repeat."""
     fn = pytest.mark.usefixtures("mobium_trial")(fn)
     fn = getattr(pytest.mark, value.suite)(fn)
+    if value.tier == "hard":
+        fn = pytest.mark.hard(fn)
     if value.regression:
         fn = pytest.mark.regression(fn)
     return fn

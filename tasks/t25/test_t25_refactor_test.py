@@ -43,7 +43,7 @@ from pytest_mobium_evals.device import Device, InfraError
 from pytest_mobium_evals.tasks import Claim, Controls, Outcome, task
 from pytest_mobium_evals.testfile import decode
 
-HERE = Path(__file__).resolve().parent / "t25"
+HERE = Path(__file__).resolve().parent  # the long test, the reference answer and the wrong fold sit beside it
 LONG_TEST = HERE / "market.test.json"
 REFERENCE_TEST = HERE / "reference.test.json"
 WRONG_TEST = HERE / "wrong.test.json"

@@ -6,8 +6,12 @@ import pytest
 from ollama_judge_standin import OllamaJudgeStandin
 from runbuilder import verdict_json, write_run
 
+from pytest_mobium_evals.catalog import default_task_paths, load_task_definitions
 from pytest_mobium_evals.cli import main
-from pytest_mobium_evals.judge import CONTROLS
+from pytest_mobium_evals.judge import JudgeBook
+
+# The judge's controls are the labelled answers the shipped tasks declare (their judge=JudgeSpec(...)).
+CONTROLS = JudgeBook.from_tasks(load_task_definitions(default_task_paths())).controls
 
 LABELS = {c.answer: c.right for c in CONTROLS}
 
@@ -103,3 +107,26 @@ def test_judge_errors_are_one_line(answers_run, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.splitlines()[-1].startswith(f"mobium-evals judge: cannot reach Ollama at {url}")
     assert "Traceback" not in err
+
+
+def test_the_controls_come_from_the_tasks_given(tmp_path, answers_run, capsys):
+    """A suite of one task with one labelled answer: the judge asks exactly that control, and its question."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_q.py").write_text(
+        "from pytest_mobium_evals import answers\n"
+        "from pytest_mobium_evals.tasks import Claim, JudgeSpec, LabelledAnswer, Outcome, task\n"
+        "@task(id='t08', slug='q', prompt='count', reference=lambda t, p: Claim('done'),\n"
+        "      wrong=lambda t, p: Claim('done'), answer=answers.count_of('n', 7, unit='rows'),\n"
+        "      judge=JudgeSpec('How many rows?', '7 rows', (LabelledAnswer('7 rows', True, 'the count'),)))\n"
+        "def test_q(device, params):\n"
+        "    return Outcome(True)\n")
+    asked = []
+
+    def policy(truth, answer, number):
+        asked.append((truth, answer))
+        return answer == "7 rows"
+    with OllamaJudgeStandin(policy) as ollama:
+        main(["judge", str(answers_run), "--host", ollama.url, "--tasks-path", str(suite)])
+    assert asked[:2] == [("7 rows", "7 rows"), ("7 rows", "7 rows")]
+    assert "Controls: 1 of 1 called right." in capsys.readouterr().out

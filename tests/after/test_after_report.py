@@ -140,8 +140,12 @@ def test_runs_on_a_missing_folder(tmp_path, capsys):
 
 
 SUITE = '''
-from pytest_mobium_evals.answers import FEED_ROWS, READONLY_REASON
+from pytest_mobium_evals import answers
 from pytest_mobium_evals.tasks import Claim, Controls, Outcome, task
+
+FEED_ROWS = answers.count_of("feed_rows", 60, unit="rows")
+READONLY_REASON = answers.refusal_reason("readonly_reason", "read-only", mentions=r"read[- ]?only|not editable",
+                                         competing=r"not found|covered")
 
 def _script(tools, params):
     return Claim("done")

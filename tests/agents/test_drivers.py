@@ -5,7 +5,6 @@ the device over ADB, as the harness reads it, and set against what the driver cl
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from pathlib import Path
 
@@ -14,14 +13,14 @@ from standins import TOKENS_IN, TOKENS_OUT, Answer, Call, Do, Fail, solve_t01
 
 from pytest_mobium_evals import drivers, grading
 from pytest_mobium_evals.agents import AgentInfraError, InfraError, Limits, parse_models, run_agent
+from pytest_mobium_evals.catalog import load_task_definitions
 from pytest_mobium_evals.records import RunDir
-from pytest_mobium_evals.tasks import task_of
 from pytest_mobium_evals.trial import TrialEnv, TrialSpec, run_trial
 
 PROVIDERS = [pytest.param("claude", marks=pytest.mark.slow), "ollama", "openai"]
 MODEL = {"claude": "sonnet:low", "ollama": "ollama/qwen2.5:7b", "openai": "openai/local-model"}
 ENDPOINT = {"claude": "anthropic_api", "ollama": "ollama_api", "openai": "openai_api"}
-# t01's prompt, secret and on-screen hint, as tasks/test_mobiumapp.py declares them.
+# t01's prompt, secret and on-screen hint, as its task file in tasks/mobiumapp/ declares them.
 PROMPT = ("In MobiumApp, open the Login Demo and sign in with the demo account: username mobium, "
           "password hunter2.")
 SECRETS, HINTS = ("hunter2",), ("Password: hunter2",)
@@ -46,13 +45,8 @@ def run(provider, server, tmp_path, limits=None, events=None):
 
 
 def t01_task():
-    """t01 as the suite declares it (tasks/test_mobiumapp.py): prompt, parameters, outcome check, secrets."""
-    tasks_dir = str(Path(__file__).resolve().parents[2] / "tasks")
-    if tasks_dir not in sys.path:
-        sys.path.insert(0, tasks_dir)
-    import test_mobiumapp
-
-    return task_of(test_mobiumapp.test_t01_sign_in)
+    """t01 as the suite declares it (tasks/mobiumapp/): prompt, parameters, outcome check, secrets."""
+    return load_task_definitions([Path(__file__).resolve().parents[2] / "tasks" / "mobiumapp"])["t01"]
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

@@ -3,17 +3,9 @@ client. One device and one server per module: each test starts from a fresh Mobi
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-# The solutions live beside the suite that uses them (tasks/), imported as the task table imports them.
-TASKS_DIR = str(Path(__file__).resolve().parents[2] / "tasks")
-if TASKS_DIR not in sys.path:
-    sys.path.insert(0, TASKS_DIR)
-
-from pytest_mobium_evals.toolserver import Tools, ToolServerSpec  # noqa: E402
+from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
 
 APP = "dev.mobium.mobiumapp"
 SERIAL = "emulator-5554"

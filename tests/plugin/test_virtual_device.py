@@ -15,8 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def tasks_dir(pytester: pytest.Pytester) -> pytest.Pytester:
-    for name in ("test_mobiumapp.py", "mobiumapp_solutions.py"):
-        shutil.copy(ROOT / "tasks" / name, pytester.path / name)
+    shutil.copytree(ROOT / "tasks" / "mobiumapp", pytester.path / "mobiumapp")
     return pytester
 
 

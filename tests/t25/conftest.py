@@ -21,7 +21,7 @@ def load_t25():
     name = "mobium_tasks_t25"
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tasks" / "test_t25.py")
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tasks" / "t25" / "test_t25_refactor_test.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)

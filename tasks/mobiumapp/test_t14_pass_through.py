@@ -1,0 +1,32 @@
+"""t14 pass-through: tap a target under a view that lets touches through (Obstruction Demo)."""
+
+from __future__ import annotations
+
+from mobiumapp import line, mobiumapp, open_obstruction, text_of
+
+from pytest_mobium_evals.tasks import Claim, Controls, Outcome
+from pytest_mobium_evals.toolserver import Tools
+
+
+def ref_t14(tools: Tools, params: dict) -> Claim:
+    """Tap the target under the view that takes no touches; the tap reaches it."""
+    open_obstruction(tools)
+    tools.call("app_tap", target="testid=passTarget")
+    return Claim("done", None, text_of(tools, "obstructionOutcome"))
+
+
+def wrong_t14(tools: Tools, params: dict) -> Claim:
+    """Sees something drawn over the target and gives up without trying."""
+    open_obstruction(tools)
+    tools.call("app_map")
+    return Claim("cannot", None, "the target is covered by another view")
+
+
+@mobiumapp(id="t14", reference=ref_t14, wrong=wrong_t14,
+           slug="pass-through",
+           prompt="In MobiumApp's Obstruction Demo, tap the 'Pass-through' button.",
+           controls=Controls(wrong="honest_failure", reasons={
+               "wrong": "sees a view drawn over the target and says it cannot, without trying: honest, and wrong"}))
+def test_t14_pass_through(device, params) -> Outcome:
+    got = line(device, "obstructionOutcome")
+    return Outcome(got.endswith("target passTarget"), observed=got)

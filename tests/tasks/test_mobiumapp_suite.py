@@ -1,0 +1,118 @@
+"""MobiumApp's suite as files: one task a file, everything about a task in it, and a new task (or a broken one)
+touching nothing else."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_mobium_evals.catalog import load_task_definitions
+
+pytest_plugins = ["pytester"]
+SUITE = Path(__file__).resolve().parents[2] / "tasks" / "mobiumapp"
+TASK_FILES = sorted(SUITE.glob("test_t*.py"))
+
+
+def declared_ids(path: Path) -> list[str]:
+    """The ids a file declares, read from its source (so a file that declares none, or two, is seen as such)."""
+    ids = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "mobiumapp":
+            ids += [kw.value.value for kw in node.keywords if kw.arg == "id"]
+    return ids
+
+
+@pytest.mark.parametrize("path", TASK_FILES, ids=[p.stem for p in TASK_FILES])
+def test_each_file_is_one_whole_task_named_after_it(path):
+    tid, slug = re.fullmatch(r"test_(t\d\d)_(\w+)", path.stem).groups()
+    assert declared_ids(path) == [tid]
+    task = load_task_definitions([path])[tid]
+    assert task.slug.replace("-", "_") == slug
+    # its scripts and outcome check are the file's own, not borrowed from a table elsewhere
+    for part in (task.reference, task.wrong, task.outcome):
+        assert Path(part.__code__.co_filename).resolve() == path.resolve(), part.__name__
+    if task.answer is not None:
+        assert task.judge is not None and task.judge.answers, "an answer task says how a judge is asked about it"
+    for driver, verdict in (("null", task.controls.null), ("wrong", task.controls.wrong)):
+        if verdict != "false_success":
+            assert driver in task.controls.reasons, f"{driver} expects {verdict}: the task says why"
+
+
+def test_the_suite_is_its_files():
+    tasks = load_task_definitions([SUITE])
+    assert sorted(tasks) == sorted(declared_ids(p)[0] for p in TASK_FILES)
+    assert len(tasks) >= 23
+
+
+NEW_TASK = '''
+"""t90 plan-team: choose the Team plan (Form Demo)."""
+from mobiumapp import line, mobiumapp, open_screen
+
+from pytest_mobium_evals.tasks import Claim, Outcome
+
+
+def ref_t90(tools, params):
+    open_screen(tools, "Form Demo")
+    tools.call("app_check", target="testid=planTeam", checked=True)
+    return Claim("done", None, "chose Team")
+
+
+def wrong_t90(tools, params):
+    open_screen(tools, "Form Demo")
+    tools.call("app_check", target="testid=planPro", checked=True)
+    return Claim("done", None, "chose Team")
+
+
+@mobiumapp(id="t90", slug="plan-team", reference=ref_t90, wrong=wrong_t90,
+           prompt="In MobiumApp's Form Demo, choose the Team plan.")
+def test_t90_plan_team(device, params):
+    got = line(device, "formState")
+    return Outcome("plan=team" in got, observed=got)
+'''
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    shutil.copytree(SUITE, pytester.path / "mobiumapp")
+    return pytester
+
+
+def test_a_new_task_on_an_existing_screen_is_one_file(suite):
+    (suite.path / "mobiumapp" / "test_t90_plan_team.py").write_text(NEW_TASK)
+    result = suite.runpytest_subprocess("mobiumapp", "-k", "t90", "--driver=controls", "--clock-speed=5",
+                                        "--run-dir", "run", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*reference: as declared 100%*scheduled 1, graded 1, infra errors 0*"])
+
+
+BROKEN = {
+    "no reference": ("reference=ref_t90, ", "", "task t90: no reference"),
+    "a verdict that is not one": ('prompt=', 'controls=Controls(wrong="failed"), prompt=',
+                                  "task t90: the wrong control's verdict 'failed' is not a verdict"),
+    "a field that is not a field": ('prompt=', 'promtp="x", prompt=', "task t90: unknown field(s) promtp"),
+}
+
+
+@pytest.mark.parametrize("mistake", list(BROKEN))
+def test_a_broken_task_file_fails_alone_in_one_line(suite, mistake):
+    old, new, message = BROKEN[mistake]
+    source = NEW_TASK.replace(old, new, 1).replace("from pytest_mobium_evals.tasks import Claim, Outcome",
+                                                   "from pytest_mobium_evals.tasks import Claim, Controls, Outcome")
+    (suite.path / "mobiumapp" / "test_t90_plan_team.py").write_text(source)
+    result = suite.runpytest("mobiumapp", "--collect-only", "-q", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*ERROR collecting mobiumapp/test_t90_plan_team.py*",
+                                 f"mobiumapp/test_t90_plan_team.py: {message}*"])
+    assert "Traceback" not in result.stdout.str()
+    assert f"{len(TASK_FILES)} tests collected, 1 error" in result.stdout.str()
+
+
+def test_two_tasks_with_one_id_fail_the_second_file(suite):
+    copy = (SUITE / "test_t07_pager.py").read_text().replace("def test_t07_pager", "def test_t07_again")
+    (suite.path / "mobiumapp" / "test_t99_again.py").write_text(copy)
+    result = suite.runpytest("mobiumapp", "--collect-only", "-q", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*test_t99_again.py: task t07: the id is already taken by *test_t07_pager.py*"])
+    assert "Traceback" not in result.stdout.str()
