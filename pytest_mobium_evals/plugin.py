@@ -94,7 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _register_ghost_bench(config: pytest.Config) -> None:
     """Ghost Bench's JSON tasks are collected by its own hooks (that module owns them); it is registered here so one
     entry point loads both. Its imports are light, like this module's."""
-    from . import ghost_bench
+    from .ghost_bench import plugin as ghost_bench
 
     if not config.pluginmanager.is_registered(ghost_bench):
         config.pluginmanager.register(ghost_bench, "mobium-evals-ghost-bench")

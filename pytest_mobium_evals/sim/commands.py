@@ -953,7 +953,11 @@ def _cmd(ctx: Ctx, args: list[str]) -> int:
         ctx.outln("Bluetooth Manager Commands:\n  enable\n  disable\n  wait-for-state:<STATE_OFF|STATE_ON>")
         return 255 if rest else 0
     if service == "notification":
+        if rest and rest[0] == "set_dnd":
+            return _set_dnd(ctx, rest[1:])
         return _notification_cmd(ctx, rest)
+    if service == "location":
+        return _location_cmd(ctx, rest)
     if service in SERVICES:
         if not rest:
             ctx.errln("No shell command implementation.")
@@ -962,6 +966,35 @@ def _cmd(ctx: Ctx, args: list[str]) -> int:
         return 255
     ctx.errln(f"cmd: Can't find service: {service}")
     return 20
+
+
+#: `cmd notification set_dnd` words and the zen_mode each writes (Settings.Global.ZEN_MODE_*).
+ZEN_MODES = {"off": "0", "on": "1", "priority": "1", "none": "2", "alarms": "3", "all": "0"}
+
+
+def _set_dnd(ctx: Ctx, args: list[str]) -> int:
+    if len(args) != 1 or args[0] not in ZEN_MODES:
+        ctx.errln("usage: cmd notification set_dnd [on|none (same)|priority|alarms|all|off (same)]")
+        return 255
+    ctx.device.settings("global")["zen_mode"] = ZEN_MODES[args[0]]
+    return 0
+
+
+def _location_cmd(ctx: Ctx, args: list[str]) -> int:
+    """`cmd location set-location-enabled true|false` and `is-location-enabled`, over secure location_mode (3 is
+    "high accuracy", what turning location on restores; 0 is off)."""
+    secure = ctx.device.settings("secure")
+    if args[:1] == ["is-location-enabled"]:
+        ctx.outln("true" if secure.get("location_mode", "0") != "0" else "false")
+        return 0
+    if args[:1] == ["set-location-enabled"] and len(args) >= 2 and args[1] in ("true", "false"):
+        secure["location_mode"] = "3" if args[1] == "true" else "0"
+        return 0
+    ctx.outln("Location service commands:\n  help or -h\n    Print this help text.\n"
+              "  is-location-enabled [--user <USER_ID>]\n    Gets the master location switch enabled state.\n"
+              "  set-location-enabled [--user <USER_ID>] true|false\n    Sets the master location switch "
+              "enabled state.")
+    return 0 if not args or args[0] in ("help", "-h") else 255
 
 
 def _notification_cmd(ctx: Ctx, args: list[str]) -> int:

@@ -1,7 +1,10 @@
 """The Settings app (com.android.settings): the pages the Ghost Bench and system tasks need, with Android 15's
-titles. Every switch writes the same setting the real page writes (Wi-Fi -> settings global wifi_on, …)."""
+titles. Every switch writes the same setting the real page writes (Wi-Fi -> settings global wifi_on, …), and
+"Search Settings" at the top of the main list finds them by name, as the real search does."""
 
 from __future__ import annotations
+
+import re
 
 from ..views import Node
 from .base import App
@@ -13,10 +16,10 @@ MAIN_ROWS = [
     ("Network & internet", "Mobile, Wi\u2011Fi, hotspot", "network"),
     ("Connected devices", "Bluetooth, pairing", "connected"),
     ("Apps", "Assistant, recent apps, default apps", "apps"),
-    ("Notifications", "Notification history, conversations", None),
+    ("Notifications", "Notification history, conversations", "notifications"),
     ("Battery", "100%", None),
     ("Storage", "34% used - 42.09 GB free", None),
-    ("Sound & vibration", "Volume, haptics, Do Not Disturb", None),
+    ("Sound & vibration", "Volume, haptics, Do Not Disturb", "sound"),
     ("Display", "Dark theme, font size, brightness", "display"),
     ("Wallpaper & style", "Colors, themed icons, app grid", None),
     ("Accessibility", "Display, interaction, audio", None),
@@ -32,7 +35,24 @@ MAIN_ROWS = [
 ]
 TITLES = {"main": "Settings", "network": "Network & internet", "internet": "Internet",
           "connected": "Connected devices", "bluetooth": "Bluetooth", "display": "Display", "apps": "Apps",
-          "appinfo": "App info", "location": "Location"}
+          "appinfo": "App info", "location": "Location", "sims": "SIMs", "notifications": "Notifications",
+          "sound": "Sound & vibration", "dnd": "Do Not Disturb", "search": "Search settings"}
+
+#: What Settings' search finds: (title, words it also answers to, the pages it opens from the main list). Real
+#: Settings indexes every preference; these are the ones this device's pages draw.
+SEARCH_INDEX = [
+    (WIFI, "wifi wireless network internet", ("network", "internet")),
+    ("Airplane mode", "flight aeroplane airplane", ("network",)),
+    ("Mobile data", "cellular sim data mobile network", ("network", "sims")),
+    ("Bluetooth", "bluetooth connected devices", ("connected",)),
+    ("Use Bluetooth", "bluetooth", ("connected", "bluetooth")),
+    ("Brightness level", "screen brightness display", ("display",)),
+    ("Adaptive brightness", "screen brightness auto", ("display",)),
+    ("Dark theme", "night mode dark", ("display",)),
+    ("Auto-rotate screen", "rotation rotate orientation accelerometer", ("display",)),
+    ("Use location", "location gps", ("location",)),
+    ("Do Not Disturb", "dnd zen silence interruptions", ("sound", "dnd")),
+]
 
 
 class Settings(App):
@@ -54,6 +74,7 @@ class Settings(App):
         super().__init__(device)
         self.pages = [self.start_page]
         self.app_package = ""
+        self.query = ""
 
     def on_start(self, extras: dict) -> None:
         pkg = extras.get("package") or extras.get("data", "")
@@ -104,7 +125,7 @@ class Settings(App):
         title = TITLES.get(page, page)
         if page == "main":
             top.append(Node("android.widget.TextView", id=SID + "search_action_bar_title", text="Search Settings",
-                            height=56, on_tap=lambda: None, margin_bottom=12))
+                            height=56, on_tap=lambda: self.open("search"), margin_bottom=12))
         else:
             top.append(Node("android.widget.TextView", id=SID + "collapsing_toolbar", text=title, height=72,
                             margin_bottom=12, desc=title))
@@ -134,7 +155,7 @@ class Settings(App):
             "AndroidWifi" if d.wifi_enabled else "Off")
         return [
             self.row("Internet", internet, lambda: self.open("internet")),
-            self.row("SIMs", "T-Mobile" if not d.airplane_mode else "Off", lambda: self.open("SIMs")),
+            self.row("SIMs", "T-Mobile" if not d.airplane_mode else "Off", lambda: self.open("sims")),
             self.switch_row("Airplane mode", d.airplane_mode, lambda: d.set_airplane(not d.airplane_mode)),
             self.row("Hotspot & tethering", "Off", lambda: self.open("Hotspot & tethering")),
             self.row("Data Saver", "Off", lambda: self.open("Data Saver")),
@@ -158,6 +179,73 @@ class Settings(App):
         rows.append(self.row("Network preferences", f"{WIFI} turns back on automatically",
                              lambda: self.open("Network preferences")))
         return rows
+
+    def page_sims(self) -> list[Node]:
+        d = self.device
+        on = d.settings("global").get("mobile_data") == "1"
+        return [
+            self.row("T-Mobile", "Active" if not d.airplane_mode else "Off", None),
+            self.switch_row("Mobile data", on, lambda: d.set_mobile_data(not on), "Access data using mobile network"),
+            self.switch_row("Roaming", d.settings("global").get("data_roaming") == "1", self._toggle_roaming,
+                            "Connect to data services when roaming"),
+            self.row("Preferred network type", "5G (recommended)", lambda: self.open("Preferred network type")),
+        ]
+
+    def _toggle_roaming(self) -> None:
+        g = self.device.settings("global")
+        g["data_roaming"] = "0" if g.get("data_roaming") == "1" else "1"
+
+    def page_sound(self) -> list[Node]:
+        return [
+            self.row("Media volume", None, None),
+            self.row("Call volume", None, None),
+            self.row("Ring & notification volume", None, None),
+            self.row("Do Not Disturb", "On" if self._dnd_on() else "Off", lambda: self.open("dnd")),
+            self.row("Vibration & haptics", "On", lambda: self.open("Vibration & haptics")),
+        ]
+
+    def page_notifications(self) -> list[Node]:
+        return [
+            self.row("App notifications", None, lambda: self.open("App notifications")),
+            self.row("Notification history", None, lambda: self.open("Notification history")),
+            self.row("Conversations", "No priority conversations", lambda: self.open("Conversations")),
+            self.row("Do Not Disturb", "On" if self._dnd_on() else "Off", lambda: self.open("dnd")),
+        ]
+
+    def _dnd_on(self) -> bool:
+        return self.device.settings("global").get("zen_mode", "0") != "0"
+
+    def page_dnd(self) -> list[Node]:
+        g = self.device.settings("global")
+        on = self._dnd_on()
+
+        def toggle() -> None:
+            # Turning it on from Settings means "Priority only", zen_mode 1, as the Quick Settings tile does.
+            g["zen_mode"] = "0" if on else "1"
+
+        return [
+            self.switch_row("Do Not Disturb", on, toggle, "Only get notified by important people and apps"),
+            self.row("People", "Some people can interrupt", lambda: self.open("People")),
+            self.row("Apps", "Some apps can interrupt", lambda: self.open("Apps")),
+            self.row("Alarms & other interruptions", "Alarms, media", lambda: self.open("Alarms")),
+            self.row("Schedules", "1 schedule can turn on automatically", lambda: self.open("Schedules")),
+        ]
+
+    def page_search(self) -> list[Node]:
+        query = self.query
+
+        def typed(value: str) -> None:
+            self.query = value
+
+        rows = [Node("android.widget.EditText", id=SID + "search_src_text", text=query, hint="Search settings",
+                     editable=True, focusable=True, clickable=True, height=56, margin_bottom=8, on_text=typed)]
+        for title, breadcrumb, pages in search_results(query):
+            rows.append(self.row(title, breadcrumb, (lambda p=pages: self._open_path(p))))
+        return rows
+
+    def _open_path(self, pages: tuple[str, ...]) -> None:
+        for page in pages:
+            self.open(page)
 
     def page_connected(self) -> list[Node]:
         d = self.device
@@ -189,6 +277,9 @@ class Settings(App):
         def toggle_adaptive() -> None:
             system["screen_brightness_mode"] = "0" if system.get("screen_brightness_mode") == "1" else "1"
 
+        def toggle_rotation() -> None:
+            system["accelerometer_rotation"] = "0" if system.get("accelerometer_rotation") == "1" else "1"
+
         return [
             self.row("Brightness level", f"{percent}%", None),
             Node("android.widget.SeekBar", id=SID + "seekbar", desc="Brightness level", text=str(percent),
@@ -197,6 +288,7 @@ class Settings(App):
             self.switch_row("Dark theme", d.night_mode,
                             lambda: d.set_night_mode("no" if d.night_mode else "yes")),
             self.row("Screen timeout", "After 1 minute of inactivity", lambda: self.open("Screen timeout")),
+            self.switch_row("Auto-rotate screen", system.get("accelerometer_rotation") == "1", toggle_rotation),
             self.row("Font size and text", None, lambda: self.open("Font size and text")),
             self.row("Display size", None, lambda: self.open("Display size")),
         ]
@@ -251,6 +343,24 @@ class Settings(App):
             self.row("Storage & cache", None, None),
             self.row("Version", f"version {pkg.version_name}", None),
         ]
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"[\u2010-\u2015-]", "", text).casefold()
+
+
+def search_results(query: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(title, breadcrumb, pages) of every indexed setting whose title or words contain each word of the query as
+    the start of a word, as Settings' search matches ("mobile da" finds Mobile data; "wifi" finds Wi-Fi)."""
+    words = _fold(query).split()
+    if not words:
+        return []
+    found = []
+    for title, keywords, pages in SEARCH_INDEX:
+        vocabulary = _fold(f"{title} {keywords}").split()
+        if all(any(v.startswith(w) for v in vocabulary) for w in words):
+            found.append((title, " > ".join(TITLES.get(p, p) for p in pages), pages))
+    return found
 
 
 class NetworkDashboard(Settings):

@@ -1,0 +1,40 @@
+"""Ghost Bench's pytest hooks. The harness's plugin registers this module; it hears about the run through the
+hooks the harness declares (hookspecs.py) and never imports the harness's plugin back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .adapter import SUITE
+from .collection import collect_ghost_bench
+from .summary import write_summary
+
+#: The categories Ghost Bench's own tasks use, registered up front so `-m "ghost_bench and settings"` is a known
+#: mark under --strict-markers before any file is collected; a task file registers any other category it uses.
+CATEGORY_MARKS = {
+    "navigation": "a Ghost Bench task that opens an app",
+    "settings": "a Ghost Bench task that changes a system setting",
+}
+
+
+def pytest_configure(config: Any) -> None:
+    for name, what in CATEGORY_MARKS.items():
+        config.addinivalue_line("markers", f"{name}: {what} (its category)")
+
+
+def pytest_collect_file(file_path: Path, parent: Any) -> Any | None:
+    return collect_ghost_bench(parent, file_path)
+
+
+def pytest_mobium_trial_recorded(config: Any, run_dir: Path, result: Any) -> None:
+    # Rewritten after every Ghost Bench trial, so a run that is killed still leaves a summary of what it finished.
+    if isinstance(result, dict) and result.get("suite") == SUITE:
+        write_summary(run_dir, status="running")
+
+
+def pytest_mobium_run_finished(config: Any, run_dir: Path, status: str) -> None:
+    path = write_summary(run_dir, status=status)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if path is not None and reporter is not None:
+        reporter.write_line(f"Ghost Bench summary: {path}")

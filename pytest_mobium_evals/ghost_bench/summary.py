@@ -1,0 +1,143 @@
+"""Ghost Bench's run summary (`<run_dir>/ghost_bench.json`), from our stored verdicts, in Ghost Bench's run shape.
+It is rewritten after every trial (status "running") and once more when the run ends ("completed" or "stopped")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..records import TRIALS, VERDICT, atomic_write_json
+from ..tasks import CONTROL_DRIVERS
+from .adapter import SUITE
+
+SUMMARY_FILE = "ghost_bench.json"
+#: What `status` may say: trials are still being added, or the run ended with every trial or was stopped early.
+STATUSES = ("running", "completed", "stopped")
+
+
+def write_summary(run_dir: Path | str, status: str = "completed") -> Path | None:
+    """Write `<run_dir>/ghost_bench.json` from the run's stored `trials/*/verdict.json` of suite ghost_bench, in
+    Ghost Bench's run shape, one run per setting (driver, model, effort) so a Sonnet run sits beside theirs.
+    Returns the path, or None when the run holds no Ghost Bench trial (then nothing is written).
+
+    Score is Ghost Bench's: 1.0 when the eval check held on the device, whatever the driver claimed (their runner
+    never asks). Our verdict, which also weighs the claim, is kept beside it. An infrastructure error scores 0 with
+    its error, as in Ghost Bench, and stays in the denominator."""
+    if status not in STATUSES:
+        raise ValueError(f"summary status must be one of {', '.join(STATUSES)}, got {status!r}")
+    run_dir = Path(run_dir)
+    verdicts = []
+    for path in sorted((run_dir / TRIALS).glob(f"*/{VERDICT}")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue  # a half-written trial: records.py writes verdict.json last, so this one never finished
+        if isinstance(data, dict) and data.get("suite") == SUITE:
+            data["_folder"] = path.parent.name
+            verdicts.append(data)
+    if not verdicts:
+        return None
+
+    record: dict = {}
+    try:
+        record = json.loads((run_dir / "record.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        pass
+    groups: dict[tuple, list[dict]] = {}
+    for verdict in verdicts:
+        key = (verdict.get("driver") or "agent", verdict.get("model") or "none", verdict.get("effort"))
+        groups.setdefault(key, []).append(verdict)
+    runs = [_ghost_run(run_dir, record, key, rows, status) for key, rows in sorted(groups.items(), key=_group_order)]
+    summary = {
+        "suite": SUITE,
+        "run_dir": run_dir.name,
+        "seed": record.get("seed"),
+        "status": status,
+        "note": ("score is Ghost Bench's (the eval check on the device, 1.0 or 0.0); verdict is ours (the check "
+                 "set against the driver's claim); a repeat is one more result row, as Ghost Bench would count it"),
+        "runs": runs,
+    }
+    out = run_dir / SUMMARY_FILE
+    atomic_write_json(out, summary)
+    return out
+
+
+def _group_order(item: tuple) -> tuple:
+    # The agent's runs first, then the controls in their usual order (reference, null, wrong).
+    (driver, model, effort), _ = item
+    rank = ("agent",) + CONTROL_DRIVERS
+    return (rank.index(driver) if driver in rank else len(rank), driver, model, effort or "")
+
+
+def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[dict], status: str) -> dict:
+    driver, model, effort = key
+    rows = sorted(rows, key=lambda v: (str(v.get("task")), int(v.get("repeat") or 0)))
+    results = [_ghost_result(v) for v in rows]
+    passed = sum(1 for r in results if r["score"] > 0)
+    total_time = sum(r["time_s"] for r in results)
+    devices = sorted({_device_name(v.get("device")) for v in rows if v.get("device")})
+    return {
+        "id": f"{run_dir.name}-{driver}" + ("" if model in ("", "none") else f"-{model}"),
+        "suite": SUITE,
+        "model": model,
+        "provider": _provider(driver, rows[0]),
+        "driver": driver,
+        "effort": effort,
+        "device": devices[0] if len(devices) == 1 else devices,
+        "status": status,
+        "success_rate": round(passed / len(results), 3),
+        "total_tasks": len(results),
+        "passed": passed,
+        "total_time_s": round(total_time, 1),
+        "started_at": record.get("started"),
+        "finished_at": record.get("ended") if status != "running" else None,
+        "results": results,
+    }
+
+
+def _provider(driver: str, verdict: dict) -> str:
+    """Ghost Bench's provider: the agent's backend as `--model` named it ("ollama/qwen2.5:7b" is ollama, a bare
+    Claude name is claude); a control has none, so it is named by its driver."""
+    if driver != "agent":
+        return f"{driver} (control)"
+    from ..agents import AgentConfigError, parse_models
+
+    try:
+        (setting,) = parse_models(str(verdict.get("model_label") or verdict.get("model")))
+    except (AgentConfigError, ValueError):  # a label from another version of the harness: say so, do not guess
+        return "unknown"
+    return setting.provider
+
+
+def _device_name(device: Any) -> str:
+    # verdict.json holds the device's properties (serial, release, model …); Ghost Bench names a device by serial.
+    if isinstance(device, dict):
+        return str(device.get("serial") or device.get("model") or "unknown")
+    return str(device)
+
+
+def _ghost_result(verdict: dict) -> dict:
+    infra = verdict.get("infra_error")
+    reached = bool(verdict.get("outcome_reached")) and not infra
+    observed = str(verdict.get("outcome_observed") or "")
+    if infra:
+        reason = f"error: {infra}"
+    else:
+        reason = observed or ("goal state reached" if reached else "goal state not reached")
+    timings = verdict.get("timings") or {}
+    claim = verdict.get("claim") or {}
+    return {
+        "task_id": verdict.get("task"),
+        "repeat": verdict.get("repeat"),
+        "score": 1.0 if reached else 0.0,
+        "reason": reason,
+        "verdict": verdict.get("verdict"),
+        "claim": claim.get("status"),
+        "steps": int(verdict.get("tool_calls") or 0),
+        "max_steps": verdict.get("max_steps"),  # complexity x 10; a cap only under --enforce-max-steps
+        "hit_limit": verdict.get("hit_limit"),
+        "time_s": round(float(timings.get("total_s") or 0.0), 1),
+        "error": str(infra) if infra else "",
+        "trial": verdict.get("_folder"),
+    }
