@@ -149,9 +149,41 @@ def open_setting(tools: Tools, task: GhostTask) -> str:
         return next((e for e in below if e.get("role") == "button"), below[0] if below else None)
 
     result = scripting.wait_for(first_result, f"a result of Settings' search for {query!r}")
-    label = str(result["label"])
     tools.tap(target=result["ref"])
-    return label
+    # A result row reads "<title> <breadcrumb>" ("Wi‑Fi Network & internet > Internet"), the control's row
+    # "<title> <summary>": the control is the one whose label shares the most leading words with the result.
+    return str(scripting.wait_for(lambda: _control_like(scripting.map_elements(tools), str(result["label"])),
+                                  f"the control {result['label']!r} opens"))
+
+
+def _leading_words(a: str, b: str) -> int:
+    count = 0
+    for x, y in zip(scripting.norm_label(a).split(), scripting.norm_label(b).split()):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+def _control_like(elements: list[dict], result_label: str) -> Optional[str]:
+    """The title of the switch row or slider on screen named most like the search result, or None."""
+    def is_control(e: dict) -> bool:
+        if "checked" in e or e.get("role") == "slider":
+            return True
+        box = scripting.box_of(e)
+        return bool(box) and any("checked" in o and scripting.centre_inside(scripting.box_of(o), box)
+                                 for o in elements if o is not e)
+
+    scored = [(_leading_words(str(e.get("label", "")), result_label), e) for e in elements if e.get("label")]
+    scored = [(score, e) for score, e in scored if score and is_control(e)]
+    if not scored:
+        return None
+    best = max(score for score, _ in scored)
+    # The slider itself over the row that titles it; the row of a switch over nothing else.
+    top = [e for score, e in scored if score == best]
+    chosen = str(next((e for e in top if e.get("role") == "slider"), top[0])["label"])
+    # Its title only: the words after it (a summary such as "On") change when the switch does.
+    return " ".join(chosen.split()[:best])
 
 
 def _editable(elements: list[dict]) -> dict | None:

@@ -131,7 +131,7 @@ def test_fixed_check_fails_when_the_app_is_only_in_the_background(task_id):
     assert task.app in dump  # a substring check over the whole dump would pass here
     passed, reason = task.check.judge(FakeDevice({"dumpsys activity activities": dump}).shell(task.check.cmd))
     assert not passed
-    assert "nexuslauncher" in reason and f"(expected it to contain '{task.app}')" in reason
+    assert "nexuslauncher" in reason and f"(expected it to contain '{task.check.expected}')" in reason
 
 
 def test_fixed_check_fails_on_the_wrong_app():
@@ -175,7 +175,7 @@ def test_precondition_stops_the_app_goes_home_twice_runs_init_and_checks_the_goa
 
 
 def test_a_precondition_that_does_not_take_is_an_error(monkeypatch):
-    monkeypatch.setattr(gb, "PRECONDITION_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(gb.adapter, "PRECONDITION_TIMEOUT_S", 0.3)
     (task,) = [t for t in gb.load_tasks(SUITE_DIR) if t.id == "SystemWifiTurnOn"]
     device = FakeDevice({"settings get global wifi_on": "1\n"})  # svc wifi disable does nothing here
     with pytest.raises(gb.PreconditionError, match=r"settings\.json: task SystemWifiTurnOn: after `svc wifi "
