@@ -162,7 +162,7 @@ def test_max_steps_is_recorded_and_becomes_the_agents_limit_when_enforced(pytest
 
 
 def test_an_init_that_does_not_take_is_an_infra_error_with_its_reason(pytester, monkeypatch):
-    from pytest_mobium_evals import ghost_bench
+    from pytest_mobium_evals.ghost_bench import adapter as ghost_bench
 
     monkeypatch.setattr(ghost_bench, "PRECONDITION_TIMEOUT_S", 0.2)
     # The stand-in phone ignores `cmd connectivity airplane-mode disable`: airplane mode stays on.

@@ -99,3 +99,29 @@ def test_controls_grade_as_declared_through_the_plugin(pytester):
     reasons = {r["task_id"]: r["reason"] for r in by_driver["wrong"]["results"]}
     assert reasons["SystemBrightnessMax"] == "got '128' (expected '255')"
     assert reasons["SystemWifiTurnOn"] == "got '0' (expected '1' or '2')"
+
+
+@pytest.mark.parametrize("command, namespace, key, value", [
+    ("svc data disable", "global", "mobile_data", "0"),
+    ("svc data enable", "global", "mobile_data", "1"),
+    ("cmd location set-location-enabled false", "secure", "location_mode", "0"),
+    ("cmd location set-location-enabled true", "secure", "location_mode", "3"),
+    ("cmd notification set_dnd on", "global", "zen_mode", "1"),
+    ("cmd notification set_dnd alarms", "global", "zen_mode", "3"),
+    ("cmd notification set_dnd off", "global", "zen_mode", "0"),
+])
+def test_the_shell_commands_of_settings_tasks_write_their_setting(phone, command, namespace, key, value):
+    phone.shell(command)
+    assert phone.shell(f"settings get {namespace} {key}").strip() == value
+
+
+def test_the_new_switches_are_on_the_screens_android_15_has_them_under():
+    from pytest_mobium_evals.sim.apps.settings import search_results
+
+    found = {title: crumb for title, crumb, _ in search_results("mobile data")}
+    assert found == {"Mobile data": "Network & internet > SIMs"}
+    assert [t for t, _, _ in search_results("wifi")] == ["Wi\u2011Fi"]
+    assert [c for t, c, _ in search_results("do not disturb")] == ["Sound & vibration > Do Not Disturb"]
+    assert [c for t, c, _ in search_results("auto-rotate")] == ["Display"]
+    assert [t for t, _, _ in search_results("location")] == ["Use location"]
+    assert search_results("") == [] and search_results("nothing like it") == []

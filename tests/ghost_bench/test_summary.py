@@ -93,3 +93,44 @@ def test_a_half_written_verdict_is_left_out(tmp_path):
     (broken / "verdict.json").write_text('{"task": "SystemWifiTurnOn", "suite": "ghost')
     (ref,) = json.loads(gb.write_summary(Path(run.path)).read_text())["runs"]
     assert [r["task_id"] for r in ref["results"]] == ["SystemWifiTurnOff"]
+
+
+class FakeConfig:
+    class pluginmanager:  # noqa: N801 - stands in for config.pluginmanager
+        @staticmethod
+        def get_plugin(name):
+            return None
+
+
+def test_the_summary_is_rewritten_after_each_trial_and_says_how_the_run_ended(tmp_path):
+    from pytest_mobium_evals.ghost_bench import plugin
+
+    run = RunDir(tmp_path / "run")
+    run.write_record({"seed": 7, "tasks": [], "device": {}, "mobium": {}, "ended": "2026-12-01T10:00:00"})
+    first = verdict("SystemWifiTurnOn", "reference", reached=True, verdict_name="pass", observed="got '1'")
+    store(run, first)
+    plugin.pytest_mobium_trial_recorded(FakeConfig, run.path, first)
+    summary = json.loads((run.path / "ghost_bench.json").read_text())
+    assert summary["status"] == "running" and summary["runs"][0]["status"] == "running"
+    assert summary["runs"][0]["total_tasks"] == 1 and summary["runs"][0]["finished_at"] is None
+
+    second = verdict("SystemWifiTurnOff", "reference", reached=False, verdict_name="false_success",
+                     observed="got '1' (expected '0')")
+    store(run, second)
+    plugin.pytest_mobium_trial_recorded(FakeConfig, run.path, second)
+    assert json.loads((run.path / "ghost_bench.json").read_text())["runs"][0]["total_tasks"] == 2
+
+    plugin.pytest_mobium_run_finished(FakeConfig, run.path, "stopped")
+    summary = json.loads((run.path / "ghost_bench.json").read_text())
+    assert summary["status"] == "stopped" and summary["runs"][0]["status"] == "stopped"
+    assert summary["runs"][0]["finished_at"] == "2026-12-01T10:00:00"
+
+
+def test_a_trial_of_another_suite_does_not_write_the_summary(tmp_path):
+    from pytest_mobium_evals.ghost_bench import plugin
+
+    run = RunDir(tmp_path / "run")
+    other = verdict("t01", "reference", reached=True, verdict_name="pass", observed="Welcome", suite="mobiumapp")
+    store(run, other)
+    plugin.pytest_mobium_trial_recorded(FakeConfig, run.path, other)
+    assert not (run.path / "ghost_bench.json").exists()

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from pytest_mobium_evals.sim.mobium.server import tool_list
-from pytest_mobium_evals.testfile import check_file, parse_file, schemas_from
+from pytest_mobium_evals.testfile.format import schemas_from
+from pytest_mobium_evals.testfile.parsing import check_file, parse_file
 
 T25 = Path(__file__).resolve().parents[2] / "tasks" / "t25"
 
