@@ -40,8 +40,11 @@ FOLLOWS = {
 
 #: Words of a goal that say what to do rather than what to find: what is left is what a person types into
 #: Settings' search ("Turn off mobile data." searches "mobile data").
-ACTION_WORDS = frozenset(
-    ["turn", "switch", "set", "make", "put", "enable", "disable", "activate", "deactivate", "on", "off", "the", "to", "a", "an", "of", "my", "max", "maximum", "min", "minimum", "value", "highest", "lowest", "please", "its", "all", "way"])
+ACTION_WORDS = frozenset((
+    "turn", "switch", "set", "make", "put", "enable", "disable", "activate", "deactivate", "on", "off", "the", "to",
+    "a", "an", "of", "my", "max", "maximum", "min", "minimum", "value", "highest", "lowest", "please", "its", "all",
+    "way",
+))
 
 _SETTINGS_GET = re.compile(r"^\s*settings\s+get\s+(?:--user\s+\S+\s+)?(global|secure|system)\s+(\S+)\s*$")
 _READS_FRONT_APP = re.compile(r"^\s*dumpsys\s+(activity|window)\b")
@@ -165,7 +168,7 @@ def _leading_words(a: str, b: str) -> int:
     return count
 
 
-def _control_like(elements: list[dict], result_label: str) -> Optional[str]:
+def _control_like(elements: list[dict], result_label: str) -> str | None:
     """The title of the switch row or slider on screen named most like the search result, or None."""
     def is_control(e: dict) -> bool:
         if "checked" in e or e.get("role") == "slider":
