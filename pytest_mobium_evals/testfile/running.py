@@ -43,9 +43,7 @@ class ToolsAdapter:
         return defs
 
     def call(self, name: str, arguments: dict) -> tuple[Any, str]:
-        from ..toolserver import (
-            ToolError,  # imported late: the checks alone need no tool server
-        )
+        from ..toolserver import ToolError  # imported late: the checks alone need no tool server
 
         clash = [a for a in arguments if a in self._RESERVED]
         if clash:
