@@ -31,7 +31,8 @@ from pytest_mobium_evals.toolserver import Tools, ToolServerSpec  # noqa: E402
 
 
 def load_t25():
-    spec = importlib.util.spec_from_file_location("bench_t25_task", ROOT / "tasks" / "t25" / "test_t25_refactor_test.py")
+    path = ROOT / "tasks" / "t25" / "test_t25_refactor_test.py"
+    spec = importlib.util.spec_from_file_location("bench_t25_task", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
