@@ -74,10 +74,12 @@ def _parse_one(item: str) -> ModelSetting:
     return ModelSetting(provider="claude", name=full, effort=effort or None, label=item)
 
 
-def ollama_host() -> Optional[str]:
-    host = os.environ.get("OLLAMA_HOST", "").strip()
-    if not host:
-        return None
+OLLAMA_DEFAULT_HOST = "127.0.0.1:11434"  # where `ollama serve` listens unless told otherwise
+
+
+def ollama_host() -> str:
+    """OLLAMA_HOST as a URL, else Ollama's own default address (what the README promises)."""
+    host = os.environ.get("OLLAMA_HOST", "").strip() or OLLAMA_DEFAULT_HOST
     return host if "://" in host else f"http://{host}"
 
 
@@ -122,9 +124,11 @@ def check_ready(setting: ModelSetting, base_url: Optional[str] = None) -> None:
             raise AgentConfigError(f"{setting.label}: ANTHROPIC_BASE_URL {url} is unreachable ({why})")
     elif setting.provider == "ollama":
         host = ollama_host()
-        if host is None:
-            raise AgentConfigError(f"{setting.label}: set OLLAMA_HOST to the Ollama server (e.g. 127.0.0.1:11434)")
         if why := _reachable(host):
+            if not os.environ.get("OLLAMA_HOST", "").strip():
+                raise AgentConfigError(f"{setting.label}: OLLAMA_HOST is not set and nothing answers at "
+                                       f"{OLLAMA_DEFAULT_HOST} ({why}): start `ollama serve`, or set OLLAMA_HOST "
+                                       f"to the Ollama server")
             raise AgentConfigError(f"{setting.label}: OLLAMA_HOST {host} is unreachable ({why})")
         models = _listed_models(f"{host.rstrip('/')}/api/tags", "models", "name")
         wanted = setting.name if ":" in setting.name else f"{setting.name}:latest"

@@ -1,5 +1,6 @@
-"""Ollama (`--model ollama/NAME`, host from OLLAMA_HOST): the chat API with the server's tools as functions, and
-the final answer through `format=<JSON schema>`. The effort, when given, is Ollama's `think` level."""
+"""Ollama (`--model ollama/NAME`, host from OLLAMA_HOST, else 127.0.0.1:11434): the chat API with the server's
+tools as functions, and the final answer through `format=<JSON schema>`. The effort, when given, is Ollama's `think`
+level."""
 
 from __future__ import annotations
 
@@ -18,8 +19,6 @@ class OllamaProvider:
         from . import ollama_host
 
         host = ollama_host()
-        if host is None:
-            raise AgentInfraError(f"{setting.label}: OLLAMA_HOST is not set")
         self.setting = setting
         self.label = f"{setting.label} at {host}"
         self._client = ollama.AsyncClient(host=host, timeout=REQUEST_TIMEOUT_S, verify=tls_context())
