@@ -17,7 +17,13 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "judge": ("pytest_mobium_evals.judge", "regrade a run's answers with a local model through Ollama"),
     "verify": ("pytest_mobium_evals.verify", "run the regression tasks on two Mobium commits and compare"),
     "test": ("pytest_mobium_evals.testfile", "run a Mobium *.test.json file over the MCP tools"),
+    "export": ("pytest_mobium_evals.export_inspect", "write a run as an Inspect AI log, for `inspect view`"),
 }
+
+
+DESCRIPTION = ("Evaluate AI agents driving Android apps through Mobium's MCP tools: the trials run under pytest "
+               "(`pytest tasks --driver=controls`, `--model opus`); these commands serve the virtual device and the "
+               "tool server, and report, compare, list, export and verify the runs in runs/.")
 
 
 class CliError(Exception):
@@ -25,7 +31,7 @@ class CliError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mobium-evals", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="mobium-evals", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
