@@ -333,11 +333,21 @@ class Device:
             "sdk": self.getprop("ro.build.version.sdk"),
             "model": self.getprop("ro.product.model"),
             "image": self.getprop("ro.build.fingerprint"),
+            "kind": self.kind(),
         }
         if package:
             props["app"] = package
             props["app_build"] = self.app_version(package)
         return props
+
+    def kind(self) -> str:
+        """"virtual" (this project's virtual device, which says so in a property of its own), "emulator" (an
+        Android emulator: ro.kernel.qemu), or "physical"."""
+        if self.getprop("ro.mobium_evals.virtual_device") == "1":
+            return "virtual"
+        if self.getprop("ro.kernel.qemu") == "1" or self.getprop("ro.boot.qemu") == "1":
+            return "emulator"
+        return "physical"
 
     def app_version(self, package: str) -> Optional[str]:
         out = self.shell(f"dumpsys package {package}")

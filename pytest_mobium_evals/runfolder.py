@@ -341,11 +341,16 @@ def describe_mobium(record: dict) -> str:
     return str(mobium) if mobium else "unknown"
 
 
+DEVICE_KINDS = {"virtual": "virtual device (pytest-mobium-evals)", "emulator": "Android emulator",
+                "physical": "physical device"}
+
+
 def describe_device(record: dict, short: bool = False) -> str:
     """The device a run used: serial, model, Android release and API level, and (unless short) its system image."""
     device = record.get("device")
     if isinstance(device, dict):
-        parts = [str(device[k]) for k in ("name", "serial", "model") if device.get(k)]
+        kind = DEVICE_KINDS.get(str(device.get("kind")))
+        parts = ([kind] if kind else []) + [str(device[k]) for k in ("name", "serial", "model") if device.get(k)]
         if device.get("release"):
             parts.append(f"Android {device['release']}" + (f" (API {device['sdk']})" if device.get("sdk") else ""))
         if device.get("image") and not short:

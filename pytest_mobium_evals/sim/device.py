@@ -382,9 +382,12 @@ def default_props(serial: str, port: int) -> dict[str, str]:
         "ro.boot.serialno": serial,
         "ro.board.platform": "",
         "ro.build.characteristics": "emulator",
-        "ro.build.description": "sdk_gphone64_x86_64-userdebug 15 AE3A.240806.005 12228598 dev-keys",
+        # The build names what this is, the virtual device of pytest-mobium-evals, not a Google system image: a run
+        # record quotes the fingerprint, and a reader must not believe the run was on an emulator image.
+        "ro.build.description": "mobium_evals_virtual_device-userdebug 15 MOBIUM.EVALS.VIRTUAL 1 dev-keys",
         "ro.build.display.id": "AE3A.240806.005",
-        "ro.build.fingerprint": "google/sdk_gphone64_x86_64/emu64xa:15/AE3A.240806.005/12228598:userdebug/dev-keys",
+        "ro.build.fingerprint": "mobium-evals/virtual_device/virtual:15/MOBIUM.EVALS.VIRTUAL/1:userdebug/dev-keys",
+        "ro.mobium_evals.virtual_device": "1",
         "ro.build.id": "AE3A.240806.005",
         "ro.build.tags": "dev-keys",
         "ro.build.type": "userdebug",
