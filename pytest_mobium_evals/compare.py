@@ -15,6 +15,7 @@ from typing import Optional
 from .cli import CliError
 from .reports import SettingSummary, one_line, summarize
 from .runfolder import Run, Setting, Trial, describe_device, describe_mobium, fmt_pct, join, load_run, write_text_atomic
+from .summary import difference
 
 COMPARE = "compare.md"
 
@@ -175,13 +176,16 @@ def render(c: Comparison) -> str:
     else:
         lines.append("- Nothing else differs in the records.")
     lines += ["", "## Per setting", "",
+              f"The difference is {b} minus {a}, with a 95% interval from resampling the tasks of both runs "
+              "together (a paired bootstrap): when it holds 0, the change could be noise.", "",
               f"| Setting ({a} → {b}) | {a} rate | {a} 95% interval | {b} rate | {b} 95% interval "
-              "| Blockers |", "| --- | --- | --- | --- | --- | --- |"]
+              "| Difference [95%] | Reading | Blockers |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for s_old, s_new in c.setting_pairs:
-        so, sn = _summary(c.old, s_old), _summary(c.new, s_new)
+        so, sn, diff = setting_difference(c, s_old, s_new)
         label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
+        points, reading = (diff.points(), diff.verdict(a, b)) if diff else ("–", "no task in common")
         lines.append(f"| {label} | {fmt_pct(so.rate)} | {_interval(so)} | {fmt_pct(sn.rate)} | {_interval(sn)} "
-                     f"| {len(so.blockers)} → {len(sn.blockers)} |")
+                     f"| {points} | {reading} | {len(so.blockers)} → {len(sn.blockers)} |")
     lines += [""]
     if c.found and any(not a.is_control for a, _ in c.setting_pairs):  # only the agent's passes are findings
         lines += found_table(c)
@@ -210,6 +214,13 @@ def found_table(c: Comparison) -> list[str]:
     a, b = c.labels
     lines = ["## Tasks that found a defect", "",
              f"| Task | Found | Setting | {a} | {b} |", "| --- | --- | --- | --- | --- |"]
+    lines += ["| " + " | ".join(row) + " |" for row in found_rows(c)]
+    return lines + [""]
+
+
+def found_rows(c: Comparison) -> list[tuple[str, str, str, str, str]]:
+    """(task, what it found, setting, old tally, new tally) for each regression task and agent setting."""
+    rows = []
     order = {t: i for i, t in enumerate(c.old.task_ids)}
     for task in sorted(c.found, key=lambda t: (order.get(t, 1 << 30), t)):
         for s_old, s_new in c.setting_pairs:
@@ -220,8 +231,14 @@ def found_table(c: Comparison) -> list[str]:
             if not before and not after:
                 continue
             label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
-            lines.append(f"| {task} | {c.found[task]} | {label} | {_tally(before)} | {_tally(after)} |")
-    return lines + [""]
+            rows.append((task, c.found[task], label, _tally(before), _tally(after)))
+    return rows
+
+
+def setting_difference(c: Comparison, s_old: Setting, s_new: Setting):
+    """(old summary, new summary, the paired difference new − old over the tasks both ran, or None)."""
+    so, sn = _summary(c.old, s_old), _summary(c.new, s_new)
+    return so, sn, difference(so.figures, sn.figures)
 
 
 def _tally(trials: list[Trial]) -> str:

@@ -18,7 +18,6 @@ from typing import Optional
 
 from .catalog import default_task_paths, load_task_definitions
 from .cli import CliError
-from .intervals import bootstrap_over_tasks
 from .runfolder import (
     KNOWN_VERDICTS,
     Run,
@@ -32,6 +31,7 @@ from .runfolder import (
     write_bytes_atomic,
     write_text_atomic,
 )
+from .summary import Figures, Outcome, agent_pairs, difference_line, figures
 
 REPORT = "report.md"
 CHART = "pass-rate.png"
@@ -76,14 +76,6 @@ def _progress(message: str) -> None:
 
 # --- numbers ----------------------------------------------------------------------------------------------------
 
-def task_interval(per_task: dict[str, list[bool]]) -> Optional[tuple[float, float]]:
-    """The 95% interval of a pass rate, bootstrapped over tasks (intervals.py: every figure uses the same one)."""
-    if not per_task:
-        return None
-    rate = bootstrap_over_tasks(per_task)
-    return rate.low, rate.high
-
-
 @dataclass
 class SettingSummary:
     setting: Setting
@@ -100,6 +92,7 @@ class SettingSummary:
     tokens_out: int = 0
     cost_usd: float = 0.0
     cost_known: bool = False
+    figures: Optional[Figures] = None  # summary.py's figures: the same numbers the terminal and the HTML show
 
     @property
     def graded(self) -> int:
@@ -122,15 +115,15 @@ def summarize(setting: Setting, trials: list[Trial], task_order: list[str], miss
     for trial in sorted(trials, key=lambda t: (order.get(t.task, len(order)), t.task, t.repeat)):
         per_task.setdefault(trial.task, []).append(trial)
     # infra errors stay in the denominator: a trial that could not run is not a trial that passed
-    outcomes = {task: [_success(t) for t in ts] for task, ts in per_task.items()}
-    rate = sum(_success(t) for t in trials) / len(trials) if trials else None
-    interval = task_interval(outcomes) if with_interval else None
+    figs = setting_figures(setting, trials, scheduled=len(trials) + missing, with_interval=with_interval)
+    rate = figs.rate.rate if trials else None
+    interval = (figs.rate.low, figs.rate.high) if with_interval and trials else None
     summary = SettingSummary(
         setting=setting, trials=trials, scheduled=len(trials) + missing,
         infra_errors=sum(1 for t in trials if t.is_infra_error),
         verdicts=Counter(t.verdict for t in trials), per_task=per_task, rate=rate, interval=interval,
         blockers=[t for t in trials if t.gating_blockers],
-        declared_blockers=[t for t in trials if t.blockers and not t.gating_blockers])
+        declared_blockers=[t for t in trials if t.blockers and not t.gating_blockers], figures=figs)
     for t in trials:
         tokens = t.data.get("tokens") or {}
         summary.tokens_in += int(tokens.get("input") or 0)
@@ -139,6 +132,17 @@ def summarize(setting: Setting, trials: list[Trial], task_order: list[str], miss
             summary.cost_usd += float(t.data["cost_usd"])
             summary.cost_known = True
     return summary
+
+
+def outcome_of(trial: Trial) -> Outcome:
+    return Outcome(task=trial.task, repeat=trial.repeat, verdict=trial.verdict, success=_success(trial),
+                   name=trial.name, gating_blockers=tuple(trial.gating_blockers))
+
+
+def setting_figures(setting: Setting, trials: list[Trial], scheduled: Optional[int] = None,
+                    with_interval: bool = True) -> Figures:
+    return figures(setting.label, [outcome_of(t) for t in trials], control=setting.is_control, scheduled=scheduled,
+                   with_interval=with_interval)
 
 
 def summarize_run(run_: Run) -> list[SettingSummary]:
@@ -182,15 +186,27 @@ def _settings_table(summaries: list[SettingSummary]) -> list[str]:
     lines = ["## Settings", "",
              "Pass rate for the agent; for a control, the share of its trials graded as the task declares. "
              "The 95% interval is bootstrapped over tasks, not trials. Infra errors count as not passed.", "",
-             "| Setting | Rate | 95% interval | Scheduled | Graded | Infra errors | False success | Blockers "
-             "| Tokens in | Tokens out | Cost |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| Setting | Rate | 95% interval | pass^k | Scheduled | Graded | Infra errors | False success "
+             "| Blockers | Tokens in | Tokens out | Cost |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for s in summaries:
         cost = f"${s.cost_usd:.2f}" if s.cost_known else "–"
+        pass_k = s.figures.pass_k_text() if s.figures and s.figures.pass_k else "–"
         lines.append(f"| {s.setting.label} | {fmt_pct(s.rate)} ({s.successes}/{len(s.trials)}) | {_interval(s)} "
-                     f"| {s.scheduled} | {s.graded} | {s.infra_errors} | {s.verdicts.get('false_success', 0)} "
-                     f"| {len(s.blockers)} | {s.tokens_in:,} | {s.tokens_out:,} | {cost} |")
-    return lines + [""]
+                     f"| {pass_k} | {s.scheduled} | {s.graded} | {s.infra_errors} "
+                     f"| {s.verdicts.get('false_success', 0)} | {len(s.blockers)} | {s.tokens_in:,} "
+                     f"| {s.tokens_out:,} | {cost} |")
+    lines.append("")
+    if any(s.figures and s.figures.pass_k for s in summaries):
+        lines += ["pass^k: the chance that all k repeats of a task pass (C(c, k) / C(n, k) per task, averaged over "
+                  "tasks), with its 95% interval over tasks.", ""]
+    pairs = agent_pairs([s.figures for s in summaries if s.figures])
+    if pairs:
+        lines += ["### Differences between settings", "",
+                  "Paired over the same tasks and seed: the 95% interval comes from resampling tasks for both "
+                  "settings at once. A difference whose interval holds 0 could be noise.", ""]
+        lines += [f"- {difference_line(a, b)}" for a, b in pairs] + [""]
+    return lines
 
 
 def _verdict_table(summaries: list[SettingSummary]) -> list[str]:

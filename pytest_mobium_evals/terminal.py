@@ -4,7 +4,7 @@ misses, the blockers and the infrastructure errors."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -43,34 +43,46 @@ def pytest_report_teststatus(report, config):
     return category, letter, (word, {colour: True})
 
 
+def group_figures(reports, scheduled: dict) -> list:
+    """summary.py's figures per group (a control driver, or the agent under one model setting), from the trials'
+    report data: the same function report.md and the HTML use on the verdict.json files."""
+    from .summary import Outcome, figures
+
+    by_group: dict[str, list[dict]] = defaultdict(list)
+    for data in reports:
+        by_group[data["group"]].append(data)
+    out = []
+    for group in sorted(set(by_group) | set(scheduled)):
+        rows = by_group.get(group, [])
+        control = not group.startswith("agent")
+        outcomes = [Outcome(task=d["task"], repeat=d["repeat"], verdict=d["verdict"],
+                            success=bool(d["ok"]) if control else d["verdict"] == "pass", name=d["trial"],
+                            gating_blockers=tuple(d.get("gating_blockers") or ())) for d in rows]
+        out.append(figures(group, outcomes, control=control, scheduled=scheduled.get(group, len(rows))))
+    return out
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     state = eval_session(config)
     if state.is_worker or not state.reports:
         return
-    from .intervals import bootstrap_over_tasks
+    from .summary import agent_pairs, difference_line
 
     tr = terminalreporter
     collection = read_json(Path(state.run_dir) / ".session" / "collection.json") or {}
     scheduled = collection.get("groups") or {}
-    by_group: dict[str, list[dict]] = defaultdict(list)
-    for data in state.reports.values():
-        by_group[data["group"]].append(data)
+    all_figures = group_figures(state.reports.values(), scheduled)
     tr.write_sep("=", "mobium-evals summary")
     tr.write_line(f"seed {state.seed}, run dir {state.run_dir}")
-    for group in sorted(set(by_group) | set(scheduled)):
-        rows = by_group.get(group, [])
-        control = not group.startswith("agent")
-        per_task: dict[str, list[bool]] = defaultdict(list)
-        for d in rows:
-            per_task[d["task"]].append(d["ok"] if control else d["verdict"] == "pass")
-        rate = bootstrap_over_tasks(per_task)
-        counts = Counter(d["verdict"] for d in rows)
-        infra = counts.get(INFRA_ERROR, 0)
-        graded = len(rows) - infra
-        what = "as declared" if control else "pass rate"
-        tr.write_line(f"{group}: {what} {rate.percent()} over {rate.tasks} tasks; scheduled "
-                      f"{scheduled.get(group, len(rows))}, graded {graded}, infra errors {infra}")
-        tr.write_line("  " + ", ".join(f"{v} {counts[v]}" for v in ALL_VERDICTS if counts.get(v)))
+    for figs in all_figures:
+        tr.write_line(f"{figs.label}: {figs.what} {figs.rate_text()} over {figs.rate.tasks} tasks"
+                      + (f"; {figs.pass_k_text()}" if figs.pass_k else "") + f"; {figs.counts_text()}")
+        tr.write_line("  " + ", ".join(f"{v} {figs.verdicts[v]}" for v in ALL_VERDICTS if figs.verdicts.get(v)))
+    pairs = agent_pairs(all_figures)
+    if pairs:
+        tr.write_sep("-", "differences between settings (paired over tasks, 95% interval)")
+        for a, b in pairs:
+            tr.write_line(difference_line(a, b))
     mismatched = [d for d in state.reports.values()
                   if d["driver"] != "agent" and not d["ok"] and d["verdict"] != INFRA_ERROR]
     if mismatched:

@@ -92,7 +92,7 @@ def test_a02(device, params):
     assert {"a01-agent-claude-haiku-5-5-low-r0", "a01-agent-claude-haiku-5-5-high-r0",
             "a01-agent-claude-opus-5-5-r0"} <= set(verdicts(suite))
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["agent haiku:low: pass rate 50%*over 2 tasks; scheduled 4, graded 4*",
+    result.stdout.fnmatch_lines(["agent haiku:low: pass rate 50%*over 2 tasks; pass^2 50% *; scheduled 4, graded 4*",
                                  "agent opus: pass rate 50%*",
                                  "*agent trials that did not pass*",
                                  "a02-agent-claude-haiku-5-5-high-r0: false_success (major); claimed done, "

@@ -1,0 +1,129 @@
+"""The figures of a run, computed once for every place that shows them (the terminal summary, report.md, the HTML
+report, compare and verify), so they always agree: per setting the rate with its interval over tasks, pass^k when
+there are repeats, the scheduled/graded/infra counts, false successes and blockers; and for two settings side by
+side, the paired difference with whether it is clear of zero.
+
+The input is a list of `Outcome`s, one per trial, which the terminal builds from its reports and the after-run
+commands from the verdict.json files; nothing here reads pytest or a run folder."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Sequence
+
+from .intervals import Difference, PassK, Rate, bootstrap_over_tasks, paired_difference, pass_k_over_tasks
+from .verdicts import INFRA_ERROR
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One trial as the figures see it. `success` is a pass for the agent and "graded as declared" for a control."""
+
+    task: str
+    repeat: int
+    verdict: str
+    success: bool
+    name: str = ""
+    gating_blockers: tuple[str, ...] = ()
+
+
+@dataclass
+class Figures:
+    label: str
+    control: bool
+    scheduled: int
+    outcomes: list[Outcome]
+    rate: Rate
+    pass_k: Optional[PassK]
+    verdicts: Counter = field(default_factory=Counter)
+
+    @property
+    def trials(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def successes(self) -> int:
+        return sum(o.success for o in self.outcomes)
+
+    @property
+    def infra_errors(self) -> int:
+        return self.verdicts.get(INFRA_ERROR, 0)
+
+    @property
+    def graded(self) -> int:
+        return self.trials - self.infra_errors
+
+    @property
+    def false_successes(self) -> int:
+        return self.verdicts.get("false_success", 0)
+
+    @property
+    def blockers(self) -> list[tuple[str, str]]:
+        """(trial, blocker) for every gating blocker: they hold the decision whatever the rate."""
+        return [(o.name, b) for o in self.outcomes for b in o.gating_blockers]
+
+    def per_task(self) -> dict[str, list[bool]]:
+        return per_task(self.outcomes)
+
+    # the words every view prints, so the terminal, report.md and the HTML say the same thing
+    @property
+    def what(self) -> str:
+        return "as declared" if self.control else "pass rate"
+
+    def rate_text(self) -> str:
+        return f"{self.rate.percent()} ({self.successes}/{self.trials})" if self.trials else "n/a"
+
+    def pass_k_text(self) -> str:
+        return f"pass^{self.pass_k.k} {self.pass_k.percent()}" if self.pass_k else ""
+
+    def counts_text(self) -> str:
+        return f"scheduled {self.scheduled}, graded {self.graded}, infra errors {self.infra_errors}"
+
+
+def per_task(outcomes: Iterable[Outcome]) -> dict[str, list[bool]]:
+    tasks: dict[str, list[bool]] = defaultdict(list)
+    for o in sorted(outcomes, key=lambda o: (o.task, o.repeat)):
+        tasks[o.task].append(o.success)
+    return dict(tasks)
+
+
+def figures(label: str, outcomes: Sequence[Outcome], *, control: bool, scheduled: Optional[int] = None,
+            with_interval: bool = True) -> Figures:
+    """A setting's figures. pass^k is given when every task has k ≥ 2 trials (k = the fewest any task has), the
+    chance all k repeats of a task pass; infra errors count as non-passes there too."""
+    outcomes = list(outcomes)
+    tasks = per_task(outcomes)
+    rate = bootstrap_over_tasks(tasks) if with_interval else _plain_rate(tasks)
+    k = min((len(v) for v in tasks.values()), default=0)
+    pass_k = pass_k_over_tasks(tasks, k) if k >= 2 and with_interval else None
+    return Figures(label=label, control=control, scheduled=len(outcomes) if scheduled is None else scheduled,
+                   outcomes=outcomes, rate=rate, pass_k=pass_k, verdicts=Counter(o.verdict for o in outcomes))
+
+
+def _plain_rate(tasks: dict[str, list[bool]]) -> Rate:
+    passed = sum(sum(v) for v in tasks.values())
+    total = sum(len(v) for v in tasks.values())
+    rate = passed / total if total else 0.0
+    return Rate(passed, total, rate, rate, rate, len(tasks))
+
+
+def difference(a: Figures, b: Figures) -> Optional[Difference]:
+    """b − a, paired over the tasks both ran (the same seed gives them the same parameters)."""
+    return paired_difference(a.per_task(), b.per_task())
+
+
+def difference_line(a: Figures, b: Figures, a_name: Optional[str] = None, b_name: Optional[str] = None) -> str:
+    """"opus vs haiku: +21 points [+8 to +35] over 38 tasks, clear of zero: opus is better than haiku"."""
+    a_name, b_name = a_name or a.label, b_name or b.label
+    diff = difference(a, b)
+    if diff is None:
+        return f"{b_name} vs {a_name}: no task in common"
+    return f"{b_name} vs {a_name}: {diff.describe(a_name, b_name)}"
+
+
+def agent_pairs(all_figures: Sequence[Figures]) -> list[tuple[Figures, Figures]]:
+    """Every pair of agent settings, the earlier-listed first (controls are not compared with each other: each has
+    its own declared verdicts)."""
+    agents = [f for f in all_figures if not f.control]
+    return [(agents[i], agents[j]) for i in range(len(agents)) for j in range(i + 1, len(agents))]
