@@ -1,34 +1,425 @@
-"""The trials' verdicts in pytest-html's results table (registered only when pytest-html is loaded)."""
+"""The pytest-html report as a reviewer reads it (registered only when pytest-html is loaded).
+
+It opens with the run's story: each setting's rate with its 95% interval over tasks, pass^k with repeats, the
+scheduled/graded/infra counts, false successes, the blockers by name, the differences between agent settings with
+whether they are clear of zero, and for controls the declared-vs-got table; then the run's facts (seed, folder,
+device and which kind, Mobium, models, plugin, tasks); with `--baseline RUN`, the comparison with that run. Below
+it, pytest-html's table of trials gains verdict, severity and claim columns with a filter of its own, and each
+trial's extras carry its claim, the outcome read from the device, the side effects, the transcript and a scaled
+final screen.
+
+The story is built from the run folder on disk (each trial's verdict.json, the record), not from the order in which
+hooks ran: under xdist the controller writes the HTML from what the workers wrote. The figures come from summary.py,
+as the terminal's and report.md's do."""
 
 from __future__ import annotations
 
+import base64
+import html
+import io
+from pathlib import Path
+from typing import Optional
+
 import pytest
 
-_HTML_COLUMNS = (("verdict", "Verdict"), ("severity", "Severity"), ("claim", "Claim"), ("answer", "Answer"),
-                 ("tool_calls", "Tool calls"), ("seconds", "Seconds"))
+from .verdicts import ALL_VERDICTS
+
+SCREEN_WIDTH = 270  # px: enough to read a phone screen's layout; 114 of them keep a controls report under 2 MB
+SCREEN_QUALITY = 60
+ANSWER_CHARS = 600  # a tool answer (an element map) is cut here in the report; transcript.jsonl keeps it whole
+PROMPT_CHARS = 2000
+SEVERITIES = ("blocker", "major", "minor", "none")
+
+_COLUMNS = (("verdict", "Verdict"), ("severity", "Severity"), ("claim", "Claim"), ("answer", "Answer"),
+            ("tool_calls", "Tool calls"), ("seconds", "Seconds"))
 
 
-def _html_header(cells) -> None:
-    for i, (key, title) in enumerate(_HTML_COLUMNS):
+def esc(value) -> str:
+    """Text escaped for element content (quotes stay as they are: inside pytest-html's JSON blob each escaped quote
+    would cost ten bytes). Attribute values here are the report's own words, never a trial's text."""
+    return html.escape("" if value is None else str(value), quote=False)
+
+
+# --- the table of trials ----------------------------------------------------------------------------------------
+
+def _header(cells) -> None:
+    for i, (key, title) in enumerate(_COLUMNS):
         cells.insert(2 + i, f'<th class="sortable" data-column-type="{key}">{title}</th>')
 
 
-def _html_row(report, cells) -> None:
-    import html
-
+def _row(report, cells) -> None:
     data = getattr(report, "mobium", None) or {}
-    for i, (key, _) in enumerate(_HTML_COLUMNS):
+    for i, (key, _) in enumerate(_COLUMNS):
         value = data.get(key)
+        extra = ""
         if key == "seconds" and isinstance(value, (int, float)):
             value = f"{value:.1f}"
-        cells.insert(2 + i, f'<td class="col-{key}">{html.escape("" if value is None else str(value))}</td>')
+        if key == "verdict":
+            extra = f" v-{esc(value or 'none')}"
+        elif key == "severity":
+            extra = f" s-{esc(value or 'none')}"
+        cells.insert(2 + i, f'<td class="col-{key}{extra}">{esc(value)}</td>')
+
+
+# --- each trial's extras (attached on the process that ran it) ----------------------------------------------------
+
+def trial_extras(run_dir: Path, name: str, record: dict, screen_b64: Optional[str]) -> list:
+    """pytest-html extras for one trial: its story and transcript as HTML, and its final screen scaled down."""
+    from pytest_html import extras
+
+    from .records import TRANSCRIPT, RunDir
+    from .transcript import read_events, steps
+
+    out = [extras.html(trial_html(record, steps(read_events(RunDir(run_dir).trial_dir(name) / TRANSCRIPT))))]
+    if screen_b64:
+        small = scale_screen(base64.b64decode(screen_b64))
+        if small is not None:
+            out.append(extras.jpg(base64.b64encode(small).decode("ascii"), name="final screen"))
+    return out
+
+
+def scale_screen(png: bytes, width: int = SCREEN_WIDTH, quality: int = SCREEN_QUALITY) -> Optional[bytes]:
+    """The screen as a JPEG `width` px wide, or None when the bytes are not an image Pillow reads."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(png)) as img:
+            img = img.convert("RGB")
+            if img.width > width:
+                img = img.resize((width, max(1, round(img.height * width / img.width))), Image.Resampling.LANCZOS)
+            buf = io.BytesIO()
+            img.save(buf, "JPEG", quality=quality, optimize=True)
+            return buf.getvalue()
+    except (UnidentifiedImageError, OSError, ValueError):
+        return None
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
+
+
+# Inside pytest-html's JSON blob every quote costs six bytes: the markup of a trial uses unquoted attributes.
+def trial_html(record: dict, trial_steps: list) -> str:
+    from .transcript import arguments_text, claim_text
+
+    claim = record.get("claim") or {}
+    lines = ["<div class=mv-trial>",
+             f"<p><b>Verdict</b> {esc(record.get('verdict'))}"
+             + (f" ({esc(record.get('severity'))})" if record.get("severity") else "")
+             + (f", declared {esc(record.get('expected'))}" if record.get("driver") != "agent" else "")
+             + f" · <b>claim</b> {esc(claim_text(claim))}</p>",
+             f"<p><b>Outcome read from the device</b> "
+             f"{'reached' if record.get('outcome_reached') else 'not reached'}: "
+             f"{esc(repr(record.get('outcome_observed')))}</p>"]
+    effects = record.get("side_effects") or []
+    lines.append("<p><b>Side effects</b> " + ("; ".join(
+        f"{esc(e.get('namespace'))}/{esc(e.get('key'))}: {esc(e.get('before'))} → {esc(e.get('after'))}"
+        for e in effects) if effects else "none") + "</p>")
+    for blocker in record.get("blockers") or []:
+        lines.append(f"<p class=mv-bad><b>Blocker</b> {esc(blocker)}</p>")
+    if record.get("infra_error"):
+        lines.append(f"<p class=mv-bad><b>Infrastructure error</b> {esc(record['infra_error'])}</p>")
+    lines.append(f"<details><summary>Transcript ({len(trial_steps)} steps)</summary><ol class=mv-steps>")
+    for s in trial_steps:
+        if s.role == "tool":
+            answer = "" if s.answer is None else (
+                f"<pre{' class=mv-bad' if s.is_error else ''}>{esc(_cut(s.answer, ANSWER_CHARS))}</pre>")
+            lines.append(f"<li><code>{esc(s.tool)}({esc(arguments_text(s.arguments))})</code>{answer}")
+        elif s.role == "prompt":
+            lines.append(f"<li><b>prompt</b><pre>{esc(_cut(s.text, PROMPT_CHARS))}</pre>")
+        elif s.role == "assistant":
+            what = "thinking" if s.extra.get("thinking") else "said"
+            lines.append(f"<li><b>{what}</b><pre>{esc(_cut(s.text, PROMPT_CHARS))}</pre>")
+        elif s.role == "error":
+            lines.append(f"<li class=mv-bad><b>error</b> {esc(s.text)}")
+        elif s.role == "final":
+            lines.append(f"<li><b>final claim</b> {esc(s.text)}")
+    lines.append("</ol></details></div>")
+    return "".join(lines)
+
+
+# --- the story --------------------------------------------------------------------------------------------------
+
+STYLE = """<style>
+body{display:flex;flex-direction:column}
+#title{order:-3}body>p:first-of-type{order:-2}.summary{order:-1;display:block}
+.mv-story{font-size:14px;max-width:1300px}.mv-story table{border-collapse:collapse;margin:4px 0 12px}
+.mv-story td,.mv-story th{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
+.mv-story h3{margin:14px 0 4px}.mv-bad{color:#b00020}.mv-good{color:#1b5e20}
+.mv-trial pre{white-space:pre-wrap;max-height:14em;overflow:auto;background:#f6f6f6;margin:2px 0;padding:3px}
+.mv-steps{margin:4px 0;padding-left:22px}.mv-filter label{margin-right:10px;white-space:nowrap}
+</style>"""
+
+
+def filter_html() -> str:
+    """Checkboxes hiding trials by verdict and severity, in CSS alone (:has), so they keep working when pytest-html
+    re-renders its table for its own filters and sorting."""
+    boxes, rules = [], []
+    for kind, values, prefix in (("verdict", ALL_VERDICTS, "v"), ("severity", SEVERITIES, "s")):
+        boxes.append(f"<div class=mv-filter><b>{kind.capitalize()}:</b> ")
+        for value in values:
+            box = f"mv-{prefix}-{value}"
+            boxes.append(f'<label><input type="checkbox" id="{box}" checked> {esc(value)}</label>')
+            rules.append(f"body:has(#{box}:not(:checked)) #results-table tbody:has(td.{prefix}-{value})"
+                         "{display:none}")
+        boxes.append("</div>")
+    return "<style>" + "".join(rules) + "</style>" + "".join(boxes)
+
+
+def _table(head: list[str], rows: list[list[str]]) -> str:
+    return ("<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"
+            + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows) + "</table>")
+
+
+def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> str:
+    """The summary for a run folder (runfolder.Run, complete or not), and the comparison with a baseline run."""
+    from .reports import summarize_run
+    from .summary import agent_pairs, difference
+
+    summaries = summarize_run(run_)
+    parts = [STYLE, '<div class="mv-story" id="mobium-evals-summary">', "<h3>The run</h3>"]
+    if not summaries:
+        parts.append("<p>No trial has a verdict yet.</p>")
+    rows = []
+    for s in summaries:
+        f = s.figures
+        rows.append([esc(s.setting.label), esc(f.what), esc(f.rate_text()), esc(f"{f.rate.tasks}"),
+                     esc(f.pass_k_text() or "–"), str(f.scheduled), str(f.graded), str(f.infra_errors),
+                     f"<span class={'mv-bad' if f.false_successes and not f.control else ''}>"
+                     f"{f.false_successes}</span>", str(len(f.blockers))])
+    if rows:
+        parts.append(_table(["Setting", "Rate of", "Rate [95% interval over tasks]", "Tasks", "pass^k",
+                             "Scheduled", "Graded", "Infra errors", "False successes", "Blockers"], rows))
+    blockers = [(s.setting.label, name, b) for s in summaries for name, b in s.figures.blockers]
+    if blockers:
+        parts.append(f"<p class=mv-bad><b>Blockers ({len(blockers)})</b>, which hold the decision whatever the "
+                     "rate:</p><ul>" + "".join(f"<li class=mv-bad>{esc(n)} ({esc(label)}): {esc(b)}"
+                                               for label, n, b in blockers) + "</ul>")
+    else:
+        parts.append("<p class=mv-good><b>Blockers:</b> none.</p>")
+    pairs = agent_pairs([s.figures for s in summaries])
+    if pairs:
+        parts.append("<h3>Differences between settings</h3><p>Paired over the same tasks and seed; the interval "
+                     "resamples tasks for both settings at once.</p>")
+        parts.append(_table(["B vs A", "Difference in pass rate [95%]", "Reading"],
+                            [_difference_row(a.label, b.label, difference(a, b)) for a, b in pairs]))
+    if any(s.setting.is_control for s in summaries):
+        parts.append(_controls_html(run_, summaries))
+    parts.append(_facts_html(run_))
+    if baseline is not None or baseline_problem:
+        parts.append(_baseline_html(run_, baseline, baseline_problem))
+    parts.append("<h3>Trials</h3><p>Filter the table below by verdict and severity (and by pytest's outcome "
+                 "with the boxes after this summary).</p>" + filter_html())
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _difference_row(a: str, b: str, diff) -> list[str]:
+    if diff is None:
+        return [esc(f"{b} vs {a}"), "–", "no task in common"]
+    cls = "mv-good" if diff.clear_of_zero and diff.delta > 0 else "mv-bad" if diff.clear_of_zero else ""
+    return [esc(f"{b} vs {a}"), esc(diff.points()) + f" over {diff.tasks} tasks",
+            f"<span class={cls or 'mv-plain'}>{esc(diff.verdict(a, b))}</span>"]
+
+
+def _controls_html(run_, summaries) -> str:
+    controls = [s for s in summaries if s.setting.is_control]
+    order = {t: i for i, t in enumerate(run_.task_ids)}
+    keys = sorted({(t.task, t.repeat) for s in controls for t in s.trials},
+                  key=lambda k: (order.get(k[0], len(order)), k))
+    index = {(s.setting, t.task, t.repeat): t for s in controls for t in s.trials}
+    rows, wrong = [], 0
+    for task, repeat in keys:
+        cells = [esc(task), f"r{repeat}"]
+        for s in controls:
+            t = index.get((s.setting, task, repeat))
+            if t is None:
+                cells.append("–")
+            elif t.as_declared:
+                cells.append(f"{esc(t.verdict)} ✓")
+            else:
+                wrong += 1
+                cells.append(f"<span class=mv-bad><b>{esc(t.verdict)}</b> ✗ declared {esc(t.data.get('expected'))}"
+                             "</span>")
+        rows.append(cells)
+    verdict = ("<p class=mv-good>Every control graded as declared.</p>" if not wrong else
+               f"<p class=mv-bad><b>{wrong} control trial(s) did not grade as declared</b>: the grader is not "
+               "validated for those tasks.</p>")
+    return ("<h3>Controls: declared vs got</h3>" + verdict + "<details><summary>The table, task by task"
+            "</summary>" + _table(["Task", "Repeat"] + [esc(s.setting.driver) for s in controls], rows)
+            + "</details>")
+
+
+def run_facts(run_) -> list[tuple[str, str]]:
+    """The run's facts, one (name, value) each: the summary's facts table and the Environment table."""
+    from .runfolder import describe_app, describe_device, describe_mobium
+
+    rec = run_.record
+    device = rec.get("device") if isinstance(rec.get("device"), dict) else {}
+    mobium = rec.get("mobium")
+    if mobium == "built-in" or not mobium:
+        mobium_text = "the built-in Mobium-compatible server (mobium-evals mcp), not a Mobium build"
+    else:
+        mobium_text = f"Mobium commit {describe_mobium(rec)}" + (
+            f" ({mobium.get('binary')})" if isinstance(mobium, dict) and mobium.get("binary") else "")
+    efforts = rec.get("efforts") or {}
+    models = ", ".join(f"{m}" + (f" ({efforts[m]} effort)" if efforts.get(m) else "") for m in rec.get("models")
+                       or []) or "none (controls only)"
+    tasks = run_.task_ids
+    facts = [("Seed", str(rec.get("seed"))), ("Run folder", str(run_.path)),
+             ("Device", describe_device(rec) if device else "not recorded"),
+             ("System image", str(device.get("image") or "unknown")),
+             ("Mobium", mobium_text), ("Drivers", ", ".join(rec.get("drivers") or []) or "unknown"),
+             ("Models", models), ("Repeats", str(rec.get("repeats"))),
+             ("Tasks", f"{len(tasks)}: " + ", ".join(tasks) if tasks else "unknown"),
+             ("Suites", ", ".join(rec.get("suites") or []) or "unknown"),
+             ("Plugin", f"{rec.get('plugin', 'pytest-mobium-evals')} {rec.get('plugin_version', '?')}")]
+    app = describe_app(rec)
+    if app:
+        facts.insert(4, ("App", app))
+    return facts
+
+
+def _facts_html(run_) -> str:
+    return "<h3>Facts</h3>" + _table(["", ""], [[esc(k), esc(v)] for k, v in run_facts(run_)])
+
+
+def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
+    from .compare import compare_runs, setting_difference
+    from .runfolder import fmt_pct
+
+    head = "<h3>Against the baseline</h3>"
+    if problem:
+        return head + f"<p class=mv-bad>{esc(problem)}</p>"
+    from .cli import CliError
+
+    try:
+        c = compare_runs(baseline, run_, labels=("baseline", "this run"))
+    except CliError as exc:
+        return head + f"<p class=mv-bad>Not compared with {esc(baseline.path)}: {esc(exc)}</p>"
+    parts = [head, f"<p>Baseline {esc(c.old.path)}; same seed ({esc(c.old.seed)}) and task set "
+                   f"({len(c.old.task_ids)} tasks).</p>"]
+    if c.differences:
+        parts.append("<p>What differs: " + "; ".join(esc(d) for d in c.differences) + "</p>")
+    rows = []
+    for s_old, s_new in c.setting_pairs:
+        so, sn, diff = setting_difference(c, s_old, s_new)
+        label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
+        rows.append([esc(label), esc(fmt_pct(so.rate)), esc(fmt_pct(sn.rate))]
+                    + _difference_row("baseline", "this run", diff)[1:]
+                    + [f"{len(so.blockers)} → {len(sn.blockers)}"])
+    parts.append(_table(["Setting", "Baseline", "This run", "Difference [95%, paired over tasks]", "Reading",
+                         "Blockers"], rows))
+    if c.found and any(not a.is_control for a, _ in c.setting_pairs):
+        from .compare import found_rows
+
+        parts.append("<h3>Tasks that found a defect</h3>" + _table(
+            ["Task", "Found", "Setting", "Baseline", "This run"], [[esc(x) for x in r] for r in found_rows(c)]))
+    changed = c.changed
+    parts.append(f"<h3>Trials that changed verdict ({len(changed)} of {len(c.pairs)} compared)</h3>")
+    if changed:
+        parts.append(_table(["Task", "Repeat", "Setting", "Baseline", "This run"],
+                            [[esc(p.old.task), f"r{p.old.repeat}", esc(p.old.setting.label), esc(p.old.verdict),
+                              esc(p.new.verdict)] for p in changed]))
+    else:
+        parts.append("<p>None: every compared trial got the same verdict.</p>")
+    return "".join(parts)
+
+
+# --- loading the run at the end of the session -------------------------------------------------------------------
+
+def current_run(state):
+    """The session's run folder as it is on disk now: its trials' verdict.json files, and the record (written at the
+    first trial, rewritten at the end: whichever is there), with the devices this session leased."""
+    from .records import RunDir
+    from .runfolder import Run, _load_trials
+    from .session import read_json
+
+    folder = RunDir(state.run_dir).path
+    record = read_json(folder / "record.json") or {}
+    session_dir = folder / ".session"
+    devices = [d for p in sorted(session_dir.glob("device-*.json")) if (d := read_json(p))]
+    collection = read_json(session_dir / "collection.json") or {}
+    record = dict(record)
+    record.setdefault("seed", state.seed)
+    record.setdefault("drivers", list(state.drivers))
+    record.setdefault("repeats", state.repeats)
+    record.setdefault("mobium", state.mobium_info())
+    record.setdefault("tasks", collection.get("tasks") or [])
+    record.setdefault("suites", collection.get("suites") or [])
+    if devices:
+        record["device"] = devices[0]
+    trials, _ = _load_trials(folder / "trials")
+    return Run(folder, record, trials)
+
+
+def load_baseline(path: Optional[str]):
+    """(run, problem): the baseline run folder, or the one line saying why it cannot be used."""
+    if not path:
+        return None, None
+    from .cli import CliError
+    from .runfolder import load_run
+
+    try:
+        return load_run(path), None
+    except CliError as exc:
+        return None, f"--baseline: {exc}"
 
 
 class HtmlHooks:
+    def __init__(self, config: pytest.Config):
+        self.config = config
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session) -> None:
+        """The Environment table (pytest-metadata's, read by pytest-html later in this hook): the run's facts first,
+        then pytest's own entries."""
+        from .session import eval_session
+
+        try:
+            from pytest_metadata.plugin import metadata_key
+        except ImportError:
+            return
+        state = eval_session(self.config)
+        if state.is_worker:
+            return
+        ours = {"mobium-evals seed": str(state.seed), "Run folder": state.run_dir, "Driver": state.driver,
+                "Models": state.models or ("opus:medium" if "agent" in state.drivers else "none (controls)"),
+                "Repeats": str(state.repeats), "Device option": state.device,
+                "Tool server": (f"mobium mcp ({state.mobium_bin})" if state.mobium_bin
+                                else "mobium-evals mcp (built-in Mobium-compatible server)")}
+        if getattr(self.config.option, "mobium_baseline", None):
+            ours["Baseline"] = self.config.option.mobium_baseline
+        from . import __version__
+
+        ours["pytest-mobium-evals"] = __version__
+        metadata = self.config.stash.get(metadata_key, {})
+        merged = {**ours, **{k: v for k, v in metadata.items() if k not in ours}}
+        metadata.clear()
+        metadata.update(merged)
+        self.config.stash[metadata_key] = metadata
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_report_title(self, report) -> None:
+        from .session import eval_session
+
+        state = eval_session(self.config)
+        report.title = f"mobium-evals: {Path(state.run_dir).name} (driver {state.driver}, seed {state.seed})"
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_summary(self, prefix, summary, postfix, session) -> None:
+        from .session import eval_session
+
+        state = eval_session(session.config)
+        if state.is_worker:
+            return
+        baseline, problem = load_baseline(getattr(session.config.option, "mobium_baseline", None))
+        prefix.append(story_html(current_run(state), baseline, problem))
+
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_header(self, cells):
-        _html_header(cells)
+        _header(cells)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_row(self, report, cells):
-        _html_row(report, cells)
+        _row(report, cells)

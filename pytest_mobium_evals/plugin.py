@@ -60,6 +60,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="an agent's time budget per trial, in seconds. Default: 300.")
     g.addoption("--enforce-max-steps", dest="mobium_enforce_max_steps", action="store_true", default=False,
                 help="cap an agent's tool calls at a Ghost Bench task's own step budget (complexity × 10).")
+    g.addoption("--baseline", dest="mobium_baseline", default=None, metavar="RUN_DIR",
+                help="an earlier run of the same tasks (its seed is the default --seed): the HTML report adds the "
+                     "comparison with it, trial by trial, with the paired difference in pass rate.")
     g.addoption("--base-url", dest="mobium_base_url", default=None, metavar="URL",
                 help="the endpoint of an OpenAI-compatible server for openai/NAME models.")
 
@@ -87,7 +90,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("html"):
         from .html_report import HtmlHooks
 
-        config.pluginmanager.register(HtmlHooks(), "mobium-evals-html")
+        config.pluginmanager.register(HtmlHooks(config), "mobium-evals-html")
     _register_ghost_bench(config)
 
 

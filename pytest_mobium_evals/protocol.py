@@ -149,11 +149,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         # The verdict is the story, not the plugin's stack: show what the device read and what was claimed.
         report.longrepr = str(call.excinfo.value)
     _attach(report, item, spec, record)
-    screen = record.get("_screen_b64")
-    if screen and item.config.pluginmanager.hasplugin("html"):
-        from pytest_html import extras
+    if item.config.pluginmanager.hasplugin("html"):
+        from pathlib import Path
 
-        report.extras = list(getattr(report, "extras", []) or []) + [extras.png(screen, name="final screen")]
+        from .html_report import trial_extras
+
+        report.extras = list(getattr(report, "extras", []) or []) + trial_extras(
+            Path(eval_session(item.config).run_dir), spec.name, record, record.get("_screen_b64"))
     return report
 
 

@@ -97,6 +97,8 @@ class EvalSession:
                 # Trials of two runs in one folder would be graded as one run with one seed: refuse.
                 raise pytest.UsageError(f"--run-dir {run_dir}: already holds a run (record.json); continue it "
                                         f"with --resume {run_dir}, or choose another folder")
+        if seed is None and getattr(opt, "mobium_baseline", None):
+            seed = _baseline_seed(opt.mobium_baseline)  # a comparison needs the same seed on both sides
         if seed is None:
             seed = random.SystemRandom().randrange(1, 2**31)
         if options["repeats"] < 1:
@@ -326,6 +328,18 @@ class EvalSession:
         }
         run.write_record(record)
         return finished
+
+
+def _baseline_seed(path: str) -> int:
+    from .records import RecordError, RunDir
+
+    try:
+        record = RunDir(path).read_record()
+    except RecordError as exc:
+        raise pytest.UsageError(f"--baseline: {exc}") from None
+    if not isinstance(record.get("seed"), int):
+        raise pytest.UsageError(f"--baseline {path}: its record.json has no seed")
+    return record["seed"]
 
 
 def xdist_workers(config: pytest.Config) -> int:

@@ -12,6 +12,18 @@ from pytest_mobium_evals.drivers import DriverRun
 from pytest_mobium_evals.tasks import Claim
 
 
+def _screen():
+    import io
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (1080, 2400), (240, 240, 250)).save(buf, "PNG")  # a phone-sized screen, as screencap gives
+    return buf.getvalue()
+
+
+SCREEN = _screen()
+
+
 class FakeDevice:
     serial = "fake-1"
     adb_host, adb_port = "127.0.0.1", 0
@@ -40,7 +52,8 @@ class FakeDevice:
         return dict(self.settings)
 
     def screencap(self):
-        return b"\x89PNG\r\n\x1a\nfake"
+        return SCREEN
+
 
     def text(self, testid, scroll=True):
         return self.lines.get(testid)

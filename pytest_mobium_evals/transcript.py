@@ -1,0 +1,111 @@
+"""A trial's transcript.jsonl as a conversation a person reads: the prompt, what the driver said, each tool call with
+its arguments and the tool's answer, errors, and the final claim. The HTML report and the Inspect AI export both
+read it from here, so they show the same steps.
+
+Events come from two recorders: the agent's (prompt, assistant, tool_call, tool_result, error, final) and the
+harness's MCP client (call, answer or result, infra_error), which also sees every call an agent makes. When the
+agent's own tool_call events are there, the client's duplicates are left out."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+
+@dataclass
+class Step:
+    """One step: role is "prompt", "assistant", "tool", "error" or "final"."""
+
+    role: str
+    text: str = ""
+    tool: Optional[str] = None
+    call_id: Optional[str] = None
+    arguments: dict = field(default_factory=dict)
+    answer: Optional[str] = None  # a tool step's answer, once it came
+    is_error: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+def read_events(path: Path) -> list[dict]:
+    """The events of a transcript.jsonl; an absent file is no events, and an unreadable line is skipped (a
+    transcript cut short by a crash still shows what it has)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    events = []
+    for line in text.splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+def steps(events: Iterable[dict]) -> list[Step]:
+    events = list(events)
+    agent_calls = any(e.get("kind") == "tool_call" for e in events)
+    out: list[Step] = []
+    open_calls: dict[str, Step] = {}  # call id (or tool name) -> the step awaiting its answer
+    for e in events:
+        kind = e.get("kind")
+        if kind == "prompt":
+            out.append(Step("prompt", text=str(e.get("text") or ""),
+                            extra={k: e[k] for k in ("params", "model", "driver") if e.get(k) is not None}))
+        elif kind == "assistant":
+            if e.get("thinking"):
+                out.append(Step("assistant", text=str(e["thinking"]), extra={"thinking": True}))
+            if e.get("text"):
+                out.append(Step("assistant", text=str(e["text"])))
+            if e.get("structured_output") is not None:
+                out.append(Step("assistant", text=_json(e["structured_output"])))
+        elif kind == "tool_call" or (kind == "call" and not agent_calls):
+            name = str(e.get("tool") or e.get("name") or "?")
+            step = Step("tool", tool=name, call_id=e.get("id"), arguments=_dict(e.get("arguments")))
+            out.append(step)
+            open_calls[str(e.get("id") or name)] = step
+        elif kind == "tool_result" or (kind in ("answer", "result") and not agent_calls):
+            name = str(e.get("tool") or e.get("name") or "?")
+            step = open_calls.pop(str(e.get("id") or name), None)
+            if step is None:
+                step = Step("tool", tool=name, call_id=e.get("id"))
+                out.append(step)
+            step.answer = str(e.get("text") or "")
+            step.is_error = bool(e.get("is_error"))
+        elif kind in ("error", "infra_error"):
+            where = e.get("where") or ("tool server" if kind == "infra_error" else None)
+            message = str(e.get("message") or e.get("error") or "")
+            out.append(Step("error", text=f"{where}: {message}" if where else message, is_error=True))
+        elif kind == "final":
+            out.append(Step("final", text=claim_text(e), extra={k: e.get(k) for k in ("status", "answer", "reason")}))
+    return out
+
+
+def claim_text(claim: dict) -> str:
+    """"done", "cannot: <reason>", "done, answer '42'", or "no claim"."""
+    status = claim.get("status")
+    if not status:
+        return "no claim"
+    text = str(status)
+    if claim.get("answer") is not None:
+        text += f", answer {claim['answer']!r}"
+    if claim.get("reason"):
+        text += f": {claim['reason']}"
+    return text
+
+
+def _dict(value: Any) -> dict:
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def arguments_text(arguments: dict) -> str:
+    """Tool arguments as `name(key=value, …)` reads them: JSON values, strings quoted."""
+    return ", ".join(f"{k}={_json(v)}" for k, v in arguments.items())

@@ -1,0 +1,169 @@
+"""The HTML report a reviewer reads: the run's story first (rates with intervals, pass^k, counts, blockers, controls
+declared vs got, the run's facts), the comparison with a baseline run, the trials with their transcripts and scaled
+screens; and the same report rendered in a real browser (headless Chromium)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from plugin_fakes import CONFTEST, TASKS
+
+from pytest_mobium_evals.html_report import scale_screen, story_html, trial_html
+from pytest_mobium_evals.runfolder import load_run
+from pytest_mobium_evals.transcript import steps
+
+pytest_plugins = ["pytester"]
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_tasks=TASKS)
+    return pytester
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+
+
+def test_the_report_opens_with_the_story_of_a_controls_run(suite):
+    result = run(suite, "--driver=controls", "--seed=11", "--run-dir=run", "--html=r.html", "--self-contained-html")
+    assert result.ret == 0
+    page = (suite.path / "r.html").read_text()
+    story = page[page.index('id="mobium-evals-summary"'):page.index('id="results-table"')]
+    assert "reference (control)" in story and "as declared" in story and "100% [100–100%] (1/1)" in story
+    assert "Blockers:</b> none." in story and "Every control graded as declared." in story
+    assert "<td>Seed</td><td>11</td>" in story
+    assert "the built-in Mobium-compatible server" in story and "1: f01" in story
+    assert "mobium-evals: run (driver controls, seed 11)" in page  # the title
+    # the Environment table leads with the run's facts (pytest-metadata's entries, in the JSON blob)
+    assert "mobium-evals seed" in page and "Run folder" in page
+    # each trial: its verdict columns with classes for the filter, its transcript, its scaled screen
+    assert "td.v-false_success" in page  # the filter's rule
+    tests = blob(page)["tests"]
+    ref = tests["test_tasks.py::test_f01[reference-r0]"][0]
+    assert '<td class="col-verdict v-pass">pass</td>' in ref["resultsTableRow"]
+    extra_html = [e["content"] for e in ref["extras"] if e["format_type"] == "html"][0]
+    assert '<code>set(id="state", value="done")</code>' in extra_html and "Outcome read from the device" in extra_html
+    screens = [e for e in ref["extras"] if e["format_type"] == "image"]
+    assert screens[0]["name"] == "final screen" and screens[0]["content"].startswith("data:image/jpeg;base64,")
+
+
+def blob(page: str) -> dict:
+    """pytest-html's data (the trials' rows and extras), as its script reads it from the page."""
+    import html
+    import re
+
+    return json.loads(html.unescape(re.search(r'data-jsonblob="([^"]*)"', page).group(1)))
+
+
+def test_the_baseline_adds_the_comparison_trial_by_trial(suite):
+    assert run(suite, "--driver=controls", "--seed=5", "--run-dir=old").ret == 0
+    record_path = suite.path / "old" / "record.json"
+    record = json.loads(record_path.read_text())
+    assert record["device"] is None  # the fake device has no properties; a real run records them
+    record["device"] = {"serial": "fake-1", "kind": "virtual"}
+    record_path.write_text(json.dumps(record))
+    result = run(suite, "--driver=controls", "--run-dir=new", "--baseline=old", "--html=r.html",
+                 "--self-contained-html")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*--seed=5 --driver=controls*"])  # the baseline's seed by default
+    page = (suite.path / "r.html").read_text()
+    assert "Against the baseline" in page and "same seed (5)" in page
+    assert "Trials that changed verdict (0 of 3 compared)" in page
+
+
+def test_a_baseline_that_is_not_a_run_is_one_line(suite):
+    result = run(suite, "--driver=controls", "--run-dir=new", "--baseline=nowhere")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["ERROR: --baseline: nowhere: not a run folder (no record.json)"])
+
+
+def _agent_run(root: Path) -> Path:
+    import sys
+
+    sys.path.insert(0, str(HERE.parent / "after"))
+    from runbuilder import verdict_json, write_run
+
+    verdicts = []
+    for i in range(6):
+        for r in range(2):
+            verdicts.append(verdict_json(f"t{i:02d}", "pass" if i < 2 else "false_success", model="claude-haiku-5-5",
+                                         repeat=r, severity=None if i < 2 else "major"))
+            verdicts.append(verdict_json(f"t{i:02d}", "pass", model="claude-opus-5-5", effort="medium", repeat=r))
+    verdicts[-1]["verdict"], verdicts[-1]["blockers"] = "touched", ["irreversible: deleted the note"]
+    verdicts[-1]["ok"] = False
+    return write_run(root, "agents", verdicts, models=["claude-haiku-5-5:low", "claude-opus-5-5:medium"],
+                     repeats=2)
+
+
+def test_the_story_sets_agent_settings_side_by_side(tmp_path):
+    story = story_html(load_run(_agent_run(tmp_path)))
+    assert "claude-haiku-5-5, low effort" in story and "33% [0–67%] (4/12)" in story
+    assert "pass^2" in story
+    assert "Differences between settings" in story and "clear of zero" in story
+    assert "t05-agent-claude-opus-5-5-r1" in story and "irreversible: deleted the note" in story
+
+
+def test_a_trial_shows_its_claim_outcome_side_effects_and_transcript():
+    record = {"verdict": "touched", "severity": "blocker", "driver": "agent", "claim": {"status": "done"},
+              "outcome_reached": False, "outcome_observed": "idle", "blockers": ["irreversible: sent"],
+              "side_effects": [{"namespace": "global", "key": "wifi_on", "before": "1", "after": "0"}]}
+    events = [{"kind": "prompt", "text": "Turn it on"}, {"kind": "tool_call", "id": "c1", "tool": "app_tap",
+                                                         "arguments": {"target": "Wi-Fi"}},
+              {"kind": "call", "name": "app_tap", "arguments": {"target": "Wi-Fi"}},  # the client's copy
+              {"kind": "tool_result", "id": "c1", "tool": "app_tap", "text": "tapped " + "x" * 900},
+              {"kind": "final", "status": "done", "answer": None, "reason": None}]
+    page = trial_html(record, steps(events))
+    assert "global/wifi_on: 1 → 0" in page and "irreversible: sent" in page and "'idle'" in page
+    assert page.count('app_tap(target="Wi-Fi")') == 1  # the client's duplicate is left out
+    assert "more characters)" in page and "<b>final claim</b> done" in page
+
+
+def test_screens_are_scaled_to_a_small_jpeg():
+    buf = io.BytesIO()
+    Image.new("RGB", (1080, 2400), (10, 200, 30)).save(buf, "PNG")
+    small = scale_screen(buf.getvalue())
+    with Image.open(io.BytesIO(small)) as img:
+        assert img.format == "JPEG" and img.size == (270, 600)
+    assert scale_screen(b"not an image") is None
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if path := shutil.which(name):
+            return path
+    pytest.skip("no Chromium: install Debian's `chromium` package to check the report in a browser")
+
+
+def render_dom(page: Path) -> str:
+    with tempfile.TemporaryDirectory() as profile:
+        done = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+                               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                               "--no-first-run", f"--user-data-dir={profile}", "--virtual-time-budget=5000",
+                               "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_the_report_renders_in_a_browser_with_the_summary_first(suite):
+    assert run(suite, "--driver=controls", "--seed=11", "--run-dir=run", "--html=r.html",
+               "--self-contained-html").ret == 0
+    dom = render_dom(suite.path / "r.html")
+    assert 'id="mobium-evals-summary"' in dom and "Controls: declared vs got" in dom
+    # pytest-html's script ran: the trials' rows (built from its JSON blob) are in the DOM with our columns
+    assert dom.count('class="col-verdict v-') == 3
+    # the Environment table was filled in by the script, the run's facts first
+    env = dom[dom.index('id="environment"'):]
+    assert env.index("mobium-evals seed") < env.index("Python")
+    record = json.loads((suite.path / "run" / "record.json").read_text())
+    assert str(record["seed"]) in dom
