@@ -55,7 +55,7 @@ def steps(events: Iterable[dict]) -> list[Step]:
         kind = e.get("kind")
         if kind == "prompt":
             out.append(Step("prompt", text=str(e.get("text") or ""),
-                            extra={k: e[k] for k in ("params", "model", "driver") if e.get(k) is not None}))
+                            extra={k: e[k] for k in ("params", "model", "driver", "system") if e.get(k) is not None}))
         elif kind == "assistant":
             if e.get("thinking"):
                 out.append(Step("assistant", text=str(e["thinking"]), extra={"thinking": True}))
