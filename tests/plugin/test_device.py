@@ -143,3 +143,23 @@ def test_parse_adb_and_leasing():
     with pytest.raises(DeviceUnavailable, match=re.escape("3 xdist workers but 2 device(s) (a, b)")):
         lease(("a", "b"), 0, 3)
     assert worker_index({"workerid": "gw3"}) == 3 and worker_index({}) in (0, worker_index())
+
+
+class PropsAdb:
+    def __init__(self, props):
+        self.props = props
+
+    def shell(self, cmd, timeout=None, encoding="utf-8"):
+        return self.props.get(cmd.removeprefix("getprop "), "") + "\n"
+
+
+@pytest.mark.parametrize("props, kind", [
+    ({"ro.mobium_evals.virtual_device": "1", "ro.kernel.qemu": "1"}, "virtual"),
+    ({"ro.kernel.qemu": "1"}, "emulator"),
+    ({"ro.boot.qemu": "1"}, "emulator"),
+    ({"ro.build.fingerprint": "google/husky/husky:15/AP4A/1:user/release-keys"}, "physical"),
+])
+def test_the_device_record_says_what_kind_of_device_it_is(props, kind):
+    info = Device(PropsAdb(props), "x").properties()
+    assert info["kind"] == kind
+    assert info["image"] == props.get("ro.build.fingerprint", "")  # a real device keeps its own fingerprint

@@ -39,6 +39,10 @@ def test_controls_on_the_virtual_device_serially_and_in_parallel_agree(tasks_dir
     record = json.loads((tasks_dir.path / "parallel" / "record.json").read_text())
     assert {d["serial"] for d in record["devices"]} == {"emulator-5554", "emulator-5556"}
     assert record["device"]["release"] == "15" and record["mobium"] == "built-in"
+    # the virtual device says what it is, not a Google emulator image
+    assert record["device"]["kind"] == "virtual"
+    assert record["device"]["image"].startswith("mobium-evals/virtual_device/") and "google" not in \
+        record["device"]["image"]
 
 
 def test_a_device_that_is_not_there_is_one_line_before_any_trial(tasks_dir, monkeypatch):
