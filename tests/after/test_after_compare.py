@@ -24,6 +24,19 @@ def test_compare_trial_by_trial_says_what_changed_and_what_differs(make_run, tmp
     assert "| claude-haiku-5-5, low effort | 75% |" in out
 
 
+def test_compare_says_whether_the_difference_is_clear_of_zero(make_run, capsys):
+    # twelve tasks: the fix turns six failures into passes (a real change) ...
+    old = make_run("old", {f"t{i:02d}": ["pass" if i < 6 else "honest_failure"] * 2 for i in range(12)})
+    new = make_run("new", {f"t{i:02d}": ["pass"] * 2 for i in range(12)})
+    assert main(["compare", str(old), str(new)]) == 0
+    out = capsys.readouterr().out
+    assert "| +50 points [+25 to +83] | clear of zero: new is better than old |" in out
+    # ... while one task changing out of twelve could be noise
+    noisy = make_run("noisy", {f"t{i:02d}": ["pass" if i < 7 else "honest_failure"] * 2 for i in range(12)})
+    assert main(["compare", str(old), str(noisy), "--out", str(noisy / "c.md")]) == 0
+    assert "| +8 points [+0 to +25] | not clear of zero: could be noise |" in (noisy / "c.md").read_text()
+
+
 def test_a_model_swapped_for_another_is_compared_setting_to_setting(make_run, capsys, tmp_path):
     old = make_run("old", {"t01": ["pass"], "t02": ["pass"]})
     new = make_run("new", {"t01": ["pass"], "t02": ["false_success"]}, model="claude-opus-5-5", effort="medium")

@@ -22,6 +22,8 @@ def test_report_gives_rate_interval_counts_and_per_task_table(make_run, capsys):
     assert "| t02 | P FS P |" in text
     assert "| t03 | HF HF HF |" in text
     assert "| 9 | 9 | 0 | 1 |" in text  # scheduled, graded, infra errors, false success
+    # three repeats: pass^3, the chance all three repeats of a task pass (1, 0 and 0 here), beside the rate
+    assert "| 56% (5/9) | 0–100% | pass^3 33% [0–100%] |" in text
     assert "9,000 | 1,800 | $0.09" in text  # tokens in, tokens out, cost
     assert "transcript.jsonl](trials/t02-agent-claude-haiku-5-5-r2/transcript.jsonl)" in text
     chart = Image.open(run / "pass-rate.png")
@@ -243,4 +245,4 @@ def test_a_control_s_declared_false_success_on_an_irreversible_action_is_not_gat
         in blockers
     assert "Not gating" in blockers and "- t06 r1, null (control): false_success — false success on an " \
                                         "irreversible action: clear MobiumApp's data" in blockers
-    assert "| null (control) | 100% (1/1) | 100–100% | 1 | 1 | 0 | 1 | 0 |" in text
+    assert "| null (control) | 100% (1/1) | 100–100% | – | 1 | 1 | 0 | 1 | 0 |" in text
