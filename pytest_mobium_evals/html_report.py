@@ -24,8 +24,8 @@ import pytest
 
 from .verdicts import ALL_VERDICTS
 
-SCREEN_WIDTH = 270  # px: enough to read a phone screen's layout; 114 of them keep a controls report under 2 MB
-SCREEN_QUALITY = 60
+SCREEN_WIDTH = 240  # px: enough to read a phone screen's layout; 114 of them keep a controls report under 2 MB
+SCREEN_QUALITY = 50
 ANSWER_CHARS = 600  # a tool answer (an element map) is cut here in the report; transcript.jsonl keeps it whole
 PROMPT_CHARS = 2000
 SEVERITIES = ("blocker", "major", "minor", "none")
@@ -267,7 +267,7 @@ def run_facts(run_) -> list[tuple[str, str]]:
                        or []) or "none (controls only)"
     tasks = run_.task_ids
     facts = [("Seed", str(rec.get("seed"))), ("Run folder", str(run_.path)),
-             ("Device", describe_device(rec) if device else "not recorded"),
+             ("Device", describe_device(rec, short=True) if device else "not recorded"),
              ("System image", str(device.get("image") or "unknown")),
              ("Mobium", mobium_text), ("Drivers", ", ".join(rec.get("drivers") or []) or "unknown"),
              ("Models", models), ("Repeats", str(rec.get("repeats"))),
