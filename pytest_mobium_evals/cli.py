@@ -10,7 +10,7 @@ import sys
 # subcommand -> (module, one-line help). The module provides add_arguments(parser) and run(args) -> int.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sim": ("pytest_mobium_evals.sim.cli", "run the virtual Android device (an ADB server) in the foreground"),
-    "mcp": ("pytest_mobium_evals.sim.mobium.cli", "serve the Mobium-compatible MCP tools on stdio, over ADB"),
+    "mcp": ("pytest_mobium_evals.mobium_server.cli", "serve the Mobium-compatible MCP tools on stdio, over ADB"),
     "report": ("pytest_mobium_evals.reports", "write report.md and a pass-rate chart for a run folder"),
     "compare": ("pytest_mobium_evals.compare", "compare two runs with the same tasks and seed, trial by trial"),
     "runs": ("pytest_mobium_evals.runs", "list the runs in a folder, one line each"),

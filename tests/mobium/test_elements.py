@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mobium_evals.sim.mobium.elements import (
+from pytest_mobium_evals.mobium_server.elements import (
     Locator,
     aim_at,
     build_elements,
@@ -13,9 +13,9 @@ from pytest_mobium_evals.sim.mobium.elements import (
     find,
     parse_locator,
 )
-from pytest_mobium_evals.sim.mobium.errors import MobiumError
-from pytest_mobium_evals.sim.mobium.snapshot import parse_dump
-from pytest_mobium_evals.sim.mobium.tools import _mask_passwords, parse_notifications
+from pytest_mobium_evals.mobium_server.errors import MobiumError
+from pytest_mobium_evals.mobium_server.snapshot import parse_dump
+from pytest_mobium_evals.mobium_server.tools import _mask_passwords, parse_notifications
 
 PKG = "dev.mobium.mobiumapp"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mobium_evals.sim.mobium.errors import MobiumError
-from pytest_mobium_evals.sim.mobium.server import run_tool, tool_list
-from pytest_mobium_evals.sim.mobium.tools import Mobium
+from pytest_mobium_evals.mobium_server.errors import MobiumError
+from pytest_mobium_evals.mobium_server.server import run_tool, tool_list
+from pytest_mobium_evals.mobium_server.tools import Mobium
 
 OFFLINE = Mobium("127.0.0.1", 1, "emulator-5554")   # port 1: nothing answers, so nothing here may need the device
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals.sim.mobium.server import tool_list
+from pytest_mobium_evals.mobium_server.server import tool_list
 from pytest_mobium_evals.testfile.format import schemas_from
 from pytest_mobium_evals.testfile.parsing import check_file, parse_file
 
