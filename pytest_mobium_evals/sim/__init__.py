@@ -3,7 +3,7 @@
     with sim.start(devices=2) as server:
         adbutils.AdbClient("127.0.0.1", server.port).device(server.serials[0]).shell("getprop ro.product.model")
 
-`server.device(serial)` gives the in-process `Device` (for the sim's own tests and the fixture that starts it);
+`server.device(serial)` gives the in-process `VirtualDevice` (for the sim's own tests and the fixture that starts it);
 everything else reaches the device over ADB.
 """
 
@@ -20,15 +20,15 @@ class SimServer:
     def __init__(self, devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int | None = None,
                  host: str = "127.0.0.1"):
         from .adb_server import AdbServer
-        from .device import Device
+        from .device import VirtualDevice
         if not isinstance(devices, int) or devices < 1 or devices > 64:
             raise ValueError(f"devices must be a number from 1 to 64, got {devices!r}")
         if not clock_speed > 0:
             raise ValueError(f"clock_speed must be > 0, got {clock_speed!r}")
-        self._devices: dict[str, Device] = {}
+        self._devices: dict[str, VirtualDevice] = {}
         for i in range(devices):
             serial = f"emulator-{5554 + 2 * i}"
-            self._devices[serial] = Device(serial, clock=Clock(clock_speed), transport_id=i + 1,
+            self._devices[serial] = VirtualDevice(serial, clock=Clock(clock_speed), transport_id=i + 1,
                                            seed=None if seed is None else seed + i)
         self._server = AdbServer(self._devices, port=port, host=host)
         self.host = host

@@ -15,7 +15,7 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .device import Device
+    from .device import VirtualDevice
 
 ADB_SERVER_VERSION = 41
 # Features the virtual adbd advertises. No stat_v2/ls_v2/sendrecv_v2: clients then use the v1 sync protocol, which
@@ -73,7 +73,7 @@ class Conn:
 
 
 class AdbServer:
-    def __init__(self, devices: dict[str, "Device"], port: int = 0, host: str = "127.0.0.1"):
+    def __init__(self, devices: dict[str, "VirtualDevice"], port: int = 0, host: str = "127.0.0.1"):
         self.devices = devices
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -140,7 +140,7 @@ class AdbServer:
     # -- host services ---------------------------------------------------------------------------------------------
 
     def _handle(self, conn: Conn) -> None:
-        device: "Device | None" = None
+        device: "VirtualDevice | None" = None
         while True:
             req = conn.read_request()
             if device is not None:
@@ -236,13 +236,13 @@ class AdbServer:
             except OSError:
                 return
 
-    def _pick(self, any_kind: bool = True) -> "Device | None":
+    def _pick(self, any_kind: bool = True) -> "VirtualDevice | None":
         """The one device a request without a serial means, or None when there is not exactly one."""
         if len(self.devices) == 1:
             return next(iter(self.devices.values()))
         return None
 
-    def _select(self, cmd: str) -> tuple["Device | None", str, bool]:
+    def _select(self, cmd: str) -> tuple["VirtualDevice | None", str, bool]:
         tport = cmd.startswith("tport:")
         what = cmd[len("tport:"):] if tport else cmd
         if what.startswith("transport:"):
@@ -266,13 +266,13 @@ class AdbServer:
             return None, "no devices found", tport
         return None, f"unknown host service: {cmd[:80]}", tport
 
-    def _by_serial(self, serial: str) -> tuple["Device | None", str]:
+    def _by_serial(self, serial: str) -> tuple["VirtualDevice | None", str]:
         dev = self.devices.get(serial)
         if dev is None:
             return None, f"device '{serial}' not found"
         return dev, ""
 
-    def _split_prefixed(self, req: str) -> tuple["Device | None", str]:
+    def _split_prefixed(self, req: str) -> tuple["VirtualDevice | None", str]:
         if req.startswith("host-transport-id:"):
             body = req[len("host-transport-id:"):]
             tid, _, rest = body.partition(":")
@@ -288,7 +288,7 @@ class AdbServer:
             return None, f"device '{serial}' not found"
         return dev, rest
 
-    def _host_device_query(self, conn: Conn, device: "Device", what: str) -> None:
+    def _host_device_query(self, conn: Conn, device: "VirtualDevice", what: str) -> None:
         if what == "features":
             conn.okay(",".join(FEATURES).encode())
         elif what == "get-state":
@@ -305,7 +305,7 @@ class AdbServer:
 
     # -- device services -------------------------------------------------------------------------------------------
 
-    def _device_service(self, conn: Conn, device: "Device", req: str) -> None:
+    def _device_service(self, conn: Conn, device: "VirtualDevice", req: str) -> None:
         from .shell import Shell
         if req.startswith("shell,") or req.startswith("shell:"):
             head, _, cmd = req.partition(":")
@@ -354,7 +354,7 @@ class AdbServer:
             return
         conn.fail(f"closed: unknown service '{req[:80]}'")
 
-    def _shell_v2(self, conn: Conn, device: "Device", cmd: str, pty: bool) -> None:
+    def _shell_v2(self, conn: Conn, device: "VirtualDevice", cmd: str, pty: bool) -> None:
         from .shell import Shell
         if not cmd:
             self._interactive_v2(conn, device, pty)
@@ -377,7 +377,7 @@ class AdbServer:
         packets.append(struct.pack("<BIB", 3, 1, status))
         conn.sock.sendall(b"".join(packets))
 
-    def _follow_logcat(self, conn: Conn, device: "Device", follow: tuple, frame) -> None:
+    def _follow_logcat(self, conn: Conn, device: "VirtualDevice", follow: tuple, frame) -> None:
         """Streams new log lines until the client hangs up (or the server closes). Each poll also lets the device's
         timers run, so an app's timed logging shows up while someone watches, as on a device."""
         from .commands import format_log
@@ -404,7 +404,7 @@ class AdbServer:
             header = True
             conn.sock.sendall(frame(text.encode()))
 
-    def _interactive_v2(self, conn: Conn, device: "Device", pty: bool = False) -> None:
+    def _interactive_v2(self, conn: Conn, device: "VirtualDevice", pty: bool = False) -> None:
         """`adb shell` with no command: read lines from stdin packets and run each; with a PTY, as a terminal
         (prompt, CRLF), without one (stdin piped in) as a plain script."""
         from .shell import Shell
@@ -440,7 +440,7 @@ class AdbServer:
                 if prompt:
                     conn.sock.sendall(struct.pack("<BI", 1, len(prompt)) + prompt)
 
-    def _interactive_v1(self, conn: Conn, device: "Device") -> None:
+    def _interactive_v1(self, conn: Conn, device: "VirtualDevice") -> None:
         """v1 `shell:` with no command: an interactive shell over a PTY (prompt, lines in, output out)."""
         from .shell import Shell
         shell = Shell(device)
@@ -470,7 +470,7 @@ class AdbServer:
 S_IFREG, S_IFDIR = 0o100000, 0o040000
 
 
-def serve_sync(conn: Conn, device: "Device") -> None:
+def serve_sync(conn: Conn, device: "VirtualDevice") -> None:
     from .commands import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
     mtime = int(device.clock.boot_wall)
     while True:

@@ -9,7 +9,7 @@ import re
 import time
 from typing import Callable
 
-from .device import LAUNCHER_PACKAGE, Device, DeviceError
+from .device import LAUNCHER_PACKAGE, VirtualDevice, VirtualDeviceError
 from .shell import KEY_NAMES, SH, Ctx, ShellExit, sleep_real
 
 COMMANDS: dict[str, Callable[[Ctx, list[str]], int]] = {}
@@ -56,7 +56,7 @@ def fs_norm(path: str) -> str:
     return path
 
 
-def _system_file(device: Device, path: str) -> bytes | None:
+def _system_file(device: VirtualDevice, path: str) -> bytes | None:
     if path == "/system/build.prop":
         return "".join(f"{k}={v}\n" for k, v in sorted(device.props.items()) if k.startswith("ro.")).encode()
     if path == "/proc/version":
@@ -73,24 +73,24 @@ def _system_file(device: Device, path: str) -> bytes | None:
     return None
 
 
-def fs_read(device: Device, path: str) -> bytes | None:
+def fs_read(device: VirtualDevice, path: str) -> bytes | None:
     if path in device.files:
         return device.files[path]
     return _system_file(device, path)
 
 
-def fs_isdir(device: Device, path: str) -> bool:
+def fs_isdir(device: VirtualDevice, path: str) -> bool:
     if path in device.dirs:
         return True
     prefix = path.rstrip("/") + "/"
     return any(p.startswith(prefix) for p in device.files)
 
 
-def fs_exists(device: Device, path: str) -> bool:
+def fs_exists(device: VirtualDevice, path: str) -> bool:
     return fs_isdir(device, path) or fs_read(device, path) is not None
 
 
-def fs_listdir(device: Device, path: str) -> list[str] | None:
+def fs_listdir(device: VirtualDevice, path: str) -> list[str] | None:
     if not fs_isdir(device, path):
         return None
     prefix = "/" if path == "/" else path.rstrip("/") + "/"
@@ -107,7 +107,7 @@ def fs_writable(path: str) -> bool:
     return any(path.startswith(w) for w in WRITABLE)
 
 
-def fs_write(device: Device, path: str, data: bytes, *, append: bool) -> bool:
+def fs_write(device: VirtualDevice, path: str, data: bytes, *, append: bool) -> bool:
     if not fs_writable(path) or fs_isdir(device, path):
         return False
     parent = posixpath.dirname(path)
@@ -377,7 +377,7 @@ def _ls(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-def _ls_line(device: Device, path: str, name: str) -> str:
+def _ls_line(device: VirtualDevice, path: str, name: str) -> str:
     stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime(device.clock.boot_wall))
     if fs_isdir(device, path):
         return f"drwxrws--- 2 u0_a175 media_rw 4096 {stamp} {name}"
@@ -1274,7 +1274,7 @@ def parse_intent(args: list[str]) -> tuple[Intent, dict]:
     return intent, opts
 
 
-def _resolve_intent(device: Device, intent: Intent) -> tuple[str | None, str | None]:
+def _resolve_intent(device: VirtualDevice, intent: Intent) -> tuple[str | None, str | None]:
     """-> (component "pkg/full.Class", short form) or (None, None) when nothing answers the intent."""
     if intent.component:
         name, cls = intent.component.split("/", 1) if "/" in intent.component else (intent.component, "")
@@ -1388,7 +1388,7 @@ def _am_start(ctx: Ctx, args: list[str]) -> int:
     try:
         state = d.start_activity(component, launch_extras, intent=launch_intent,
                                  clear_top=bool(opts.get("clear_task")))
-    except DeviceError as e:
+    except VirtualDeviceError as e:
         err("Error type 3")
         err(f"Error: {e}")
         return 1

@@ -70,7 +70,7 @@ BASE_FLAGS = ("USER_SENSITIVE_WHEN_GRANTED", "USER_SENSITIVE_WHEN_DENIED")
 KEYBOARD_CAPTION = "Gboard"
 
 
-class DeviceError(Exception):
+class VirtualDeviceError(Exception):
     """A request the device refuses (unknown package, bad component): the message is what the shell prints."""
 
 
@@ -163,7 +163,7 @@ class PermissionRequest:
 
 
 class ActivityRecord:
-    def __init__(self, device: "Device", pkg: PackageInfo, cls: str, task: "Task", intent: str):
+    def __init__(self, device: "VirtualDevice", pkg: PackageInfo, cls: str, task: "ActivityTask", intent: str):
         self.device = device
         self.package = pkg
         self.cls = cls
@@ -191,8 +191,8 @@ class ActivityRecord:
         return f"Window{{{self.window_token} u0 {self.full}}}"
 
 
-class Task:
-    def __init__(self, device: "Device", task_id: int, pkg: PackageInfo, kind: str = "standard"):
+class ActivityTask:
+    def __init__(self, device: "VirtualDevice", task_id: int, pkg: PackageInfo, kind: str = "standard"):
         self.id = task_id
         self.package = pkg
         self.kind = kind
@@ -454,7 +454,7 @@ def builtin_apps() -> list[type[App]]:
 # ---------------------------------------------------------------------------------------------------------------
 # the device
 
-class Device:
+class VirtualDevice:
     def __init__(self, serial: str = "emulator-5554", *, clock: Clock | None = None, seed: int | None = None,
                  apps: Iterable[type[App]] | None = None, transport_id: int = 1):
         self.serial = serial
@@ -483,7 +483,7 @@ class Device:
         self._storage: dict[str, dict] = {}
         self._perm: dict[str, dict[str, PermissionState]] = {}
         self.processes: dict[str, Process] = {}
-        self.tasks: list[Task] = []  # front first
+        self.tasks: list[ActivityTask] = []  # front first
         self._task_ids = itertools.count(8)
         self._pids = itertools.count(2000 + self._ids.randrange(500))
         self._uids = itertools.count(10190)
@@ -653,7 +653,7 @@ class Device:
         try:
             return self._settings[namespace]
         except KeyError:
-            raise DeviceError(f"Invalid namespace '{namespace}'") from None
+            raise VirtualDeviceError(f"Invalid namespace '{namespace}'") from None
 
     @property
     def night_mode(self) -> bool:
@@ -876,12 +876,12 @@ class Device:
 
     # -- processes and the activity stack -----------------------------------------------------------------------
 
-    def _home_task(self) -> Task:
+    def _home_task(self) -> ActivityTask:
         for t in self.tasks:
             if t.kind == "home":
                 return t
         pkg = self.packages[LAUNCHER_PACKAGE]
-        task = Task(self, 1, pkg, "home")
+        task = ActivityTask(self, 1, pkg, "home")
         self.tasks.append(task)
         cls = next(iter(pkg.activities))
         rec = ActivityRecord(self, pkg, cls, task,
@@ -954,7 +954,7 @@ class Device:
                     return rec
         return None
 
-    def _bring_to_front(self, task: Task) -> None:
+    def _bring_to_front(self, task: ActivityTask) -> None:
         prev = self.current_activity()
         if self.tasks and self.tasks[0] is task:
             return
@@ -984,14 +984,14 @@ class Device:
         self._select_all = False
 
     def resolve_component(self, component: str) -> tuple[PackageInfo, str]:
-        """`pkg/.Act` or `pkg/full.Class` -> (package, full class). DeviceError if there is no such activity."""
+        """`pkg/.Act` or `pkg/full.Class` -> (package, full class). VirtualDeviceError if there is no such activity."""
         if "/" not in component:
-            raise DeviceError(f"Bad component name: {component}")
+            raise VirtualDeviceError(f"Bad component name: {component}")
         name, cls = component.split("/", 1)
         pkg = self.packages.get(name)
         full = (name + cls) if cls.startswith(".") else cls
         if pkg is None or full not in pkg.activities:
-            raise DeviceError(f"Activity class {{{name}/{full}}} does not exist.")
+            raise VirtualDeviceError(f"Activity class {{{name}/{full}}} does not exist.")
         return pkg, full
 
     def start_activity(self, component: str, extras: dict | None = None, *, intent: str | None = None,
@@ -1020,7 +1020,7 @@ class Device:
                     return "DELIVERED" if was_front else "HOT"
                 # another activity of the package is on top: start this one in the same task
             if task is None:
-                task = Task(self, next(self._task_ids), pkg)
+                task = ActivityTask(self, next(self._task_ids), pkg)
                 self.tasks.insert(0, task)
             else:
                 self._bring_to_front(task)
@@ -1046,7 +1046,7 @@ class Device:
         """What tapping the app's icon does: bring its task to the front, or start its launcher activity."""
         pkg = self.packages.get(package)
         if pkg is None or pkg.launcher_activity is None:
-            raise DeviceError("No activities found to run, monkey aborted.")
+            raise VirtualDeviceError("No activities found to run, monkey aborted.")
         task = next((t for t in self.tasks if t.kind == "standard" and t.package is pkg and t.activities), None)
         if task is not None:
             was_front = self.tasks[0] is task

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from .views import IME_BOX, SCREEN_H, SCREEN_W
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .device import ActivityRecord, Device, Task
+    from .device import ActivityRecord, ActivityTask, VirtualDevice
     from .shell import Ctx
 
 DISPLAY_UID = "local:4619827259835644672"
@@ -59,7 +59,7 @@ def _stamp(wall: float, ms: bool = False) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 # activity
 
-def _task_line(d: "Device", task: "Task", visible: bool) -> str:
+def _task_line(d: "VirtualDevice", task: "ActivityTask", visible: bool) -> str:
     vis = "true" if visible else "false"
     if task.kind == "home":
         return (f"{task.header()} U=0 visible={vis} visibleRequested={vis} mode=fullscreen translucent=false "
@@ -68,7 +68,7 @@ def _task_line(d: "Device", task: "Task", visible: bool) -> str:
             f"sz={len(task.activities)}}}")
 
 
-def _proc_record(d: "Device", pkg_name: str) -> str:
+def _proc_record(d: "VirtualDevice", pkg_name: str) -> str:
     proc = d.processes.get(pkg_name)
     pkg = d.packages[pkg_name]
     if proc is None:
@@ -82,7 +82,7 @@ def _stable_hash(s: str) -> str:
     return "%07x" % (zlib.crc32(s.encode()) & 0xFFFFFFF)
 
 
-def _activity(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _activity(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     what = args[0] if args else "activities"
     if what in ("activities", "a"):
         _activity_activities(ctx, d)
@@ -106,7 +106,7 @@ def _activity(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     return 0
 
 
-def _focus_override(d: "Device") -> str | None:
+def _focus_override(d: "VirtualDevice") -> str | None:
     """When a permission dialog is up, GrantPermissionsActivity is the resumed activity (a translucent one)."""
     rec = d.current_activity()
     if rec is not None and rec.dialogs and rec.dialogs[-1].kind == "permission":
@@ -116,7 +116,7 @@ def _focus_override(d: "Device") -> str | None:
     return None
 
 
-def _activity_activities(ctx: "Ctx", d: "Device") -> None:
+def _activity_activities(ctx: "Ctx", d: "VirtualDevice") -> None:
     ctx.outln("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)")
     ctx.outln("Display #0 (activities from top to bottom):")
     front = d.tasks[0] if d.tasks else None
@@ -159,7 +159,7 @@ def _activity_activities(ctx: "Ctx", d: "Device") -> None:
     ctx.outln("    mKeyguardGoingAway=false")
 
 
-def _hist(ctx: "Ctx", d: "Device", rec: "ActivityRecord", i: int, indent: str) -> None:
+def _hist(ctx: "Ctx", d: "VirtualDevice", rec: "ActivityRecord", i: int, indent: str) -> None:
     pkg = rec.package
     ctx.outln(f"{indent}* Hist  #{i}: {rec.record()}")
     p = indent + "  "
@@ -185,7 +185,7 @@ def _hist(ctx: "Ctx", d: "Device", rec: "ActivityRecord", i: int, indent: str) -
     ctx.outln(f"{p}mImeInsetsFrozenUntilStartInput=false")
 
 
-def _activity_top(ctx: "Ctx", d: "Device") -> None:
+def _activity_top(ctx: "Ctx", d: "VirtualDevice") -> None:
     # Bottom-most task first, so the foreground app's ACTIVITY line comes last (adbutils' fallback takes the last).
     override = _focus_override(d)
     for task in reversed(d.tasks):
@@ -218,7 +218,7 @@ def _activity_top(ctx: "Ctx", d: "Device") -> None:
         ctx.outln("      mResumed=true mStopped=false mFinished=false")
 
 
-def _activity_recents(ctx: "Ctx", d: "Device") -> None:
+def _activity_recents(ctx: "Ctx", d: "VirtualDevice") -> None:
     ctx.outln("ACTIVITY MANAGER RECENT TASKS (dumpsys activity recents)")
     ctx.outln("  mRecentsUid=10131")
     ctx.outln("  mRecentsComponent=ComponentInfo{com.google.android.apps.nexuslauncher/"
@@ -246,7 +246,7 @@ def _activity_recents(ctx: "Ctx", d: "Device") -> None:
 # ---------------------------------------------------------------------------------------------------------------
 # window
 
-def _window(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _window(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     what = args[0] if args else None
     frame = d.frame()
     if what in (None, "-a", "all"):
@@ -288,7 +288,7 @@ def _b(v: bool) -> str:
     return "true" if v else "false"
 
 
-def _focused_app(d: "Device") -> str:
+def _focused_app(d: "VirtualDevice") -> str:
     override = _focus_override(d)
     rec = d.current_activity()
     if override:
@@ -296,7 +296,7 @@ def _focused_app(d: "Device") -> str:
     return rec.record() if rec is not None else "null"
 
 
-def _window_displays(ctx: "Ctx", d: "Device", frame) -> None:
+def _window_displays(ctx: "Ctx", d: "VirtualDevice", frame) -> None:
     ctx.outln("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)")
     ctx.outln("  Display: mDisplayId=0 (organized)")
     ctx.outln(f"    init={SCREEN_W}x{SCREEN_H} 420dpi mMinSizeOfResizeableTaskDp=220 cur={SCREEN_W}x{SCREEN_H} "
@@ -328,12 +328,12 @@ def _window_displays(ctx: "Ctx", d: "Device", frame) -> None:
     ctx.outln(f"    mTopFullscreenOpaqueWindowState={_app_window_title(d, frame)}")
 
 
-def _app_window_title(d: "Device", frame) -> str:
+def _app_window_title(d: "VirtualDevice", frame) -> str:
     rec = frame.app_window.activity
     return rec.window() if rec is not None else "null"
 
 
-def _window_blocks(d: "Device", frame) -> list[tuple[str, list[str]]]:
+def _window_blocks(d: "VirtualDevice", frame) -> list[tuple[str, list[str]]]:
     """(title, lines) per window, top-most first, as `dumpsys window windows` lists them."""
     blocks: list[tuple[str, list[str]]] = []
     ime_shown = frame.ime
@@ -376,7 +376,7 @@ def _window_blocks(d: "Device", frame) -> list[tuple[str, list[str]]]:
     return blocks
 
 
-def _window_windows(ctx: "Ctx", d: "Device", frame) -> None:
+def _window_windows(ctx: "Ctx", d: "VirtualDevice", frame) -> None:
     ctx.outln("WINDOW MANAGER WINDOWS (dumpsys window windows)")
     for _, lines in _window_blocks(d, frame):
         for line in lines:
@@ -403,7 +403,7 @@ def _window_windows(ctx: "Ctx", d: "Device", frame) -> None:
 # ---------------------------------------------------------------------------------------------------------------
 # package
 
-def _package(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _package(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     names = [a for a in args if not a.startswith("-")]
     if names and names[0] in ("packages", "p"):
         names = names[1:]
@@ -424,7 +424,7 @@ def _package(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     return 0
 
 
-def _resolver_table(ctx: "Ctx", d: "Device", pkgs) -> None:
+def _resolver_table(ctx: "Ctx", d: "VirtualDevice", pkgs) -> None:
     ctx.outln("Activity Resolver Table:")
     ctx.outln("  Non-Data Actions:")
     for pkg in pkgs:
@@ -442,7 +442,7 @@ def _resolver_table(ctx: "Ctx", d: "Device", pkgs) -> None:
     ctx.outln("")
 
 
-def _package_block(ctx: "Ctx", d: "Device", pkg) -> None:
+def _package_block(ctx: "Ctx", d: "VirtualDevice", pkg) -> None:
     installed = _stamp(pkg.install_time)
     ctx.outln(f"  Package [{pkg.name}] ({_stable_hash(pkg.name)}):")
     ctx.outln(f"    appId={pkg.uid}")
@@ -507,7 +507,7 @@ def _package_block(ctx: "Ctx", d: "Device", pkg) -> None:
 # ---------------------------------------------------------------------------------------------------------------
 # input method, power, display, battery, input, notification, misc
 
-def _input_method(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _input_method(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     frame = d.frame()
     shown = frame.ime
     rec = frame.app_window.activity
@@ -534,7 +534,7 @@ def _input_method(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     return 0
 
 
-def _power(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _power(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     on = d.screen_on
     ctx.outln("POWER MANAGER (dumpsys power)")
     ctx.outln("")
@@ -567,7 +567,7 @@ def _power(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     return 0
 
 
-def _display(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _display(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     state = "ON" if d.screen_on else "OFF"
     ctx.outln("DISPLAY MANAGER (dumpsys display)")
     ctx.outln("  mOnlyCode=false")
@@ -597,7 +597,7 @@ def _display(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     return 0
 
 
-def _battery(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _battery(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     if args and args[0] == "set" and len(args) >= 3:
         if args[1] == "level":
             try:
@@ -632,7 +632,7 @@ def _battery(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     return 0
 
 
-def _input(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _input(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     ctx.outln("INPUT MANAGER (dumpsys input)")
     ctx.outln("")
     ctx.outln("Input Manager Service (Java) State:")
@@ -669,7 +669,7 @@ def _input(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     return 0
 
 
-def _notification(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _notification(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     noredact = "--noredact" in args
     ctx.outln("Current Notification Manager state:")
     ctx.outln("  Notification List:")
@@ -710,7 +710,7 @@ def _notification(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     return 0
 
 
-def _surfaceflinger(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _surfaceflinger(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     if "--display-id" in args:
         ctx.outln(f'Display {DISPLAY_UID.split(":")[1]} (HWC display 0): port=0 pnpId=GGL displayName="EMU_display_0"')
         return 0
@@ -719,7 +719,7 @@ def _surfaceflinger(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     return 0
 
 
-def _audio(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _audio(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     ctx.outln("Audio event log: (none)")
     ctx.outln("")
     ctx.outln("  players:")
@@ -730,19 +730,19 @@ def _audio(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     return 0
 
 
-def _wifi(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _wifi(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     ctx.outln(f"Wi-Fi is {'enabled' if d.wifi_enabled else 'disabled'}")
     ctx.outln("Verbose logging is off")
     return 0
 
 
-def _connectivity(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _connectivity(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     ctx.outln("NetworkProviders for:")
     ctx.outln("Active default network: " + ("100" if d.wifi_enabled else "none"))
     return 0
 
 
-def _uimode(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _uimode(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     ctx.outln("Current UI Mode Service state:")
     ctx.outln("  mDockState=0 mLastBroadcastState=0")
     ctx.outln(f"  mNightMode={d.settings('secure').get('ui_night_mode', '1')} mNightModeLocked=false "
@@ -750,7 +750,7 @@ def _uimode(ctx: "Ctx", d: "Device", args: list[str]) -> int:
     return 0
 
 
-def _meminfo(ctx: "Ctx", d: "Device", args: list[str]) -> int:
+def _meminfo(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     ctx.outln("Applications Memory Usage (in Kilobytes):")
     ctx.outln(f"Uptime: {int(d.now() * 1000)} Realtime: {int(d.now() * 1000)}")
     return 0

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw, ImageFont
 from .views import IME_BOX, NAV_BAR_TOP, SCREEN_H, SCREEN_W, Placed, keyboard_keys
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .device import Device
+    from .device import VirtualDevice
 
 TEXT_PX = 40  # 15 sp at 420 dpi, roughly
 
@@ -82,7 +82,7 @@ class _PaletteDraw(ImageDraw.ImageDraw):
         return super()._getink(conv(ink), conv(fill))
 
 
-def render(device: "Device") -> Image.Image:
+def render(device: "VirtualDevice") -> Image.Image:
     """The frame as a palette image: a screen has few colours, and a palette PNG encodes several times faster than
     RGB (the screenshot is on the MCP server's hot path). Text is drawn without anti-aliasing, as palettes need."""
     frame = device.frame()
@@ -186,7 +186,7 @@ def _switch(draw: ImageDraw.ImageDraw, b, checked: bool, ink) -> None:
     draw.ellipse((cx - 22, y1 + 8, cx + 22, y1 + h - 8), fill=(255, 255, 255))
 
 
-def _status_bar(draw: ImageDraw.ImageDraw, device: "Device", bg) -> None:
+def _status_bar(draw: ImageDraw.ImageDraw, device: "VirtualDevice", bg) -> None:
     ink = (255, 255, 255) if _luma(bg) < 128 else (20, 20, 20)
     font = _font(38)
     draw.text((60, 45), time.strftime("%H:%M", time.gmtime(device.clock.wall())), fill=ink, font=font)
@@ -227,13 +227,13 @@ def _toast(draw: ImageDraw.ImageDraw, text: str) -> None:
     draw.text((l + 30, t + 34), text[:48], fill=(240, 240, 240), font=font)
 
 
-def screencap_png(device: "Device") -> bytes:
+def screencap_png(device: "VirtualDevice") -> bytes:
     buf = io.BytesIO()
     render(device).save(buf, format="PNG", compress_level=1)
     return buf.getvalue()
 
 
-def screencap_raw(device: "Device") -> bytes:
+def screencap_raw(device: "VirtualDevice") -> bytes:
     """`screencap` without -p: width, height, format (1 = RGBA_8888), colour space (1 = sRGB), then pixels."""
     img = render(device).convert("RGBA")
     return struct.pack("<IIII", SCREEN_W, SCREEN_H, 1, 1) + img.tobytes()

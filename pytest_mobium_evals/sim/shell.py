@@ -13,7 +13,7 @@ import shlex
 import time
 from typing import Callable
 
-from .device import Device, DeviceError
+from .device import VirtualDevice, VirtualDeviceError
 
 SH = "/system/bin/sh"
 
@@ -336,7 +336,7 @@ def _parse_list(tokens, i, end, closing: str | None = None):
 # the shell
 
 class Shell:
-    def __init__(self, device: Device):
+    def __init__(self, device: VirtualDevice):
         self.device = device
         self.status = 0
         self.top_out: Callable[[bytes], None] | None = None
@@ -551,7 +551,7 @@ class Shell:
                     status = fn(ctx, argv[1:])
                 except ShellExit:
                     raise
-                except DeviceError as e:
+                except VirtualDeviceError as e:
                     cmd_err(f"{e}\n".encode())
                     status = 255
                 except Exception as e:  # noqa: BLE001 - a bug in a command must look like Android's exception print
@@ -582,7 +582,7 @@ def quote(args: list[str]) -> str:
     return " ".join(shlex.quote(a) for a in args)
 
 
-def sleep_real(device: Device, seconds: float) -> None:
+def sleep_real(device: VirtualDevice, seconds: float) -> None:
     """`sleep` on the device: waits the device-clock duration (capped) with the device unlocked."""
     device.lock.release()
     try:

@@ -12,7 +12,7 @@ import pytest
 os.environ["ADBUTILS_ADB_PATH"] = "/bin/false"
 
 from pytest_mobium_evals import sim  # noqa: E402
-from pytest_mobium_evals.sim.device import Device  # noqa: E402
+from pytest_mobium_evals.sim.device import VirtualDevice  # noqa: E402
 from pytest_mobium_evals.sim.shell import Shell  # noqa: E402
 
 SOCKET_TIMEOUT = 10
@@ -20,15 +20,15 @@ _tick = threading.Event()  # never set: wait(…) is a short pause between polls
 
 
 @pytest.fixture
-def vdevice() -> Device:
+def vdevice() -> VirtualDevice:
     """A device without a server, driven in-process (fast unit tests)."""
-    return Device("emulator-5554", clock=sim.Clock(1.0), seed=1)
+    return VirtualDevice("emulator-5554", clock=sim.Clock(1.0), seed=1)
 
 
 class Sh:
     """Runs shell command lines on a device as `adb shell` would, keeping stdout and stderr apart."""
 
-    def __init__(self, device: Device):
+    def __init__(self, device: VirtualDevice):
         self.device = device
         self.shell = Shell(device)
 
@@ -43,7 +43,7 @@ class Sh:
 
 
 @pytest.fixture
-def sh(vdevice: Device) -> Sh:
+def sh(vdevice: VirtualDevice) -> Sh:
     return Sh(vdevice)
 
 

@@ -11,7 +11,7 @@ import time
 import xml.etree.ElementTree as ET
 
 from pytest_mobium_evals.sim.clock import Clock
-from pytest_mobium_evals.sim.device import Device
+from pytest_mobium_evals.sim.device import VirtualDevice
 from pytest_mobium_evals.sim.shell import Shell
 
 APP = "dev.mobium.mobiumapp"
@@ -29,7 +29,7 @@ def bounds_of(node: dict) -> tuple[int, int, int, int]:
 class Driver:
     def __init__(self, speed: float = SPEED, seed: int = 7):
         self.clock = Clock(speed)
-        self.device = Device(clock=self.clock, seed=seed)
+        self.device = VirtualDevice(clock=self.clock, seed=seed)
         self.sh = Shell(self.device)
 
     # -- the shell a harness uses ---------------------------------------------------------------------------------

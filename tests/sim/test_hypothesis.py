@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from pytest_mobium_evals import sim
-from pytest_mobium_evals.sim.device import Device
+from pytest_mobium_evals.sim.device import VirtualDevice
 from pytest_mobium_evals.sim.shell import Shell
 
 KEYS = ["HOME", "BACK", "ENTER", "DEL", "TAB", "APP_SWITCH", "NOTIFICATION", "3", "4", "66", "67", "KEYCODE_A",
@@ -38,7 +38,7 @@ actions = st.one_of(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(actions, min_size=1, max_size=25), st.floats(min_value=0, max_value=5))
 def test_random_input_never_breaks_the_device(script, advance):
-    d = Device(seed=5)
+    d = VirtualDevice(seed=5)
     sh = Shell(d)
     for line in script:
         out, status = sh.run(line)
@@ -62,13 +62,13 @@ def test_random_command_lines_never_raise(line):
     assert b"Traceback" not in out.merged()
 
 
-_device: Device | None = None
+_device: VirtualDevice | None = None
 
 
-def _shared_device() -> Device:
+def _shared_device() -> VirtualDevice:
     global _device
     if _device is None:
-        _device = Device(seed=9)
+        _device = VirtualDevice(seed=9)
     return _device
 
 

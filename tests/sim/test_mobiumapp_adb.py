@@ -12,7 +12,7 @@ adbutils = pytest.importorskip("adbutils")
 
 from pytest_mobium_evals.sim.adb_server import AdbServer  # noqa: E402
 from pytest_mobium_evals.sim.clock import Clock  # noqa: E402
-from pytest_mobium_evals.sim.device import Device  # noqa: E402
+from pytest_mobium_evals.sim.device import VirtualDevice  # noqa: E402
 
 APP = "dev.mobium.mobiumapp"
 
@@ -21,7 +21,7 @@ APP = "dev.mobium.mobiumapp"
 def adb(monkeypatch):
     monkeypatch.setenv("ADBUTILS_ADB_PATH", "/bin/false")  # never start a real adb server
     # Real time: "Signing in…" must still be on screen when the next ADB round trip reads it, however busy the host.
-    device = Device("emulator-5554", clock=Clock(1.0), seed=3)
+    device = VirtualDevice("emulator-5554", clock=Clock(1.0), seed=3)
     server = AdbServer({"emulator-5554": device}, port=0)
     try:
         client = adbutils.AdbClient(host="127.0.0.1", port=server.port, socket_timeout=10)

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_mobium_evals import sim
 from pytest_mobium_evals.sim.apps.base import App
-from pytest_mobium_evals.sim.device import Device, builtin_apps
+from pytest_mobium_evals.sim.device import VirtualDevice, builtin_apps
 from pytest_mobium_evals.sim.views import Node
 
 FINE = "android.permission.ACCESS_FINE_LOCATION"
@@ -47,18 +47,18 @@ class Probe(App):
 
 
 @pytest.fixture
-def dev() -> Device:
-    return Device(clock=sim.Clock(1.0), apps=[*builtin_apps(), Probe], seed=3)
+def dev() -> VirtualDevice:
+    return VirtualDevice(clock=sim.Clock(1.0), apps=[*builtin_apps(), Probe], seed=3)
 
 
-def find(d: Device, **attrs) -> dict | None:
+def find(d: VirtualDevice, **attrs) -> dict | None:
     for n in ET.fromstring(d.dump_xml()).iter("node"):
         if all(n.attrib.get(k.replace("_", "-")) == v for k, v in attrs.items()):
             return n.attrib
     return None
 
 
-def tap(d: Device, **attrs) -> None:
+def tap(d: VirtualDevice, **attrs) -> None:
     n = find(d, **attrs)
     assert n is not None, f"nothing on screen with {attrs}"
     l, t, r, b = map(int, re.findall(r"\d+", n["bounds"]))
@@ -179,7 +179,7 @@ def test_an_app_timer_dies_with_its_process(dev):
 
 
 def test_clock_speed_scales_device_time():
-    d = Device(clock=sim.Clock(50.0), apps=builtin_apps())
+    d = VirtualDevice(clock=sim.Clock(50.0), apps=builtin_apps())
     fired = []
     d.after(1.0, lambda: fired.append(True))
     deadline_hit = False
@@ -235,9 +235,9 @@ def test_gesture_navigation(dev):
 
 
 def test_randomness_is_seeded_per_device():
-    a = Device(seed=11, apps=builtin_apps())
-    b = Device(seed=11, apps=builtin_apps())
-    c = Device(seed=12, apps=builtin_apps())
+    a = VirtualDevice(seed=11, apps=builtin_apps())
+    b = VirtualDevice(seed=11, apps=builtin_apps())
+    c = VirtualDevice(seed=12, apps=builtin_apps())
     seq = [a.random.random() for _ in range(3)]
     assert seq == [b.random.random() for _ in range(3)]
     assert seq != [c.random.random() for _ in range(3)]

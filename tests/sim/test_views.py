@@ -10,7 +10,7 @@ import pytest
 from pytest_mobium_evals import sim
 from pytest_mobium_evals.sim import views
 from pytest_mobium_evals.sim.apps.base import App
-from pytest_mobium_evals.sim.device import Device
+from pytest_mobium_evals.sim.device import VirtualDevice
 from pytest_mobium_evals.sim.views import Node
 
 ATTRS = ["index", "text", "resource-id", "class", "package", "content-desc", "checkable", "checked", "clickable",
@@ -79,19 +79,19 @@ class Pinned(App):
 
 
 @pytest.fixture
-def dev() -> Device:
+def dev() -> VirtualDevice:
     from pytest_mobium_evals.sim.device import builtin_apps
-    d = Device(clock=sim.Clock(1.0), apps=[*builtin_apps(), Covers, Pinned])
+    d = VirtualDevice(clock=sim.Clock(1.0), apps=[*builtin_apps(), Covers, Pinned])
     d.launch("dev.test.covers")
     return d
 
 
-def nodes(d: Device) -> list[dict]:
+def nodes(d: VirtualDevice) -> list[dict]:
     root = ET.fromstring(d.dump_xml())
     return [n.attrib for n in root.iter("node")]
 
 
-def node(d: Device, rid: str) -> dict | None:
+def node(d: VirtualDevice, rid: str) -> dict | None:
     return next((n for n in nodes(d) if n["resource-id"] == rid), None)
 
 

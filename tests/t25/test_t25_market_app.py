@@ -16,7 +16,7 @@ from pytest_mobium_evals.sim.apps.market import (
     VARIANT_PROPERTY,
 )
 from pytest_mobium_evals.sim.clock import Clock
-from pytest_mobium_evals.sim.device import Device
+from pytest_mobium_evals.sim.device import VirtualDevice
 
 
 class Market:
@@ -24,7 +24,7 @@ class Market:
 
     def __init__(self, variant: str | None = None, extras: dict | None = None):
         self.clock = Clock()
-        self.device = Device(clock=self.clock)
+        self.device = VirtualDevice(clock=self.clock)
         if variant is not None:
             self.device.props[VARIANT_PROPERTY] = variant
         self.device.launch(PACKAGE, extras)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ..views import Node
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..device import Device
+    from ..device import VirtualDevice
 
 
 class App:
@@ -34,7 +34,7 @@ class App:
     background = "#ffffff"
     foreground = "#141826"
 
-    def __init__(self, device: "Device"):
+    def __init__(self, device: "VirtualDevice"):
         self.device = device
 
     def on_start(self, extras: dict) -> None:

@@ -10,7 +10,7 @@ from ..views import DP, SCREEN_W, Node, _text_height
 from .base import App
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..device import ActivityRecord, Device, Dialog
+    from ..device import ActivityRecord, Dialog, VirtualDevice
 
 PC = "com.android.permissioncontroller:id/"
 SUI = "com.android.systemui:id/"
@@ -20,7 +20,7 @@ ACCENT = "#0b57d0"
 # ---------------------------------------------------------------------------------------------------------------
 # dialogs
 
-def render_dialog(device: "Device", dialog: "Dialog", rec: "ActivityRecord") -> tuple[Node, int]:
+def render_dialog(device: "VirtualDevice", dialog: "Dialog", rec: "ActivityRecord") -> tuple[Node, int]:
     """The dialog's tree and its height in px (the device centres it on screen)."""
     width_px = SCREEN_W - 126
     if dialog.kind == "permission":
@@ -30,7 +30,7 @@ def render_dialog(device: "Device", dialog: "Dialog", rec: "ActivityRecord") -> 
     return _alert_dialog(device, dialog, rec, width_px)
 
 
-def _press(device: "Device", rec: "ActivityRecord", dialog: "Dialog", index: int):
+def _press(device: "VirtualDevice", rec: "ActivityRecord", dialog: "Dialog", index: int):
     return lambda: device.press_dialog_button(rec, dialog, index)
 
 
@@ -119,7 +119,7 @@ def _crash_dialog(device, dialog, rec, width_px) -> tuple[Node, int]:
 # ---------------------------------------------------------------------------------------------------------------
 # the notification shade (com.android.systemui)
 
-def render_shade(device: "Device") -> Node:
+def render_shade(device: "VirtualDevice") -> Node:
     def tile(label: str, state: bool, action, secondary: str) -> Node:
         return Node("android.widget.Switch", desc=f"{label}", text="", checkable=True, checked=state, height=72,
                     width=120, margin_right=10, on_tap=action, bg="#a8c7fa" if state else "#44474f",
@@ -172,7 +172,7 @@ def render_shade(device: "Device") -> Node:
     ])
 
 
-def _open_notification(device: "Device", n):
+def _open_notification(device: "VirtualDevice", n):
     def open_it() -> None:
         device.cancel_notification(n.package, n.id)
         device.shade_expanded = False
@@ -181,7 +181,7 @@ def _open_notification(device: "Device", n):
     return open_it
 
 
-def _clear_all(device: "Device") -> None:
+def _clear_all(device: "VirtualDevice") -> None:
     device.notifications.clear()
     device.shade_expanded = False
 
