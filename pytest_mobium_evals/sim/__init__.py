@@ -9,7 +9,9 @@ everything else reaches the device over ADB.
 
 from __future__ import annotations
 
+from .adb_server import AdbServer
 from .clock import Clock
+from .device import VirtualDevice
 
 __all__ = ["SimServer", "start", "Clock"]
 
@@ -19,8 +21,6 @@ class SimServer:
 
     def __init__(self, devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int | None = None,
                  host: str = "127.0.0.1"):
-        from .adb_server import AdbServer
-        from .device import VirtualDevice
         if not isinstance(devices, int) or devices < 1 or devices > 64:
             raise ValueError(f"devices must be a number from 1 to 64, got {devices!r}")
         if not clock_speed > 0:

@@ -14,6 +14,10 @@ import struct
 import threading
 from typing import TYPE_CHECKING
 
+from .commands.inspection import format_log
+from .filesystem import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
+from .shell import Shell
+
 if TYPE_CHECKING:  # pragma: no cover
     from .device import VirtualDevice
 
@@ -306,7 +310,6 @@ class AdbServer:
     # -- device services -------------------------------------------------------------------------------------------
 
     def _device_service(self, conn: Conn, device: "VirtualDevice", req: str) -> None:
-        from .shell import Shell
         if req.startswith("shell,") or req.startswith("shell:"):
             head, _, cmd = req.partition(":")
             opts = head.split(",")[1:]
@@ -355,7 +358,6 @@ class AdbServer:
         conn.fail(f"closed: unknown service '{req[:80]}'")
 
     def _shell_v2(self, conn: Conn, device: "VirtualDevice", cmd: str, pty: bool) -> None:
-        from .shell import Shell
         if not cmd:
             self._interactive_v2(conn, device, pty)
             return
@@ -380,7 +382,6 @@ class AdbServer:
     def _follow_logcat(self, conn: Conn, device: "VirtualDevice", follow: tuple, frame) -> None:
         """Streams new log lines until the client hangs up (or the server closes). Each poll also lets the device's
         timers run, so an app's timed logging shows up while someone watches, as on a device."""
-        from .commands import format_log
         allowed, fmt, last, header = follow
         conn.sock.settimeout(None)
         while not self._closed.is_set():
@@ -407,7 +408,6 @@ class AdbServer:
     def _interactive_v2(self, conn: Conn, device: "VirtualDevice", pty: bool = False) -> None:
         """`adb shell` with no command: read lines from stdin packets and run each; with a PTY, as a terminal
         (prompt, CRLF), without one (stdin piped in) as a plain script."""
-        from .shell import Shell
         shell = Shell(device)
         conn.sock.settimeout(None)  # a person at a prompt may think for as long as they like
         prompt = b"emu64xa:/ $ " if pty else b""
@@ -442,7 +442,6 @@ class AdbServer:
 
     def _interactive_v1(self, conn: Conn, device: "VirtualDevice") -> None:
         """v1 `shell:` with no command: an interactive shell over a PTY (prompt, lines in, output out)."""
-        from .shell import Shell
         shell = Shell(device)
         conn.sock.settimeout(None)
         prompt = b"emu64xa:/ $ "
@@ -471,7 +470,6 @@ S_IFREG, S_IFDIR = 0o100000, 0o040000
 
 
 def serve_sync(conn: Conn, device: "VirtualDevice") -> None:
-    from .commands import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
     mtime = int(device.clock.boot_wall)
     while True:
         head = conn.recv_exact(8)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sys
 import threading
+
+from . import start
 
 DEFAULT_PORT = 5037  # adb's own default, so `adb devices` finds it without -P when no real server is running
 
@@ -19,20 +22,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed of the devices' randomness (the Busy Demo's delays); default per serial")
 
 
+def _refuse(message: str) -> int:
+    # Printed here rather than raised as the router's CliError: the virtual device imports nothing of the harness.
+    print(f"mobium-evals sim: {message}", file=sys.stderr)
+    return 2
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..cli import CliError
-    from . import start
     if not 0 <= args.port <= 65535:
-        raise CliError(f"--port must be 0 to 65535, got {args.port}")
+        return _refuse(f"--port must be 0 to 65535, got {args.port}")
     if not 1 <= args.devices <= 64:
-        raise CliError(f"--devices must be 1 to 64, got {args.devices}")
+        return _refuse(f"--devices must be 1 to 64, got {args.devices}")
     if not args.clock_speed > 0:
-        raise CliError(f"--clock-speed must be > 0, got {args.clock_speed}")
+        return _refuse(f"--clock-speed must be > 0, got {args.clock_speed}")
     try:
         server = start(devices=args.devices, port=args.port, clock_speed=args.clock_speed, seed=args.seed)
     except OSError as exc:
         hint = " (is a real adb server running? try --port 0)" if args.port == DEFAULT_PORT else ""
-        raise CliError(f"{exc}{hint}") from None
+        return _refuse(f"{exc}{hint}")
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:

@@ -9,40 +9,12 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import shlex
-import time
 from typing import Callable
 
+from .commands import COMMANDS
+from .commands.base import SH, Ctx, ShellExit
 from .device import VirtualDevice, VirtualDeviceError
-
-SH = "/system/bin/sh"
-
-KEY_NAMES: dict[str, int] = {
-    "UNKNOWN": 0, "SOFT_LEFT": 1, "SOFT_RIGHT": 2, "HOME": 3, "BACK": 4, "CALL": 5, "ENDCALL": 6,
-    **{str(i): 7 + i for i in range(10)}, "STAR": 17, "POUND": 18, "DPAD_UP": 19, "DPAD_DOWN": 20,
-    "DPAD_LEFT": 21, "DPAD_RIGHT": 22, "DPAD_CENTER": 23, "VOLUME_UP": 24, "VOLUME_DOWN": 25, "POWER": 26,
-    "CAMERA": 27, "CLEAR": 28, **{chr(ord("A") + i): 29 + i for i in range(26)}, "COMMA": 55, "PERIOD": 56,
-    "ALT_LEFT": 57, "ALT_RIGHT": 58, "SHIFT_LEFT": 59, "SHIFT_RIGHT": 60, "TAB": 61, "SPACE": 62, "SYM": 63,
-    "EXPLORER": 64, "ENVELOPE": 65, "ENTER": 66, "DEL": 67, "GRAVE": 68, "MINUS": 69, "EQUALS": 70,
-    "LEFT_BRACKET": 71, "RIGHT_BRACKET": 72, "BACKSLASH": 73, "SEMICOLON": 74, "APOSTROPHE": 75, "SLASH": 76,
-    "AT": 77, "NUM": 78, "HEADSETHOOK": 79, "FOCUS": 80, "PLUS": 81, "MENU": 82, "NOTIFICATION": 83,
-    "SEARCH": 84, "MEDIA_PLAY_PAUSE": 85, "MEDIA_STOP": 86, "MEDIA_NEXT": 87, "MEDIA_PREVIOUS": 88,
-    "MEDIA_REWIND": 89, "MEDIA_FAST_FORWARD": 90, "MUTE": 91, "PAGE_UP": 92, "PAGE_DOWN": 93, "ESCAPE": 111,
-    "FORWARD_DEL": 112, "CTRL_LEFT": 113, "CTRL_RIGHT": 114, "CAPS_LOCK": 115, "META_LEFT": 117,
-    "META_RIGHT": 118, "MOVE_HOME": 122, "MOVE_END": 123, "INSERT": 124, "VOLUME_MUTE": 164,
-    "APP_SWITCH": 187, "ASSIST": 219, "BRIGHTNESS_DOWN": 220, "BRIGHTNESS_UP": 221, "SLEEP": 223,
-    "WAKEUP": 224, "CUT": 277, "COPY": 278, "PASTE": 279, "ALL_APPS": 284,
-}
-KEY_CHARS: dict[int, str] = {
-    **{7 + i: str(i) for i in range(10)}, **{29 + i: chr(ord("a") + i) for i in range(26)}, 55: ",", 56: ".",
-    62: " ", 68: "`", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\", 74: ";", 75: "'", 76: "/", 77: "@",
-    81: "+", 17: "*", 18: "#", 61: "\t",
-}
-
-
-class ShellExit(Exception):
-    def __init__(self, status: int):
-        self.status = status
+from .filesystem import fs_listdir, fs_norm, fs_read, fs_write
 
 
 class Output:
@@ -63,41 +35,6 @@ class Output:
 
     def merged(self) -> bytes:
         return b"".join(d for _, d in self.chunks)
-
-
-class Ctx:
-    """What a command sees: its arguments' stdin, and where its stdout/stderr go."""
-
-    def __init__(self, shell: "Shell", stdin: bytes, out: Callable[[bytes], None], err: Callable[[bytes], None]):
-        self.shell = shell
-        self.device = shell.device
-        self.stdin = stdin
-        self._out = out
-        self._err = err
-        self.argv0 = ""
-
-    def out(self, data: str | bytes) -> None:
-        self._out(data.encode() if isinstance(data, str) else data)
-
-    def err(self, data: str | bytes) -> None:
-        self._err(data.encode() if isinstance(data, str) else data)
-
-    def path(self, p: str) -> str:
-        """A path as the shell resolves it: relative to the working directory, /sdcard aliases folded."""
-        from .commands import fs_norm
-        if p and not p.startswith("/"):
-            p = self.shell.cwd.rstrip("/") + "/" + p
-        return fs_norm(p)
-
-    def is_top_output(self) -> bool:
-        """Whether this command's stdout goes straight to the client (not into a pipe, file or $(…))."""
-        return self._out is self.shell.top_out
-
-    def outln(self, line: str = "") -> None:
-        self.out(line + "\n")
-
-    def errln(self, line: str) -> None:
-        self.err(line + "\n")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -351,7 +288,6 @@ class Shell:
 
     def run(self, src: str, stdin: bytes = b"") -> tuple[Output, int]:
         """Runs a command line; returns its ordered output and exit status. Never raises for bad input."""
-        from . import commands  # noqa: F401  registers the commands
         out = Output()
         self.follow = None
         with self.device.lock:
@@ -447,7 +383,6 @@ class Shell:
         return out.replace("\\$", "$")
 
     def glob(self, pattern: str) -> list[str]:
-        from .commands import fs_listdir, fs_norm
         if "/" in pattern:
             directory, base = pattern.rsplit("/", 1)
             directory = directory or "/"
@@ -463,7 +398,6 @@ class Shell:
         return [prefix + h for h in hits]
 
     def _run_command(self, cmd: Command, stdin: bytes, out, err) -> int:
-        from .commands import COMMANDS, fs_norm, fs_read, fs_write
         if cmd.subshell is not None:
             saved = self.status
             try:
@@ -576,17 +510,3 @@ def _exception_text(cmd: str, args: list[str], exc: Exception) -> str:
             f"\tat com.android.server.{cmd}.ShellCommand.onCommand(ShellCommand.java:97)\n"
             f"\tat com.android.modules.utils.BasicShellCommandHandler.exec(BasicShellCommandHandler.java:97)\n"
             f"\tat android.os.ShellCommand.exec(ShellCommand.java:38)\n")
-
-
-def quote(args: list[str]) -> str:
-    return " ".join(shlex.quote(a) for a in args)
-
-
-def sleep_real(device: VirtualDevice, seconds: float) -> None:
-    """`sleep` on the device: waits the device-clock duration (capped) with the device unlocked."""
-    device.lock.release()
-    try:
-        time.sleep(min(10.0, device.clock.real_seconds(seconds)))
-    finally:
-        device.lock.acquire()
-    device.run_due()

@@ -3,6 +3,8 @@ Clock, Camera, Chrome, Calculator, the share sheet, and a placeholder MobiumApp 
 
 from __future__ import annotations
 
+import ast
+import operator
 import time
 from typing import TYPE_CHECKING
 
@@ -10,7 +12,8 @@ from ..views import DP, SCREEN_W, Node, _text_height
 from .base import App
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..device import ActivityRecord, Dialog, VirtualDevice
+    from ..device import VirtualDevice
+    from ..device.records import ActivityRecord, Dialog
 
 PC = "com.android.permissioncontroller:id/"
 SUI = "com.android.systemui:id/"
@@ -368,8 +371,6 @@ class Calculator(App):
             self.expr += k
 
     def _eval(self) -> str:
-        import ast
-        import operator
         src = self.expr.replace("×", "*").replace("÷", "/").replace("−", "-").replace("%", "/100")
         ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
                ast.USub: operator.neg}
@@ -483,19 +484,6 @@ class PlayServices(App):
     launcher = False
     version_name = "24.33.13 (190400-663960016)"
     version_code = 243313035
-
-
-class MobiumAppPlaceholder(App):
-    """Stands in for MobiumApp (sim/apps/mobiumapp.py) until that module exists: same package and activity."""
-    package = "dev.mobium.mobiumapp"
-    label = "MobiumApp"
-    activity = ".MainActivity"
-    permissions = ("android.permission.POST_NOTIFICATIONS", "android.permission.ACCESS_FINE_LOCATION",
-                   "android.permission.ACCESS_COARSE_LOCATION", "android.permission.CAMERA")
-
-    def render(self) -> Node:
-        return Node("android.view.ViewGroup", children=[
-            Node("android.widget.TextView", id="title", text="MobiumApp", height=48)])
 
 
 APPS = [Contacts, Clock, Camera, Chrome, Calculator, ShareSheet, PermissionController, SystemUI, Gboard, Shell, Phone,

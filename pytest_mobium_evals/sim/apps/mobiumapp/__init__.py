@@ -8,7 +8,8 @@ through its dump), a running `MobiumApp` offers:
 - `device.audio_players`: the tone player's AudioTrack while it plays, which `dumpsys audio` prints;
 - `device.location` (lat, lon), if set, is the fix the Location Demo reports.
 
-Screens live in modules by group: `basic` (home, login, form, slider, storage, pager), `lists` (feed, busy),
+Every screen builds on `screen.Screen`; screens live in modules by group: `basic` (home, login, form, slider,
+storage, pager), `lists` (feed, busy),
 `system` (dialogs, location, interruption, OTP, audio), `obstruction`, `webviews`, `others`.
 """
 

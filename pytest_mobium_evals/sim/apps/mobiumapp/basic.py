@@ -7,7 +7,7 @@ import re
 import unicodedata
 
 from ...views import Node
-from .app import Screen
+from .screen import Screen
 from .ui import Theme, back_btn, btn, check, field, gap, h1, note, page, radio, switch, text
 
 # (testID without "Btn", label) in the order of App.tsx's menu (90e5d3d, 22 entries).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...views import Node
-from .app import Screen
+from .screen import Screen
 from .ui import PAD, Theme, back_btn, btn, h1, note, page, spinner, text
 
 FEED_PAGE = 20

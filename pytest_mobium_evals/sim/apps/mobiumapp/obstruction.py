@@ -8,7 +8,7 @@ it through, a plain view swallows it.
 from __future__ import annotations
 
 from ...views import Node
-from .app import Screen
+from .screen import Screen
 from .ui import COVER, Theme, back_btn, btn, note, page, text
 
 TOAST_S = 1.5

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...views import Node
 from ..web import DoubleTapPage, PinchPage, RotatePage, webview
-from .app import Screen
+from .screen import Screen
 from .ui import Theme, back_btn, btn, h1, note, page, switch, text
 
 GESTURES = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ...views import Node
-from .app import CAMERA, COARSE, FINE, NOTIFICATIONS, Screen
+from .screen import CAMERA, COARSE, FINE, NOTIFICATIONS, Screen
 from .ui import CONTENT_HEIGHT_DP, PAD, Theme, back_btn, btn, field, h1, note, page, switch, text
 
 # --------------------------------------------------------------------------------------------------------------

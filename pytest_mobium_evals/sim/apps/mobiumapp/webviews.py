@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...views import Node
 from ..web import ActionabilityPage, FormPage, FramesPage, PlainPage, StoragePage, WebPage, webview
-from .app import Screen
+from .screen import Screen
 from .ui import CONTENT_HEIGHT_DP, Theme, back_btn, btn, h1, note, page
 
 CASES = [

@@ -1,0 +1,10 @@
+"""The commands of the virtual device's shell, by family: Android's (`settings`, `services` for svc and cmd, `am`,
+`pm`, `input` for wm and input, `inspection` for uiautomator, screencap, logcat, ps, dumpsys) and the toybox ones the
+harness and its parsers pipe through (`toybox`, `files`, `text`). Output formats and exit statuses follow Android 15.
+
+Importing this package registers every command in `COMMANDS`."""
+
+from . import am, files, input, inspection, pm, services, settings, text, toybox  # noqa: F401  (registers them)
+from .base import COMMANDS, Ctx, ShellExit
+
+__all__ = ["COMMANDS", "Ctx", "ShellExit"]

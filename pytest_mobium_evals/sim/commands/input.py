@@ -1,0 +1,203 @@
+"""`wm` and `input` on the virtual device: screen size and density, taps, swipes, key events, text."""
+
+from __future__ import annotations
+
+import re
+
+from ..keycodes import KEY_NAMES
+from .base import Ctx, command, java_exception
+
+
+@command("wm")
+def _wm(ctx: Ctx, args: list[str]) -> int:
+    d = ctx.device
+    overrides = d.__dict__.setdefault("_wm_overrides", {})
+    if not args:
+        ctx.outln("Window manager (window) commands:\n  help\n      Print this help text.\n"
+                  "  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n      Return or override display size.\n"
+                  "  density [reset|DENSITY] [-d DISPLAY_ID]\n      Return or override display density.")
+        return 255
+    sub, rest = args[0], [a for a in args[1:] if a != "-d"]
+    if sub == "size":
+        if rest and rest[0] == "reset":
+            overrides.pop("size", None)
+        elif rest:
+            if not re.fullmatch(r"\d+x\d+", rest[0]):
+                ctx.errln(f"Error: bad size {rest[0]}")
+                return 255
+            overrides["size"] = rest[0]
+        else:
+            ctx.outln("Physical size: 1080x2400")
+            if "size" in overrides:
+                ctx.outln(f"Override size: {overrides['size']}")
+        return 0
+    if sub in ("dismiss-keyguard", "user-rotation", "fixed-to-user-rotation"):
+        return 0  # no keyguard on the virtual device; rotation stays portrait
+    if sub == "density":
+        if rest and rest[0] == "reset":
+            overrides.pop("density", None)
+        elif rest:
+            if not rest[0].isdigit():
+                ctx.errln(f"Error: bad number {rest[0]}")
+                return 255
+            overrides["density"] = rest[0]
+        else:
+            ctx.outln("Physical density: 420")
+            if "density" in overrides:
+                ctx.outln(f"Override density: {overrides['density']}")
+        return 0
+    ctx.outln(f"Unknown command: {sub}")
+    return 255
+
+
+INPUT_USAGE = """Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]
+
+The sources are:
+      dpad
+      keyboard
+      mouse
+      touchpad
+      gamepad
+      touchnavigation
+      joystick
+      touchscreen
+      stylus
+      trackball
+
+-d: specify the display ID.
+      (Default: -1 for key event, 0 for motion event if not specified.)
+The commands and default sources are:
+      text <string> (Default: keyboard)
+      keyevent [--longpress|--duration <duration to hold key down in ms>] [--doubletap] [--async] [--delay <duration between keycodes in ms>] <key code number or name> ... (Default: keyboard)
+      tap <x> <y> (Default: touchscreen)
+      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)
+      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)
+      press (Default: trackball)
+      roll <dx> <dy> (Default: trackball)
+      motionevent <DOWN|UP|MOVE|CANCEL> <x> <y> (Default: touchscreen)
+      keycombination [-t duration(ms)] <key code 1> <key code 2> ... (Default: keyboard, the key order is important here.)
+"""  # noqa: E501  (Android's own usage text, verbatim)
+SOURCES = ("dpad", "keyboard", "mouse", "touchpad", "gamepad", "touchnavigation", "joystick", "touchscreen",
+           "stylus", "trackball")
+
+
+def keycode(name: str) -> int:
+    """KeyEvent.keyCodeFromString: a number, KEYCODE_NAME, or NAME; anything else is KEYCODE_UNKNOWN (0)."""
+    s = name.strip()
+    if s.upper().startswith("KEYCODE_"):
+        s = s[8:]
+    if s.isdigit():
+        return int(s)
+    return KEY_NAMES.get(s.upper(), 0)
+
+
+@command("input")
+def input_command(ctx: Ctx, args: list[str]) -> int:
+    d = ctx.device
+    args = list(args)
+    if args and args[0] in SOURCES:
+        args = args[1:]
+    if len(args) >= 2 and args[0] == "-d":
+        if not re.fullmatch(r"-?\d+", args[1]):
+            return java_exception(ctx, args[2] if len(args) > 2 else "input", "java.lang.IllegalArgumentException",
+                                  "Error: Invalid arguments for display ID.",
+                                  "com.android.server.input.InputShellCommand.onCommand(InputShellCommand.java:239)")
+        args = args[2:]
+    if not args or args[0] in ("help", "-h"):
+        ctx.out(INPUT_USAGE)
+        return 0 if args else 255
+    sub, rest = args[0], args[1:]
+
+    def bad(message: str | None = None) -> int:
+        return java_exception(ctx, sub, "java.lang.IllegalArgumentException",
+                              message or f"Error: Invalid arguments for command: {sub}",
+                              f"com.android.server.input.InputShellCommand.run{sub.title()}"
+                              "(InputShellCommand.java:402)")
+
+    def coords(values: list[str]) -> list[int] | None:
+        try:
+            return [int(float(v)) for v in values]
+        except ValueError:
+            return None
+
+    if sub == "tap":
+        if len(rest) < 2:
+            return bad(f'Argument expected after "{(["tap"] + rest)[-1]}"')
+        xy = coords(rest[:2])
+        if xy is None:
+            return bad()
+        d.tap(*xy)
+        return 0
+    if sub in ("swipe", "draganddrop"):
+        if len(rest) < 4:
+            return bad(f'Argument expected after "{([sub] + rest)[-1]}"')
+        pts = coords(rest[:4])
+        dur = coords(rest[4:5]) if len(rest) > 4 else [300]
+        if pts is None or dur is None:
+            return bad()
+        d.swipe(*pts, duration_ms=dur[0] if dur else 300)
+        return 0
+    if sub == "text":
+        if not rest:
+            return bad('Argument expected after "text"')
+        text = " ".join(rest).replace("%s", " ")
+        typed = "".join(ch for ch in text if 32 <= ord(ch) < 127 or ch == "\n")
+        if typed:
+            d.type_text(typed)
+        return 0
+    if sub == "keyevent":
+        longpress = False
+        codes = []
+        it = iter(rest)
+        for a in it:
+            if a == "--longpress":
+                longpress = True
+            elif a in ("--doubletap", "--async"):
+                continue
+            elif a in ("--delay", "--duration"):
+                next(it, None)
+            else:
+                codes.append(keycode(a))
+        if not codes:
+            return bad('Argument expected after "keyevent"')
+        for c in codes:
+            d.key(c, longpress=longpress)
+        return 0
+    if sub == "keycombination":
+        codes = []
+        it = iter(rest)
+        for a in it:
+            if a == "-t":
+                next(it, None)  # the hold duration
+            else:
+                codes.append(keycode(a))
+        if 113 in codes or 114 in codes:  # CTRL_LEFT / CTRL_RIGHT with a letter: the text field's shortcuts
+            if 29 in codes:
+                d.select_all()
+            elif 50 in codes:  # CTRL+V
+                d.type_text(d.clipboard)
+            elif 31 in codes:  # CTRL+C
+                pass
+        return 0
+    if sub == "motionevent":
+        if len(rest) < 3 or rest[0].upper() not in ("DOWN", "UP", "MOVE", "CANCEL"):
+            return bad()
+        xy = coords(rest[1:3])
+        if xy is None:
+            return bad()
+        state = d.__dict__.setdefault("_motion", {})
+        kind = rest[0].upper()
+        if kind == "DOWN":
+            state["down"] = (xy, d.now())
+        elif kind == "UP" and "down" in state:
+            (x0, y0), t0 = state.pop("down")
+            dur = int((d.now() - t0) * 1000)
+            d.swipe(x0, y0, xy[0], xy[1], duration_ms=dur)
+        elif kind == "CANCEL":
+            state.pop("down", None)
+        return 0
+    if sub in ("press", "roll"):
+        return 0
+    ctx.errln(f"Error: Unknown command: {sub}")
+    ctx.out(INPUT_USAGE)
+    return 255

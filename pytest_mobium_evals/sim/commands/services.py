@@ -1,0 +1,256 @@
+"""`svc` and `cmd` on the virtual device: radios, notifications, uimode, connectivity, wifi, statusbar."""
+
+from __future__ import annotations
+
+from .am import am
+from .base import Ctx, command, java_exception
+from .input import input_command
+from .pm import pm
+from .settings import settings
+
+
+@command("svc")
+def _svc(ctx: Ctx, args: list[str]) -> int:
+    d = ctx.device
+    if len(args) == 2 and args[1] in ("enable", "disable"):
+        on = args[1] == "enable"
+        if args[0] == "wifi":
+            d.set_wifi(on)
+            return 0
+        if args[0] == "bluetooth":
+            d.set_bluetooth(on)
+            return 0
+        if args[0] == "data":
+            d.set_mobile_data(on)
+            return 0
+        if args[0] == "nfc":
+            ctx.errln("NFC is not supported on this device")
+            return 1
+    if args and args[0] == "power" and len(args) >= 2:
+        return 0
+    if args and args[0] in ("wifi", "bluetooth", "data", "nfc", "usb", "power"):
+        what = {"wifi": "Wi-Fi manager", "bluetooth": "Bluetooth", "data": "mobile data connectivity",
+                "nfc": "NFC functionality", "usb": "USB", "power": "power manager"}[args[0]]
+        ctx.outln(f"Control the {what}\n\nusage: svc {args[0]} [enable|disable]\n")
+        return 1
+    ctx.outln("Available commands:\n    help     Show information about the subcommands\n"
+              "    power    Control the power manager\n    data     Control mobile data connectivity\n"
+              "    wifi     Control the Wi-Fi manager\n    usb      Control Usb state\n"
+              "    nfc      Control NFC functions\n    bluetooth Control Bluetooth service\n")
+    return 0 if not args or args[0] == "help" else 1
+
+
+SERVICES = ("activity", "package", "settings", "input", "uimode", "connectivity", "wifi", "statusbar",
+            "bluetooth_manager", "notification", "window", "power", "display", "battery", "input_method",
+            "clipboard", "phone", "media_session", "audio", "location", "appops", "permissionmgr")
+
+
+@command("cmd")
+def _cmd(ctx: Ctx, args: list[str]) -> int:
+    if args and args[0] == "-w":
+        args = args[1:]
+    if not args:
+        ctx.errln("cmd: No service specified; use -l to list all running services. Use -w to start and wait "
+                  "for a service.")
+        return 20
+    if args[0] == "-l":
+        ctx.outln("Currently running services:")
+        for s in sorted(SERVICES):
+            ctx.outln(f"  {s}")
+        return 0
+    service, rest = args[0], args[1:]
+    if service == "activity":
+        return am(ctx, rest)
+    if service == "package":
+        return pm(ctx, rest)
+    if service == "settings":
+        return settings(ctx, rest)
+    if service == "input":
+        return input_command(ctx, rest)
+    if service == "uimode":
+        return _uimode(ctx, rest)
+    if service == "connectivity":
+        return _connectivity(ctx, rest)
+    if service == "wifi":
+        return _wifi(ctx, rest)
+    if service == "statusbar":
+        return _statusbar(ctx, rest)
+    if service == "bluetooth_manager":
+        if rest and rest[0] in ("enable", "disable"):
+            ctx.device.set_bluetooth(rest[0] == "enable")
+            return 0
+        ctx.outln("Bluetooth Manager Commands:\n  enable\n  disable\n  wait-for-state:<STATE_OFF|STATE_ON>")
+        return 255 if rest else 0
+    if service == "notification":
+        if rest and rest[0] == "set_dnd":
+            return _set_dnd(ctx, rest[1:])
+        return _notification_cmd(ctx, rest)
+    if service == "location":
+        return _location_cmd(ctx, rest)
+    if service in SERVICES:
+        if not rest:
+            ctx.errln("No shell command implementation.")
+            return 255
+        ctx.outln(f"Unknown command: {rest[0]}")
+        return 255
+    ctx.errln(f"cmd: Can't find service: {service}")
+    return 20
+
+
+#: `cmd notification set_dnd` words and the zen_mode each writes (Settings.Global.ZEN_MODE_*).
+ZEN_MODES = {"off": "0", "on": "1", "priority": "1", "none": "2", "alarms": "3", "all": "0"}
+
+
+def _set_dnd(ctx: Ctx, args: list[str]) -> int:
+    if len(args) != 1 or args[0] not in ZEN_MODES:
+        ctx.errln("usage: cmd notification set_dnd [on|none (same)|priority|alarms|all|off (same)]")
+        return 255
+    ctx.device.settings("global")["zen_mode"] = ZEN_MODES[args[0]]
+    return 0
+
+
+def _location_cmd(ctx: Ctx, args: list[str]) -> int:
+    """`cmd location set-location-enabled true|false` and `is-location-enabled`, over secure location_mode (3 is
+    "high accuracy", what turning location on restores; 0 is off)."""
+    secure = ctx.device.settings("secure")
+    if args[:1] == ["is-location-enabled"]:
+        ctx.outln("true" if secure.get("location_mode", "0") != "0" else "false")
+        return 0
+    if args[:1] == ["set-location-enabled"] and len(args) >= 2 and args[1] in ("true", "false"):
+        secure["location_mode"] = "3" if args[1] == "true" else "0"
+        return 0
+    ctx.outln("Location service commands:\n  help or -h\n    Print this help text.\n"
+              "  is-location-enabled [--user <USER_ID>]\n    Gets the master location switch enabled state.\n"
+              "  set-location-enabled [--user <USER_ID>] true|false\n    Sets the master location switch "
+              "enabled state.")
+    return 0 if not args or args[0] in ("help", "-h") else 255
+
+
+def _notification_cmd(ctx: Ctx, args: list[str]) -> int:
+    """`cmd notification post [-t TITLE] [-S STYLE] [-v] TAG TEXT`: a notification from the shell user."""
+    if not args or args[0] in ("help", "-h"):
+        ctx.outln("usage: cmd notification SUBCMD [args]\n\nSUBCMDs:\n  allow_listener COMPONENT [user_id]\n"
+                  "  post [--help | flags] TAG TEXT")
+        return 0 if args else 255
+    if args[0] != "post":
+        ctx.outln(f"Unknown command: {args[0]}")
+        return 255
+    title = None
+    rest: list[str] = []
+    it = iter(args[1:])
+    for a in it:
+        if a in ("-t", "--title"):
+            title = next(it, None)
+        elif a in ("-S", "--style", "-i", "--icon", "-I", "--large-icon", "-c", "--content-intent", "-m",
+                   "--message"):
+            next(it, None)
+        elif a in ("-v", "--verbose", "--wait"):
+            continue
+        elif a.startswith("-") and a != "-":
+            ctx.errln(f"Error: unknown flag: {a}")
+            return 255
+        else:
+            rest.append(a)
+    if len(rest) < 2:
+        return java_exception(ctx, "post", "java.lang.IllegalArgumentException",
+                              "Argument expected after \"post\"" if not rest else "Argument expected",
+                              "com.android.server.notification.NotificationShellCmd.doNotify"
+                              "(NotificationShellCmd.java:612)")
+    tag, text = rest[0], " ".join(rest[1:])
+    ctx.device.post_notification("com.android.shell", title if title is not None else "", text, tag=tag)
+    return 0
+
+
+def _uimode(ctx: Ctx, args: list[str]) -> int:
+    d = ctx.device
+    if not args:
+        ctx.outln("UiModeManager service (uimode) commands:\n  help\n    Print this help text.\n"
+                  "  night [yes|no|auto|custom_schedule|custom_bedtime]\n"
+                  "    Set or read night mode.\n  car [yes|no]\n    Set or read car mode.")
+        return 255
+    if args[0] != "night":
+        if args[0] in ("help", "-h"):
+            return _uimode(ctx, [])
+        if args[0] == "car":
+            ctx.outln("Car mode: no")
+            return 0
+        ctx.outln(f"Unknown command: {args[0]}")
+        return 255
+    if len(args) > 1:
+        mode = args[1]
+        if mode not in ("yes", "no", "auto"):
+            if mode in ("custom_schedule", "custom_bedtime"):
+                mode = "auto"
+            else:
+                ctx.errln("Error: mode must be 'yes', 'no', or 'auto', or 'custom_schedule', or "
+                          "'custom_bedtime'")
+                return 255
+        d.set_night_mode(mode)
+    current = {"2": "yes", "1": "no", "0": "auto"}.get(d.settings("secure").get("ui_night_mode", "1"), "unknown")
+    ctx.outln(f"Night mode: {current}")
+    return 0
+
+
+def _connectivity(ctx: Ctx, args: list[str]) -> int:
+    d = ctx.device
+    if args and args[0] == "airplane-mode":
+        if len(args) == 1:
+            ctx.outln("enabled" if d.airplane_mode else "disabled")
+            return 0
+        if args[1] in ("enable", "disable"):
+            d.set_airplane(args[1] == "enable")
+            return 0
+        ctx.errln(f"Unsupported command: airplane-mode {args[1]}")
+        return 255
+    if not args or args[0] in ("help", "-h"):
+        ctx.outln("Connectivity service commands:\n  help\n    Print this help text.\n"
+                  "  airplane-mode [enable|disable]\n    Turn airplane mode on or off.\n  airplane-mode\n"
+                  "    Get airplane mode.")
+        return 0 if args else 255
+    ctx.outln(f"Unknown command: {args[0]}")
+    return 255
+
+
+def _wifi(ctx: Ctx, args: list[str]) -> int:
+    d = ctx.device
+    if not args:
+        ctx.outln("Wi-Fi (wifi) commands:\n  help or -h\n    Print this help text.\n"
+                  "  set-wifi-enabled enabled|disabled\n    Enables/disables Wifi on this device.\n"
+                  "  status\n    Current wifi status")
+        return 255
+    if args[0] == "status":
+        if d.wifi_enabled:
+            ctx.outln("Wifi is enabled\nWifi scanning is only available when wifi is enabled\n"
+                      "==== Primary ClientModeManager instance ====\n"
+                      'Wifi is connected to "AndroidWifi"\n'
+                      'WifiInfo: SSID: "AndroidWifi", BSSID: 00:13:10:85:fe:01, MAC: 02:00:00:00:00:00, '
+                      "IP: /10.0.2.16, Security type: 0, Supplicant state: COMPLETED, Wi-Fi standard: 4, "
+                      "RSSI: -50, Link speed: 1Mbps, Tx Link speed: 1Mbps, Max Supported Tx Link speed: 11Mbps, "
+                      "Rx Link speed: -1Mbps, Max Supported Rx Link speed: 11Mbps, Frequency: 2447MHz")
+        else:
+            ctx.outln("Wifi is disabled\nWifi scanning is only available when wifi is enabled")
+        return 0
+    if args[0] == "set-wifi-enabled":
+        if len(args) < 2 or args[1] not in ("enabled", "disabled"):
+            ctx.errln("Invalid argument: set-wifi-enabled needs 'enabled' or 'disabled'")
+            return 255
+        d.set_wifi(args[1] == "enabled")
+        return 0
+    ctx.outln(f"Unknown command: {args[0]}")
+    return 255
+
+
+def _statusbar(ctx: Ctx, args: list[str]) -> int:
+    d = ctx.device
+    if args and args[0] in ("expand-notifications", "expand-settings"):
+        d.shade_expanded = True
+        d.keyboard_shown = False
+        return 0
+    if args and args[0] == "collapse":
+        d.shade_expanded = False
+        return 0
+    ctx.outln("Status bar commands:\n  help\n    Print this help text.\n\n  expand-notifications\n"
+              "    Open the notifications panel.\n\n  expand-settings\n    Open the notifications panel and "
+              "expand quick settings if present.\n\n  collapse\n    Collapse the notifications and settings "
+              "panel.")
+    return 0 if not args or args[0] == "help" else 255

@@ -1,0 +1,177 @@
+"""The virtual device's package manager: installing app classes, APK paths, and runtime permissions with
+their grant dialogs."""
+
+from __future__ import annotations
+
+import base64
+import zlib
+from typing import Callable, Iterable
+
+from ..apps.base import App
+from .defaults import LAUNCHER_PACKAGE, LOCATION_PERMS, PERMISSION_PACKAGE, PERMISSION_QUESTIONS
+from .records import Dialog, PackageInfo, PermissionRequest, PermissionState
+
+
+class DevicePackages:
+    """Mixed into `VirtualDevice`; reads and writes the device state it sets up."""
+
+    # -- packages ------------------------------------------------------------------------------------------------
+
+    def install(self, app_cls: type[App]) -> PackageInfo:
+        """Registers an activity class (and its package on first sight)."""
+        name = app_cls.package
+        cls = app_cls.activity if not app_cls.activity.startswith(".") else name + app_cls.activity
+        pkg = self.packages.get(name)
+        if pkg is None:
+            if app_cls.system:
+                folder = "priv-app" if name.startswith(("com.android.settings", LAUNCHER_PACKAGE)) else "app"
+                base = app_cls.label.replace(" ", "")
+                code_path = f"/system/{folder}/{base}"
+                uid = getattr(app_cls, "uid", None) or (1000 if name == "com.android.settings"
+                                                        else next(self._sys_uids))
+            else:
+                a = self._b64(name + "a")
+                b = self._b64(name + "b")
+                code_path = f"/data/app/~~{a}==/{name}-{b}=="
+                uid = next(self._uids)
+            pkg = PackageInfo(name, app_cls.label, uid, {}, None, tuple(app_cls.permissions), app_cls.system,
+                              code_path, app_cls.version_name, app_cls.version_code, app_cls.target_sdk,
+                              self.clock.boot_wall - (86400 * 30 if app_cls.system else 3600))
+            self.packages[name] = pkg
+            self._perm[name] = {p: PermissionState() for p in pkg.permissions}
+        pkg.activities[cls] = app_cls
+        if app_cls.launcher and pkg.launcher_activity is None:
+            pkg.launcher_activity = cls
+        for p in app_cls.permissions:
+            if p not in pkg.permissions:
+                pkg.permissions = pkg.permissions + (p,)
+                self._perm[name][p] = PermissionState()
+        return pkg
+
+    def _b64(self, seed: str) -> str:
+        raw = zlib.crc32(seed.encode()).to_bytes(4, "big") * 4
+        return base64.urlsafe_b64encode(raw).decode()[:22]
+
+    def apk_path(self, package: str) -> str:
+        pkg = self.packages[package]
+        if pkg.system:
+            return f"{pkg.code_path}/{pkg.code_path.rsplit('/', 1)[-1]}.apk"
+        return f"{pkg.code_path}/base.apk"
+
+    def launchable(self) -> list[PackageInfo]:
+        return [p for p in self.packages.values() if p.launcher_activity]
+
+
+    def permission(self, package: str, perm: str) -> str:
+        st = self._perm.get(package, {}).get(perm)
+        if st is None:
+            return "denied"
+        if st.granted:
+            return "granted"
+        return "undetermined" if st.undetermined else "denied"
+
+    def permission_states(self, package: str) -> dict[str, PermissionState]:
+        return self._perm.get(package, {})
+
+    def grant(self, package: str, perm: str, *, granted: bool = True, flags: Iterable[str] = ()) -> None:
+        st = self._perm[package][perm]
+        st.granted = granted
+        st.flags.update(flags)
+        if granted:
+            st.flags.discard("USER_FIXED")
+
+    def reset_permissions(self, package: str | None = None) -> None:
+        for name in ([package] if package else list(self._perm)):
+            pkg = self.packages.get(name)
+            if pkg:
+                self._perm[name] = {p: PermissionState() for p in pkg.permissions}
+
+    def request_permissions(self, package: str, perms: list[str],
+                            callback: Callable[[dict[str, str]], None] | None) -> None:
+        """Shows the system permission dialog for what is not granted yet; calls back with perm -> granted|denied."""
+        results: dict[str, str] = {}
+        pending: list[str] = []
+        states = self._perm.get(package, {})
+        for p in perms:
+            st = states.get(p)
+            if st is None:
+                results[p] = "denied"  # not declared in the manifest: denied without asking
+            elif st.granted:
+                results[p] = "granted"
+            elif "USER_FIXED" in st.flags:
+                results[p] = "denied"  # "don't ask again" after two denials
+            else:
+                pending.append(p)
+        if not pending:
+            if callback is not None:
+                self._call(package, callback, results)
+            return
+        groups: list[list[str]] = []
+        loc = [p for p in pending if p in LOCATION_PERMS]
+        if loc:
+            groups.append(loc)
+        seen_q: dict[str, list[str]] = {}
+        for p in pending:
+            if p in LOCATION_PERMS:
+                continue
+            q = PERMISSION_QUESTIONS.get(p, p)
+            if q in seen_q:
+                seen_q[q].append(p)
+            else:
+                seen_q[q] = [p]
+                groups.append(seen_q[q])
+        req = PermissionRequest(package, groups, results, callback)
+        self._show_permission_dialog(req)
+
+    def _show_permission_dialog(self, req: PermissionRequest) -> None:
+        group = req.groups[0]
+        pkg = self.packages[req.package]
+        question = PERMISSION_QUESTIONS.get(group[0], group[0].rsplit(".", 1)[-1])
+        if group[0] in LOCATION_PERMS:
+            buttons = [("While using the app", "foreground", None), ("Only this time", "one_time", None),
+                       ("Don\u2019t allow", "deny", None)]
+        else:
+            buttons = [("Allow", "allow", None), ("Don\u2019t allow", "deny", None)]
+        dialog = Dialog("", f"Allow {pkg.label} to {question}?", buttons, PERMISSION_PACKAGE, cancelable=True,
+                        kind="permission", caps=False, token=self.new_hash(), request=req)
+        owner = self._owner_activity(req.package)
+        if owner is None:
+            # nothing on screen to ask over: the request fails as denied
+            for p in group:
+                req.results[p] = "denied"
+            self._permission_next(req)
+            return
+        owner.dialogs.append(dialog)
+
+    def _answer_permission(self, dialog: Dialog, role: str) -> None:
+        req = dialog.request
+        assert req is not None
+        group = req.groups[0]
+        for p in group:
+            st = self._perm[req.package][p]
+            if role in ("foreground", "allow", "one_time"):
+                st.granted = True
+                st.flags.add("USER_SET")
+                st.flags.discard("USER_FIXED")
+                if role == "one_time":
+                    st.flags.add("ONE_TIME")
+                else:
+                    st.flags.discard("ONE_TIME")
+                req.results[p] = "granted"
+            elif role == "deny":
+                st.granted = False
+                st.denials += 1
+                st.flags.add("USER_SET")
+                if st.denials >= 2:
+                    st.flags.add("USER_FIXED")
+                req.results[p] = "denied"
+            else:  # dismissed (back, outside): denied this time, not counted towards "don't ask again"
+                req.results[p] = "denied"
+        self._permission_next(req)
+
+    def _permission_next(self, req: PermissionRequest) -> None:
+        req.groups.pop(0)
+        if req.groups:
+            self._show_permission_dialog(req)
+        elif req.callback is not None:
+            self._call(req.package, req.callback, dict(req.results))

@@ -1,0 +1,163 @@
+"""`dumpsys window` (displays, windows, focus) on the virtual device."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..views import IME_BOX, SCREEN_H, SCREEN_W
+from .activity import focus_override
+from .common import boolean, stable_hash
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..commands.base import Ctx
+    from ..device import VirtualDevice
+
+
+def _window(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
+    what = args[0] if args else None
+    frame = d.frame()
+    if what in (None, "-a", "all"):
+        ctx.outln("WINDOW MANAGER POLICY STATE (dumpsys window policy)")
+        ctx.outln("    mSafeMode=false mSystemReady=true mSystemBooted=true")
+        ctx.outln("    mCameraLensCoverState=LENS_COVER_ABSENT")
+        ctx.outln("    mWakeGestureEnabledSetting=true")
+        ctx.outln("    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true")
+        ctx.outln(f"    mScreenOnEarly={boolean(d.screen_on)} mScreenOnFully={boolean(d.screen_on)}")
+        ctx.outln("    mShowingDream=false mDreamingLockscreen=false")
+        ctx.outln("    mKeyguardDelegate")
+        ctx.outln("      showing=false")
+        ctx.outln("      inputRestricted=false")
+        ctx.outln("")
+        _window_displays(ctx, d, frame)
+        ctx.outln("")
+        _window_windows(ctx, d, frame)
+        return 0
+    if what in ("displays", "d"):
+        _window_displays(ctx, d, frame)
+    elif what in ("windows", "w"):
+        _window_windows(ctx, d, frame)
+    elif what in ("policy", "p"):
+        ctx.outln("WINDOW MANAGER POLICY STATE (dumpsys window policy)")
+        ctx.outln(f"    mScreenOnEarly={boolean(d.screen_on)} mScreenOnFully={boolean(d.screen_on)}")
+    elif what in ("tokens", "t", "sessions", "s", "animator", "a", "lastanr", "l", "visible", "visible-apps",
+                  "trace", "refresh", "constants", "containers", "focus"):
+        ctx.outln(f"WINDOW MANAGER {what.upper()} (dumpsys window {what})")
+    else:
+        # a window name filter: print the windows whose title contains it
+        for title, lines in _window_blocks(d, frame):
+            if what in title:
+                for line in lines:
+                    ctx.outln(line)
+    return 0
+
+
+def _focused_app(d: "VirtualDevice") -> str:
+    override = focus_override(d)
+    rec = d.current_activity()
+    if override:
+        return override
+    return rec.record() if rec is not None else "null"
+
+
+def _window_displays(ctx: "Ctx", d: "VirtualDevice", frame) -> None:
+    ctx.outln("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)")
+    ctx.outln("  Display: mDisplayId=0 (organized)")
+    ctx.outln(f"    init={SCREEN_W}x{SCREEN_H} 420dpi mMinSizeOfResizeableTaskDp=220 cur={SCREEN_W}x{SCREEN_H} "
+              f"app={SCREEN_W}x{SCREEN_H - 63} rng={SCREEN_W}x{SCREEN_W - 63}-{SCREEN_H - 63}x{SCREEN_H - 63}")
+    ctx.outln(f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,{SCREEN_W},{SCREEN_H}))")
+    ctx.outln("")
+    ctx.outln(f"  mLayoutSeq={d.frames}")
+    ctx.outln(f"  mCurrentFocus={d.focus_window(frame)}")
+    ctx.outln(f"  mFocusedApp={_focused_app(d)}")
+    front = d.tasks[0] if d.tasks else None
+    if front is not None:
+        ctx.outln(f"      mPreferredTopFocusableRootTask={front.header(brief=True)}")
+        ctx.outln(f"      mLastFocusedRootTask={front.header(brief=True)}")
+    ctx.outln("")
+    ctx.outln("  DisplayRotation")
+    ctx.outln("    mCurrentAppOrientation=SCREEN_ORIENTATION_PORTRAIT")
+    ctx.outln("    mLastOrientation=1")
+    ctx.outln(f"    mRotation={d.rotation} mDeferredRotationPauseCount=0")
+    ctx.outln(f"    mUserRotationMode=USER_ROTATION_LOCKED mUserRotation=ROTATION_{d.rotation * 90} "
+              f"mCameraRotationMode=0")
+    ctx.outln("    mAllowAllRotations=unknown")
+    ctx.outln("    mFixedToUserRotation=false")
+    ctx.outln("    WindowOrientationListener")
+    ctx.outln("      mEnabled=false")
+    ctx.outln(f"      mCurrentRotation=ROTATION_{d.rotation * 90}")
+    ctx.outln("      mSensorType=null")
+    ctx.outln("")
+    ctx.outln(f"    mFocusedWindow={d.focus_window(frame)}")
+    ctx.outln(f"    mTopFullscreenOpaqueWindowState={app_window_title(d, frame)}")
+
+
+def app_window_title(d: "VirtualDevice", frame) -> str:
+    rec = frame.app_window.activity
+    return rec.window() if rec is not None else "null"
+
+
+def _window_blocks(d: "VirtualDevice", frame) -> list[tuple[str, list[str]]]:
+    """(title, lines) per window, top-most first, as `dumpsys window windows` lists them."""
+    blocks: list[tuple[str, list[str]]] = []
+    ime_shown = frame.ime
+
+    def block(title: str, package: str, uid: int, ty: str, visible: bool, extra: list[str]) -> None:
+        lines = [f"  Window #{len(blocks)} {title}:",
+                 f"    mDisplayId=0 rootTaskId=1 mSession=Session{{{stable_hash(title)} {d.system_pid}:"
+                 f"u0a{uid % 10000}}} mClient=android.os.BinderProxy@{stable_hash(title + 'c')}",
+                 f"    mOwnerUid={uid} showForAllUsers=false package={package} appop=NONE",
+                 f"    mAttrs={{(0,0)(fillxfill) sim={{adjust=pan}} ty={ty} fmt=TRANSPARENT}}",
+                 *extra,
+                 f"    mViewVisibility={'0x0' if visible else '0x8'} mHaveFrame=true mObscured=false",
+                 f"    isOnScreen={boolean(visible)}",
+                 f"    isVisible={boolean(visible)}"]
+        blocks.append((title, lines))
+
+    block("Window{%s u0 NavigationBar0}" % stable_hash("nav"), "com.android.systemui", 10120, "NAVIGATION_BAR",
+          True, [])
+    block("Window{%s u0 StatusBar}" % stable_hash("status"), "com.android.systemui", 10120, "STATUS_BAR", True, [])
+    block(f"Window{{{stable_hash('shade')} u0 NotificationShade}}", "com.android.systemui", 10120,
+          "NOTIFICATION_SHADE", d.shade_expanded, [])
+    touch = (f"    touchable region=SkRegion(({IME_BOX[0]},{IME_BOX[1]},{IME_BOX[2]},{IME_BOX[3]}))"
+             if ime_shown else "    touchable region=SkRegion()")
+    block(f"Window{{{stable_hash('ime')} u0 InputMethod}}", "com.google.android.inputmethod.latin", 10137,
+          "INPUT_METHOD", ime_shown,
+          ["    mIsImWindow=true mIsWallpaper=false mIsFloatingLayer=true",
+           f"    mGivenContentInsets=[0,{IME_BOX[1]}][0,0] mGivenVisibleInsets=[0,{IME_BOX[1]}][0,0]",
+           "    mTouchableInsets=3 mGivenInsetsPending=false", touch])
+    for win in reversed(frame.windows[1:]):
+        if win.kind == "dialog" and win.dialog is not None:
+            title = d.focus_window(frame) if win is frame.top else f"Window{{{win.dialog.token} u0 {win.title}}}"
+            block(title, win.package, 1000, "APPLICATION", True, [])
+    for task in d.tasks:
+        rec = task.top
+        if rec is None:
+            continue
+        visible = task is d.tasks[0]
+        block(rec.window(), rec.package.name, rec.package.uid, "BASE_APPLICATION", visible,
+              [f"    mActivityRecord={rec.record()}"])
+    return blocks
+
+
+def _window_windows(ctx: "Ctx", d: "VirtualDevice", frame) -> None:
+    ctx.outln("WINDOW MANAGER WINDOWS (dumpsys window windows)")
+    for _, lines in _window_blocks(d, frame):
+        for line in lines:
+            ctx.outln(line)
+    ctx.outln("")
+    ctx.outln(f"  mGlobalConfiguration={{1.0 310mcc260mnc [en_US] ldltr sw411dp w411dp h914dp 420dpi nrml long "
+              f"{'night' if d.night_mode else 'notnight'} port finger -keyb/v/h -nav/h winConfig={{ mBounds=Rect(0, "
+              f"0 - {SCREEN_W}, {SCREEN_H}) mRotation=ROTATION_0}}}}")
+    ctx.outln("  mHasPermanentDpad=false")
+    ctx.outln("  mTopFocusedDisplayId=0")
+    app = app_window_title(d, frame)
+    ctx.outln(f"  imeLayeringTarget in display# 0 {app}")
+    ctx.outln(f"  imeInputTarget in display# 0 {app}")
+    ctx.outln(f"  imeControlTarget in display# 0 {app}")
+    ctx.outln("  Minimum task size of display#0 220")
+    ctx.outln(f"  mInputMethodWindow=Window{{{stable_hash('ime')} u0 InputMethod}}")
+    ctx.outln("  mTraversalScheduled=false")
+    ctx.outln("  mSystemBooted=true mDisplayEnabled=true")
+    ctx.outln(f"  mTransactionSequence={d.frames * 3}")
+    ctx.outln(f"  mRotation={d.rotation}")
+    ctx.outln("  mLastOrientation=-1")
