@@ -24,6 +24,8 @@ def parse_adb(value: str) -> tuple[str, int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here, not at the top: the router loads this module for every `mobium-evals` command's --help, and
+    # the MCP SDK behind the server costs start-up time the other commands should not pay.
     from .server import serve_stdio
     from .tools import Mobium
     parsed = parse_adb(args.adb)

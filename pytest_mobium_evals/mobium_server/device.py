@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import shlex
 import time
-from typing import Optional
 
 import adbutils
 
@@ -168,4 +167,4 @@ def current_emulator(serial: str) -> bool:
     return serial.startswith("emulator-")
 
 
-__all__ = ["AdbLink", "device_list", "wait_until", "Optional"]
+__all__ = ["AdbLink", "device_list", "wait_until"]

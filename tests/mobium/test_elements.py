@@ -14,8 +14,8 @@ from pytest_mobium_evals.mobium_server.elements import (
     parse_locator,
 )
 from pytest_mobium_evals.mobium_server.errors import MobiumError
+from pytest_mobium_evals.mobium_server.shapes import mask_passwords, parse_notifications
 from pytest_mobium_evals.mobium_server.snapshot import parse_dump
-from pytest_mobium_evals.mobium_server.tools import _mask_passwords, parse_notifications
 
 PKG = "dev.mobium.mobiumapp"
 
@@ -189,7 +189,7 @@ def test_dialog_and_webview_frames():
 
 def test_source_masks_passwords_and_notifications_parse():
     xml = '<node text="hunter2" password="true" /><node text="mobium" password="false" />'
-    masked = _mask_passwords(xml)
+    masked = mask_passwords(xml)
     assert "hunter2" not in masked and 'text="•••••••"' in masked and "mobium" in masked
     out = """NOTIFICATION MANAGER
   Notification List:

@@ -1,0 +1,192 @@
+"""The tools that read the screen: app_devices, app_map, app_find, app_text, app_source, app_screenshot."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from .device import AdbLink, device_list
+from .elements import (
+    build_elements,
+    element_of,
+    find,
+    parse_locator,
+    spinners,
+)
+from .errors import MobiumError, invalid
+from .shapes import bounds_json, box_text, mask_passwords
+from .snapshot import Snapshot, UiNode, clean, describe, short_id
+from .tool_state import IMPLICIT_WAIT, NATIVE, PASSWORD_NOTE, POLL, Result
+
+
+class ReadingTools:
+    """Mixed into `Mobium`, the tool implementations for one server process."""
+
+    def t_app_devices(self, args: dict) -> Result:
+        devs = device_list(self.host, self.port)
+        if not devs:
+            return Result("No devices found. Start an Android emulator or an iOS simulator, then try again.",
+                          {"devices": []})
+        lines, views = [], []
+        for serial, state in devs:
+            view: dict[str, Any] = {"id": serial, "platform": "android", "state": state,
+                                    "emulator": serial.startswith("emulator-")}
+            desc = "android"
+            if state == "device":
+                link = AdbLink(serial, self.host, self.port)
+                release = link.getprop("ro.build.version.release")
+                sdk = link.getprop("ro.build.version.sdk")
+                model = link.getprop("ro.product.model")
+                view.update({"android_version": release, "sdk": sdk, "model": model,
+                             "runtime": f"Android {release}" if release else ""})
+                desc = f"android {release}" + (f" (API {sdk})" if sdk else "") + \
+                       (", emulator" if view["emulator"] else "") + f", model: {model}"
+            lines.append(f"{serial:<38} {state:<10} ({desc})")
+            views.append(view)
+        return Result("\n".join(lines), {"devices": views})
+
+    def t_app_map(self, args: dict) -> Result:
+        st = self.state(args)
+        snap = self.snap(st)
+        context = self._context_ok(st, snap)
+        elements = build_elements(snap, context)
+        self._remember(st, snap, elements, context)
+        lines = [el.line() for el in elements]
+        data: dict[str, Any] = {"elements": [el.to_json() for el in elements], "context": context,
+                                "device": st.link.serial}
+        notes = self._screen_notes(snap, context, data)
+        text = "\n".join(lines) if lines else "No actionable elements found"
+        if notes:
+            text += "\n" + "\n".join(notes)
+        return Result(text, data)
+
+    def _screen_notes(self, snap: Snapshot, context: str, data: dict) -> list[str]:
+        notes = []
+        busy = spinners(snap, context)
+        if busy:
+            names = [clean(n.desc) or clean(n.text) or short_id(n.rid) or "a spinner" for n in busy]
+            data["loading"] = names
+            notes.append("loading… " + ", ".join(f'"{n}"' for n in names) + " is on screen: content is still "
+                         "arriving, so what is listed may not be all there is — wait for it to go "
+                         "(app_wait_for role=progressbar, condition hidden)")
+        if snap.keyboard:
+            focus = next((n for n in snap.nodes if n.focused and n.editable_class), None)
+            data["keyboard"] = {"shown": True, "region": bounds_json(snap.keyboard),
+                                "focused": describe(focus) if focus else None}
+            notes.append(f"the keyboard is up over {box_text(snap.keyboard)}" +
+                         (f", focus on {describe(focus)}" if focus else "") +
+                         " — anything under it is left out of this map; app_keyboard with hide puts it away")
+        dialog = snap.dialog
+        if dialog is not None:
+            data["dialog"] = {"title": dialog.title, "message": dialog.message, "buttons": dialog.captions(),
+                              "package": dialog.package}
+            notes.append(f'a dialog is on screen: "{dialog.title}" — only the dialog can be reached until it is '
+                         "answered: tap one of its buttons, or app_alert")
+        return notes
+
+    def t_app_find(self, args: dict) -> Result:
+        st = self.state(args)
+        if "locator" not in args:
+            raise invalid("app_find needs a locator (\"role=button\", \"text=Sign In\")")
+        loc = parse_locator(args["locator"])
+        snap = self.snap(st)
+        context = self._context_ok(st, snap)
+        elements = build_elements(snap, context)
+        self._remember(st, snap, elements, context)
+        hits = find(snap, loc, context)
+        out, lines, used = [], [], set()
+        for n in hits:
+            el = element_of(n, elements)
+            if el is not None:
+                if id(el) in used:
+                    continue
+                used.add(id(el))
+                out.append(el.to_json())
+                lines.append(el.line())
+            else:
+                x1, y1, x2, y2 = n.bounds
+                label = describe(n)
+                out.append({"ref": "", "label": label, "bounds": {"x1": x1, "y1": y1, "x2": x2, "y2": y2}})
+                lines.append(f"(no ref) {label} {box_text(n.bounds)}")
+        data = {"elements": out, "context": context, "device": st.link.serial}
+        return Result("\n".join(lines) if lines else f"No element matches {loc}", data)
+
+    def _read_value(self, node: UiNode) -> str:
+        if node.password:
+            n = len(node.value)
+            return f"{'•' * n} ({n} characters, {PASSWORD_NOTE})" if n else "(empty, showing its placeholder)"
+        if node.editable_class:
+            return node.value if node.value else ("(empty, showing its placeholder)" if node.text else "")
+        if node.text:
+            return node.text
+        if node.desc:
+            return node.desc
+        # A container: the words inside it.
+        parts = []
+        for d in node.descendants():
+            t = d.text or d.desc
+            if t and t not in parts and not d.password:
+                parts.append(t)
+        return "\n".join(parts)
+
+    def t_app_text(self, args: dict) -> Result:
+        st = self.state(args)
+        target = args.get("target")
+        if not target:
+            snap = self.snap(st)
+            context = self._context_ok(st, snap)
+            seen, parts = set(), []
+            for n in snap.scope(context):
+                if n.empty:
+                    continue
+                if n.password:
+                    t = self._read_value(n) if n.value else ""
+                else:
+                    t = (n.value if n.editable_class else n.text).strip() or n.desc.strip()
+                if t and t not in seen:
+                    seen.add(t)
+                    parts.append(t)
+            text = "\n".join(parts)
+            return Result(text, {"text": text})
+        if st.context != NATIVE:
+            raise MobiumError("unsupported", "app_text with a target works on the native context — switch back with "
+                              "app_context NATIVE_APP, or read the page with app_text and no target",
+                              "app_text with no target reads the page")
+        loc, subject = self._target(st, target)
+        deadline = time.monotonic() + IMPLICIT_WAIT
+        while True:
+            snap = self.snap(st)
+            hits = find(snap, loc, NATIVE)
+            if len(hits) == 1:
+                value = self._read_value(hits[0])
+                return Result(value, {"text": value, "target": target})
+            if time.monotonic() >= deadline:
+                if hits:
+                    raise self._ambiguous(loc, subject, len(hits))
+                raise self._miss(st, snap, loc, subject)
+            time.sleep(POLL)
+
+    def t_app_source(self, args: dict) -> Result:
+        st = self.state(args)
+        snap = self.snap(st)
+        xml = mask_passwords(snap.xml)
+        return Result(xml, {"source": xml, "format": "uiautomator", "context": st.context,
+                            "device": st.link.serial})
+
+    def t_app_screenshot(self, args: dict) -> Result:
+        st = self.state(args)
+        png = st.link.shell_bytes("screencap -p")
+        if not png.startswith(b"\x89PNG"):
+            raise MobiumError("device_server", "screencap returned no PNG", "try again", retryable=True)
+        path = args.get("path")
+        if path:
+            try:
+                with open(path, "wb") as fh:
+                    fh.write(png)
+            except OSError as exc:
+                raise invalid(f"cannot write the screenshot to {path}: {exc.strerror}",
+                              "give a writable path") from None
+            full = os.path.abspath(path)
+            return Result(f"saved {full} ({len(png)} bytes)", {"path": full, "bytes": len(png)})
+        return Result("", None, image=png)

@@ -1,0 +1,67 @@
+"""What the tool families share: the timing of the auto-wait, Mobium's key and permission names, a tool's
+`Result`, and the per-device state (ref table, context, rules, the last screen read)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .device import AdbLink
+from .elements import Locator
+from .snapshot import Snapshot
+
+IMPLICIT_WAIT = 2.0
+POLL = 0.25
+SETTLE_LIMIT = 5.0
+NATIVE = "NATIVE_APP"
+PASSWORD_NOTE = "hidden: this is a password field"
+
+KEYCODES = {"back": 4, "home": 3, "recents": 187, "volume-up": 24, "volume-down": 25}
+KEYBOARD_KEYS = {"enter": 66, "delete": 67, "space": 62}
+
+# Mobium's permission names and the Android runtime permissions each stands for.
+PERMISSION_SETS = {
+    "location": ["ACCESS_FINE_LOCATION", "ACCESS_COARSE_LOCATION"],
+    "location-always": ["ACCESS_FINE_LOCATION", "ACCESS_COARSE_LOCATION", "ACCESS_BACKGROUND_LOCATION"],
+    "notifications": ["POST_NOTIFICATIONS"],
+    "camera": ["CAMERA"],
+    "microphone": ["RECORD_AUDIO"],
+    "contacts": ["READ_CONTACTS", "WRITE_CONTACTS", "GET_ACCOUNTS"],
+    "calendar": ["READ_CALENDAR", "WRITE_CALENDAR"],
+    "reminders": ["READ_CALENDAR", "WRITE_CALENDAR"],
+    "phone": ["READ_PHONE_STATE", "CALL_PHONE"],
+    "sms": ["SEND_SMS", "RECEIVE_SMS", "READ_SMS"],
+    "photos": ["READ_MEDIA_IMAGES", "READ_MEDIA_VIDEO"],
+    "photos-add": ["READ_MEDIA_IMAGES", "READ_MEDIA_VIDEO"],
+    "media-library": ["READ_MEDIA_AUDIO"],
+    "bluetooth": ["BLUETOOTH_CONNECT", "BLUETOOTH_SCAN"],
+    "motion": ["ACTIVITY_RECOGNITION"],
+}
+NON_EDITABLE_ROLES = ("button", "checkbox", "radio", "switch", "link", "image", "text", "tab", "list")
+
+
+@dataclass
+class Result:
+    text: str
+    data: Optional[dict] = None
+    image: Optional[bytes] = None
+
+
+@dataclass
+class RefEntry:
+    locator: Locator
+    context: str
+    label: str
+    bounds: tuple
+
+
+@dataclass
+class DeviceState:
+    link: AdbLink
+    refs: Optional[dict[str, RefEntry]] = None         # None: no map yet (or refs were dropped)
+    context: str = NATIVE
+    seen: dict[str, tuple] = field(default_factory=dict)   # locator -> last bounds it was seen at
+    rules: list[dict] = field(default_factory=list)
+    last: Optional[tuple[float, Snapshot]] = None
+    session_app: Optional[str] = None
+    session_open: bool = False
