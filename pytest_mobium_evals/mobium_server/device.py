@@ -163,8 +163,4 @@ def device_list(host: str, port: int) -> list[tuple[str, str]]:
         return []
 
 
-def current_emulator(serial: str) -> bool:
-    return serial.startswith("emulator-")
-
-
 __all__ = ["AdbLink", "device_list", "wait_until"]

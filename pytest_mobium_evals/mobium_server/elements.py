@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .errors import MobiumError, invalid
+from .errors import invalid
 from .snapshot import ROLES, Snapshot, UiNode, clean, describe, short_class, short_id
 
 KINDS = ("text", "label", "testid", "role", "class", "path")
@@ -232,11 +232,6 @@ def _takes_touch(n: UiNode) -> bool:
     return n.clickable or n.long_clickable or n.checkable or n.editable_class
 
 
-def _control_cover(n: UiNode) -> UiNode:
-    """The node that names a cover: a clickable cover's own words may sit in a child text."""
-    return n
-
-
 def _points(b) -> list[tuple[int, int]]:
     x1, y1, x2, y2 = b
     xs = [x1 + (x2 - x1) * f // 20 for f in range(1, 20)]
@@ -404,8 +399,3 @@ def spinners(snap: Snapshot, context: str = "NATIVE_APP") -> list[UiNode]:
 
 def short(node: UiNode) -> str:
     return clean(node.desc) or clean(node.text) or short_id(node.rid) or short_class(node.cls)
-
-
-def ensure(cond: bool, err: MobiumError) -> None:
-    if not cond:
-        raise err

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-# Mobium's stable codes (docs/API.md, internal/mobiumerr). Only `timeout` is retryable by default.
+# Mobium's stable error codes. Only `timeout` is retryable by default.
 CODES = frozenset({
     "no_device", "device_not_ready", "toolchain_missing", "no_such_element", "ambiguous_locator",
     "element_not_reachable", "no_such_context", "no_such_alert", "unsupported", "timeout", "not_confirmed",

@@ -30,8 +30,6 @@ _ROLE_CLASSES: list[tuple[str, tuple[str, ...]]] = [
 ]
 ROLES = ("button", "checkbox", "image", "input", "link", "list", "password", "progressbar", "radio", "slider",
          "switch", "tab", "text")
-# Roles a map line never carries a checked state for.
-CHECKABLE_ROLES = ("checkbox", "radio", "switch")
 DIALOG_IDS = ("android:id/alertTitle", "android:id/message", "android:id/button1", "android:id/button2",
               "android:id/button3")
 PERMISSION_PACKAGES = ("com.google.android.permissioncontroller", "com.android.permissioncontroller")
@@ -211,12 +209,6 @@ class Snapshot:
         if context == "NATIVE_APP":
             return self.nodes
         return [n for n in self.nodes if n.webview is not None and n is not n.webview and not n.is_webview]
-
-    def find_text(self, rid: str) -> Optional[str]:
-        for n in self.nodes:
-            if n.rid == rid or short_id(n.rid) == rid:
-                return n.text
-        return None
 
 
 @dataclass

@@ -37,7 +37,6 @@ PERMISSION_SETS = {
     "bluetooth": ["BLUETOOTH_CONNECT", "BLUETOOTH_SCAN"],
     "motion": ["ACTIVITY_RECOGNITION"],
 }
-NON_EDITABLE_ROLES = ("button", "checkbox", "radio", "switch", "link", "image", "text", "tab", "list")
 
 
 @dataclass

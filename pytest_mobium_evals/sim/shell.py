@@ -44,7 +44,6 @@ class ParseError(Exception):
     pass
 
 
-OPERATORS = ("&&", "||", ";;", ";", "|", "&", "\n")
 REDIRS = re.compile(r"^(\d?)(>>|>&|>|<&|<)$")
 
 

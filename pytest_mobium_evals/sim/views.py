@@ -52,7 +52,7 @@ Box = tuple[int, int, int, int]  # left, top, right, bottom in px
 
 
 class Node:
-    """One view. See /work/notes/sim_api.md for the meaning of every argument."""
+    """One view: its class, resource id, text, state flags, size and children, and the callbacks input reaches."""
 
     __slots__ = (
         "cls", "id", "text", "desc", "hint", "height", "width", "padding", "margin_bottom", "margin_right",

@@ -192,9 +192,6 @@ def _clear_all(device: "VirtualDevice") -> None:
 # ---------------------------------------------------------------------------------------------------------------
 # small stock apps
 
-def _toolbar(title: str, pkg_id: str) -> Node:
-    return Node("android.widget.TextView", id=pkg_id, text=title, height=64, padding=16)
-
 
 class Contacts(App):
     package = "com.google.android.contacts"

@@ -11,7 +11,6 @@ from ..apps.base import App
 LAUNCHER_PACKAGE = "com.google.android.apps.nexuslauncher"
 PERMISSION_PACKAGE = "com.google.android.permissioncontroller"
 SYSTEMUI_PACKAGE = "com.android.systemui"
-IME_PACKAGE = "com.google.android.inputmethod.latin"
 IME_ID = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"
 
 # Runtime ("dangerous") permissions the platform knows, with the dialog's wording (Android 15, en-US).
@@ -39,9 +38,6 @@ PERMISSION_QUESTIONS = {
     "android.permission.SEND_SMS": "send and view SMS messages",
     "android.permission.READ_SMS": "send and view SMS messages",
 }
-
-KEYBOARD_CAPTION = "Gboard"
-
 
 
 def default_settings(serial: str) -> dict[str, dict[str, str]]:

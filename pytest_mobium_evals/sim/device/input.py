@@ -39,7 +39,7 @@ class DeviceInput:
                 self._activate(hit, SYSTEMUI_PACKAGE, long, x)
             return
         if frame.ime and IME_BOX[1] <= y < IME_BOX[3]:
-            return  # the keyboard takes the touch and types nothing (the contract in sim_api.md: swallowed)
+            return  # the keyboard takes the touch and types nothing (a touch on the keyboard is swallowed)
         if y < STATUS_BAR_BOTTOM or y >= NAV_BAR_TOP:
             return
         if top.kind == "dialog":
@@ -111,12 +111,6 @@ class DeviceInput:
             if owner is self.current_activity():
                 self.keyboard_shown = False
         return dialog
-
-    def dismiss_dialog(self, dialog: Dialog) -> None:
-        for t in self.tasks:
-            for rec in t.activities:
-                if dialog in rec.dialogs:
-                    rec.dialogs.remove(dialog)
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         with self.lock:

@@ -1,6 +1,6 @@
 """MobiumApp (`dev.mobium.mobiumapp/.MainActivity`): the app shell, navigation, theme and gray box.
 
-Mirrors `App()` in mobiumdev/mobium-app `App.tsx`: the only state that outlives a screen is the screen key, the
+As in the real MobiumApp's app shell, the only state that outlives a screen is the screen key, the
 Form Demo's dark theme and the login session; every screen remounts (fresh state) when opened. Android back goes to
 the screen's parent (the gestures hub, the WebViews hub, or home) and finishes the activity on home.
 """

@@ -10,7 +10,7 @@ from ...views import Node
 from .screen import Screen
 from .ui import Theme, back_btn, btn, check, field, gap, h1, note, page, radio, switch, text
 
-# (testID without "Btn", label) in the order of App.tsx's menu (90e5d3d, 22 entries).
+# (testID without "Btn", label) in the order of MobiumApp's home menu (22 entries).
 MENU = [
     ("webviewhub", "WebViews"), ("login", "Login Demo"), ("otp", "OTP Demo"), ("location", "Location Demo"),
     ("pager", "Pager Demo"), ("popup", "Interruption Demo"), ("form", "Form Demo"), ("gesturehub", "Gestures"),

@@ -1,4 +1,4 @@
-"""Every MobiumApp screen by its key (App.tsx's `screen` values)."""
+"""Every MobiumApp screen by its key (the values the app's screen state takes)."""
 
 from __future__ import annotations
 
