@@ -6,13 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .device import wait_until
-from .elements import (
-    Aim,
-    build_elements,
-    element_for,
-    find,
-    slider_value,
-)
+from .elements import Aim, build_elements, element_for, find, slider_value
 from .errors import MobiumError, invalid
 from .snapshot import UiNode, describe
 from .tool_state import NATIVE, DeviceState, Result

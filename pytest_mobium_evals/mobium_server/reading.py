@@ -7,13 +7,7 @@ import time
 from typing import Any
 
 from .device import AdbLink, device_list
-from .elements import (
-    build_elements,
-    element_of,
-    find,
-    parse_locator,
-    spinners,
-)
+from .elements import build_elements, element_of, find, parse_locator, spinners
 from .errors import MobiumError, invalid
 from .shapes import bounds_json, box_text, mask_passwords
 from .snapshot import Snapshot, UiNode, clean, describe, short_id

@@ -7,15 +7,7 @@ import time
 from typing import Optional
 
 from .device import wait_until
-from .elements import (
-    Aim,
-    Locator,
-    aim_at,
-    cover_label,
-    find,
-    parse_locator,
-    spinners,
-)
+from .elements import Aim, Locator, aim_at, cover_label, find, parse_locator, spinners
 from .errors import KEYBOARD_HIDE, KEYBOARD_REMEDY, MobiumError, failed_check, invalid
 from .shapes import box_text
 from .snapshot import Snapshot, UiNode

@@ -21,10 +21,7 @@ from typing import Optional
 from .acting import ActingTools
 from .apps import AppTools
 from .device import AdbLink, device_list
-from .elements import (
-    Element,
-    derive_locator,
-)
+from .elements import Element, derive_locator
 from .errors import MobiumError, invalid
 from .reading import ReadingTools
 from .resolution import Resolution

@@ -5,11 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any, Optional
 
-from .elements import (
-    build_elements,
-    element_for,
-    find,
-)
+from .elements import build_elements, element_for, find
 from .errors import MobiumError, invalid
 from .shapes import duration_text
 from .snapshot import Snapshot, UiNode
