@@ -5,7 +5,6 @@ written down for the record and the summary."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Optional
 
 import pytest
 
@@ -60,22 +59,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         for item in trials:
             item.add_marker(pytest.mark.flaky(reruns=reruns, only_rerun=[ONLY_RERUN]))
     if "agent" in run.drivers and not run.is_worker:  # under xdist the controller checks (XdistHooks)
-        problem = agent_not_ready(run)
+        problem = run.agent_problem()
         if problem:
             raise pytest.UsageError(problem)
     _write_collection(run, trials)
-
-
-def agent_not_ready(run: EvalSession) -> Optional[str]:
-    """Before any trial: a model setting that cannot run (no credential, endpoint down) is one line."""
-    from . import agents
-
-    for setting in run.model_settings():
-        try:
-            agents.check_ready(setting, run.base_url)
-        except agents.AgentConfigError as exc:
-            return str(exc)
-    return None
 
 
 def _write_collection(run: EvalSession, items: list) -> None:

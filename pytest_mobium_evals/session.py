@@ -140,6 +140,17 @@ class EvalSession:
         except agents.AgentConfigError as exc:
             raise pytest.UsageError(str(exc)) from None
 
+    def agent_problem(self) -> Optional[str]:
+        """Before any trial: a model setting that cannot run (no credential, endpoint down), in one line."""
+        from . import agents
+
+        for setting in self.model_settings():
+            try:
+                agents.check_ready(setting, self.base_url)
+            except agents.AgentConfigError as exc:
+                return str(exc)
+        return None
+
     def trial_specs(self, task) -> list:
         from .trial import TrialSpec
 
@@ -364,13 +375,11 @@ class XdistHooks:
 
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node, ids) -> None:
-        from .collection import agent_not_ready
-
         session = eval_session(node.config)
         if self.checked or "agent" not in session.drivers or not any("[agent-" in i for i in ids):
             return
         self.checked = True
-        problem = agent_not_ready(session)
+        problem = session.agent_problem()
         if problem:
             pytest.exit(f"mobium-evals: {problem}", returncode=pytest.ExitCode.USAGE_ERROR)
 

@@ -15,40 +15,14 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Protocol
+from typing import Any, Optional
 
 from ..tasks import Claim
 from .base import AgentInfraError, AgentRun, Limits, ModelSetting, Recorder, with_retries
 from .prompt import FINAL_REQUEST, FINAL_SCHEMA, SYSTEM_PROMPT, claim_from_output
+from .provider import Provider, Reply, ToolCall  # noqa: F401  (Reply and ToolCall: the loop's vocabulary)
 
 SERVER_START_TIMEOUT_S = 60.0
-
-
-@dataclass
-class ToolCall:
-    id: str
-    name: str
-    arguments: dict
-
-
-@dataclass
-class Reply:
-    text: str
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    tokens_in: int = 0
-    tokens_out: int = 0
-    thinking: str = ""
-    message: dict = field(default_factory=dict)  # the assistant message to append, in the provider's shape
-
-
-class Provider(Protocol):
-    label: str
-
-    async def chat(self, messages: list[dict], tools: list[dict]) -> Reply: ...
-
-    async def final(self, messages: list[dict], schema: dict) -> Reply: ...
-
-    def tool_message(self, call: ToolCall, text: str) -> dict: ...
 
 
 def function_schema(tool: Any) -> dict:

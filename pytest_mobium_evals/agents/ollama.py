@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import AgentInfraError, ModelSetting, RetryableAPIError, tls_context
-from .loop import Reply, ToolCall
+from .provider import Reply, ToolCall
 
 REQUEST_TIMEOUT_S = 300.0  # one generation; the trial's own time limit cancels sooner when it runs out
 

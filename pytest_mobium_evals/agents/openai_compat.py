@@ -10,7 +10,7 @@ import os
 from typing import Any, Optional
 
 from .base import AgentInfraError, ModelSetting, RetryableAPIError, tls_context
-from .loop import Reply, ToolCall
+from .provider import Reply, ToolCall
 
 REQUEST_TIMEOUT_S = 300.0
 PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the client insists on one
