@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
+from ..records import atomic_write_bytes
 from .format import EXIT_BAD_FILE, EXIT_NO_DEVICE
 from .results import TestFileResult
 from .running import read_test_file, run_file
@@ -98,9 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _write_json(path: Optional[str], result: TestFileResult) -> None:
     if path:
-        tmp = Path(f"{path}.tmp")
-        tmp.write_text(json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        atomic_write_bytes(Path(path), (json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+                           .encode("utf-8"))
 
 
 def _close(tools: Any) -> None:

@@ -11,10 +11,10 @@ the device: MobiumApp freshly launched on its home menu."""
 
 from __future__ import annotations
 
-import re
-
+from pytest_mobium_evals.scripting import map_line_ref as ref_for  # noqa: F401  (the suite's name for it)
+from pytest_mobium_evals.scripting import refusal as refused  # noqa: F401
 from pytest_mobium_evals.tasks import task
-from pytest_mobium_evals.toolserver import ToolError, Tools
+from pytest_mobium_evals.toolserver import Tools
 
 APP = "dev.mobium.mobiumapp"
 
@@ -70,24 +70,6 @@ def open_screen(tools: Tools, label: str) -> None:
 
 def text_of(tools: Tools, testid: str) -> str:
     return tools.call("app_text", target=f"testid={testid}").text
-
-
-def ref_for(tools: Tools, pattern: str) -> str:
-    """The ref of the first map line matching a regex (after a fresh app_map)."""
-    res = tools.call("app_map")
-    for map_line in res.text.splitlines():
-        if re.search(pattern, map_line):
-            return map_line.split(" ", 1)[0]
-    raise AssertionError(f"no map line matches {pattern!r}:\n{res.text}")
-
-
-def refused(fn, *args, **kwargs) -> ToolError | None:
-    """The tool's refusal, or None when the call went through."""
-    try:
-        fn(*args, **kwargs)
-    except ToolError as err:
-        return err
-    return None
 
 
 def open_obstruction(tools: Tools) -> None:
