@@ -1,5 +1,6 @@
 """`mobium-evals mcp [--device SERIAL] [--adb HOST:PORT]`: the Mobium-compatible MCP server on stdio, the same shape
-as `mobium mcp --device SERIAL`."""
+as `mobium mcp --device SERIAL`. `mobium-evals mcp --prefork SOCKET`: the same server, prepared once and forked per
+client (prefork.py)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ import argparse
 import logging
 import sys
 
-import anyio
+from .prefork import add_arguments as add_prefork_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", metavar="SERIAL", help="pin the server to this device (default: the only one)")
     parser.add_argument("--adb", metavar="HOST:PORT", default="127.0.0.1:5037",
                         help="the ADB server to reach devices through (default 127.0.0.1:5037)")
+    add_prefork_arguments(parser)
 
 
 def parse_adb(value: str) -> tuple[str, int] | None:
@@ -24,19 +26,47 @@ def parse_adb(value: str) -> tuple[str, int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.prefork:
+        from .prefork import serve_forks
+
+        return serve_forks(args.prefork, serve_args)
+    return serve(args.device, args.adb)
+
+
+def serve_args(argv: list[str]) -> int:
+    """One server for an attached client, from the command line it asked with (`mcp` and its options)."""
+    if argv[:1] != ["mcp"]:
+        print(f"mobium-evals mcp --prefork: an attached client asked for {argv[:1]}, not mcp", file=sys.stderr)
+        return 2
+    parser = argparse.ArgumentParser(prog="mobium-evals mcp", add_help=False)
+    add_arguments(parser)
+    try:
+        args = parser.parse_args(argv[1:])
+    except SystemExit as exc:  # argparse has printed its one line to the client's stderr
+        return int(exc.code or 2)
+    if args.prefork:
+        print("mobium-evals mcp: --prefork cannot be asked for by an attached client", file=sys.stderr)
+        return 2
+    return serve(args.device, args.adb)
+
+
+def serve(device: str | None, adb: str) -> int:
     # Imported here, not at the top: the router loads this module for every `mobium-evals` command's --help, and
     # the MCP SDK behind the server costs start-up time the other commands should not pay.
+    import anyio
+
     from .server import serve_stdio
     from .tools import Mobium
-    parsed = parse_adb(args.adb)
+
+    parsed = parse_adb(adb)
     if parsed is None:
         # Printed here rather than raised: the router may run as __main__ (python -m), with its own CliError.
-        print(f"mobium-evals mcp: --adb must be HOST:PORT, e.g. 127.0.0.1:5037, got {args.adb!r}", file=sys.stderr)
+        print(f"mobium-evals mcp: --adb must be HOST:PORT, e.g. 127.0.0.1:5037, got {adb!r}", file=sys.stderr)
         return 2
     # stdout is the protocol channel: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="mobium-evals mcp: %(message)s")
     try:
-        anyio.run(serve_stdio, Mobium(parsed[0], parsed[1], args.device))
+        anyio.run(serve_stdio, Mobium(parsed[0], parsed[1], device))
     except KeyboardInterrupt:
         pass
     return 0

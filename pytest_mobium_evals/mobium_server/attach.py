@@ -1,0 +1,47 @@
+"""The command a client spawns to reach a prepared server (`prefork`): it hands its own stdin, stdout and stderr
+to the prepared process, which forks a fresh server onto them, and then stands in for that server until it exits.
+
+It is run by path as `python -I -S attach.py SOCKET mcp OPTION…`, so it imports only
+the standard library and starts in a few milliseconds. Its exit status is the server's. If the prepared process is
+gone it runs the server itself, slower but the same (`python -m pytest_mobium_evals.cli mcp OPTION…`)."""
+
+import _socket  # not `socket`: its enum and selectors imports would double this process's start
+import array
+import os
+import signal
+import sys
+
+FALLBACK_MODULE = "pytest_mobium_evals.cli"
+
+
+def attach(path: str, args: list[str]) -> int:
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    except OSError as exc:
+        sock.close()
+        print(f"mobium-evals mcp: the prepared server at {path} is not there ({exc}); starting one here",
+              file=sys.stderr, flush=True)
+        os.execv(sys.executable, [sys.executable, "-m", FALLBACK_MODULE, *args])
+    request = "\0".join(args).encode("utf-8")
+    fds = array.array("i", [0, 1, 2])
+    sock.sendmsg([len(request).to_bytes(4, "big") + request], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+    # A client that ends this process means to end the server: closing the socket tells it (see prefork).
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(143))
+    answer = b""
+    while True:
+        chunk = sock.recv(16)
+        if not chunk:
+            break
+        answer += chunk
+    try:
+        return int(answer.decode() or "1")
+    except ValueError:
+        return 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        print("usage: attach.py SOCKET [mcp options]", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(attach(sys.argv[1], sys.argv[2:]))

@@ -1,0 +1,136 @@
+"""A prepared server: one process that has already imported the MCP SDK and the tools, and forks a fresh server
+for every client that attaches (`attach.py`). A trial's server then answers tools/list in tens of milliseconds
+instead of the half second an interpreter takes to import all of it, and still starts from nothing: each fork builds
+its own `Mobium` (ref tables, dialog rules) and serves one client on the client's own pipes.
+
+    mobium-evals mcp --prefork SOCKET
+
+binds SOCKET, prints one JSON line `{"attach": [ARGV…]}` (the command to spawn, followed by `mcp` and the options
+of the server wanted, e.g. `mcp --device SERIAL --adb HOST:PORT`), then serves until its stdin closes: the process that
+started it holds the other end, so the prepared server never outlives it. The forks outlive it only as long as
+their own clients keep them."""
+
+from __future__ import annotations
+
+import argparse
+import array
+import gc
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import threading
+from pathlib import Path
+
+HEADER = 4  # the request's length, big-endian, before the NUL-separated command line
+
+
+def serve_forks(path: str, run_server) -> int:
+    """`run_server(argv: list[str]) -> int` serves one client on fds 0/1/2; it runs in a fresh fork per client."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if os.path.exists(path):
+        os.unlink(path)
+    listener.bind(path)
+    listener.listen(64)
+    attach = [sys.executable, "-I", "-S", str(Path(__file__).with_name("attach.py")), path]
+    sys.stdout.write(json.dumps({"attach": attach}) + "\n")
+    sys.stdout.flush()
+    # Clients that connect from here on wait in the backlog while the rest is imported.
+    _import_everything()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # forks are reaped by the kernel
+    gc.freeze()  # what is imported now is shared with every fork, not copied on its first collection
+    try:
+        while True:
+            ready, _, _ = select.select([listener, sys.stdin.fileno()], [], [])
+            if sys.stdin.fileno() in ready and not os.read(sys.stdin.fileno(), 4096):
+                return 0
+            if listener in ready:
+                conn, _ = listener.accept()
+                _fork_for(conn, listener, run_server)
+    finally:
+        listener.close()
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _import_everything() -> None:
+    # anyio loads its event-loop backend on the first anyio.run: loaded here, once, not in every fork.
+    import anyio._backends._asyncio  # noqa: F401
+    import anyio.to_thread  # noqa: F401
+
+    from . import server, tools  # noqa: F401  (the imports are the point)
+
+
+def _fork_for(conn: socket.socket, listener: socket.socket, run_server) -> None:
+    try:
+        args, fds = _receive(conn)
+    except (OSError, ValueError) as exc:
+        print(f"mobium-evals mcp --prefork: a bad attach request: {exc}", file=sys.stderr, flush=True)
+        conn.close()
+        return
+    pid = os.fork()
+    if pid:
+        for fd in fds:
+            os.close(fd)
+        conn.close()
+        return
+    # The fork: the client's pipes become this process's standard streams.
+    status = 1
+    try:
+        listener.close()
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        threading.Thread(target=_exit_when_detached, args=(conn,), daemon=True).start()
+        status = run_server(args)
+    except BaseException as exc:  # the fork must never return into the prepared server's loop
+        print(f"mobium-evals mcp: the server failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            conn.sendall(str(status).encode())
+        except BaseException:  # noqa: B036  (nothing may stop the exit below)
+            pass
+        os._exit(status if isinstance(status, int) else 1)
+
+
+def _receive(conn: socket.socket) -> tuple[list[str], list[int]]:
+    fds = array.array("i")
+    data, ancdata, _, _ = conn.recvmsg(65536, socket.CMSG_SPACE(3 * fds.itemsize))
+    for level, kind, payload in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
+    if len(fds) != 3:
+        for fd in fds:
+            os.close(fd)
+        raise ValueError(f"expected 3 descriptors (stdin, stdout, stderr), got {len(fds)}")
+    size = int.from_bytes(data[:HEADER], "big")
+    while len(data) < HEADER + size:
+        more = conn.recv(65536)
+        if not more:
+            raise ValueError("the request ended early")
+        data += more
+    body = data[HEADER:HEADER + size].decode("utf-8")
+    return (body.split("\0") if body else []), list(fds)
+
+
+def _exit_when_detached(conn: socket.socket) -> None:
+    """The attach process was ended by its client (it sends nothing once attached): the server goes with it."""
+    try:
+        while conn.recv(16):
+            pass
+    except OSError:
+        pass
+    os._exit(0)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--prefork", metavar="SOCKET",
+                        help="serve no client itself: bind SOCKET and fork a fresh server for each client that "
+                             "attaches (prints the command to attach with)")
