@@ -56,6 +56,7 @@ class EvalSession:
     record_started: bool = False
     _sim: Any = None
     _device: Any = None
+    _prepared: Any = None  # toolserver.PreparedServer: the built-in tool server, imported once, forked per trial
     _device_info: dict = field(default_factory=dict)
 
     OPTION_KEYS = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "tool_timeout",
@@ -189,8 +190,13 @@ class EvalSession:
                 serial = lease(serials, index, workers)
                 host, port = "127.0.0.1", self.sim_port
             else:
-                host, port = parse_adb(self.adb)
-                serial = lease(spec.serials, index, workers)
+                target = lease(spec.targets, index, workers).on(parse_adb(self.adb))
+                serial, host, port = target.serial, target.host, target.port
+            if not self.mobium_bin and self._prepared is None:
+                from .toolserver import PreparedServer
+
+                # Started now, it imports while the device is checked and the first trial resets.
+                self._prepared = PreparedServer()
             device = Device.connect(serial, host, port)
             device.take_baseline()
             self._device_info = device.properties(APP_PACKAGE_PROPERTY)
@@ -209,6 +215,9 @@ class EvalSession:
         atomic_write_json(RunDir(self.run_dir).path / ".session" / name, self._device_info)
 
     def close(self) -> None:
+        if self._prepared is not None:
+            self._prepared.close()
+            self._prepared = None
         if self._sim is not None:
             try:
                 self._sim.close()
@@ -219,8 +228,8 @@ class EvalSession:
         from .toolserver import ToolServerSpec
 
         if self.mobium_bin:
-            return ToolServerSpec.mobium(self.mobium_bin, device.serial)
-        return ToolServerSpec.builtin(device.serial, device.adb_host, device.adb_port)
+            return ToolServerSpec.mobium(self.mobium_bin, device.serial, device.adb_host, device.adb_port)
+        return ToolServerSpec.builtin(device.serial, device.adb_host, device.adb_port, prepared=self._prepared)
 
     def mobium_info(self):
         if not self.mobium_bin:
@@ -247,15 +256,15 @@ class EvalSession:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         if self.is_worker:
             return
-        from .devices import DeviceUnavailable, check_serials, lease, parse_adb, parse_device, start_sim
+        from .devices import DeviceUnavailable, check_devices, lease, parse_adb, parse_device, start_sim
 
         spec = parse_device(self.device)
         workers = xdist_workers(session.config)
         try:
             if workers and (spec.kind == "serials" or spec.shared_sim):
-                lease(spec.serials or tuple(f"sim {i}" for i in range(spec.count)), 0, workers)
+                lease(spec.targets or tuple(f"sim {i}" for i in range(spec.count)), 0, workers)
             if spec.kind == "serials":
-                check_serials(spec, *parse_adb(self.adb))
+                check_devices(spec, parse_adb(self.adb))
             if spec.shared_sim and workers:
                 # sim:N under xdist: the controller serves the N devices; workers lease them by index.
                 self._sim = start_sim(spec.count, self.clock_speed)
@@ -354,9 +363,17 @@ def _baseline_seed(path: str) -> int:
 
 
 def xdist_workers(config: pytest.Config) -> int:
+    """How many workers xdist will start: -n N, or the gateways of --tx (`2*ssh=host` counts two)."""
+    if getattr(config.option, "dist", "no") == "no":
+        return 0
     n = getattr(config.option, "numprocesses", None)
-    dist = getattr(config.option, "dist", "no")
-    return int(n) if n and dist != "no" else 0
+    if n:
+        return int(n)
+    count = 0
+    for spec in getattr(config.option, "tx", None) or ():
+        times, star, _ = str(spec).partition("*")
+        count += int(times) if star and times.isdigit() else 1
+    return count
 
 
 def read_json(path: Path):

@@ -18,7 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
+import select
+import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -62,15 +66,78 @@ class ToolServerSpec:
     env: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def builtin(cls, serial: str, adb_host: str = "127.0.0.1", adb_port: int = 5037) -> "ToolServerSpec":
-        """The Mobium-compatible server this package ships, reaching the device over the given ADB server."""
-        return cls([sys.executable, "-m", "pytest_mobium_evals.cli", "mcp", "--device", serial,
-                    "--adb", f"{adb_host}:{adb_port}"], {})
+    def builtin(cls, serial: str, adb_host: str = "127.0.0.1", adb_port: int = 5037,
+                prepared: Optional["PreparedServer"] = None) -> "ToolServerSpec":
+        """The Mobium-compatible server this package ships, reaching the device over the given ADB server; forked
+        from `prepared` when there is one (a fresh server all the same), else started from scratch."""
+        start = prepared.attach_command() if prepared is not None else None
+        if start is None:
+            start = [sys.executable, "-m", "pytest_mobium_evals.cli"]
+        return cls([*start, "mcp", "--device", serial, "--adb", f"{adb_host}:{adb_port}"],
+                   adb_server_env(adb_host, adb_port))
 
     @classmethod
-    def mobium(cls, binary: str, serial: str) -> "ToolServerSpec":
-        """The real Mobium: `mobium mcp --device SERIAL`."""
-        return cls([binary, "mcp", "--device", serial], {})
+    def mobium(cls, binary: str, serial: str, adb_host: str = "127.0.0.1", adb_port: int = 5037) -> "ToolServerSpec":
+        """The real Mobium: `mobium mcp --device SERIAL`, told which ADB server holds SERIAL the way adb itself is
+        told (it has no option for it; without these it would look on the local default server)."""
+        return cls([binary, "mcp", "--device", serial], adb_server_env(adb_host, adb_port))
+
+
+def adb_server_env(host: str, port: int) -> dict[str, str]:
+    """The standard variables naming an ADB server: adb's own (ANDROID_ADB_SERVER_ADDRESS, ADB_SERVER_SOCKET), the
+    one adbutils and older tools read (ANDROID_ADB_SERVER_HOST), and the port all of them read."""
+    return {"ANDROID_ADB_SERVER_ADDRESS": host, "ANDROID_ADB_SERVER_HOST": host,
+            "ANDROID_ADB_SERVER_PORT": str(port), "ADB_SERVER_SOCKET": f"tcp:{host}:{port}"}
+
+
+class PreparedServer:
+    """The built-in server made ready before any trial asks for it: one process per session that has imported the
+    server once and forks a fresh one (its own ref tables and dialog rules) for each trial's client, which spawns
+    a small attach command in place of the server (`mobium-evals mcp --prefork`). The process ends with its stdin,
+    that is with this process, even if nobody calls close()."""
+
+    READY_TIMEOUT = 30.0
+
+    def __init__(self):
+        self._dir = tempfile.mkdtemp(prefix="mobium-mcp-")
+        self._log = open(os.path.join(self._dir, "prefork.log"), "w+", encoding="utf-8", errors="replace")
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "pytest_mobium_evals.cli", "mcp", "--prefork", os.path.join(self._dir, "s")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, start_new_session=True)
+        self._attach: Optional[list[str]] = None
+        self.problem: Optional[str] = None
+
+    def attach_command(self) -> Optional[list[str]]:
+        """The command that attaches to a fresh fork; None when the prepared server did not come up (then the
+        caller starts a server of its own; `problem` says why)."""
+        if self._attach is None and self.problem is None:
+            self._attach = self._read_ready()
+        return self._attach
+
+    def _read_ready(self) -> Optional[list[str]]:
+        ready, _, _ = select.select([self._proc.stdout], [], [], self.READY_TIMEOUT)
+        line = self._proc.stdout.readline() if ready else b""
+        try:
+            command = json.loads(line)["attach"]
+        except (ValueError, KeyError, TypeError):
+            self._log.flush()
+            self._log.seek(0)
+            self.problem = (f"the prepared tool server did not come up: {line[:200]!r} "
+                            f"{self._log.read()[-400:].strip()}").strip()
+            return None
+        return [str(part) for part in command]
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        for stream in (self._proc.stdin, self._proc.stdout, self._log):
+            stream.close()
+        shutil.rmtree(self._dir, ignore_errors=True)
 
 
 class Tools:
