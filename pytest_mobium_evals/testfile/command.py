@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from ..toolserver import InfraError, Tools, ToolServerSpec
 
     mobium = args.mobium or os.environ.get("MOBIUM_BIN")
-    spec = ToolServerSpec.mobium(mobium, serial) if mobium else ToolServerSpec.builtin(serial, host, port)
+    spec = ToolServerSpec.mobium(mobium, serial, host, port) if mobium else ToolServerSpec.builtin(serial, host, port)
     try:
         tools = Tools(spec)
     except InfraError as exc:
@@ -113,11 +113,12 @@ def _close(tools: Any) -> None:
 
 def _host_port(value: str) -> tuple[str, int]:
     from ..cli import CliError
+    from ..devices import DeviceUnavailable, parse_host_port
 
-    host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit():
-        raise CliError(f"--adb must be HOST:PORT, got {value!r}")
-    return host, int(port)
+    try:
+        return parse_host_port(value, f"--adb {value}", default_port=None)
+    except DeviceUnavailable as exc:
+        raise CliError(str(exc)) from None
 
 
 def _only_device(host: str, port: int) -> Optional[str]:

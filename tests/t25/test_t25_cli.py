@@ -37,7 +37,7 @@ def test_a_missing_file_is_named(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("option, words", [
-    (["--adb", "localhost"], "--adb must be HOST:PORT"),
+    (["--adb", "localhost"], "--adb localhost: expected HOST:PORT"),
     (["--timeout", "0"], "--timeout must be more than 0 seconds"),
     (["--max-failures", "0"], "--max-failures must be 1 or more"),
     (["--grep", "("], "is not a regular expression"),
