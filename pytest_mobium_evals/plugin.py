@@ -67,6 +67,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="the endpoint of an OpenAI-compatible server for openai/NAME models.")
 
 
+    parser.addini("mobium_workers", "control runs on the virtual device (--device sim) with no -n/--dist/--tx of "
+                                    "their own: this many xdist workers, each with its own virtual device; auto: "
+                                    "two a core, at most 8; 0 or unset: one process", default="0")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    from .parallel import default_workers
+
+    workers = default_workers(early_config)
+    if workers:
+        args[:0] = ["-n", str(workers)]
+
+
 def pytest_addhooks(pluginmanager) -> None:
     from . import hookspecs
 
