@@ -12,14 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals.devices import (
-    DeviceUnavailable,
-    Target,
-    check_devices,
-    lease,
-    parse_device,
-    parse_host_port,
-)
+from pytest_mobium_evals.devices import DeviceUnavailable, Target, check_devices, lease, parse_device, parse_host_port
 from pytest_mobium_evals.sim.processes import server_processes
 
 pytest_plugins = ["pytester"]
@@ -76,8 +69,7 @@ def test_every_device_that_is_not_there_is_a_line_of_its_own(servers, monkeypatc
 
 @pytest.fixture
 def tasks_dir(pytester: pytest.Pytester) -> pytest.Pytester:
-    for name in ("test_mobiumapp.py", "mobiumapp_solutions.py"):
-        shutil.copy(ROOT / "tasks" / name, pytester.path / name)
+    shutil.copytree(ROOT / "tasks" / "mobiumapp", pytester.path / "mobiumapp")
     return pytester
 
 
