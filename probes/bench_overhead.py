@@ -14,7 +14,8 @@ a scripted endpoint that replays the right trajectory (7 turns, 6 tool calls). P
 and the overhead split into: reset (settings restored, app cleared and launched to its menu, settings read), the
 driver's start-up (to the first model request: the Claude CLI or the MCP client, and the tool server's start),
 the agent's turns (driver and transport work between model and tools, and shutting down), and after (screenshot,
-settings after, outcome read, grading, records). Target: overhead under 1 s on the virtual device.
+settings after, outcome read, grading, records). Target: overhead under 0.35 s (Ollama, OpenAI-compatible) and
+0.7 s (Claude, whose CLI's own start is the rest) on the virtual device; the tool server's start under 0.1 s.
 
 Each figure is printed as the median and, in brackets, the minimum over the trials: on a shared machine the
 minimum is the better estimate of what the work itself costs. The load average is printed beside them.
@@ -42,11 +43,13 @@ from pytest_mobium_evals.agents import Limits, parse_models  # noqa: E402
 from pytest_mobium_evals.catalog import load_task_definitions  # noqa: E402
 from pytest_mobium_evals.device import Device  # noqa: E402
 from pytest_mobium_evals.records import RunDir  # noqa: E402
-from pytest_mobium_evals.toolserver import ToolServerSpec  # noqa: E402
+from pytest_mobium_evals.toolserver import PreparedServer, ToolServerSpec  # noqa: E402
 from pytest_mobium_evals.trial import TrialEnv, TrialSpec, run_trial  # noqa: E402
 
 MODELS = {"claude": "sonnet:low", "ollama": "ollama/qwen2.5:7b", "openai": "openai/local-model"}
-TARGET_S = 1.0
+# What the harness may add to a trial: the Claude CLI's own start is the difference.
+TARGET_S = {"claude": 0.7, "ollama": 0.35, "openai": 0.35}
+SERVER_TARGET_S = 0.1
 ROWS = ("wall", "model", "device", "overhead", "  reset", "  driver start-up", "  agent turns", "  after")
 
 
@@ -79,11 +82,13 @@ class TimedRunner:
         return total
 
 
-def one_trial(provider: str, endpoint, base_url, server, device, t01, run_dir: RunDir, repeat: int) -> dict:
+def one_trial(provider: str, endpoint, base_url, server, device, t01, run_dir: RunDir, repeat: int,
+              prepared: PreparedServer) -> dict:
     endpoint.script(solve_t01())
     runner = TimedRunner()
     env = TrialEnv(seed=1, run_dir=run_dir, base_url=base_url, limits=Limits(), agent_runner=runner,
-                   server_spec=lambda _device: ToolServerSpec.builtin(server.serials[0], "127.0.0.1", server.port))
+                   server_spec=lambda _device: ToolServerSpec.builtin(server.serials[0], "127.0.0.1", server.port,
+                                                                      prepared=prepared))
     spec = TrialSpec(task=t01, driver="agent", repeat=repeat, setting=parse_models(MODELS[provider])[0])
     started = time.monotonic()
     result = run_trial(spec, env, device, t01.outcome)
@@ -105,7 +110,7 @@ def one_trial(provider: str, endpoint, base_url, server, device, t01, run_dir: R
     }
 
 
-def server_alone(server, rounds: int) -> tuple[float, float]:
+def server_alone(spec: ToolServerSpec, rounds: int) -> tuple[float, float]:
     """The built-in tool server by itself, through the mcp SDK's stdio client: medians of its start (spawn to its
     tool list) and its stop (stdin closed to exit). Both are inside every trial's start-up and turns."""
     import asyncio
@@ -113,7 +118,6 @@ def server_alone(server, rounds: int) -> tuple[float, float]:
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    spec = ToolServerSpec.builtin(server.serials[0], "127.0.0.1", server.port)
     params = StdioServerParameters(command=spec.command[0], args=spec.command[1:], env=spec.env)
 
     async def once() -> tuple[float, float]:
@@ -158,14 +162,19 @@ def main(argv: list[str] | None = None) -> int:
     t01 = load_task_definitions([Path(__file__).resolve().parents[1] / "tasks" / "mobiumapp"])["t01"]
     results: dict[str, list[dict]] = {}
     load_before = os.getloadavg()[0]
+    prepared = PreparedServer()  # as a session makes it, when it leases its device
     with sim.start(devices=1) as server, tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
-        server_start, server_stop = server_alone(server, args.rounds)
+        scratch = server_alone(ToolServerSpec.builtin(server.serials[0], "127.0.0.1", server.port), args.rounds)
+        forked = server_alone(ToolServerSpec.builtin(server.serials[0], "127.0.0.1", server.port,
+                                                     prepared=prepared), args.rounds)
         device = Device.connect(server.serials[0], port=server.port)
         for provider in providers:
             endpoint, base_url = endpoint_for(provider)
             with endpoint:
                 results[provider] = [one_trial(provider, endpoint, base_url, server, device, t01,
-                                               RunDir(Path(tmp) / provider), repeat) for repeat in range(args.rounds)]
+                                               RunDir(Path(tmp) / provider), repeat, prepared)
+                                     for repeat in range(args.rounds)]
+    prepared.close()
 
     print(f"t01 through the harness on the virtual device, scripted model; {args.rounds} trial(s) each, seconds: "
           f"median (min)")
@@ -176,14 +185,18 @@ def main(argv: list[str] | None = None) -> int:
             values = [r[row] for r in results[p]]
             cells.append(f"{statistics.median(values):>9.3f} ({min(values):5.3f})")
         print(f"{row:<20}" + "".join(f"{c:>18}" for c in cells))
-    print(f"the built-in tool server alone: start {server_start:.3f} s, stop {server_stop:.3f} s "
-          f"(inside driver start-up and agent turns)")
+    print(f"the built-in tool server alone, start (spawn to tools/list) and stop: forked from the prepared server "
+          f"{forked[0]:.3f} s and {forked[1]:.3f} s (what trials use); started from scratch {scratch[0]:.3f} s and "
+          f"{scratch[1]:.3f} s")
     load_after = os.getloadavg()[0]
     print(f"load average {load_before:.1f} before, {load_after:.1f} after, on {os.cpu_count()} cores"
           + ("  (a busy machine: the figures are inflated)" if max(load_before, load_after) > (os.cpu_count() or 1)
              else ""))
-    over = [p for p in providers if statistics.median(r["overhead"] for r in results[p]) >= TARGET_S]
-    print(f"target: overhead under {TARGET_S:g} s: " + ("met" if not over else f"NOT met for {', '.join(over)}"))
+    over = [p for p in providers if statistics.median(r["overhead"] for r in results[p]) >= TARGET_S[p]]
+    targets = ", ".join(f"{p} {TARGET_S[p]:g} s" for p in providers)
+    print(f"target: overhead under {targets}; tool server start under {SERVER_TARGET_S:g} s: "
+          + ("met" if not over else f"NOT met for {', '.join(over)}")
+          + ("" if forked[0] < SERVER_TARGET_S else "; the tool server's start NOT met"))
     return 0
 
 

@@ -29,17 +29,18 @@ def run(args: argparse.Namespace) -> int:
     if args.prefork:
         from .prefork import serve_forks
 
-        return serve_forks(args.prefork, serve_args)
+        parser = argparse.ArgumentParser(prog="mobium-evals mcp", add_help=False)
+        add_arguments(parser)
+        parser.parse_args(["--device", "x", "--adb", "h:1"])  # argparse compiles its patterns once, here
+        return serve_forks(args.prefork, lambda argv: serve_args(parser, argv))
     return serve(args.device, args.adb)
 
 
-def serve_args(argv: list[str]) -> int:
+def serve_args(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     """One server for an attached client, from the command line it asked with (`mcp` and its options)."""
     if argv[:1] != ["mcp"]:
         print(f"mobium-evals mcp --prefork: an attached client asked for {argv[:1]}, not mcp", file=sys.stderr)
         return 2
-    parser = argparse.ArgumentParser(prog="mobium-evals mcp", add_help=False)
-    add_arguments(parser)
     try:
         args = parser.parse_args(argv[1:])
     except SystemExit as exc:  # argparse has printed its one line to the client's stderr
