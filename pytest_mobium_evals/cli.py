@@ -30,12 +30,16 @@ class CliError(Exception):
     """A user-facing error: printed as one line, exit status 2, never a traceback."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with `only` a known subcommand, just that one's options: every trial's tool
+    server and t25's test runs start through here, and need not import the reports, the judge and the agents."""
     parser = argparse.ArgumentParser(prog="mobium-evals", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(_module=module)
+        if only is not None and name != only:
+            continue
         # Options are added by the owning module; importing it here keeps `--help` truthful.
         mod = _load(module)
         if mod is not None:
@@ -53,7 +57,8 @@ def _load(module: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
