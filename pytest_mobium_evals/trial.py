@@ -198,11 +198,14 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 def _read_outcome(check: Callable[..., Outcome], device: Device, params: dict, claim: Claim) -> Outcome:
     """Most outcome checks read the device alone. A task graded on what the driver handed over (t25 runs the test
     file it answered) takes the claim too, as a keyword `claim`."""
+    return check(device, params, claim=claim) if takes_claim(check) else check(device, params)
+
+
+def takes_claim(check: Callable[..., Outcome]) -> bool:
     try:
-        takes_claim = "claim" in inspect.signature(check).parameters
+        return "claim" in inspect.signature(check).parameters
     except (TypeError, ValueError):
-        takes_claim = False
-    return check(device, params, claim=claim) if takes_claim else check(device, params)
+        return False
 
 
 def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_event, task: Task) -> drivers.DriverRun:
