@@ -1,0 +1,85 @@
+"""How the harness scales with devices: the same trials on 1, 2, 4 and 8 virtual devices, each behind an ADB server
+process of its own (as a fleet of emulators would be), one xdist worker per device. Prints trials per minute and the
+ratio to one device.
+
+Each round is one pytest run of the MobiumApp tasks' reference controls (`--device HOST:PORT/SERIAL,… -n N`): the
+wall time from the command to its exit, so each worker's start (pytest, collection, the prepared tool server) is in
+it, as it is in a user's run. `busy` is the CPU time the run's processes used (pytest and its workers, their tool
+servers; not the device servers, nor the forked tool servers, which the kernel reaps: a lower bound) over the wall
+time: when it nears the core count, more devices only queue for the cores.
+
+    python probes/bench_scale.py [--devices 1,2,4,8] [--tasks t01,t04,t07,t09,t15,t11] [--repeats 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pytest_mobium_evals.sim.processes import server_processes  # noqa: E402
+
+
+def one_round(devices: int, tasks: list[str], repeats: int, folder: Path) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the pytest run and its children, trials passed)."""
+    with server_processes(devices) as servers:
+        fleet = ",".join(f"{s.adb}/{s.serials[0]}" for s in servers)
+        command = [sys.executable, "-m", "pytest", str(ROOT / "tasks" / "mobiumapp"), "-k", " or ".join(tasks),
+                   "--driver=reference", f"--repeats={repeats}", "--device", fleet, "-n", str(devices),
+                   "--run-dir", str(folder / f"n{devices}"), "-p", "no:cacheprovider", "-q"]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.monotonic()
+        proc = subprocess.run(command, capture_output=True, text=True, cwd=folder)
+        wall = time.monotonic() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench_scale: the run on {devices} device(s) failed (exit {proc.returncode}):\n"
+                         f"{proc.stdout[-1500:]}{proc.stderr[-800:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    passed = len(list((folder / f"n{devices}" / "trials").glob("*/verdict.json")))
+    return wall, cpu, passed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--devices", default="1,2,4,8", help="comma list of device counts (default 1,2,4,8)")
+    parser.add_argument("--tasks", default="t01,t04,t07,t09,t15,t11", help="the MobiumApp tasks to run")
+    parser.add_argument("--repeats", type=int, default=4, help="trials per task (default 4)")
+    args = parser.parse_args(argv)
+    try:
+        counts = [int(c) for c in args.devices.split(",") if c.strip()]
+    except ValueError:
+        print(f"bench_scale: --devices {args.devices}: expected numbers, e.g. 1,2,4,8", file=sys.stderr)
+        return 2
+    if not counts or min(counts) < 1 or args.repeats < 1:
+        print("bench_scale: device counts and --repeats must be at least 1", file=sys.stderr)
+        return 2
+    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    load_before = os.getloadavg()[0]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        for n in counts:
+            wall, cpu, trials = one_round(n, tasks, args.repeats, Path(tmp))
+            rows.append((n, wall, cpu, trials))
+    print(f"{len(tasks)} tasks x {args.repeats} repeats, reference control, one ADB server process per virtual device")
+    print(f"{'devices':>8} {'trials':>7} {'wall s':>8} {'trials/min':>11} {'vs 1':>6} {'busy (cores)':>13}")
+    base = None
+    for n, wall, cpu, trials in rows:
+        rate = trials / wall * 60
+        base = base or (rate if n == counts[0] else None)
+        ratio = f"{rate / base:.2f}x" if base else "-"
+        print(f"{n:>8} {trials:>7} {wall:>8.1f} {rate:>11.1f} {ratio:>6} {cpu / wall:>13.2f}")
+    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
