@@ -1,0 +1,106 @@
+"""The prepared tool server (`mcp --prefork`, toolserver.PreparedServer): each client gets a fresh server forked
+from it, on the client's own pipes; it ends with the process that started it; a client that ends its attach
+process ends its server; with no prepared server the attach command starts a server itself."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from pytest_mobium_evals.toolserver import PreparedServer, ToolError, Tools, ToolServerSpec
+
+APP = "dev.mobium.mobiumapp"
+
+
+@pytest.fixture(scope="module")
+def prepared():
+    server = PreparedServer()
+    yield server
+    server.close()
+
+
+def spec(sim_server, prepared) -> ToolServerSpec:
+    return ToolServerSpec.builtin(sim_server.serials[0], "127.0.0.1", sim_server.port, prepared=prepared)
+
+
+def test_each_client_gets_a_fresh_server(sim_server, prepared):
+    command = prepared.attach_command()
+    assert command is not None and "attach.py" in command[3], prepared.problem
+    with Tools(spec(sim_server, prepared)) as first:
+        assert "app_map" in first.tool_names
+        first.call("app_launch", app=APP)
+        assert "@e1" in first.call("app_map").text
+        first.call("app_tap", target="@e1", check=False)  # a ref of this server's map: known here
+        seen = {first.call("app_devices").text}
+    with Tools(spec(sim_server, prepared)) as second:
+        with pytest.raises(ToolError, match="no map for emulator-5554 yet"):
+            second.call("app_tap", target="@e1")  # the ref table started empty: not the first server's
+        seen.add(second.call("app_devices").text)
+    assert len(seen) == 1  # the same device, seen by two servers
+
+
+def _children(pid: int) -> set[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return {int(p) for p in f.read().split()}
+    except FileNotFoundError:
+        return set()
+
+
+def _wait_gone(pid: int, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().split(") ", 1)[1].startswith("Z"):
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_ending_the_attach_process_ends_its_server(sim_server, prepared):
+    command = [*prepared.attach_command(), "mcp", "--device", sim_server.serials[0], "--adb",
+               f"127.0.0.1:{sim_server.port}"]
+    zygote = prepared._proc.pid
+    before = _children(zygote)
+    attach = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while not (_children(zygote) - before) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (fork,) = _children(zygote) - before
+    attach.send_signal(signal.SIGKILL)
+    attach.wait()
+    assert _wait_gone(fork), "the forked server outlived its attach process"
+    attach.stdin.close()
+    attach.stdout.close()
+
+
+def test_the_prepared_server_ends_with_its_starter_and_the_attach_command_then_starts_its_own(sim_server):
+    server = PreparedServer()
+    command = server.attach_command()
+    pid = server._proc.pid
+    server._proc.stdin.close()  # what the starter's exit does
+    assert _wait_gone(pid)
+    server._proc.wait()
+    assert not os.path.exists(command[-1])  # its socket is removed
+    with Tools(ToolServerSpec([*command, "mcp", "--device", sim_server.serials[0], "--adb",
+                               f"127.0.0.1:{sim_server.port}"])) as tools:
+        assert "emulator-5554" in tools.call("app_devices").text
+        assert "is not there" in tools._stderr_tail()
+    server.close()
+
+
+def test_a_prepared_server_that_died_still_gives_a_working_server(sim_server):
+    server = PreparedServer()
+    server._proc.kill()
+    server._proc.wait()
+    built = ToolServerSpec.builtin(sim_server.serials[0], "127.0.0.1", sim_server.port, prepared=server)
+    with Tools(built) as tools:
+        assert "app_map" in tools.tool_names
+    server.close()

@@ -1,0 +1,37 @@
+"""The main job's processes: a control run on the virtual device that names none gets the ini's worker count;
+anything the user says about processes, devices or the driver keeps it in one process."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_mobium_evals.parallel import parse_workers
+
+
+def test_auto_is_two_workers_a_core_within_bounds():
+    assert [parse_workers("auto", cores) for cores in (1, 2, 3, 16)] == [2, 4, 6, 8]
+    assert parse_workers("3", 2) == 3 and parse_workers("0", 2) == 0 and parse_workers("", 2) == 0
+    with pytest.raises(pytest.UsageError, match="mobium_workers = 'many' \\(ini\\): expected a number"):
+        parse_workers("many", 2)
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini("[pytest]\nmobium_workers = 2\n")
+    pytester.makepyfile(test_plain="def test_one():\n    pass\n")
+    return pytester
+
+
+@pytest.mark.parametrize("options,workers", [
+    (["--driver=null"], 2),
+    (["--driver=null", "-n", "0"], 0),
+    (["--driver=null", "-n", "1"], 1),
+    (["--driver=null", "-p", "no:xdist"], 0),
+    (["--driver=null", "--device=sim:2"], 0),
+    (["--driver=agent"], 0),
+])
+def test_the_worker_count(project, options, workers):
+    result = project.runpytest_subprocess(*options, "-p", "no:cacheprovider")
+    assert result.ret == 0
+    created = [line for line in result.stdout.lines if line.startswith("created: ")]
+    assert created == ([f"created: {workers}/{workers} worker" + "s" * (workers > 1)] if workers else [])
