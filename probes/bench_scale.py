@@ -9,6 +9,7 @@ servers; not the device servers, nor the forked tool servers, which the kernel r
 time: when it nears the core count, more devices only queue for the cores.
 
     python probes/bench_scale.py [--devices 1,2,4,8] [--tasks t01,t04,t07,t09,t15,t11] [--repeats 4]
+                                 [--in-workers] [--checkout DIR]
 """
 
 from __future__ import annotations
@@ -28,13 +29,14 @@ sys.path.insert(0, str(ROOT))
 from pytest_mobium_evals.sim.processes import server_processes  # noqa: E402
 
 
-def one_round(devices: int, tasks: list[str], repeats: int, folder: Path) -> tuple[float, float, int]:
+def one_round(devices: int, tasks: list[str], repeats: int, folder: Path, checkout: Path,
+              in_workers: bool) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds of the pytest run and its children, trials passed)."""
-    with server_processes(devices) as servers:
-        fleet = ",".join(f"{s.adb}/{s.serials[0]}" for s in servers)
-        command = [sys.executable, "-m", "pytest", str(ROOT / "tasks" / "mobiumapp"), "-k", " or ".join(tasks),
-                   "--driver=reference", f"--repeats={repeats}", "--device", fleet, "-n", str(devices),
-                   "--run-dir", str(folder / f"n{devices}"), "-p", "no:cacheprovider", "-q"]
+    with server_processes(0 if in_workers else devices) as servers:
+        fleet = "sim" if in_workers else ",".join(f"{s.adb}/{s.serials[0]}" for s in servers)
+        command = [str(checkout / ".venv" / "bin" / "python"), "-m", "pytest", str(checkout / "tasks"),
+                   "-k", " or ".join(tasks), "--driver=reference", f"--repeats={repeats}", "--device", fleet,
+                   "-n", str(devices), "--run-dir", str(folder / f"n{devices}"), "-p", "no:cacheprovider", "-q"]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
         proc = subprocess.run(command, capture_output=True, text=True, cwd=folder)
@@ -53,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--devices", default="1,2,4,8", help="comma list of device counts (default 1,2,4,8)")
     parser.add_argument("--tasks", default="t01,t04,t07,t09,t15,t11", help="the MobiumApp tasks to run")
     parser.add_argument("--repeats", type=int, default=4, help="trials per task (default 4)")
+    parser.add_argument("--in-workers", action="store_true",
+                        help="each worker's virtual device in the worker itself (--device sim), not a process of "
+                             "its own: the form an older checkout understands")
+    parser.add_argument("--checkout", type=Path, default=ROOT,
+                        help="the checkout to measure, with its own .venv (default: this one)")
     args = parser.parse_args(argv)
     try:
         counts = [int(c) for c in args.devices.split(",") if c.strip()]
@@ -67,9 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         for n in counts:
-            wall, cpu, trials = one_round(n, tasks, args.repeats, Path(tmp))
+            wall, cpu, trials = one_round(n, tasks, args.repeats, Path(tmp), args.checkout.resolve(),
+                                          args.in_workers)
             rows.append((n, wall, cpu, trials))
-    print(f"{len(tasks)} tasks x {args.repeats} repeats, reference control, one ADB server process per virtual device")
+    where = "in each worker" if args.in_workers else "behind an ADB server process of its own"
+    print(f"{args.checkout.resolve()}: {len(tasks)} tasks x {args.repeats} repeats, reference control, each virtual "
+          f"device {where}")
     print(f"{'devices':>8} {'trials':>7} {'wall s':>8} {'trials/min':>11} {'vs 1':>6} {'busy (cores)':>13}")
     base = None
     for n, wall, cpu, trials in rows:
