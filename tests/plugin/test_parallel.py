@@ -35,3 +35,25 @@ def test_the_worker_count(project, options, workers):
     assert result.ret == 0
     created = [line for line in result.stdout.lines if line.startswith("created: ")]
     assert created == ([f"created: {workers}/{workers} worker" + "s" * (workers > 1)] if workers else [])
+
+
+def test_under_xdist_the_trials_graded_by_running_the_answer_go_first():
+    from types import SimpleNamespace
+
+    from pytest_mobium_evals.collection import _graded_by_running_first
+
+    def reads_device(device, params):
+        return None
+
+    def runs_the_answer(device, params, claim):
+        return None
+
+    def item(name, outcome, driver):
+        spec = SimpleNamespace(driver=driver, task=SimpleNamespace(outcome=outcome))
+        return SimpleNamespace(name=name, callspec=SimpleNamespace(params={"mobium_trial": spec}))
+
+    items = [item("a", reads_device, "reference"), item("b", runs_the_answer, "null"),
+             item("c", reads_device, "wrong"), item("d", runs_the_answer, "reference"),
+             SimpleNamespace(name="plain"), item("e", runs_the_answer, "wrong")]
+    _graded_by_running_first(items)
+    assert [i.name for i in items] == ["d", "e", "a", "b", "c", "plain"]
