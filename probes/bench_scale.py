@@ -6,7 +6,9 @@ Each round is one pytest run of the MobiumApp tasks' reference controls (`--devi
 wall time from the command to its exit, so each worker's start (pytest, collection, the prepared tool server) is in
 it, as it is in a user's run. `busy` is the CPU time the run's processes used (pytest and its workers, their tool
 servers; not the device servers, nor the forked tool servers, which the kernel reaps: a lower bound) over the wall
-time: when it nears the core count, more devices only queue for the cores.
+time: when it nears the core count, more devices only queue for the cores. The same rate is also given over the
+trials alone (from the first trial's start to the last one's end), without the workers' start, which a longer run
+spreads thinner.
 
     python probes/bench_scale.py [--devices 1,2,4,8] [--tasks t01,t04,t07,t09,t15,t11] [--repeats 4]
                                  [--in-workers] [--checkout DIR]
@@ -15,6 +17,7 @@ time: when it nears the core count, more devices only queue for the cores.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import subprocess
@@ -29,9 +32,23 @@ sys.path.insert(0, str(ROOT))
 from pytest_mobium_evals.sim.processes import server_processes  # noqa: E402
 
 
+def trials_window(run: Path) -> float:
+    """From the first trial's start to the last one's end: the run without its workers' start and stop. A trial
+    ends at its transcript's last event and started its total_s before that."""
+    spans = []
+    for verdict in run.glob("trials/*/verdict.json"):
+        total = json.loads(verdict.read_text())["timings"]["total_s"]
+        lines = (verdict.parent / "transcript.jsonl").read_text().splitlines()
+        stamps = [json.loads(line).get("t") for line in lines if line.strip()]
+        end = max((t for t in stamps if isinstance(t, (int, float))), default=None)
+        if end is not None:
+            spans.append((end - total, end))
+    return max(e for _, e in spans) - min(s for s, _ in spans) if spans else float("nan")
+
+
 def one_round(devices: int, tasks: list[str], repeats: int, folder: Path, checkout: Path,
-              in_workers: bool) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds of the pytest run and its children, trials passed)."""
+              in_workers: bool) -> tuple[float, float, int, float]:
+    """(wall seconds, CPU seconds of the pytest run and its children, trials passed, the trials' window)."""
     with server_processes(0 if in_workers else devices) as servers:
         fleet = "sim" if in_workers else ",".join(f"{s.adb}/{s.serials[0]}" for s in servers)
         command = [str(checkout / ".venv" / "bin" / "python"), "-m", "pytest", str(checkout / "tasks"),
@@ -47,7 +64,7 @@ def one_round(devices: int, tasks: list[str], repeats: int, folder: Path, checko
                          f"{proc.stdout[-1500:]}{proc.stderr[-800:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     passed = len(list((folder / f"n{devices}" / "trials").glob("*/verdict.json")))
-    return wall, cpu, passed
+    return wall, cpu, passed, trials_window(folder / f"n{devices}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,19 +91,21 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         for n in counts:
-            wall, cpu, trials = one_round(n, tasks, args.repeats, Path(tmp), args.checkout.resolve(),
-                                          args.in_workers)
-            rows.append((n, wall, cpu, trials))
+            rows.append((n, *one_round(n, tasks, args.repeats, Path(tmp), args.checkout.resolve(),
+                                       args.in_workers)))
     where = "in each worker" if args.in_workers else "behind an ADB server process of its own"
     print(f"{args.checkout.resolve()}: {len(tasks)} tasks x {args.repeats} repeats, reference control, each virtual "
           f"device {where}")
-    print(f"{'devices':>8} {'trials':>7} {'wall s':>8} {'trials/min':>11} {'vs 1':>6} {'busy (cores)':>13}")
-    base = None
-    for n, wall, cpu, trials in rows:
-        rate = trials / wall * 60
-        base = base or (rate if n == counts[0] else None)
-        ratio = f"{rate / base:.2f}x" if base else "-"
-        print(f"{n:>8} {trials:>7} {wall:>8.1f} {rate:>11.1f} {ratio:>6} {cpu / wall:>13.2f}")
+    print(f"{'devices':>8} {'trials':>7} {'wall s':>8} {'trials/min':>11} {'vs 1':>6} {'busy (cores)':>13}"
+          f" {'trials s':>9} {'trials/min':>11} {'vs 1':>6}")
+    base = steady_base = None
+    for n, wall, cpu, trials, window in rows:
+        rate, steady = trials / wall * 60, trials / window * 60
+        if n == counts[0]:
+            base, steady_base = rate, steady
+        print(f"{n:>8} {trials:>7} {wall:>8.1f} {rate:>11.1f} {rate / base:>5.2f}x {cpu / wall:>13.2f}"
+              f" {window:>9.1f} {steady:>11.1f} {steady / steady_base:>5.2f}x")
+    print("wall: the whole pytest run, workers' start included; trials: first trial's start to last one's end")
     print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
     return 0
 
