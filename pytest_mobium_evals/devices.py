@@ -11,7 +11,6 @@ the plugin), never a traceback halfway through a run. HOST:PORT is read in one p
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -119,13 +118,14 @@ def parse_adb(text: str) -> tuple[str, int]:
 
 def worker_index(workerinput: Optional[dict] = None) -> int:
     """0 outside xdist; the worker's number under it ("gw3" → 3)."""
-    worker = (workerinput or {}).get("workerid") or os.environ.get("PYTEST_XDIST_WORKER") or ""
+    # Not PYTEST_XDIST_WORKER: a pytest started from inside a worker (pytester) inherits it without being one.
+    worker = (workerinput or {}).get("workerid") or ""
     m = re.fullmatch(r"gw(\d+)", worker)
     return int(m.group(1)) if m else 0
 
 
 def worker_count(workerinput: Optional[dict] = None) -> int:
-    value = (workerinput or {}).get("workercount") or os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    value = (workerinput or {}).get("workercount")
     return int(value) if value else 1
 
 

@@ -16,7 +16,9 @@ def test_auto_is_two_workers_a_core_within_bounds():
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
+def project(pytester: pytest.Pytester, monkeypatch) -> pytest.Pytester:
+    # Run from an xdist worker, the inner pytest would inherit the variable that marks a worker, and stay serial.
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     pytester.makeini("[pytest]\nmobium_workers = 2\n")
     pytester.makepyfile(test_plain="def test_one():\n    pass\n")
     return pytester
