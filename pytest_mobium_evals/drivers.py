@@ -11,10 +11,16 @@ grader is only trusted once it has told these apart through the very path an age
 from __future__ import annotations
 
 import time
+import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from .tasks import CONTROL_DRIVERS, Claim, Task
+
+# Mobium's error codes that say the device or its toolchain failed, never the caller's request: a control script
+# that gets one was stopped by the infrastructure. Every other code (no_such_element, timeout, invalid_argument, …)
+# may be the script's own mistake, and is blamed on it only once the device is seen still answering.
+INFRA_CODES = frozenset({"no_device", "device_server", "toolchain_missing"})
 
 
 @dataclass
@@ -26,11 +32,13 @@ class DriverRun:
     cost_usd: Optional[float] = None
     hit_limit: Optional[str] = None
     seconds: float = 0.0
+    script_error: Optional[str] = None  # a control script that broke: what it raised, for the failure report
 
 
 class DriverError(Exception):
-    """A control script that broke (a bug in a reference or wrong script, not the agent's doing). It fails the
-    trial with the script's own traceback; it is not an infrastructure error and is never retried."""
+    """A control script that broke (a bug in a reference or wrong script, not the agent's doing). The trial is
+    still graded, and fails with the script's own message; it is not an infrastructure error and is never
+    retried."""
 
 
 def null_script(tools: Any, params: dict) -> Claim:
@@ -38,9 +46,35 @@ def null_script(tools: Any, params: dict) -> Claim:
     return Claim(status="done", reason="null control: no action taken")
 
 
+def infrastructure_cause(exc: BaseException, device_alive: Callable[[], bool]) -> Optional[str]:
+    """Why a control script's failure is the infrastructure's doing, or None when it is the script's own.
+
+    A tool error with an infrastructure code (`device_server`, `no_device`, `toolchain_missing`), or a session
+    that never reached the device (`device_not_ready` with details.reached false), is the infrastructure's; any
+    other failure is blamed on the script only if the device still answers, since a device that stopped answering
+    makes every script fail somewhere."""
+    from .toolserver import InfraError, ToolError
+
+    if isinstance(exc, InfraError):
+        return str(exc)
+    if isinstance(exc, ToolError):
+        if exc.code in INFRA_CODES:
+            return f"the tool server could not reach the device: {exc}"
+        if exc.code == "device_not_ready" and exc.details.get("reached") is False:
+            return f"the tool server's session never reached the device: {exc}"
+    if not device_alive():
+        return f"the device stopped answering ({type(exc).__name__}: {exc})"
+    return None
+
+
 def run_control(driver: str, task: Task, spec: Any, params: dict, on_event: Callable[[dict], None],
-                *, tools_factory: Optional[Callable[..., Any]] = None, tool_timeout: float = 60.0) -> DriverRun:
-    """Run a control script against a fresh tool server for this trial, then stop the server."""
+                *, tools_factory: Optional[Callable[..., Any]] = None, tool_timeout: float = 60.0,
+                device_alive: Callable[[], bool] = lambda: True) -> DriverRun:
+    """Run a control script against a fresh tool server for this trial, then stop the server.
+
+    A script stopped by the infrastructure raises InfraError (the trial is an infrastructure error). A script that
+    broke on its own (a wrong locator in a reference) returns with no claim and `script_error` set: the trial is
+    still graded, and the control fails with what the script raised."""
     if driver not in CONTROL_DRIVERS:
         raise ValueError(f"{driver!r} is not a control driver ({', '.join(CONTROL_DRIVERS)})")
     script = {"reference": task.reference, "wrong": task.wrong, "null": null_script}[driver]
@@ -51,14 +85,27 @@ def run_control(driver: str, task: Task, spec: Any, params: dict, on_event: Call
             return Tools(spec, timeout=tool_timeout, on_event=on_event)
     counter = _CallCounter(on_event)
     started = time.monotonic()
+    from .toolserver import InfraError
+
     tools = tools_factory(spec, on_event=counter)
+    script_error = None
     try:
         claim = script(tools, params)
+    except Exception as exc:
+        cause = infrastructure_cause(exc, device_alive)
+        if cause is not None:
+            raise exc if isinstance(exc, InfraError) else InfraError(cause) from exc
+        script_error = f"{task.id} {driver} script raised {type(exc).__name__}: {exc}\n" + \
+            "".join(traceback.format_exception(exc)[-6:])
+        on_event({"kind": "script_error", "driver": driver, "error": f"{type(exc).__name__}: {exc}"})
+        claim = Claim()
     finally:
         tools.close()
     if not isinstance(claim, Claim):
-        raise DriverError(f"{task.id} {driver} script returned {type(claim).__name__}, not a Claim")
-    return DriverRun(claim=claim, tool_calls=counter.calls, seconds=time.monotonic() - started)
+        script_error = f"{task.id} {driver} script returned {type(claim).__name__}, not a Claim"
+        claim = Claim()
+    return DriverRun(claim=claim, tool_calls=counter.calls, seconds=time.monotonic() - started,
+                     script_error=script_error)
 
 
 def run_agent_driver(setting: Any, prompt: str, spec: Any, limits: Any, on_event: Callable[[dict], None],

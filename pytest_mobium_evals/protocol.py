@@ -55,13 +55,17 @@ class VerdictFailed(AssertionError):
     """The trial's verdict is not the one this driver must get."""
 
 
+class RunStopped(Exception):
+    """The run folder refused a write: the run stops, with one line."""
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     spec = spec_of(pyfuncitem)
     if spec is None:
         return None
     from .records import RunDir
-    from .trial import TrialEnv, TrialInfraError, run_trial
+    from .trial import RunFolderWriteError, TrialEnv, TrialInfraError, run_trial
 
     state = eval_session(pyfuncitem.config)
     run_dir = RunDir(state.run_dir)
@@ -81,7 +85,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
         limits = Limits(max_tool_calls=state.max_tool_calls, max_seconds=state.trial_timeout)
     env = TrialEnv(seed=state.seed, run_dir=run_dir, server_spec=state.server_spec, limits=limits,
                    base_url=state.base_url, device_info=state._device_info,
-                   enforce_max_steps=state.enforce_max_steps, tool_timeout=state.tool_timeout)
+                   enforce_max_steps=state.enforce_max_steps, tool_timeout=state.tool_timeout,
+                   on_phase=state.enter_phase)
     _customize_env(pyfuncitem, env)
     argnames = pyfuncitem._fixtureinfo.argnames
 
@@ -90,7 +95,13 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
         kwargs.update({k: v for k, v in (("device", dev), ("params", params), ("claim", claim)) if k in argnames})
         return pyfuncitem.obj(**kwargs)
 
-    result = run_trial(spec, env, device, outcome_check)
+    try:
+        result = run_trial(spec, env, device, outcome_check)
+    except RunFolderWriteError as exc:
+        # Nothing more can be recorded: stop after this trial, with one line (under xdist too).
+        message = f"mobium-evals: {exc}"
+        pyfuncitem.session.shouldstop = message
+        raise RunStopped(message) from None
     record = dict(result.record)
     if result.screen:
         record["_screen_b64"] = base64.b64encode(result.screen).decode("ascii")
@@ -126,6 +137,9 @@ def _raise_unless_ok(spec, record: dict) -> None:
         lines.append(f"side effect: {effect['namespace']}/{effect['key']}: {effect['before']} -> {effect['after']}")
     for blocker in record.get("blockers") or []:
         lines.append(f"BLOCKER: {blocker}")
+    if record.get("script_error"):
+        lines.append(f"the {spec.driver} script broke (the control is wrong about its task, not the device):")
+        lines.append(record["script_error"].rstrip())
     raise VerdictFailed("\n".join(lines))
 
 
@@ -141,6 +155,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             # a setup failure of a trial (the device could not be leased) is an infrastructure error too
             _attach(report, item, spec, {"verdict": INFRA_ERROR, "expected": spec.expected, "ok": False,
                                          "infra_error": str(call.excinfo.value) if call.excinfo else "setup"})
+        return report
+    if call.excinfo is not None and call.excinfo.errisinstance((RunStopped,)):
+        report.longrepr = str(call.excinfo.value)
         return report
     record = item.stash.get(RESULT, None)
     if record is None:

@@ -96,13 +96,40 @@ class RunDir:
         return folder
 
     def graded(self, name: str) -> Optional[dict]:
-        """The stored verdict of a completed trial, or None (absent or unreadable: then the trial runs again)."""
+        """The stored verdict of a completed trial, or None (absent, unreadable, or half-written: then the trial
+        runs again)."""
+        if self.half_written(name) is not None:
+            return None
         path = self.trial_dir(name) / VERDICT
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            return json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
             return None
-        return data if isinstance(data, dict) and data.get("verdict") else None
+
+    def half_written(self, name: str) -> Optional[str]:
+        """What is wrong with a trial folder that holds a verdict.json but not a whole trial (a truncated or
+        unparsable verdict, one without a verdict, a transcript missing), as one line naming the file; None for a
+        complete folder or one with no verdict.json yet."""
+        folder = self.trial_dir(name)
+        path = folder / VERDICT
+        if not path.exists():
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return f"{path}: not readable JSON (truncated?): {exc}"
+        if not isinstance(data, dict) or not data.get("verdict"):
+            return f"{path}: has no verdict"
+        if not (folder / TRANSCRIPT).exists():
+            return f"{folder / TRANSCRIPT}: missing beside its verdict.json"
+        return None
+
+    def half_written_trials(self) -> list[str]:
+        """One line for each half-written trial folder of the run (see half_written)."""
+        root = self.path / TRIALS
+        if not root.is_dir():
+            return []
+        return [problem for folder in sorted(root.iterdir()) if (problem := self.half_written(folder.name))]
 
     def all_verdicts(self) -> list[dict]:
         root = self.path / TRIALS

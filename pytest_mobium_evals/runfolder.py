@@ -20,6 +20,7 @@ from .verdicts import ALL_VERDICTS, CONTROL_DRIVERS
 RECORD = "record.json"
 TRIALS = "trials"
 VERDICT = "verdict.json"
+TRANSCRIPT = "transcript.jsonl"
 
 #: What a record must say before its run is reported: what it ran on and what it scheduled.
 RECORD_KEYS = ("seed", "tasks", "device", "mobium")
@@ -256,6 +257,12 @@ def load_run(path: os.PathLike | str, require_complete: bool = True) -> Run:
 
     trials, malformed = _load_trials(folder / TRIALS)
     problems.extend(malformed)
+    # A kept run drops every transcript on purpose (evidence/); one trial without its transcript among trials with
+    # theirs was cut short while being written.
+    without = [t for t in trials if not (t.path / TRANSCRIPT).exists()]
+    if without and len(without) < len(trials):
+        problems.append(f"{without[0].path / TRANSCRIPT}: missing beside its {VERDICT} (a half-written trial; "
+                        f"--resume runs it again)" + (f", and {len(without) - 1} more" if len(without) > 1 else ""))
     present = {t.name for t in trials}
     scheduled = scheduled_trials(record)
     missing = [name for name in (scheduled or []) if name not in present]

@@ -197,7 +197,9 @@ class EvalSession:
 
                 # Started now, it imports while the device is checked and the first trial resets.
                 self._prepared = PreparedServer()
-            device = Device.connect(serial, host, port)
+            # No single device command outlasts the tool timeout: a device that hangs ends the trial in time.
+            bound = min(30.0, self.tool_timeout)
+            device = Device.connect(serial, host, port, shell_timeout=bound, socket_timeout=bound)
             device.take_baseline()
             self._device_info = device.properties(APP_PACKAGE_PROPERTY)
         except DeviceUnavailable as exc:
@@ -225,11 +227,20 @@ class EvalSession:
                 self._sim = None
 
     def server_spec(self, device):
+        from .sim.mcp_faults import wrap_if_asked
         from .toolserver import ToolServerSpec
 
         if self.mobium_bin:
-            return ToolServerSpec.mobium(self.mobium_bin, device.serial, device.adb_host, device.adb_port)
-        return ToolServerSpec.builtin(device.serial, device.adb_host, device.adb_port, prepared=self._prepared)
+            spec = ToolServerSpec.mobium(self.mobium_bin, device.serial, device.adb_host, device.adb_port)
+        else:
+            spec = ToolServerSpec.builtin(device.serial, device.adb_host, device.adb_port, prepared=self._prepared)
+        return wrap_if_asked(spec)
+
+    def enter_phase(self, phase: str) -> None:
+        """A trial of this process entered `phase`: a virtual device this process serves hears of it, so a fault
+        planned for that phase fires there (sim/faults.py)."""
+        if self._sim is not None:
+            self._sim.faults.enter_phase(phase)
 
     def mobium_info(self):
         if not self.mobium_bin:
@@ -258,6 +269,16 @@ class EvalSession:
             return
         from .devices import DeviceUnavailable, check_devices, lease, parse_adb, parse_device, start_sim
 
+        if self.resumed:
+            from .records import RunDir
+
+            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+            for problem in RunDir(self.run_dir).half_written_trials():
+                line = f"mobium-evals: --resume: {problem}; that trial runs again"
+                if reporter is not None:
+                    reporter.write_line(line)
+                else:
+                    print(line)
         spec = parse_device(self.device)
         workers = xdist_workers(session.config)
         try:
@@ -346,7 +367,12 @@ class EvalSession:
             "resumed": self.resumed,
             "counts": dict(Counter(d["verdict"] for d in self.reports.values())),
         }
-        run.write_record(record)
+        try:
+            run.write_record(record)
+        except OSError as exc:
+            message = (f"mobium-evals: cannot write {exc.filename or run.record_path}: {exc.strerror or exc}; "
+                       f"the run stopped, and what it wrote before is intact")
+            pytest.exit(message, returncode=pytest.ExitCode.INTERNAL_ERROR)
         return finished
 
 

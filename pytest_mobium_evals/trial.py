@@ -94,6 +94,8 @@ class TrialEnv:
     tools_factory: Optional[Callable[..., Any]] = None  # tests inject a fake MCP client
     agent_runner: Optional[Callable[..., drivers.DriverRun]] = None  # tests inject a fake agent
     ignored_settings: dict = field(default_factory=lambda: dict(grading.DRIFTING_SETTINGS))
+    # Told each phase as the trial enters it (PHASES): how a fault plan fires "in phase X".
+    on_phase: Optional[Callable[[str], None]] = None
 
 
 @dataclass
@@ -112,6 +114,13 @@ class TrialResult:
         return bool(self.record["ok"])
 
 
+PHASES = ("reset", "precondition", "driver", "outcome", "grade", "record")
+
+
+class RunFolderWriteError(Exception):
+    """The run folder refused a write (a full disk, a read-only folder): the run cannot go on. One line."""
+
+
 def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
               outcome_check: Callable[[Device, dict], Outcome]) -> TrialResult:
     task = spec.task
@@ -123,19 +132,26 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
     run = drivers.DriverRun(claim=Claim())
     screen = None
     phase = "reset"
+
+    def enter(name: str) -> str:
+        if env.on_phase is not None:
+            env.on_phase(name)
+        return name
+
     try:
+        phase = enter("reset")
         device.restore_settings(ignored=set(env.ignored_settings))
         if task.app:
             device.reset_app(task.app, ready_testid=task.ready_testid)
         else:
             device.shell("input keyevent KEYCODE_HOME")
         if task.precondition is not None:
-            phase = "precondition"
+            phase = enter("precondition")
             task.precondition(device, params)
         before = device.settings_snapshot()
         timings["reset_s"] = time.monotonic() - started
 
-        phase = "driver"
+        phase = enter("driver")
         t = time.monotonic()
         server = env.server_spec(device)
         if spec.driver == "agent":
@@ -144,11 +160,12 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         else:
             events.append({"kind": "prompt", "driver": spec.driver, "text": prompt, "params": params})
             run = drivers.run_control(spec.driver, task, server, params, events.append,
-                                      tools_factory=env.tools_factory, tool_timeout=env.tool_timeout)
+                                      tools_factory=env.tools_factory, tool_timeout=env.tool_timeout,
+                                      device_alive=lambda: device_answers(device, env.tool_timeout))
             events.append({"kind": "final", **run.claim.to_json()})
         timings["driver_s"] = time.monotonic() - t
 
-        phase = "outcome"
+        phase = enter("outcome")
         t = time.monotonic()
         if env.screenshots:
             screen = device.screencap()
@@ -156,13 +173,38 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         outcome = _read_outcome(outcome_check, device, params, run.claim)
         if not isinstance(outcome, Outcome):
             raise TypeError(f"{task.source}: the outcome check returned {type(outcome).__name__}, not an Outcome")
+
+        phase = enter("grade")
+        record = _graded_record(spec, env, task, params, run, events, outcome, before, after)
+        timings["grade_s"] = time.monotonic() - t
     except InfraError as exc:
         timings["total_s"] = time.monotonic() - started
-        record = _infra_record(spec, env, params, run, timings, f"{phase}: {type(exc).__name__}: {exc}")
+        record = _infra_record(spec, env, params, run, timings, phase, f"{phase}: {type(exc).__name__}: {exc}")
         result = TrialResult(record, events, screen, error=exc)
+        enter("record")
         _write(env, spec, result)
         return result
 
+    timings["total_s"] = time.monotonic() - started
+    record["timings"] = {k: round(v, 3) for k, v in timings.items()}
+    result = TrialResult(record, events, screen)
+    enter("record")
+    _write(env, spec, result)
+    return result
+
+
+def device_answers(device: Device, timeout: float) -> bool:
+    """Whether the device still answers a shell command: asked before a control's failed tool call is blamed on
+    the script, since a device that stopped answering makes any script fail."""
+    try:
+        device.shell("echo mobium-evals-alive", timeout=min(10.0, timeout))
+    except InfraError:
+        return False
+    return True
+
+
+def _graded_record(spec: TrialSpec, env: TrialEnv, task: Task, params: dict, run: drivers.DriverRun,
+                   events: list, outcome: Outcome, before: dict, after: dict) -> dict:
     side_effects = grading.settings_diff(before, after, allowed=task.allowed_settings,
                                          ignored=env.ignored_settings)
     exposures = grading.password_exposures(events, task.secrets, task.secret_hints)
@@ -174,14 +216,13 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
                            claim_status=run.claim.status, answer_ok=answer_ok, reason_ok=reason_ok,
                            side_effects=side_effects, password_exposures=exposures,
                            irreversible=task.irreversible)
-    timings["grade_s"] = time.monotonic() - t
-    timings["total_s"] = time.monotonic() - started
-    record = _base_record(spec, env, params, run, timings)
+    record = _base_record(spec, env, params, run, {})
     record.update({
         "verdict": graded.verdict,
         "severity": graded.severity,
         "blockers": list(graded.blockers),
-        "ok": graded.verdict == spec.expected,
+        # A control whose script broke is wrong about its task, whatever the device shows: it fails loudly.
+        "ok": graded.verdict == spec.expected and not run.script_error,
         "answer_ok": answer_ok,
         "reason_ok": reason_ok,
         "outcome_reached": outcome.reached,
@@ -190,9 +231,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         "side_effects": [e.to_json() for e in side_effects],
         "password_exposures": exposures,
     })
-    result = TrialResult(record, events, screen)
-    _write(env, spec, result)
-    return result
+    return record
 
 
 def _read_outcome(check: Callable[..., Outcome], device: Device, params: dict, claim: Claim) -> Outcome:
@@ -246,20 +285,30 @@ def _base_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.Driv
         "found": task.found,
         "regression": task.regression,
         "infra_error": None,
+        "infra_phase": None,
+        "script_error": run.script_error,
     }
 
 
 def _infra_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict,
-                  message: str) -> dict:
+                  phase: str, message: str) -> dict:
     record = _base_record(spec, env, params, run, timings)
     record.update({
         "verdict": grading.INFRA_ERROR, "severity": None, "blockers": [], "ok": False, "answer_ok": None,
         "reason_ok": None, "outcome_reached": None, "outcome_acted": None, "outcome_observed": None,
         "side_effects": [], "password_exposures": [], "infra_error": message,
+        "infra_phase": phase,
     })
     return record
 
 
 def _write(env: TrialEnv, spec: TrialSpec, result: TrialResult) -> None:
-    if env.run_dir is not None:
+    if env.run_dir is None:
+        return
+    try:
         env.run_dir.write_trial(spec.name, result.record, result.events, result.screen)
+    except OSError as exc:
+        where = exc.filename or env.run_dir.trial_dir(spec.name)
+        raise RunFolderWriteError(f"cannot write {where}: {exc.strerror or exc}; the run stopped here, and "
+                                  f"what it wrote before is intact (continue it with --resume "
+                                  f"{env.run_dir.path})") from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .adb_server import AdbServer
 from .clock import Clock
 from .device import VirtualDevice
+from .faults import FaultPlan
 
 __all__ = ["SimServer", "start", "Clock"]
 
@@ -20,7 +21,7 @@ class SimServer:
     """Running virtual devices and their ADB server. Use as a context manager, or call `close()`."""
 
     def __init__(self, devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int | None = None,
-                 host: str = "127.0.0.1"):
+                 host: str = "127.0.0.1", fault: str | None = None):
         if not isinstance(devices, int) or devices < 1 or devices > 64:
             raise ValueError(f"devices must be a number from 1 to 64, got {devices!r}")
         if not clock_speed > 0:
@@ -29,8 +30,10 @@ class SimServer:
         for i in range(devices):
             serial = f"emulator-{5554 + 2 * i}"
             self._devices[serial] = VirtualDevice(serial, clock=Clock(clock_speed), transport_id=i + 1,
-                                           seed=None if seed is None else seed + i)
-        self._server = AdbServer(self._devices, port=port, host=host)
+                                                  seed=None if seed is None else seed + i)
+        # The plan is read before any device starts: a bad spec is one line, and nothing is left running.
+        self.faults = FaultPlan.from_spec(fault)
+        self._server = AdbServer(self._devices, port=port, host=host, faults=self.faults)
         self.host = host
         self.port = self._server.port
 
@@ -68,6 +71,14 @@ class SimServer:
         return f"SimServer(port={self.port}, serials={self.serials})"
 
 
-def start(devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int | None = None) -> SimServer:
-    """Starts `devices` virtual devices behind an ADB server on 127.0.0.1:`port` (0 = any free port)."""
-    return SimServer(devices=devices, port=port, clock_speed=clock_speed, seed=seed)
+def start(devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int | None = None,
+          fault: str | None = None) -> SimServer:
+    """Starts `devices` virtual devices behind an ADB server on 127.0.0.1:`port` (0 = any free port). `fault` is a
+    fault spec (sim/faults.py): the devices then misbehave on purpose, for testing the harness; without one, the
+    spec in MOBIUM_EVALS_SIM_FAULT, if set (how a test reaches the device a pytest run starts itself)."""
+    import os
+
+    from .faults import ENV
+    if fault is None:
+        fault = os.environ.get(ENV) or None
+    return SimServer(devices=devices, port=port, clock_speed=clock_speed, seed=seed, fault=fault)

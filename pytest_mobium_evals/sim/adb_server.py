@@ -15,6 +15,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from .commands.inspection import format_log
+from .faults import GARBAGE, FaultPlan
 from .filesystem import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
 from .shell import Shell
 
@@ -77,8 +78,10 @@ class Conn:
 
 
 class AdbServer:
-    def __init__(self, devices: dict[str, "VirtualDevice"], port: int = 0, host: str = "127.0.0.1"):
+    def __init__(self, devices: dict[str, "VirtualDevice"], port: int = 0, host: str = "127.0.0.1",
+                 faults: FaultPlan | None = None):
         self.devices = devices
+        self.faults = faults or FaultPlan()
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -101,6 +104,7 @@ class AdbServer:
         if self._closed.is_set():
             return
         self._closed.set()
+        self.faults.release()
         try:
             self._listener.shutdown(socket.SHUT_RDWR)
         except OSError:
@@ -148,6 +152,10 @@ class AdbServer:
         while True:
             req = conn.read_request()
             if device is not None:
+                fault = self.faults.action()
+                if fault is not None:
+                    self._misbehave(conn, fault)
+                    return
                 self._device_service(conn, device, req)
                 return
             if req.startswith("host-serial:") or req.startswith("host-transport-id:"):
@@ -306,6 +314,22 @@ class AdbServer:
             conn.okay()
         else:
             conn.fail(f"unknown host service: {what[:80]}")
+
+    def _misbehave(self, conn: Conn, kind: str) -> None:
+        """The fault plan took this device command: drop it unanswered, hang on it, or answer garbage."""
+        if kind == "garbage":
+            conn.sock.sendall(GARBAGE)
+        elif kind == "hang":
+            conn.sock.settimeout(None)
+            while not self._closed.is_set():
+                readable, _, _ = select.select([conn.sock], [], [], 0.1)
+                if readable:
+                    try:
+                        if not conn.sock.recv(4096):
+                            return  # the client gave up
+                    except OSError:
+                        return
+        # drop: the caller closes the connection with nothing said
 
     # -- device services -------------------------------------------------------------------------------------------
 

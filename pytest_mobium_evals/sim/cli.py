@@ -8,6 +8,7 @@ import sys
 import threading
 
 from . import start
+from .faults import FaultSpecError
 
 DEFAULT_PORT = 5037  # adb's own default, so `adb devices` finds it without -P when no real server is running
 
@@ -20,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="device time per real second (default 1.0: real time)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the devices' randomness (the Busy Demo's delays); default per serial")
+    parser.add_argument("--fault", default=None, metavar="KIND:after=N",
+                        help="misbehave on purpose, for testing a harness: drop, hang or garbage after the Nth "
+                             "device command (e.g. drop:after=40)")
 
 
 def _refuse(message: str) -> int:
@@ -36,7 +40,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.clock_speed > 0:
         return _refuse(f"--clock-speed must be > 0, got {args.clock_speed}")
     try:
-        server = start(devices=args.devices, port=args.port, clock_speed=args.clock_speed, seed=args.seed)
+        server = start(devices=args.devices, port=args.port, clock_speed=args.clock_speed, seed=args.seed,
+                       fault=args.fault)
+    except FaultSpecError as exc:
+        return _refuse(f"--fault: {exc}")
     except OSError as exc:
         hint = " (is a real adb server running? try --port 0)" if args.port == DEFAULT_PORT else ""
         return _refuse(f"{exc}{hint}")
