@@ -82,7 +82,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     if spec.driver == "agent":
         from .agents import Limits
 
-        limits = Limits(max_tool_calls=state.max_tool_calls, max_seconds=state.trial_timeout)
+        limits = Limits(max_tool_calls=state.max_tool_calls, max_seconds=state.trial_timeout,
+                        tool_timeout=state.tool_timeout)
     env = TrialEnv(seed=state.seed, run_dir=run_dir, server_spec=state.server_spec, limits=limits,
                    base_url=state.base_url, device_info=state._device_info,
                    enforce_max_steps=state.enforce_max_steps, tool_timeout=state.tool_timeout,

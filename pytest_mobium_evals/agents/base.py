@@ -37,6 +37,7 @@ class ModelSetting:
 class Limits:
     max_tool_calls: int = 40
     max_seconds: float = 300
+    tool_timeout: Optional[float] = None  # one tool call; None: only the trial's time limit bounds it
 
 
 @dataclass

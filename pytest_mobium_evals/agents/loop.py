@@ -196,7 +196,12 @@ async def _turns(provider: Provider, prompt: str, functions: list[dict], mcp: An
                 return None
             state.tool_calls += 1
             try:
-                result = await mcp.call_tool(call.name, call.arguments)
+                result = await asyncio.wait_for(mcp.call_tool(call.name, call.arguments),
+                                                timeout=limits.tool_timeout)
+            except asyncio.TimeoutError:
+                # A stalled server or device, not the model's doing: the trial ends now, as an infra error.
+                raise AgentInfraError(f"the tool server did not answer {call.name} within "
+                                      f"{limits.tool_timeout:g}s") from None
             except MCPError as exc:
                 if _is_transport_loss(exc):
                     raise _ServerGone(str(exc)) from exc
