@@ -80,17 +80,34 @@ class Device:
 
     def shell(self, cmd: str, timeout: Optional[float] = None) -> str:
         try:
-            out = self._adb.shell(cmd, timeout=timeout or self.shell_timeout)
+            out = self._run(cmd, timeout or self.shell_timeout, "utf-8")
         except Exception as exc:  # adbutils raises AdbError, AdbTimeout, OSError: all mean the device is not usable
             raise DeviceError(f"{self.serial}: `{cmd}` failed: {type(exc).__name__}: {exc}") from exc
         return out if isinstance(out, str) else out.decode("utf-8", "replace")
 
     def shell_bytes(self, cmd: str, timeout: Optional[float] = None) -> bytes:
         try:
-            out = self._adb.shell(cmd, timeout=timeout or self.shell_timeout, encoding=None)
+            out = self._run(cmd, timeout or self.shell_timeout, None)
         except Exception as exc:
             raise DeviceError(f"{self.serial}: `{cmd}` failed: {type(exc).__name__}: {exc}") from exc
         return out if isinstance(out, bytes) else str(out).encode()
+
+    def _run(self, cmd: str, timeout: float, encoding: Optional[str]):
+        """One shell command, with `timeout` bounding every wait, the transport and the service's OKAY included:
+        adbutils' own shell() waits up to ten minutes for those, so a device that hangs on a request would hold the
+        trial far past its limits. A stand-in without adbutils' connection API (a test's fake) is asked plainly."""
+        open_transport = getattr(self._adb, "open_transport", None)
+        if open_transport is None:
+            return self._adb.shell(cmd, timeout=timeout, encoding=encoding)
+        conn = open_transport(timeout=timeout)
+        try:
+            conn.conn.settimeout(timeout)
+            conn.send_command("shell:" + cmd)
+            conn.check_okay()
+            out = conn.read_until_close(encoding=encoding)
+        finally:
+            conn.close()
+        return out.rstrip() if encoding else out
 
     def getprop(self, name: str) -> str:
         return self.shell(f"getprop {name}").strip()

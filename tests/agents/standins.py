@@ -5,6 +5,7 @@ trajectory, a list of steps:
     Call("app_tap", {"target": "label=Login Demo"})  # the model calls a tool
     Answer("done", None, "The welcome text shows")    # the model stops and gives its final answer
     Fail(529, times=2)                                # the next request(s) at this point get an HTTP error
+    Fail(200, body=b"{not json")                      # ... or a malformed answer; stall_s=: after a silence
     Do(callable)                                      # run something (kill the tool server) before the next reply
 
 A request's place in the trajectory is the number of assistant turns already in its messages, so a retried request
@@ -50,6 +51,8 @@ class Answer:
 class Fail:
     status: int = 529
     times: Optional[int] = 1  # None: every request at this point fails
+    body: Optional[bytes] = None  # sent as it is instead of the provider's error JSON: a malformed answer
+    stall_s: float = 0.0  # the endpoint says nothing this long first (until it closes): a model API that hangs
 
 
 @dataclass
@@ -144,6 +147,7 @@ class ScriptedEndpoint:
                 with endpoint._lock:
                     endpoint.busy.append((started, time.monotonic()))
 
+        self._closing = threading.Event()
         self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -168,6 +172,7 @@ class ScriptedEndpoint:
         return self
 
     def close(self) -> None:
+        self._closing.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -195,7 +200,14 @@ class ScriptedEndpoint:
             if turn.fails and (any(f.times is None for f in turn.fails)
                                or turn.failed < sum(f.times for f in turn.fails)):
                 turn.failed += 1
-                return turn.fails[0], None
+                fail = turn.fails[0]
+            else:
+                fail = None
+        if fail is not None:
+            if fail.stall_s:
+                self._closing.wait(fail.stall_s)
+            return fail, None
+        with self._lock:
             actions = [] if turn.acted else turn.actions
             turn.acted = True
         for action in actions:
@@ -204,6 +216,16 @@ class ScriptedEndpoint:
 
     def final_answer(self) -> Optional[Answer]:
         return next((s for s in self.trajectory if isinstance(s, Answer)), None)
+
+    @classmethod
+    def _send_fail(cls, handler: BaseHTTPRequestHandler, fail: Fail, payload: Any) -> None:
+        if fail.body is None:
+            return cls._send_json(handler, fail.status, payload)
+        handler.send_response(fail.status)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(fail.body)))
+        handler.end_headers()
+        handler.wfile.write(fail.body)
 
     @staticmethod
     def _send_json(handler: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
@@ -227,7 +249,7 @@ class AnthropicStandin(ScriptedEndpoint):
             return self._send_json(handler, 404, {"type": "error", "error": {"type": "not_found_error"}})
         fail, reply = self._next(_count_role(body.get("messages", []), "assistant"))
         if fail is not None:
-            return self._send_json(handler, fail.status, {"type": "error", "error": {
+            return self._send_fail(handler, fail, {"type": "error", "error": {
                 "type": "overloaded_error" if fail.status == 529 else "api_error",
                 "message": f"scripted failure {fail.status}"}})
         tool_names = [t.get("name", "") for t in body.get("tools", [])]
@@ -299,7 +321,7 @@ class OllamaStandin(ScriptedEndpoint):
         else:
             fail, reply = self._next(_count_role(messages, "assistant"))
             if fail is not None:
-                return self._send_json(handler, fail.status, {"error": f"scripted failure {fail.status}"})
+                return self._send_fail(handler, fail, {"error": f"scripted failure {fail.status}"})
             if isinstance(reply, Call):
                 message = {"role": "assistant", "content": "",
                            "tool_calls": [{"function": {"name": reply.tool, "arguments": reply.arguments}}]}
@@ -337,7 +359,7 @@ class OpenAIStandin(ScriptedEndpoint):
         else:
             fail, reply = self._next(_count_role(messages, "assistant"))
             if fail is not None:
-                return self._send_json(handler, fail.status, {"error": {
+                return self._send_fail(handler, fail, {"error": {
                     "message": f"scripted failure {fail.status}", "type": "server_error"}})
             if isinstance(reply, Call):
                 message = {"role": "assistant", "content": None, "tool_calls": [{

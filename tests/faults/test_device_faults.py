@@ -38,7 +38,7 @@ def test_a_device_fault_in_any_phase_is_an_infra_error_of_every_control(suite, p
         # where it meets the fault
         noticed = ("driver", "outcome") if phase == "driver" else (phase,)
         assert v["infra_phase"] in noticed, (v["driver"], v["infra_error"])
-        assert v["timings"]["total_s"] < 3 * float(TOOL_TIMEOUT) + 10  # a hang ended within the tool timeout
+        assert v["timings"]["total_s"] < 60  # a hang ended within the trial limit (--trial-timeout)
     assert "Traceback" not in result.stdout.str()
     result.stdout.fnmatch_lines(["reference: *scheduled 1, graded 0, infra errors 1"])
 
