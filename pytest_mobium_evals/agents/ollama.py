@@ -46,6 +46,8 @@ class OllamaProvider:
             raise AgentInfraError(f"{self.label}: HTTP {exc.status_code}: {exc.error}") from exc
         except (ConnectionError, httpx.TransportError) as exc:
             raise RetryableAPIError(f"{type(exc).__name__}: {exc}") from exc
+        except ValueError as exc:  # a body that is not Ollama's JSON (pydantic's ValidationError is one too)
+            raise RetryableAPIError(f"the answer is not the API's JSON: {type(exc).__name__}: {exc}") from exc
         message = response.message
         calls = [ToolCall(id=f"call_{i}", name=call.function.name, arguments=dict(call.function.arguments or {}))
                  for i, call in enumerate(message.tool_calls or [])]

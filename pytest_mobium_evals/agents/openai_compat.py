@@ -50,6 +50,9 @@ class OpenAIProvider:
             response = await self._client.chat.completions.create(model=self.setting.name, **kwargs)
         except (openai.APIConnectionError, openai.APITimeoutError) as exc:
             raise RetryableAPIError(f"{type(exc).__name__}: {exc}") from exc
+        except (ValueError, openai.APIResponseValidationError) as exc:
+            # A body that is not the API's JSON (a proxy's error page, a cut stream): the endpoint's failure.
+            raise RetryableAPIError(f"the answer is not the API's JSON: {type(exc).__name__}: {exc}") from exc
         except openai.APIStatusError as exc:
             if exc.status_code in (408, 409, 429) or exc.status_code >= 500:
                 raise RetryableAPIError(f"HTTP {exc.status_code}: {exc.message}") from exc

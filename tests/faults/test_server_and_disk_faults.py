@@ -28,7 +28,7 @@ def suite(pytester: pytest.Pytester, monkeypatch):
 
 @pytest.mark.parametrize("kind", ["kill", "hang", "garbage"])
 def test_a_tool_server_that_dies_or_stalls_mid_call_is_an_infra_error_of_the_driver_phase(suite, pytester, kind):
-    result = suite("-k", "f01 and (reference or wrong)", "--driver=controls", fault=f"{kind}:call=2")
+    result = suite("-k", "f01 and (reference or wrong)", "--driver=controls", fault=f"{kind}:call=1")
     stored = check_invariant(pytester.path / "run", result.stdout.str())
     assert len(stored) == 2
     for v in stored.values():
