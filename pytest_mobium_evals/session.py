@@ -313,7 +313,9 @@ class EvalSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
         if self.is_worker:
             return
-        if self.reports:
+        # A run stopped between a trial's verdict.json and its report still gets its record: without one, the
+        # folder could not be resumed.
+        if self.reports or self._has_trials():
             finished = self.write_record(finished=session.exitstatus != pytest.ExitCode.INTERRUPTED)
             session.config.hook.pytest_mobium_run_finished(config=session.config, run_dir=Path(self.run_dir),
                                                            status="completed" if finished else "stopped")
@@ -324,6 +326,9 @@ class EvalSession:
     @pytest.hookimpl
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self.close()
+
+    def _has_trials(self) -> bool:
+        return any((Path(self.run_dir) / "trials").glob("*/verdict.json"))
 
     def write_record(self, finished: bool) -> bool:
         """record.json: what the run is (seed, options, device, tool server, tasks) and how far it got. Returns

@@ -22,7 +22,8 @@ def test_a_device_stopped_mid_run_leaves_no_trial_without_a_verdict(pytester: py
     from pytest_mobium_evals import sim
 
     shutil.copytree(ROOT / "tasks" / "mobiumapp", pytester.path / "mobiumapp")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MOBIUM_EVALS_")}
+    # an outer xdist worker's variables would make the run think it is a worker of another session
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOBIUM_EVALS_", "PYTEST_XDIST", "PYTEST_CURRENT"))}
     run = pytester.path / "run"
     server = sim.start(devices=1, clock_speed=4.0)
     try:

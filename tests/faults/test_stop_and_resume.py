@@ -21,7 +21,8 @@ DEADLINE_S = 240
 
 
 def start(folder: Path, *args: str) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOBIUM_EVALS_SIM_FAULT", "MOBIUM_EVALS_MCP"))}
+    # an outer xdist worker's variables would make the run think it is a worker of another session
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOBIUM_EVALS_", "PYTEST_XDIST", "PYTEST_CURRENT"))}
     env["PYTHONPATH"] = str(folder)
     return subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "test_faulty.py", *args],
                             cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
