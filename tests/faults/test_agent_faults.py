@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from fault_invariant import check_invariant
 from fault_tasks import TASKS
-from invariant import check_invariant
 
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,8 +5,8 @@ missing trial; a hang ends within the tool timeout."""
 from __future__ import annotations
 
 import pytest
+from fault_invariant import check_invariant
 from fault_tasks import TASKS
-from invariant import check_invariant
 
 pytest_plugins = ["pytester"]
 TOOL_TIMEOUT = "4"

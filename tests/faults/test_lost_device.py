@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from invariant import check_invariant
+from fault_invariant import check_invariant
 
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[2]

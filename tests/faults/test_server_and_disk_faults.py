@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from fault_invariant import check_invariant, verdicts
 from fault_tasks import TASKS
-from invariant import check_invariant, verdicts
 
 pytest_plugins = ["pytester"]
 

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from fault_invariant import check_invariant
 from fault_tasks import TASKS
-from invariant import check_invariant
 
 pytest_plugins = ["pytester"]
 DEADLINE_S = 240
