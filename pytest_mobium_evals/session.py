@@ -227,8 +227,8 @@ class EvalSession:
                 self._sim = None
 
     def server_spec(self, device):
-        from .sim.mcp_faults import wrap_if_asked
         from .toolserver import ToolServerSpec
+        from .toolserver_faults import wrap_if_asked
 
         if self.mobium_bin:
             spec = ToolServerSpec.mobium(self.mobium_bin, device.serial, device.adb_host, device.adb_port)

@@ -1,4 +1,4 @@
-"""The tool server killed, stalled or talking garbage mid-call (sim/mcp_faults.py), and a run folder that refuses
+"""The tool server killed, stalled or talking garbage mid-call (toolserver_faults.py), and a run folder that refuses
 writes: the trial is an infrastructure error of the driver phase within the tool timeout, or the run stops with one
 line and keeps what it wrote."""
 
@@ -38,7 +38,7 @@ def test_a_tool_server_that_dies_or_stalls_mid_call_is_an_infra_error_of_the_dri
 
 
 def test_a_bad_tool_server_fault_spec_is_one_line():
-    from pytest_mobium_evals.sim.mcp_faults import parse
+    from pytest_mobium_evals.toolserver_faults import parse
 
     with pytest.raises(ValueError, match=r"tool server fault 'explode:call=1': expected KIND:call=N"):
         parse("explode:call=1")
