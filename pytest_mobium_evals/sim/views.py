@@ -8,7 +8,7 @@ scroll offsets to honour and regions to leave out; `device.py` stacks the window
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 SCREEN_W, SCREEN_H = 1080, 2400
 DENSITY = 420
@@ -58,7 +58,7 @@ class Node:
         "cls", "id", "text", "desc", "hint", "height", "width", "padding", "margin_bottom", "margin_right",
         "horizontal", "scroll", "overlay", "left_frac", "width_frac", "clickable", "long_clickable", "checkable",
         "checked", "enabled", "focusable", "focused", "selected", "password", "editable", "touch", "on_tap",
-        "on_long_press", "on_text", "on_submit", "on_drag", "bg", "fg", "visible_to_a11y", "children",
+        "on_long_press", "on_text", "on_submit", "on_drag", "on_touch", "bg", "fg", "visible_to_a11y", "children",
     )
 
     def __init__(self, cls: str = "android.view.View", *, id: str = "", text: str = "", desc: str = "",
@@ -71,7 +71,8 @@ class Node:
                  touch: str = "auto", on_tap: Callable[[], None] | None = None,
                  on_long_press: Callable[[], None] | None = None, on_text: Callable[[str], None] | None = None,
                  on_submit: Callable[[], None] | None = None, on_drag: Callable[[float], None] | None = None,
-                 bg: str | None = None, fg: str | None = None, visible_to_a11y: bool = True,
+                 on_touch: Callable[[Any], None] | None = None, bg: str | None = None, fg: str | None = None,
+                 visible_to_a11y: bool = True,
                  children: Iterable["Node | None"] = ()):
         if scroll not in (None, "vertical", "horizontal"):
             raise ValueError(f"Node(scroll=...) must be None, 'vertical' or 'horizontal', got {scroll!r}")
@@ -110,6 +111,9 @@ class Node:
         self.on_submit = on_submit
         # on_drag(fraction 0..1 across the node's width): a seek bar. Called once for a tap, along the path of a swipe.
         self.on_drag = on_drag
+        # on_touch(Touch): a view that reads the raw pointer stream (a PanResponder, a ScrollView's own drag
+        # handling, a WebView's touch events) and so decides for itself what a gesture was.
+        self.on_touch = on_touch
         self.bg = bg
         self.fg = fg
         self.visible_to_a11y = visible_to_a11y
@@ -121,7 +125,7 @@ class Node:
             return False
         if self.touch == "block":
             return True
-        return bool(self.clickable or self.on_long_press or self.on_drag or self.editable)
+        return bool(self.clickable or self.on_long_press or self.on_drag or self.on_touch or self.editable)
 
     def __repr__(self) -> str:
         label = self.id or self.text or self.desc

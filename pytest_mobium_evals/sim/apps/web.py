@@ -436,7 +436,7 @@ class DoubleTapPage(WebPage):
             self._last = t
 
     def globals(self):
-        return {"tapCounts": lambda: {"taps": self.taps, "doubles": self.doubles}}
+        return {"tapCounts": lambda: {"clicks": self.taps, "doubles": self.doubles}}
 
     def nodes(self) -> list[Node]:
         return [h1("Double Tap"), web_button("tap", "Double-tap me", self.tap, height=120),
@@ -470,3 +470,33 @@ class RotatePage(WebPage):
 
     def nodes(self) -> list[Node]:
         return [h1("Rotate"), Node("android.view.View", height=240, bg="#DDE1F0"), p("0.0", "deg")]
+
+
+class MotionPage(WebPage):
+    """The Motion Demo's web half: the same slide in CSS (2 s, ease-out, from margin-left 40%), skipped under
+    prefers-reduced-motion; a tap says how long after the page's script started it came."""
+
+    title = "Motion"
+
+    def __init__(self, now: Callable[[], float], reduce: bool):
+        super().__init__()
+        self.now = now
+        self.loaded = now()
+        self.reduce = reduce
+        self.tapped_after = -1
+        self.element_texts = {"webOut": self.out_text}
+
+    def out_text(self) -> str:
+        return "web: not tapped" if self.tapped_after < 0 else f"web: tapped {self.tapped_after}ms after load"
+
+    def tap(self) -> None:
+        self.tapped_after = int(round((self.now() - self.loaded) * 1000))
+
+    def globals(self):
+        return {"motionState": lambda: {"reduce": self.reduce, "tappedAfter": self.tapped_after}}
+
+    def nodes(self) -> list[Node]:
+        return [p("A web page's version: the same slide, in CSS, which the page skips under "
+                  "prefers-reduced-motion \u2014 the only way a page can honor the setting."),
+                web_button("webTarget", "Web target", self.tap, height=48),
+                p(self.out_text(), "webOut")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..keycodes import KEY_NAMES
-from .base import Ctx, command, java_exception
+from .base import Ctx, command, java_exception, sleep_real
 
 
 @command("wm")
@@ -126,7 +126,12 @@ def input_command(ctx: Ctx, args: list[str]) -> int:
         xy = coords(rest[:2])
         if xy is None:
             return bad()
-        d.tap(*xy)
+        if d.streams_at(*xy):
+            t = d.now()  # a tap is a down and an up at the same point, a moment apart
+            d.pointer_down(*xy, t=t)
+            d.pointer_up(*xy, t=t + 0.05)
+        else:
+            d.tap(*xy)
         return 0
     if sub in ("swipe", "draganddrop"):
         if len(rest) < 4:
@@ -135,7 +140,11 @@ def input_command(ctx: Ctx, args: list[str]) -> int:
         dur = coords(rest[4:5]) if len(rest) > 4 else [300]
         if pts is None or dur is None:
             return bad()
-        d.swipe(*pts, duration_ms=dur[0] if dur else 300)
+        duration = dur[0] if dur else 300
+        if d.streams_at(pts[0], pts[1]):
+            stream_swipe(d, *pts, duration)
+        else:
+            d.swipe(*pts, duration_ms=duration)
         return 0
     if sub == "text":
         if not rest:
@@ -185,19 +194,36 @@ def input_command(ctx: Ctx, args: list[str]) -> int:
         xy = coords(rest[1:3])
         if xy is None:
             return bad()
-        state = d.__dict__.setdefault("_motion", {})
         kind = rest[0].upper()
         if kind == "DOWN":
-            state["down"] = (xy, d.now())
-        elif kind == "UP" and "down" in state:
-            (x0, y0), t0 = state.pop("down")
-            dur = int((d.now() - t0) * 1000)
-            d.swipe(x0, y0, xy[0], xy[1], duration_ms=dur)
-        elif kind == "CANCEL":
-            state.pop("down", None)
+            d.pointer_down(*xy)
+        elif kind == "MOVE":
+            d.pointer_move(*xy)
+        elif kind == "UP":
+            d.pointer_up(*xy)
+        else:
+            d.pointer_cancel()
         return 0
     if sub in ("press", "roll"):
         return 0
     ctx.errln(f"Error: Unknown command: {sub}")
     ctx.out(INPUT_USAGE)
     return 255
+
+
+SWIPE_FRAME_S = 0.008  # InputShellCommand injects moves back to back; a few ms apart on an emulator
+
+
+def stream_swipe(d, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
+    """`input swipe` as Android injects it: a down, moves spread evenly over the duration, and the up at the
+    last point right after the last move (a swipe has no hold at either end). Each event carries the time it was
+    due, as the injected MotionEvent's eventTime does, however late the host runs the loop."""
+    seconds = max(0, duration_ms) / 1000
+    frames = max(1, round(seconds / SWIPE_FRAME_S))
+    start = d.now()
+    d.pointer_down(x1, y1, t=start)
+    for i in range(1, frames + 1):
+        due = start + seconds * i / frames
+        sleep_real(d, due - d.now())
+        d.pointer_move(x1 + (x2 - x1) * i / frames, y1 + (y2 - y1) * i / frames, t=due)
+    d.pointer_up(x2, y2, t=start + seconds)

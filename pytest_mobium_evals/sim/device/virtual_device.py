@@ -35,10 +35,12 @@ from .notifications import DeviceNotifications
 from .packages import DevicePackages
 from .records import ActivityTask, Dialog, LogEntry, Notification, PackageInfo, PermissionState, Process, Timer, Toast
 from .settings import DeviceSettings
+from .touches import DeviceTouches
 from .windows import DeviceWindows
 
 
-class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceActivities, DeviceWindows, DeviceInput):
+class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceActivities, DeviceWindows, DeviceInput,
+                    DeviceTouches):
     """One virtual Android device: its state is set up here, its concerns live in the parts it is made of."""
 
     def __init__(self, serial: str = "emulator-5554", *, clock: Clock | None = None, seed: int | None = None,

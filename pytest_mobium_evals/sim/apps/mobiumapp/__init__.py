@@ -10,7 +10,8 @@ through its dump), a running `MobiumApp` offers:
 
 Every screen builds on `screen.Screen`; screens live in modules by group: `basic` (home, login, form, slider,
 storage, pager), `lists` (feed, busy),
-`system` (dialogs, location, interruption, OTP, audio), `obstruction`, `webviews`, `others`.
+`system` (dialogs, location, interruption, OTP, audio), `obstruction`, `webviews`, `gestures` (the hub and its
+cases), `motion`, `others`.
 """
 
 from .app import MobiumApp

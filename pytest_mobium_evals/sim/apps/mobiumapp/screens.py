@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from .basic import Form, Home, Login, Pager, Secret, Slider, Storage
+from .gestures import GESTURE_SCREENS
 from .lists import Busy, Feed
+from .motion import Motion
 from .obstruction import Obstruction
 from .others import OTHER_SCREENS
 from .system import Audio, Dialogs, Location, Otp, Popup
@@ -11,5 +13,5 @@ from .webviews import WEB_SCREENS
 
 SCREENS = {cls.key: cls for cls in [
     Home, Login, Secret, Form, Slider, Storage, Pager, Feed, Busy, Dialogs, Location, Popup, Obstruction, Otp,
-    Audio, *WEB_SCREENS, *OTHER_SCREENS,
+    Audio, Motion, *WEB_SCREENS, *GESTURE_SCREENS, *OTHER_SCREENS,
 ]}
