@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-from ...device.touches import Touch
 from ...views import DP, Node
 from ..web import DoubleTapPage, PinchPage, RotatePage, webview
 from .screen import Screen
@@ -81,12 +80,12 @@ class Drag(Screen):
     def __init__(self, app):
         super().__init__(app)
         self.info = "no drag yet"
-        self._grant: Touch | None = None
+        self._grant = None  # the touch that granted the responder
         self._first_move: float | None = None
         self._last_move: tuple[float, float, float] | None = None
         self._moves = 0
 
-    def on_touch(self, e: Touch) -> None:
+    def on_touch(self, e) -> None:
         if e.pointer != 0 and e.kind != "cancel":
             return
         if e.kind == "down":
@@ -159,7 +158,7 @@ class Flick(Screen):
         super().__init__(app)
         self.result = "nothing yet"
         self.lifts = 0
-        self._down: Touch | None = None
+        self._down = None  # the touch that began the drag
         self._dragging = False
         self._start_offset = 0
         self._samples: list[tuple[float, float]] = []
@@ -175,7 +174,7 @@ class Flick(Screen):
         content = round(FLICK_ROWS * ROW_DP * DP)
         self.device.scroll_offsets["flickList"] = int(min(max(0, content - viewport_px), max(0, value)))
 
-    def on_touch(self, e: Touch) -> None:
+    def on_touch(self, e) -> None:
         if e.pointer != 0:
             return
         viewport = e.box[3] - e.box[1] - 2
@@ -208,7 +207,7 @@ class Flick(Screen):
             return 0.0
         return -(recent[-1][1] - recent[0][1]) / DP / (recent[-1][0] - recent[0][0])
 
-    def _lift(self, e: Touch, viewport: int) -> None:
+    def _lift(self, e, viewport: int) -> None:
         lift_offset = self._offset
         self.lifts += 1  # onScrollEndDrag
 
