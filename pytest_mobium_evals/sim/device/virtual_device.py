@@ -94,6 +94,11 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceA
         self.rotation = 0
         self._crashes: dict[str, list[float]] = {}
         self.battery_level = 100
+        # What `dumpsys battery set` overrides: the status (None: full at 100, else charging, as the emulator's
+        # AC-powered battery reports), the charger (ac, usb, wireless, dock, or "" unplugged) and presence.
+        self.battery_status: int | None = None
+        self.battery_plugged = "ac"
+        self.battery_present = True
         self.system_pid = 500 + self._ids.randrange(200)
         self.frames = 0
         # Packages force-stopped and not launched since (`stopped=true` in dumpsys package, as on a device).
@@ -111,6 +116,14 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceA
 
     def new_hash(self) -> str:
         return "%07x" % self._ids.randrange(0x1000000, 0xfffffff)
+
+    def battery_status_now(self) -> int:
+        """BatteryManager's status: 2 charging, 3 discharging, 5 full (or what `dumpsys battery set` said)."""
+        if self.battery_status is not None:
+            return self.battery_status
+        if not self.battery_plugged:
+            return 3
+        return 5 if self.battery_level >= 100 else 2
 
     def now(self) -> float:
         if self._now_override is not None:

@@ -104,30 +104,47 @@ def _display(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     return 0
 
 
+PLUGS = ("ac", "usb", "wireless", "dock")
+
+
 def _battery(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     if args and args[0] == "set" and len(args) >= 3:
-        if args[1] == "level":
-            try:
-                d.battery_level = max(0, min(100, int(args[2])))
-            except ValueError:
-                ctx.errln(f"Bad value: {args[2]}")
-                return 255
+        key, raw = args[1], args[2]
+        try:
+            value = int(raw)
+        except ValueError:
+            ctx.errln(f"Bad value: {raw}")
+            return 255
+        if key == "level":
+            d.battery_level = max(0, min(100, value))
+        elif key == "status":
+            d.battery_status = value
+        elif key in PLUGS:
+            if value:
+                d.battery_plugged = key
+            elif d.battery_plugged == key:
+                d.battery_plugged = ""
+        elif key == "present":
+            d.battery_present = bool(value)
+        else:
+            ctx.errln(f"Unknown set option: {key}")
+            return 255
         return 0
-    if args and args[0] in ("reset", "unplug"):
-        if args[0] == "reset":
-            d.battery_level = 100
+    if args and args[0] == "unplug":
+        d.battery_plugged = ""
+        return 0
+    if args and args[0] == "reset":
+        d.battery_level, d.battery_status, d.battery_plugged, d.battery_present = 100, None, "ac", True
         return 0
     ctx.outln("Current Battery Service state:")
-    ctx.outln("  AC powered: true")
-    ctx.outln("  USB powered: false")
-    ctx.outln("  Wireless powered: false")
-    ctx.outln("  Dock powered: false")
+    for plug, caption in zip(PLUGS, ("AC", "USB", "Wireless", "Dock")):
+        ctx.outln(f"  {caption} powered: {str(d.battery_plugged == plug).lower()}")
     ctx.outln("  Max charging current: 0")
     ctx.outln("  Max charging voltage: 0")
     ctx.outln("  Charge counter: 10000")
-    ctx.outln(f"  status: {5 if d.battery_level >= 100 else 2}")
+    ctx.outln(f"  status: {d.battery_status_now()}")
     ctx.outln("  health: 2")
-    ctx.outln("  present: true")
+    ctx.outln(f"  present: {str(d.battery_present).lower()}")
     ctx.outln(f"  level: {d.battery_level}")
     ctx.outln("  scale: 100")
     ctx.outln("  voltage: 5000")

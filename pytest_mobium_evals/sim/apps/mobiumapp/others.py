@@ -135,36 +135,8 @@ class Files(Screen):
         ])
 
 
-class Battery(Screen):
-    key = "battery"
-
-    def __init__(self, app):
-        super().__init__(app)
-        self.reads = 0
-        self._read()
-        self.every(1.0, self._read)  # the screen polls the battery every second
-
-    def _read(self) -> None:
-        self.reads += 1
-        self.level = int(self.device.battery_level)
-        self.state = "full" if self.level >= 100 else "charging"  # the emulator is always on AC power
-        self.low_power = self.device.settings("global").get("low_power") == "1"
-
-    def render(self, t: Theme) -> Node:
-        return page(t, [
-            back_btn(t, self.app), h1(t, "Battery"),
-            Node("android.view.View", id="batteryGauge", desc=f"Battery {self.level} percent, {self.state}",
-                 height=40, margin_bottom=8, bg="#3552FD"),
-            text(t, f"level: {self.level}%", "batteryLevel"),
-            text(t, f"raw: {self.level / 100:.2f}", "batteryRaw"),
-            text(t, f"state: {self.state}", "batteryState"),
-            text(t, f"low power mode: {'on' if self.low_power else 'off'}", "batteryLowPower"),
-            text(t, f"reads: {self.reads}", "batteryReads"),
-        ])
-
-
 OTHER_SCREENS = [
-    Accessibility, Crash, Layout, Files, Battery,
+    Accessibility, Crash, Layout, Files,
     placeholder("multitouch", "Multi-Touch", [("multiResult", "multi: nothing yet")], "gesturehub"),
     placeholder("biometrics", "Biometrics", [("bioHardware", "hardware: no"), ("bioEnrolled", "enrolled: no"),
                                              ("bioPending", "prompt: none")]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .basic import Form, Home, Login, Pager, Secret, Slider, Storage
+from .battery import Battery
 from .gestures import GESTURE_SCREENS
 from .lists import Busy, Feed
 from .motion import Motion
@@ -13,5 +14,5 @@ from .webviews import WEB_SCREENS
 
 SCREENS = {cls.key: cls for cls in [
     Home, Login, Secret, Form, Slider, Storage, Pager, Feed, Busy, Dialogs, Location, Popup, Obstruction, Otp,
-    Audio, Motion, *WEB_SCREENS, *GESTURE_SCREENS, *OTHER_SCREENS,
+    Audio, Motion, Battery, *WEB_SCREENS, *GESTURE_SCREENS, *OTHER_SCREENS,
 ]}
