@@ -224,6 +224,22 @@ _DEFS: list[tuple[str, bool, str, dict, tuple]] = [
      ("steps",)),
 ]
 
+# Gestures held over time, and readings of the device's own state.
+_DEFS += [
+    ("app_drag", False,
+     "Drag with a held finger: press, hold, move, hold, release — what drag and drop needs, where a swipe (no "
+     "holds) would only scroll. Give from and to (refs or locators) or x1, y1, x2, y2. It says the gesture was "
+     "delivered; whether the drop took is the app's own state, so map again. Refs are discarded.",
+     {"from": _s("Where the finger lands: " + TARGET), "to": _s("Where it lifts: a ref or locator."),
+      "x1": _i("Start x."), "y1": _i("Start y."), "x2": _i("End x."), "y2": _i("End y."),
+      "hold_ms": _i("How long to hold still at each end (default 700)."),
+      "duration_ms": _i("How long the move between the holds takes (default 800).")}, ()),
+    ("app_battery", True,
+     "The battery as the device reports it: level, state (charging, discharging, not charging, full) and what it "
+     "is plugged into. An app may word the same state differently (\"unplugged\" for discharging).",
+     {}, ()),
+]
+
 TOOLS: dict[str, ToolSpec] = {}
 for _name, _ro, _desc, _props, _req in _DEFS:
     TOOLS[_name] = ToolSpec(_name, _desc, _schema(_props, _req, device=_name != "app_devices"), _ro)

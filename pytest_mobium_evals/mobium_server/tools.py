@@ -21,8 +21,10 @@ from typing import Optional
 from .acting import ActingTools
 from .apps import AppTools
 from .device import AdbLink, device_list
+from .diagnostics import DiagnosticTools
 from .elements import Element, derive_locator
 from .errors import MobiumError, invalid
+from .gestures import GestureTools
 from .reading import ReadingTools
 from .resolution import Resolution
 from .schemas import TOOLS
@@ -34,7 +36,8 @@ from .tool_state import NATIVE, DeviceState, RefEntry, Result
 from .waiting import WaitingTools
 
 
-class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, SystemUiTools, SessionTools):
+class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, SystemUiTools, SessionTools,
+             GestureTools, DiagnosticTools):
     """The tool implementations for one server process (one ref table per device, as `mobium mcp` keeps)."""
 
     def __init__(self, adb_host: str = "127.0.0.1", adb_port: int = 5037, device: Optional[str] = None):

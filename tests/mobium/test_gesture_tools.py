@@ -1,0 +1,76 @@
+"""app_drag and app_battery through the MCP stdio client against the virtual device: the drag's holds read back in
+the Drag case's own line, the battery in Mobium's words next to the app's."""
+
+from __future__ import annotations
+
+import re
+
+import adbutils
+import pytest
+
+from pytest_mobium_evals.toolserver import ToolError
+
+
+def open_case(tools, label):
+    tools.call("app_tap", target="label=Gestures")
+    tools.call("app_tap", target=f"label={label}")
+
+
+def refused(tools, name, **args) -> str:
+    with pytest.raises(ToolError) as e:
+        tools.call(name, **args)
+    return e.value.message
+
+
+def drag_line(tools) -> str:
+    return tools.call("app_text", target="testid=lastDrag").text
+
+
+def test_drag_holds_at_both_ends_and_drops(fresh):
+    open_case(fresh, "Drag")
+    res = fresh.call("app_drag", **{"from": "label=Drag source", "to": "label=Drop zone"})
+    assert res.text.startswith("dragged label=Drag source at (") and "holding 700ms at each end" in res.text
+    assert res.data["hold_ms"] == 700 and res.data["duration_ms"] == 800
+    m = re.search(r"drag: holdBefore (\d+) moves (\d+) travel (\d+) holdAfter (\d+) dropped yes", drag_line(fresh))
+    assert m, drag_line(fresh)
+    assert int(m[1]) >= 500 and int(m[2]) >= 5 and 600 <= int(m[4]) <= 900
+
+
+def test_a_swipe_onto_the_zone_has_no_hold_after(fresh):
+    open_case(fresh, "Drag")
+    src = fresh.call("app_map").data
+    source = next(e for e in src["elements"] if e["label"] == "Drag source")["bounds"]
+    zone = next(e for e in src["elements"] if e["label"] == "Drop zone")["bounds"]
+    sx, sy = (source["x1"] + source["x2"]) // 2, (source["y1"] + source["y2"]) // 2
+    zx, zy = (zone["x1"] + zone["x2"]) // 2, (zone["y1"] + zone["y2"]) // 2
+    fresh.call("app_swipe", x1=sx, y1=sy, x2=zx, y2=zy, duration_ms=800)
+    m = re.search(r"holdAfter (\d+) dropped yes", drag_line(fresh))
+    assert m and int(m[1]) < 200
+
+
+def test_drag_refusals(fresh):
+    assert "must be given together" in refused(fresh, "app_drag", **{"from": "label=Drag source"})
+    assert "not both" in refused(fresh, "app_drag", **{"from": "@e1", "to": "@e2"}, x1=1, y1=2, x2=3, y2=4)
+    assert "all four of x1, y1, x2, y2" in refused(fresh, "app_drag", x1=1, y1=2)
+    assert "must be above zero, got 0" in refused(fresh, "app_drag", x1=1, y1=2, x2=3, y2=4, hold_ms=0)
+    assert "nothing would move" in refused(fresh, "app_drag", x1=500, y1=900, x2=500, y2=900)
+    assert "a drag is mostly the holds" in refused(fresh, "app_drag", x1=1, y1=2, x2=300, y2=400,
+                                                   driver="uiautomator")
+
+
+def test_battery_in_mobiums_words_and_the_apps(fresh, sim_server):
+    device = adbutils.AdbClient(host="127.0.0.1", port=sim_server.port).device(sim_server.serials[0])
+    assert fresh.call("app_battery").text == "100%, full, plugged into ac"
+    for line in ("set ac 0", "set status 3", "set level 42"):
+        device.shell(f"dumpsys battery {line}")
+    try:
+        fresh.call("app_scroll_to", target="testid=batteryBtn")
+        fresh.call("app_tap", target="testid=batteryBtn")
+        res = fresh.call("app_battery")
+        assert res.text == "42%, discharging, not plugged in"
+        assert res.data == {"device": sim_server.serials[0], "present": True, "level": 42, "state": "discharging",
+                            "plugged": None}
+        fresh.call("app_wait_for", target="testid=batteryLevel", condition="text", text="level: 42%", exact=True)
+        assert fresh.call("app_text", target="testid=batteryState").text == "state: unplugged"
+    finally:
+        device.shell("dumpsys battery reset")
