@@ -55,3 +55,31 @@ def test_battery_charging_low_power_and_no_battery(d):
     assert d.text("batteryReads").startswith("reads: 3 ")
     d.shell("dumpsys battery reset")
     assert "  AC powered: true\n" in d.shell("dumpsys battery")
+
+
+def test_accessibility_motion_is_the_transition_scale_and_arrives_live(d):
+    d.shell("settings put global animator_duration_scale 0")
+    d.open("a11yBtn")
+    assert "motion=false" in d.text("a11yState")  # the animator scale is not what React Native reads
+    d.shell("settings put global transition_animation_scale 0")
+    assert d.text("a11yState").endswith("fontScale=1.00 changes=1") and "motion=true" in d.text("a11yState")
+
+
+def test_layout_sizes_the_narrow_bar_from_the_window(d):
+    d.open("layoutBtn")
+    assert d.text("layoutWidth") == "window 411dp, narrow target 51dp"
+    d.tap("tinyTarget")
+    assert d.text("layoutLast") == "last: tiny"
+    d.shell("wm size 720x1520")
+    d.shell("wm density 320")
+    d.back()
+    d.open("layoutBtn")
+    assert d.text("layoutWidth") == "window 360dp, narrow target 45dp"
+    d.shell("wm size reset")
+    d.shell("wm density reset")
+
+
+def test_interruption_labels_both_drafts(d):
+    d.open("popupBtn")
+    assert d.need("lostDraft")["content-desc"] == "lost draft" and d.need("keptDraft")["content-desc"] == "kept draft"
+    assert d.find(text="Lost draft \u2014 rebuilt empty afterwards") is not None

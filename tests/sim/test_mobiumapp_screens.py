@@ -868,8 +868,13 @@ def test_accessibility_demo_reads_the_settings_and_counts_changes(d):
                                    "transparency=false screenReader=false fontScale=1.00 changes=0")
     d.shell("settings put secure touch_exploration_enabled 1")
     d.shell("settings put system font_scale 1.3")
+    # The screen reader's change event arrives live; the font scale has none, so only Refresh shows it.
+    assert d.text("a11yState").endswith("screenReader=true fontScale=1.00 changes=1")
+    d.shell("settings put secure accessibility_display_inversion_enabled 1")
+    assert "invert=false" in d.text("a11yState")  # no live invert event on Android
     d.tap("a11yRefresh")
-    assert d.text("a11yState").endswith("screenReader=true fontScale=1.30 changes=2")
+    assert d.text("a11yState") == ("bold=false contrast=false grayscale=false invert=true motion=false "
+                                   "transparency=false screenReader=true fontScale=1.30 changes=1")
 
 
 def test_gray_box_restates_busy_every_half_second_while_polling():

@@ -4,45 +4,70 @@ from __future__ import annotations
 
 from ...views import Node
 from .screen import Screen
-from .ui import Theme, back_btn, btn, h1, note, page, text
+from .ui import Theme, back_btn, btn, gap, h1, note, page, text
+
+A11Y_LEAD = ("The accessibility settings this app is told about. Changes arrive as they happen; Refresh asks "
+             "again.")
+A11Y_SAMPLE = "A line of body text, to see the size and weight change."
+# The flags RN's AccessibilityInfo answers on Android; bold, contrast and transparency have no Android query
+# behind them and read false. Of the change events, Android delivers only these two live.
+LIVE_ON_ANDROID = ("motion", "screenReader")
 
 
 class Accessibility(Screen):
-    """The system's accessibility settings as RN's AccessibilityInfo reads them on Android."""
+    """A11yScreen: the seven flags and the font scale, read on mount and on Refresh; change events set a flag and
+    count it as they arrive (on Android only reduce motion and the screen reader send one). The font scale
+    changes only on a read."""
 
     key = "a11y"
 
     def __init__(self, app):
         super().__init__(app)
-        self.values: dict = {}
-        self.font_scale = 1.0
+        self.values = self.query()
+        self.font_scale = self.read_font_scale()
         self.changes = 0
-        self.refresh()
 
-    def refresh(self) -> None:
-        secure, system, glob = (self.device.settings(ns) for ns in ("secure", "system", "global"))
-        values = {
-            "bold": secure.get("font_weight_adjustment", "0") not in ("0", ""),
-            "contrast": secure.get("high_text_contrast_enabled") == "1",
-            "grayscale": False,  # iOS only
+    def query(self) -> dict[str, bool]:
+        secure, glob = self.device.settings("secure"), self.device.settings("global")
+        return {
+            "bold": False,
+            "contrast": False,
+            "grayscale": secure.get("accessibility_display_daltonizer_enabled") == "1"
+            and secure.get("accessibility_display_daltonizer", "0") in ("0", ""),
             "invert": secure.get("accessibility_display_inversion_enabled") == "1",
-            "motion": glob.get("animator_duration_scale") in ("0", "0.0"),
-            "transparency": False,  # iOS only
+            "motion": glob.get("transition_animation_scale") in ("0", "0.0"),  # what React Native reads
+            "transparency": False,
             "screenReader": secure.get("touch_exploration_enabled") == "1",
         }
-        font_scale = float(system.get("font_scale", "1.0") or 1.0)
-        if self.values:  # a change after the first read, as the change listeners count them
-            self.changes += sum(values[k] != self.values[k] for k in values)
-            self.changes += font_scale != self.font_scale
-        self.values, self.font_scale = values, font_scale
+
+    def read_font_scale(self) -> float:
+        try:
+            return float(self.device.settings("system").get("font_scale") or 1.0)
+        except ValueError:
+            return 1.0
+
+    def _events(self) -> None:
+        now = self.query()
+        for key in LIVE_ON_ANDROID:
+            if now[key] != self.values[key]:
+                self.values[key] = now[key]
+                self.changes += 1
+
+    def refresh(self) -> None:
+        self.values = self.query()
+        self.font_scale = self.read_font_scale()
 
     def render(self, t: Theme) -> Node:
+        self._events()
         flags = " ".join(f"{k}={str(v).lower()}" for k, v in self.values.items())
-        return page(t, [
-            back_btn(t, self.app),
-            text(t, f"{flags} fontScale={self.font_scale:.2f} changes={self.changes}", "a11yState"),
-            btn(t, "a11yRefresh", "Refresh", self.refresh),
-            text(t, "A sample line of text at the system's font size.", "a11ySample"),
+        return Node("android.view.ViewGroup", bg=t.ground, children=[
+            Node("android.view.ViewGroup", padding=20, children=[back_btn(t, self.app)]),
+            page(t, [
+                text(t, A11Y_LEAD, muted=True, size=21),
+                text(t, f"{flags} fontScale={self.font_scale:.2f} changes={self.changes}", "a11yState"),
+                btn(t, "a11yRefresh", "Refresh", self.refresh),
+                text(t, A11Y_SAMPLE, "a11ySample", size=21),
+            ]),
         ])
 
 
@@ -88,24 +113,40 @@ class Crash(Screen):
         ])
 
 
+LAYOUT_LEAD = ("Two targets sized to fail. The square one is too small at every screen size; the wide bar is an "
+               "eighth of the screen across, and becomes too narrow to tap once the screen is under 384dp.")
+
+
 class Layout(Screen):
+    """LayoutScreen: a 24 dp square and a bar an eighth of the window wide (useWindowDimensions, in dp)."""
+
     key = "layout"
 
     def __init__(self, app):
         super().__init__(app)
         self.last = "nothing yet"
 
+    def window_dp(self) -> float:
+        overrides = getattr(self.device, "_wm_overrides", {})
+        width = int(overrides.get("size", "1080x2400").split("x")[0])
+        density = int(overrides.get("density", "420"))
+        return width * 160 / density
+
     def render(self, t: Theme) -> Node:
         def hit(what):
             return lambda: setattr(self, "last", what)
 
+        width = self.window_dp()
+        narrow = round(width / 8)
         return page(t, [
             back_btn(t, self.app), h1(t, "Layout"),
-            Node("android.widget.Button", id="tinyTarget", desc="Tiny target", width=24, height=24, margin_bottom=10,
+            text(t, LAYOUT_LEAD, muted=True, size=21),
+            Node("android.widget.Button", id="tinyTarget", desc="Tiny target", width=24, height=24, margin_bottom=14,
                  on_tap=hit("tiny"), bg="#3552FD"),
-            Node("android.widget.Button", id="narrowTarget", desc="Narrow target", width=411 / 8, height=60,
-                 margin_bottom=10, on_tap=hit("narrow"), bg="#3552FD"),
-            text(t, f"window 411dp, narrow target {411 / 8:.0f}dp", "layoutWidth"),
+            gap(16),
+            Node("android.widget.Button", id="narrowTarget", desc="Narrow target", width=narrow, height=60,
+                 margin_bottom=14, on_tap=hit("narrow"), bg="#3552FD"),
+            text(t, f"window {round(width)}dp, narrow target {narrow}dp", "layoutWidth"),
             text(t, f"last: {self.last}", "layoutLast"),
         ])
 

@@ -213,12 +213,16 @@ class Popup(Screen):
     def render(self, t: Theme) -> Node:
         return page(t, [
             back_btn(t, self.app), h1(t, "Popup"),
-            note(t, "What does an app keep when a system dialog interrupts it? Type in both fields, then ask for "
-                    "location: the kept draft survives; the lost one is rebuilt empty."),
-            text(t, "kept draft", muted=True),
+            text(t, "What does an app keep when a system dialog interrupts it? Type something into both fields, "
+                    "then ask for location. After the dialog, the first field still holds your text; the second is "
+                    "rebuilt empty \u2014 the way an app loses a half-written form when it is interrupted.",
+                 muted=True),
+            text(t, "Kept draft \u2014 survives the interruption"),
             field(t, "keptDraft", self.kept, lambda v: setattr(self, "kept", v), label="kept draft",
                   hint="kept draft", screen=self),
-            field(t, "lostDraft", self.lost, lambda v: setattr(self, "lost", v), hint="lost draft", screen=self),
+            text(t, "Lost draft \u2014 rebuilt empty afterwards"),
+            field(t, "lostDraft", self.lost, lambda v: setattr(self, "lost", v), label="lost draft",
+                  hint="lost draft", screen=self),
             btn(t, "askPermission", "Ask for location", self.ask),
             text(t, f"permission: {self.status}", "permissionStatus"),
             text(t, f"rebuilds: {self.rebuilds}", "rebuildCount"),
