@@ -238,6 +238,15 @@ _DEFS += [
      "The battery as the device reports it: level, state (charging, discharging, not charging, full) and what it "
      "is plugged into. An app may word the same state differently (\"unplugged\" for discharging).",
      {}, ()),
+    ("app_logs", True,
+     "The device log of one app (the app in front unless app is given), oldest first as HH:MM:SS.mmm LEVEL tag: "
+     "message. Each read gives what arrived since the last one, so call it after acting to see what the action "
+     "logged; a crashed app's last lines still count. level keeps that level and above.",
+     {"source": _s("device (the device log); webview consoles are not read by this server.",
+                   enum=["device", "webview"]),
+      "level": _s("verbose, debug, info, warn, error or fatal: that level and above."),
+      "app": _s("Package name (default: the app in front)."),
+      "lines": _i("At most this many of the newest lines (default 100, at least 1).")}, ()),
 ]
 
 TOOLS: dict[str, ToolSpec] = {}

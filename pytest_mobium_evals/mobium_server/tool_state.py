@@ -64,3 +64,4 @@ class DeviceState:
     last: Optional[tuple[float, Snapshot]] = None
     session_app: Optional[str] = None
     session_open: bool = False
+    log_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # app -> the newest log line read

@@ -152,8 +152,17 @@ def _logcat(ctx: Ctx, args: list[str]) -> int:
 
 
 def format_log(e, fmt: str) -> str:
+    """One line as `logcat -v FORMAT[,MODIFIER…]` prints it; `epoch` stamps seconds since 1970 and `uid` puts the
+    logging uid before the pid."""
     ms = int((e.wall % 1) * 1000)
+    formats = fmt.split(",")
+    fmt = next((f for f in formats if f not in ("epoch", "uid", "color", "printable", "usec", "UTC", "year",
+                                                 "zone", "monotonic")), "threadtime")
     stamp = time.strftime("%m-%d %H:%M:%S", time.gmtime(e.wall)) + f".{ms:03d}"
+    if "epoch" in formats:
+        stamp = f"{int(e.wall):>10}.{ms:03d}"
+    if "uid" in formats and fmt == "threadtime":
+        return f"{stamp} {e.uid:>5} {e.pid:>5} {e.tid:>5} {e.level} {e.tag:<8}: {e.message}"
     if fmt == "time":
         return f"{stamp} {e.level}/{e.tag:<8}({e.pid:>5}): {e.message}"
     if fmt == "brief":

@@ -48,5 +48,8 @@ class DeviceNotifications:
             proc = self.processes.get(pkg) if pkg else None
             pid = proc.pid if proc else self.system_pid
         tid = pid if pid != self.system_pid else pid + 17
+        owner = next((p.package for p in self.processes.values() if p.pid == pid), None)
+        uid = self.packages[owner].uid if owner in self.packages else 1000
         self.log_seq += 1
-        self.logs.append(LogEntry(self.clock.wall(self.now()), pid, tid, level, tag, str(message), self.log_seq))
+        self.logs.append(LogEntry(self.clock.wall(self.now()), pid, tid, level, tag, str(message), self.log_seq,
+                                  uid))

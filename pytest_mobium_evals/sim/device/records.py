@@ -184,6 +184,7 @@ class LogEntry:
     tag: str
     message: str
     seq: int = 0  # increasing across the device's life: a streaming logcat follows from its last one
+    uid: int = 1000  # the logging process's uid (logd records it; `logcat -v uid` prints it)
 
 
 class Window:

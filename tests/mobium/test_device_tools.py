@@ -1,5 +1,5 @@
-"""app_drag and app_battery through the MCP stdio client against the virtual device: the drag's holds read back in
-the Drag case's own line, the battery in Mobium's words next to the app's."""
+"""app_drag, app_battery and app_logs through the MCP stdio client against the virtual device: the drag's holds read
+back in the Drag case's own line, the battery in Mobium's words next to the app's, the Crash Demo's lines in the log."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import adbutils
 import pytest
 
 from pytest_mobium_evals.toolserver import ToolError
+
+APP = "dev.mobium.mobiumapp"
 
 
 def open_case(tools, label):
@@ -74,3 +76,19 @@ def test_battery_in_mobiums_words_and_the_apps(fresh, sim_server):
         assert fresh.call("app_text", target="testid=batteryState").text == "state: unplugged"
     finally:
         device.shell("dumpsys battery reset")
+
+
+def test_logs_give_what_arrived_since_the_last_read_and_outlive_a_crash(fresh):
+    fresh.call("app_tap", target="testid=crashBtn")
+    fresh.call("app_logs", app=APP)  # the first read: whatever the launch logged
+    for _ in range(3):
+        fresh.call("app_tap", target="testid=logLineBtn")
+    res = fresh.call("app_logs", level="error")
+    assert [e["message"] for e in res.data["entries"]] == [f"mobium-log-control #{n}" for n in (1, 2, 3)]
+    assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d{3} E ReactNativeJS: mobium-log-control #3", res.text.splitlines()[-1])
+    assert fresh.call("app_logs", app=APP).text == f"nothing logged since the last read by {APP}"
+    fresh.call("app_tap", target="testid=crashJsBtn")
+    crash = fresh.call("app_logs", app=APP, lines=2000).text
+    assert "mobium-crash-control: throwing now" in crash and "FATAL EXCEPTION: main" in crash
+    assert "unknown device log level" in refused(fresh, "app_logs", level="loud")
+    assert "at least 1" in refused(fresh, "app_logs", lines=0)
