@@ -31,10 +31,18 @@ class ActingTools:
             raise invalid("a double tap with several fingers is not supported — give double or fingers, not both")
         if not 1 <= fingers <= 5:
             raise invalid(f"fingers is how many touch at once, 1 to 5, got {fingers}")
-        if fingers > 1:
-            raise MobiumError("unsupported", "adb input cannot touch with several fingers at once",
-                              "tap with one finger")
         st = self.state(args)
+        if fingers > 1:
+            if args.get("driver") == "uiautomator":
+                raise MobiumError("unsupported", "the uiautomator backend cannot put several fingers down at once — "
+                                  "switch to --driver uiautomator2", "leave driver out, or pass uiautomator2")
+            if target is None:
+                self.multi_tap(st, x, y, fingers)
+                return Result(f"tapped with {fingers} fingers ({x}, {y})", {"action": "multi_tap", "x": x, "y": y})
+            _, _, aim, subject = self._acquire(st, target)
+            self.multi_tap(st, aim.x, aim.y, fingers)
+            return Result(f"tapped with {fingers} fingers {subject} at ({aim.x}, {aim.y})",
+                          {"action": "multi_tap", "target": target, "x": aim.x, "y": aim.y, "fingers": fingers})
         action = "double_tap" if double else "tap"
         verb = "double-tapped" if double else "tapped"
         if target is None:

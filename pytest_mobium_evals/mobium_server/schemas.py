@@ -82,7 +82,8 @@ _DEFS: list[tuple[str, bool, str, dict, tuple]] = [
      "the error says what is in the way. Coordinates are touched as given, blind: prefer a target.",
      {"target": _s(TARGET), "x": _i("Horizontal position in device pixels (with y)."),
       "y": _i("Vertical position in device pixels (with x)."), "double": _b("Tap twice quickly."),
-      "fingers": _i("How many fingers touch at once (1 only on this server).", minimum=1, maximum=5)}, ()),
+      "fingers": _i("How many fingers touch at once, side by side (1 to 5; not with double).", minimum=1,
+                     maximum=5)}, ()),
     ("app_type", False,
      "Type text into a field, after what it already holds (app_fill replaces instead). The field is found, "
      "focused and typed into, and read back. Refuses anything that is not an editable field — a button, a "
@@ -238,6 +239,20 @@ _DEFS += [
      "The battery as the device reports it: level, state (charging, discharging, not charging, full) and what it "
      "is plugged into. An app may word the same state differently (\"unplugged\" for discharging).",
      {}, ()),
+    ("app_zoom", False,
+     "Pinch with two fingers about an element or the screen's center: in spreads them (zooms in), out brings them "
+     "together. from/to set the half-distance between the fingers at the start and the end instead (keep them "
+     "100px or more apart). It says the gesture was delivered; only the zoomed thing knows its zoom (a WebView's "
+     "visualViewport.scale). Refs are discarded.",
+     {"direction": _s("in or out (default in)."), "target": _s(TARGET),
+      "from": _i("Half-distance between the fingers at the start, in px."),
+      "to": _i("Half-distance at the end, in px.")}, ()),
+    ("app_rotate", False,
+     "Turn two fingers about an element or the screen's center by degrees (default 90; negative is "
+     "anticlockwise), the fingers radius px from the center (default 200). It says the gesture was delivered; "
+     "nothing in a hierarchy reports a rotation. Refs are discarded.",
+     {"degrees": {"type": "number", "description": "How far to turn (default 90, at most 360 either way)."},
+      "target": _s(TARGET), "radius": _i("Fingers' distance from the center in px (default 200).")}, ()),
     ("app_logs", True,
      "The device log of one app (the app in front unless app is given), oldest first as HH:MM:SS.mmm LEVEL tag: "
      "message. Each read gives what arrived since the last one, so call it after acting to see what the action "

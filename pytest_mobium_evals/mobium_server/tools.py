@@ -25,6 +25,7 @@ from .diagnostics import DiagnosticTools
 from .elements import Element, derive_locator
 from .errors import MobiumError, invalid
 from .gestures import GestureTools
+from .multitouch import MultiTouchTools
 from .reading import ReadingTools
 from .resolution import Resolution
 from .schemas import TOOLS
@@ -37,7 +38,7 @@ from .waiting import WaitingTools
 
 
 class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, SystemUiTools, SessionTools,
-             GestureTools, DiagnosticTools):
+             GestureTools, MultiTouchTools, DiagnosticTools):
     """The tool implementations for one server process (one ref table per device, as `mobium mcp` keeps)."""
 
     def __init__(self, adb_host: str = "127.0.0.1", adb_port: int = 5037, device: Optional[str] = None):

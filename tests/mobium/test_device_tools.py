@@ -92,3 +92,45 @@ def test_logs_give_what_arrived_since_the_last_read_and_outlive_a_crash(fresh):
     assert "mobium-crash-control: throwing now" in crash and "FATAL EXCEPTION: main" in crash
     assert "unknown device log level" in refused(fresh, "app_logs", level="loud")
     assert "at least 1" in refused(fresh, "app_logs", lines=0)
+
+
+def text_of(tools, testid) -> str:
+    return tools.call("app_text", target=f"testid={testid}").text
+
+
+def test_several_fingers_tap_together(fresh):
+    open_case(fresh, "Multi-Touch")
+    res = fresh.call("app_tap", target="label=Finger tap zone", fingers=3)
+    assert res.text.startswith("tapped with 3 fingers label=Finger tap zone at (")
+    assert text_of(fresh, "multiResult") == "multi: 3-finger tap"
+    fresh.call("app_tap", target="label=Finger tap zone", fingers=2)
+    assert text_of(fresh, "multiResult") == "multi: 2-finger tap"
+    fresh.call("app_tap", target="label=Finger tap zone")
+    assert text_of(fresh, "multiResult").startswith("multi: one finger, moved 0, held ")
+    assert "1 to 5, got 7" in refused(fresh, "app_tap", target="label=Hold zone", fingers=7)
+
+
+def test_zoom_and_rotate_move_the_pages_own_readings(fresh):
+    open_case(fresh, "Pinch and Spread")
+    res = fresh.call("app_zoom")
+    assert res.text.startswith("pinched in about the screen at (") and "all this can confirm" in res.text
+    assert "fingers 160 to 640px apart" in res.text
+    grown = float(text_of(fresh, "scale").split()[1])
+    assert grown > 1.5
+    fresh.call("app_zoom", direction="out")
+    assert float(text_of(fresh, "scale").split()[1]) < 0.7 * grown
+    assert "two-finger tap" in refused(fresh, "app_zoom", **{"from": 80, "to": 80})
+    assert "either a direction or" in refused(fresh, "app_zoom", direction="in", **{"from": 40, "to": 90})
+    assert "must be given together" in refused(fresh, "app_zoom", **{"from": 40})
+    assert 'must be "in" or "out"' in refused(fresh, "app_zoom", direction="x")
+    fresh.call("app_press", button="back")
+    fresh.call("app_tap", target="label=Rotate")
+    assert text_of(fresh, "deg") == "0.0"
+    res = fresh.call("app_rotate")
+    assert res.text.startswith("rotated the screen 90 degrees clockwise about (")
+    turned = float(text_of(fresh, "deg"))
+    assert 80 < turned < 100
+    fresh.call("app_rotate", degrees=-90)
+    assert abs(float(text_of(fresh, "deg"))) < 0.4 * turned
+    assert "two-finger press" in refused(fresh, "app_rotate", degrees=0)
+    assert "more than a full turn" in refused(fresh, "app_rotate", degrees=720)

@@ -12,7 +12,9 @@ ISSUE_TOOLS = {"app_devices", "app_map", "app_find", "app_text", "app_tap", "app
                "app_swipe", "app_scroll_to", "app_long_press", "app_wait_for", "app_launch", "app_terminate",
                "app_current", "app_state", "app_clear_data", "app_alert", "app_dialogs", "app_keyboard", "app_press",
                "app_appearance", "app_grant", "app_revoke", "app_notifications", "app_contexts", "app_context",
-               "app_screenshot", "app_source", "app_session", "app_batch", "app_drag", "app_battery", "app_logs"}
+               "app_screenshot", "app_source", "app_session", "app_batch"}
+# the gesture and device-state tools that need time or several fingers
+ISSUE_TOOLS |= {"app_drag", "app_zoom", "app_rotate", "app_battery", "app_logs"}
 
 
 def refusal(tools, name, **args) -> ToolError:

@@ -443,35 +443,6 @@ class DoubleTapPage(WebPage):
                 p(self.counts_text(), "taps")]
 
 
-class PinchPage(WebPage):
-    title = "Pinch and Spread"
-
-    def __init__(self):
-        super().__init__()
-        self.element_texts = {"scale": lambda: "scale 1.00"}
-
-    def globals(self):
-        return {"pinchScale": lambda: 1.0}
-
-    def nodes(self) -> list[Node]:
-        return [h1("Pinch and Spread"), Node("android.view.View", height=240, bg="#DDE1F0"),
-                p("scale 1.00", "scale")]
-
-
-class RotatePage(WebPage):
-    title = "Rotate"
-
-    def __init__(self):
-        super().__init__()
-        self.element_texts = {"deg": lambda: "0.0"}
-
-    def globals(self):
-        return {"rotation": lambda: 0.0}
-
-    def nodes(self) -> list[Node]:
-        return [h1("Rotate"), Node("android.view.View", height=240, bg="#DDE1F0"), p("0.0", "deg")]
-
-
 class MotionPage(WebPage):
     """The Motion Demo's web half: the same slide in CSS (2 s, ease-out, from margin-left 40%), skipped under
     prefers-reduced-motion; a tap says how long after the page's script started it came."""

@@ -4,7 +4,8 @@ harness and its parsers pipe through (`toybox`, `files`, `text`). Output formats
 
 Importing this package registers every command in `COMMANDS`."""
 
-from . import am, files, input, inspection, pm, services, settings, text, toybox  # noqa: F401  (registers them)
+# importing each module registers its commands
+from . import am, files, input, inspection, pm, services, settings, text, touchscreen, toybox  # noqa: F401
 from .base import COMMANDS, Ctx, ShellExit
 
 __all__ = ["COMMANDS", "Ctx", "ShellExit"]

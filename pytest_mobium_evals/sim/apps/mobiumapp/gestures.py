@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 
 from ...views import DP, Node
-from ..web import DoubleTapPage, PinchPage, RotatePage, webview
+from ..touch_pages import PinchPage, RotatePage
+from ..web import DoubleTapPage, webview
 from .screen import Screen
 from .ui import Theme, back_btn, btn, h1, page, text
 
@@ -261,8 +262,13 @@ class GestureWeb(Screen):
     def render(self, t: Theme) -> Node:
         return Node("android.view.ViewGroup", bg=t.ground, children=[
             Node("android.view.ViewGroup", padding=20, children=[back_btn(t, self.app)]),
-            webview(self.webview_id, self.web.nodes()),
+            self._webview(),
         ])
+
+    def _webview(self) -> Node:
+        view = webview(self.webview_id, self.web.nodes())
+        view.on_touch = getattr(self.web, "on_touch", None)  # a page that reads fingers gets them all
+        return view
 
 
 class DoubleTap(GestureWeb):

@@ -178,7 +178,6 @@ class Files(Screen):
 
 OTHER_SCREENS = [
     Accessibility, Crash, Layout, Files,
-    placeholder("multitouch", "Multi-Touch", [("multiResult", "multi: nothing yet")], "gesturehub"),
     placeholder("biometrics", "Biometrics", [("bioHardware", "hardware: no"), ("bioEnrolled", "enrolled: no"),
                                              ("bioPending", "prompt: none")]),
 ]

@@ -7,6 +7,7 @@ from .battery import Battery
 from .gestures import GESTURE_SCREENS
 from .lists import Busy, Feed
 from .motion import Motion
+from .multitouch import MultiTouch
 from .obstruction import Obstruction
 from .others import OTHER_SCREENS
 from .system import Audio, Dialogs, Location, Otp, Popup
@@ -14,5 +15,5 @@ from .webviews import WEB_SCREENS
 
 SCREENS = {cls.key: cls for cls in [
     Home, Login, Secret, Form, Slider, Storage, Pager, Feed, Busy, Dialogs, Location, Popup, Obstruction, Otp,
-    Audio, Motion, Battery, *WEB_SCREENS, *GESTURE_SCREENS, *OTHER_SCREENS,
+    Audio, Motion, Battery, MultiTouch, *WEB_SCREENS, *GESTURE_SCREENS, *OTHER_SCREENS,
 ]}
