@@ -57,6 +57,10 @@ def chain(screen: Touchscreen, frames: list[tuple[float, dict]]) -> str:
     return "; ".join(parts)
 
 
+PRESS_NOTE = "the gesture was delivered; what it did is the app's own state, so map the screen again to see it"
+SECOND_DOWN_S, FIRST_AFTER_S = 0.08, 0.12
+
+
 class MultiTouchTools:
     """Mixed into `Mobium`."""
 
@@ -154,3 +158,58 @@ class MultiTouchTools:
         return Result(f"rotated {subject} {abs(degrees):g} degrees {way} about ({cx}, {cy}), fingers {radius}px "
                       f"from the center — {ROTATE_NOTE}",
                       {"degrees": degrees, "x": cx, "y": cy, "radius": radius})
+
+    def _point(self, st: DeviceState, args: dict, name: str, xk: str, yk: str) -> tuple[tuple[int, int], str]:
+        if args.get(name) is not None:
+            _, _, aim, subject = self._acquire(st, args[name])
+            return (aim.x, aim.y), f"{subject} at ({aim.x},{aim.y})"
+        x, y = args.get(xk), args.get(yk)
+        return (x, y), f"({x},{y})"
+
+    def t_app_press_tap(self, args: dict) -> Result:
+        lead = args.get("lead_ms", 300)
+        by_ref = args.get("hold") is not None or args.get("tap") is not None
+        if by_ref and (args.get("hold") is None or args.get("tap") is None):
+            raise invalid("hold and tap must be given together — one finger holds, the other taps")
+        if not by_ref and any(args.get(k) is None for k in ("x1", "y1", "x2", "y2")):
+            raise invalid("app_press_tap needs hold and tap (refs or locators), or all four of x1, y1, x2, y2")
+        if lead <= 0:
+            raise invalid(f"lead_ms is a time and must be above zero, got {lead}")
+        st = self.state(args)
+        a, said_a = self._point(st, args, "hold", "x1", "y1")
+        b, said_b = self._point(st, args, "tap", "x2", "y2")
+        screen = self._touchscreen(st)
+        st.link.shell(chain(screen, [(0, {0: a}), (lead / 1000, {1: b}), (SECOND_DOWN_S, {1: None}),
+                                     (FIRST_AFTER_S, {0: None})]))
+        self.drop_refs(st)
+        return Result(f"held {said_a} and tapped {said_b} with a second finger, {lead}ms after the first landed — "
+                      f"{PRESS_NOTE}", {"hold": list(a), "tap": list(b), "lead_ms": lead})
+
+    def t_app_press_drag(self, args: dict) -> Result:
+        lead, duration = args.get("lead_ms", 300), args.get("duration_ms", 600)
+        names = ("hold", "from", "to")
+        if any(args.get(k) is not None for k in names) and any(args.get(k) is None for k in names):
+            raise invalid("hold, from and to must be given together — one finger holds, the other drags")
+        if all(args.get(k) is None for k in names) and any(args.get(f"{c}{i}") is None
+                                                           for c in "xy" for i in (1, 2, 3)):
+            raise invalid("app_press_drag needs hold, from and to (refs or locators), or x1..y3")
+        if lead <= 0 or duration <= 0:
+            raise invalid(f"lead_ms and duration_ms are times and must be above zero, got {min(lead, duration)}")
+        st = self.state(args)
+        a, said_a = self._point(st, args, "hold", "x1", "y1")
+        b, said_b = self._point(st, args, "from", "x2", "y2")
+        c, said_c = self._point(st, args, "to", "x3", "y3")
+        if b == c:
+            raise invalid(f"from and to are both at ({b[0]}, {b[1]}), so the second finger would not move — that "
+                          "is app_press_tap")
+        screen = self._touchscreen(st)
+        steps = max(5, min(40, int(math.hypot(c[0] - b[0], c[1] - b[1]) / 50)))
+        frames = [(0, {0: a}), (lead / 1000, {1: b})]
+        frames += [(duration / 1000 / steps, {1: (round(b[0] + (c[0] - b[0]) * i / steps),
+                                                   round(b[1] + (c[1] - b[1]) * i / steps))})
+                   for i in range(1, steps + 1)]
+        frames += [(SECOND_DOWN_S, {1: None}), (FIRST_AFTER_S, {0: None})]
+        st.link.shell(chain(screen, frames))
+        self.drop_refs(st)
+        return Result(f"held {said_a} and dragged a second finger from {said_b} to {said_c} — {PRESS_NOTE}",
+                      {"hold": list(a), "from": list(b), "to": list(c), "lead_ms": lead, "duration_ms": duration})

@@ -253,6 +253,18 @@ _DEFS += [
      "nothing in a hierarchy reports a rotation. Refs are discarded.",
      {"degrees": {"type": "number", "description": "How far to turn (default 90, at most 360 either way)."},
       "target": _s(TARGET), "radius": _i("Fingers' distance from the center in px (default 200).")}, ()),
+    ("app_press_tap", False,
+     "Hold one finger on hold and, lead_ms later (default 300), tap tap with a second finger (Android 15 and "
+     "earlier). Give hold and tap (refs or locators) or x1, y1, x2, y2. Refs are discarded.",
+     {"hold": _s("Where the first finger holds: " + TARGET), "tap": _s("Where the second finger taps."),
+      "x1": _i("Hold x."), "y1": _i("Hold y."), "x2": _i("Tap x."), "y2": _i("Tap y."),
+      "lead_ms": _i("How long after the first finger the second lands (default 300).")}, ()),
+    ("app_press_drag", False,
+     "Hold one finger on hold and drag a second from from to to (Android 15 and earlier). Refs are discarded.",
+     {"hold": _s("Where the first finger holds: " + TARGET), "from": _s("Where the second finger lands."),
+      "to": _s("Where it lifts."), **{f"{c}{i}": _i(f"{c} of point {i}.") for c in "xy" for i in (1, 2, 3)},
+      "lead_ms": _i("Delay before the second finger lands (default 300)."),
+      "duration_ms": _i("How long the second finger moves (default 600).")}, ()),
     ("app_logs", True,
      "The device log of one app (the app in front unless app is given), oldest first as HH:MM:SS.mmm LEVEL tag: "
      "message. Each read gives what arrived since the last one, so call it after acting to see what the action "

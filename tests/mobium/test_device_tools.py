@@ -134,3 +134,18 @@ def test_zoom_and_rotate_move_the_pages_own_readings(fresh):
     assert abs(float(text_of(fresh, "deg"))) < 0.4 * turned
     assert "two-finger press" in refused(fresh, "app_rotate", degrees=0)
     assert "more than a full turn" in refused(fresh, "app_rotate", degrees=720)
+
+
+def test_press_tap_and_press_drag_land_a_second_finger_later(fresh):
+    open_case(fresh, "Multi-Touch")
+    res = fresh.call("app_press_tap", hold="label=Hold zone", tap="label=Act zone")
+    assert "with a second finger, 300ms after the first landed" in res.text
+    m = re.fullmatch(r"multi: press and tap, lead (\d+)ms, second moved (\d+), first moved (\d+), held (\d+)ms",
+                     text_of(fresh, "multiResult"))
+    assert m and 200 <= int(m[1]) <= 450 and "up 1" in text_of(fresh, "multiEvents")
+    fresh.call("app_press_drag", hold="label=Hold zone", **{"from": "label=Act zone", "to": "label=Drag end"})
+    m = re.match(r"multi: press and drag, lead \d+ms, second moved (\d+), first moved (\d+)",
+                 text_of(fresh, "multiResult"))
+    assert m and int(m[1]) > 50 and int(m[2]) <= 20
+    assert "that is app_press_tap" in refused(fresh, "app_press_drag", hold="label=Hold zone",
+                                              **{"from": "label=Act zone", "to": "label=Act zone"})
