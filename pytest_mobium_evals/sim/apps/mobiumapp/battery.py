@@ -68,13 +68,14 @@ class Battery(Screen):
             back_btn(t, self.app), h1(t, "Battery"),
             text(t, LEAD, muted=True, size=21),
             Node("android.view.ViewGroup", id="batteryGauge", desc=said, width=260, height=120, margin_bottom=16,
-                 bg="#141826", focusable=True, children=[
+                 bg="#141826", focusable=True, padding=6, children=[
                      Node("android.view.ViewGroup", horizontal=True, height=108, touch="pass", children=[
                          Node("android.view.View", width=max(0.01, INNER_DP * pct / 100), height=108, bg=color,
-                              touch="pass", visible_to_a11y=False),
-                         Node("android.widget.TextView", text=gauge, height=108, fg="#ffffff",
-                              visible_to_a11y=False),
-                     ])]),
+                              touch="pass", visible_to_a11y=False)]),
+                     # the words sit over the fill, centred in the body
+                     Node("android.widget.TextView", text=gauge, overlay=True, fg="#ffffff", touch="pass",
+                          visible_to_a11y=False),
+                 ]),
             text(t, level_line, "batteryLevel"),
             text(t, f"raw: {raw}", "batteryRaw"),
             text(t, f"state: {self.state}", "batteryState"),
