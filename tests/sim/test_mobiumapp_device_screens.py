@@ -83,3 +83,20 @@ def test_interruption_labels_both_drafts(d):
     d.open("popupBtn")
     assert d.need("lostDraft")["content-desc"] == "lost draft" and d.need("keptDraft")["content-desc"] == "kept draft"
     assert d.find(text="Lost draft \u2014 rebuilt empty afterwards") is not None
+
+
+def test_files_saves_the_report_and_picks_a_download_with_the_system_picker(d):
+    d.open("filesBtn")
+    assert d.text("pickedFile") == "picked: nothing yet"
+    d.tap("saveReportBtn")
+    d.tap("saveReportBtn")
+    assert d.text("savedFile") == "saved: Download/mobium-report.txt (44 bytes) \u2014 MobiumApp report 2"
+    assert d.shell("cat /sdcard/Download/mobium-report.txt").startswith("MobiumApp report 2\n")
+    d.shell("echo alpha-7731 > /sdcard/Download/notes-7731.txt")
+    d.tap("pickFileBtn")
+    assert d.device.current_activity().package.name == "com.google.android.documentsui"
+    d.tap(text="notes-7731.txt")
+    assert d.text("pickedFile") == "picked: notes-7731.txt (11 bytes) \u2014 alpha-7731"
+    d.tap("pickFileBtn")
+    d.back()
+    assert d.text("pickedFile") == "picked: canceled"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import zlib
 
-from ..apps import launcher, market, mobiumapp, settings, system
+from ..apps import documents, launcher, market, mobiumapp, settings, system
 from ..apps.base import App
 
 LAUNCHER_PACKAGE = "com.google.android.apps.nexuslauncher"
@@ -186,4 +186,5 @@ def default_props(serial: str, port: int) -> dict[str, str]:
 
 def builtin_apps() -> list[type[App]]:
     """The app classes a fresh device installs: the launcher, Settings, the system apps, MobiumApp and the market."""
-    return [launcher.Launcher, *settings.APPS, *system.APPS, *mobiumapp.APPS, *market.APPS]
+    return [launcher.Launcher, *settings.APPS, *system.APPS, *documents.APPS, *mobiumapp.APPS,
+            *market.APPS]

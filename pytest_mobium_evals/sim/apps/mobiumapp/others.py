@@ -151,28 +151,54 @@ class Layout(Screen):
         ])
 
 
+FILES_LEAD = ("Download saves a small report where this device keeps downloads \u2014 the Download folder on Android, "
+              "this app's Documents on iOS. Upload opens the system file picker; pick a file, and the line under it "
+              "says what arrived.")
+PICKER = "com.google.android.documentsui/com.android.documentsui.picker.PickActivity"
+
+
 class Files(Screen):
+    """FilesScreen: a report saved through MediaStore into Download/ (the same name replaced, numbered per visit),
+    and a file picked with the system picker, read back as its name, size and first line."""
+
     key = "files"
     REPORT = "mobium-report.txt"
 
     def __init__(self, app):
         super().__init__(app)
-        self.saved_count = 0
-        self.saved: str | None = None
+        self.saves = 0
+        self.saved = "nothing yet"
+        self.picked = "nothing yet"
+        self.error: str | None = None
 
     def download(self) -> None:
-        # The Downloads module writes through MediaStore into shared storage: Download/<name>, replacing the last.
-        self.saved_count += 1
-        body = f"MobiumApp report {self.saved_count}\nSaved by the Files Demo.\n".encode()
-        self.device.files[f"/sdcard/Download/{self.REPORT}"] = body
-        first = body.decode().split("\n", 1)[0]
-        self.saved = f"saved: Download/{self.REPORT} ({len(body)} bytes) \u2014 {first}"
+        n = self.saves + 1
+        body = f"MobiumApp report {n}\nSaved by the Files Demo.\n"
+        self.device.files[f"/sdcard/Download/{self.REPORT}"] = body.encode()
+        self.saves = n
+        self.saved = f"Download/{self.REPORT} ({len(body)} bytes) \u2014 MobiumApp report {n}"
+        self.error = None
+
+    def pick(self) -> None:
+        def picked(name: str, body: bytes) -> None:
+            first = body.decode("utf-8", "replace").split("\n")[0][:80]
+            self.picked = f"{name} ({len(body)} bytes) \u2014 {first}"
+            self.error = None
+
+        def canceled() -> None:
+            self.picked = "canceled"
+
+        self.device.start_activity(PICKER, {"on_pick": picked, "on_close": canceled})
 
     def render(self, t: Theme) -> Node:
         return page(t, [
             back_btn(t, self.app), h1(t, "Files"),
+            text(t, FILES_LEAD, muted=True, size=21),
             btn(t, "saveReportBtn", "Download the report", self.download),
-            self.saved and text(t, self.saved, "savedFile"),
+            text(t, f"saved: {self.saved}", "savedFile"),
+            btn(t, "pickFileBtn", "Upload a file", self.pick),
+            text(t, f"picked: {self.picked}", "pickedFile"),
+            self.error and text(t, f"error: {self.error}", "filesError"),
         ])
 
 
