@@ -100,3 +100,21 @@ def test_files_saves_the_report_and_picks_a_download_with_the_system_picker(d):
     d.tap("pickFileBtn")
     d.back()
     assert d.text("pickedFile") == "picked: canceled"
+
+
+def test_biometrics_reads_the_sensor_and_answers_the_prompt(d):
+    d.open("biometricsBtn")
+    assert lines(d, "bioHardware", "bioEnrolled", "bioLevel", "bioPending", "bioOutcome", "bioAttempts") == [
+        "hardware: yes (fingerprint)", "enrolled: no", "security level: none", "prompt: none", "outcome: none yet",
+        "attempts: 0"]
+    d.tap("bioSignIn")
+    assert d.text("bioOutcome") == "outcome: #1: failed (not_enrolled)"
+    d.device.lock_pin, d.device.fingerprints = "1111", 1
+    d.clock.advance(1.0)
+    d.device.run_due()
+    assert (d.text("bioEnrolled"), d.text("bioLevel")) == ("enrolled: yes", "security level: biometric (strong)")
+    d.tap("bioSignIn")
+    assert d.dialog_up and d.find(text="Sign in to MobiumApp") is not None
+    d.tap(text="Cancel")
+    assert lines(d, "bioOutcome", "bioPending", "bioAttempts") == [
+        "outcome: #2: failed (user_cancel)", "prompt: none", "attempts: 2"]

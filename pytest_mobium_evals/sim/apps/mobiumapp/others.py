@@ -1,10 +1,10 @@
-"""Crash, Accessibility, Layout, Files, Battery and Biometrics."""
+"""Crash, Accessibility, Layout and Files."""
 
 from __future__ import annotations
 
 from ...views import Node
 from .screen import Screen
-from .ui import Theme, back_btn, btn, gap, h1, note, page, text
+from .ui import Theme, back_btn, btn, gap, h1, page, text
 
 A11Y_LEAD = ("The accessibility settings this app is told about. Changes arrive as they happen; Refresh asks "
              "again.")
@@ -69,24 +69,6 @@ class Accessibility(Screen):
                 text(t, A11Y_SAMPLE, "a11ySample", size=21),
             ]),
         ])
-
-
-def placeholder(key: str, heading: str, lines: list[tuple[str, str]], parent: str = "home",
-                notice: str = "") -> type[Screen]:
-    """A screen that shows its heading, Back and its initial lines."""
-
-    class Placeholder(Screen):
-        def render(self, t: Theme) -> Node:
-            return page(t, [
-                back_btn(t, self.app), h1(t, heading) if heading else None,
-                *[text(t, value, id) for id, value in lines],
-                note(t, notice) if notice else None,
-            ])
-
-    Placeholder.key = key
-    Placeholder.parent = parent
-    Placeholder.__name__ = Placeholder.__qualname__ = "".join(w.title() for w in key.split("_")) + "Screen"
-    return Placeholder
 
 
 class Crash(Screen):
@@ -204,6 +186,4 @@ class Files(Screen):
 
 OTHER_SCREENS = [
     Accessibility, Crash, Layout, Files,
-    placeholder("biometrics", "Biometrics", [("bioHardware", "hardware: no"), ("bioEnrolled", "enrolled: no"),
-                                             ("bioPending", "prompt: none")]),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .basic import Form, Home, Login, Pager, Secret, Slider, Storage
 from .battery import Battery
+from .biometrics import Biometrics
 from .gestures import GESTURE_SCREENS
 from .lists import Busy, Feed
 from .motion import Motion
@@ -15,5 +16,5 @@ from .webviews import WEB_SCREENS
 
 SCREENS = {cls.key: cls for cls in [
     Home, Login, Secret, Form, Slider, Storage, Pager, Feed, Busy, Dialogs, Location, Popup, Obstruction, Otp,
-    Audio, Motion, Battery, MultiTouch, *WEB_SCREENS, *GESTURE_SCREENS, *OTHER_SCREENS,
+    Audio, Motion, Battery, Biometrics, MultiTouch, *WEB_SCREENS, *GESTURE_SCREENS, *OTHER_SCREENS,
 ]}
