@@ -130,3 +130,42 @@ def test_hidden_confetti_is_not_in_the_dump_and_lands_in_three_seconds(d):
         d.clock.advance(1.8)
         d.device.run_due()
     assert d.text("confettiState") == "confetti: done"
+
+
+def touch(d, frames):
+    """frames: [(seconds before it, {slot: (x, y) or None})] written as the touchscreen's type B events."""
+    ids = {}
+    with d.paused():
+        for wait, fingers in frames:
+            d.clock.advance(wait)
+            for slot, at in fingers.items():
+                d.shell(f"sendevent /dev/input/event1 3 47 {slot}")
+                if at is None:
+                    d.shell("sendevent /dev/input/event1 3 57 -1")
+                    continue
+                if slot not in ids:
+                    ids[slot] = 100 + slot
+                    d.shell(f"sendevent /dev/input/event1 3 57 {ids[slot]}")
+                d.shell(f"sendevent /dev/input/event1 3 53 {at[0]}")
+                d.shell(f"sendevent /dev/input/event1 3 54 {at[1]}")
+            d.shell("sendevent /dev/input/event1 0 0 0")
+
+
+def test_the_touchscreen_lists_its_slots(d):
+    out = d.shell("getevent -pl")
+    assert "add device 1: /dev/input/event1" in out and "ABS_MT_SLOT" in out and "max 1079" in out
+
+
+def test_multi_touch_tells_a_two_finger_tap_from_a_press_and_tap(d):
+    open_case(d, "multitouchBtn")
+    assert d.text("multiResult") == "multi: nothing yet"
+    x, y = centre(bounds_of(d.need("tapZone")))
+    touch(d, [(0, {0: (x - 54, y), 1: (x + 54, y)}), (0.08, {0: None, 1: None})])
+    assert d.text("multiResult") == "multi: 2-finger tap"
+    assert d.text("multiDetail") == "fingers: [0-80 moved 0] [0-80 moved 0]"
+    hold, act = centre(bounds_of(d.need("holdZone"))), centre(bounds_of(d.need("actZone")))
+    touch(d, [(0, {0: hold}), (0.3, {1: act}), (0.08, {1: None}), (0.12, {0: None})])
+    assert d.text("multiResult") == "multi: press and tap, lead 300ms, second moved 0, first moved 0, held 500ms"
+    assert d.text("multiEvents").startswith("events: down 0(") and ", up 1(" in d.text("multiEvents")
+    d.tap("tapZone")
+    assert d.text("multiResult") == "multi: one finger, moved 0, held 50ms"
