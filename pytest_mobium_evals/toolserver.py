@@ -284,7 +284,9 @@ class Tools:
             except Exception as exc:
                 raise InfraError(f"the tool server failed: {_describe(exc)}{self._stderr_tail()}") from exc
 
-    def call(self, name: str, *, check: bool = True, timeout: Optional[float] = None, **arguments: Any) -> ToolResult:
+    def call(self, name: str, /, *, check: bool = True, timeout: Optional[float] = None,
+             **arguments: Any) -> ToolResult:
+        # name is positional-only: several Mobium tools take an argument called name (app_upload, app_download)
         self.calls += 1
         started = time.time()
         self._record({"t": started, "kind": "call", "name": name, "arguments": arguments})

@@ -265,6 +265,15 @@ _DEFS += [
       "to": _s("Where it lifts."), **{f"{c}{i}": _i(f"{c} of point {i}.") for c in "xy" for i in (1, 2, 3)},
       "lead_ms": _i("Delay before the second finger lands (default 300)."),
       "duration_ms": _i("How long the second finger moves (default 600).")}, ()),
+    ("app_upload", False,
+     "Put a file in the device's Download folder (where a file picker finds it): path, a file on this machine, or "
+     "content (base64) with name. The name is a file name, not a path. Answers with the size read back.",
+     {"path": _s("A file on this machine."), "content": _s("The file's bytes, base64."),
+      "name": _s("The name to save it under (default: path's own name).")}, ()),
+    ("app_download", True,
+     "List the device's Download folder, or with name fetch one file from it: saved to path on this machine, or "
+     "returned in the answer (base64 data) without one.",
+     {"name": _s("A file in the Download folder."), "path": _s("Where to save it on this machine.")}, ()),
     ("app_logs", True,
      "The device log of one app (the app in front unless app is given), oldest first as HH:MM:SS.mmm LEVEL tag: "
      "message. Each read gives what arrived since the last one, so call it after acting to see what the action "

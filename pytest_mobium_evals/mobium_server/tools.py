@@ -24,6 +24,7 @@ from .device import AdbLink, device_list
 from .diagnostics import DiagnosticTools
 from .elements import Element, derive_locator
 from .errors import MobiumError, invalid
+from .files import FileTools
 from .gestures import GestureTools
 from .multitouch import MultiTouchTools
 from .reading import ReadingTools
@@ -38,7 +39,7 @@ from .waiting import WaitingTools
 
 
 class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, SystemUiTools, SessionTools,
-             GestureTools, MultiTouchTools, DiagnosticTools):
+             GestureTools, MultiTouchTools, DiagnosticTools, FileTools):
     """The tool implementations for one server process (one ref table per device, as `mobium mcp` keeps)."""
 
     def __init__(self, adb_host: str = "127.0.0.1", adb_port: int = 5037, device: Optional[str] = None):

@@ -3,6 +3,7 @@ back in the Drag case's own line, the battery in Mobium's words next to the app'
 
 from __future__ import annotations
 
+import base64
 import re
 
 import adbutils
@@ -18,9 +19,9 @@ def open_case(tools, label):
     tools.call("app_tap", target=f"label={label}")
 
 
-def refused(tools, name, **args) -> str:
+def refused(tools, tool, /, **args) -> str:
     with pytest.raises(ToolError) as e:
-        tools.call(name, **args)
+        tools.call(tool, **args)
     return e.value.message
 
 
@@ -149,3 +150,23 @@ def test_press_tap_and_press_drag_land_a_second_finger_later(fresh):
     assert m and int(m[1]) > 50 and int(m[2]) <= 20
     assert "that is app_press_tap" in refused(fresh, "app_press_drag", hold="label=Hold zone",
                                               **{"from": "label=Act zone", "to": "label=Act zone"})
+
+
+def test_upload_then_pick_it_in_the_files_demo_and_download_the_report(fresh, tmp_path):
+    res = fresh.call("app_upload", **{"content": base64.b64encode(b"alpha-7731\nbeta\n").decode(),
+                                       "name": "notes-7731.txt"})
+    assert res.text == ("uploaded notes-7731.txt to Download/notes-7731.txt (16 bytes) — confirmed by its size read "
+                        "back on the device")
+    assert "notes-7731.txt" in fresh.call("app_download").text
+    fresh.call("app_scroll_to", target="testid=filesBtn")
+    fresh.call("app_tap", target="testid=filesBtn")
+    fresh.call("app_tap", target="testid=saveReportBtn")
+    fresh.call("app_tap", target="testid=pickFileBtn")
+    assert fresh.call("app_current").data["app"] == "com.google.android.documentsui"
+    fresh.call("app_tap", target="text=notes-7731.txt")
+    assert text_of(fresh, "pickedFile") == "picked: notes-7731.txt (16 bytes) — alpha-7731"
+    out = tmp_path / "report.txt"
+    res = fresh.call("app_download", **{"name": "mobium-report.txt", "path": str(out)})
+    assert out.read_bytes() == b"MobiumApp report 1\nSaved by the Files Demo.\n" and "(44 bytes)" in res.text
+    assert "not a file name" in refused(fresh, "app_upload", **{"content": "eA==", "name": "../x"})
+    assert refused(fresh, "app_download", **{"name": "not-there.txt"}) == "no not-there.txt in the Download folder"

@@ -14,7 +14,8 @@ ISSUE_TOOLS = {"app_devices", "app_map", "app_find", "app_text", "app_tap", "app
                "app_appearance", "app_grant", "app_revoke", "app_notifications", "app_contexts", "app_context",
                "app_screenshot", "app_source", "app_session", "app_batch"}
 # the gesture and device-state tools that need time or several fingers
-ISSUE_TOOLS |= {"app_drag", "app_zoom", "app_rotate", "app_press_tap", "app_press_drag", "app_battery", "app_logs"}
+ISSUE_TOOLS |= {"app_drag", "app_zoom", "app_rotate", "app_press_tap", "app_press_drag", "app_battery", "app_logs",
+                "app_upload", "app_download"}
 
 
 def refusal(tools, name, **args) -> ToolError:
