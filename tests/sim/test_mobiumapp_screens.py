@@ -889,3 +889,17 @@ def test_gray_box_restates_busy_every_half_second_while_polling():
     lines = [e.message.rsplit(" t=", 1)[0] for e in d.device.logs if e.tag == "MobiumGrayBox"]
     assert lines == ["MOBIUM-GRAYBOX on", "MOBIUM-GRAYBOX busy=1 tag=poll", "MOBIUM-GRAYBOX still busy=1",
                      "MOBIUM-GRAYBOX still busy=1", "MOBIUM-GRAYBOX busy=0 tag=poll"]
+
+
+def test_a_grant_from_the_shell_closes_the_prompt_and_the_send_goes_through(d):
+    """On Android the permission controller re-checks its group when a grant lands from elsewhere (`pm grant`, which
+    is what Mobium's app_grant runs) and finishes the prompt with "granted"; Mobium's otp check grants while the
+    prompt is up and then expects the code in the shade."""
+    d.open("otpBtn")
+    d.tap("otpSend")
+    assert d.dialog_up
+    d.shell(f"pm grant {APP} {NOTIFY}")
+    assert not d.dialog_up
+    assert d.find(text="Allow") is None
+    note = d.device.notifications[0]
+    assert note.package == APP and note.text.startswith("Your MobiumApp code is ")

@@ -79,6 +79,23 @@ class DevicePackages:
         st.flags.update(flags)
         if granted:
             st.flags.discard("USER_FIXED")
+            self._close_answered_prompt(package)
+
+    def _close_answered_prompt(self, package: str) -> None:
+        """Android's permission controller re-checks its group when a grant lands from elsewhere (`pm grant`): once
+        every permission it asks about is held, the prompt finishes by itself and the app hears "granted"."""
+        for task in self.tasks:
+            for rec in task.activities:
+                for dialog in list(rec.dialogs):
+                    req = dialog.request
+                    if dialog.kind != "permission" or req is None or req.package != package:
+                        continue
+                    states = self._perm[package]
+                    if all(states[p].granted for p in req.groups[0]):
+                        rec.dialogs.remove(dialog)
+                        for p in req.groups[0]:
+                            req.results[p] = "granted"
+                        self._permission_next(req)
 
     def reset_permissions(self, package: str | None = None) -> None:
         for name in ([package] if package else list(self._perm)):
