@@ -100,9 +100,24 @@ class AdbLink:
         self.shell("input keyevent " + " ".join(str(c) for c in codes))
 
     def text(self, s: str) -> None:
-        # `input text` turns %s into a space; everything else must survive sh, hence the quoting.
-        for chunk in _chunks(s, 200):
-            self.shell("input text " + shlex.quote(chunk.replace(" ", "%s")))
+        """Types into the focused field. `input text` carries printable ASCII only (it turns %s into a space, and
+        everything must survive sh, hence the quoting); any other run of characters goes through the clipboard and
+        a paste key, so quotes, spaces and non-ASCII arrive intact."""
+        for run, ascii_only in _ascii_runs(s):
+            if ascii_only:
+                for chunk in _chunks(run, 200):
+                    self.shell("input text " + shlex.quote(chunk.replace(" ", "%s")))
+            else:
+                self.paste(run)
+
+    def paste(self, s: str) -> None:
+        out = self.shell("am broadcast -a clipper.set -e text " + shlex.quote(s))
+        if "result=-1" not in out:
+            raise MobiumError("unsupported", f"cannot type {s!r} on {self.serial}: `input text` carries ASCII only, "
+                              "and no clipboard receiver (clipper.set) answered to paste the rest",
+                              "install a clipboard helper that answers the clipper.set broadcast, or type ASCII "
+                              "text only", {"text": s})
+        self.shell("input keyevent 279")
 
     # --- properties, packages ----------------------------------------------------------------------------------
     def getprop(self, name: str) -> str:
@@ -139,6 +154,18 @@ class AdbLink:
             elif section.startswith("runtime") and m.group(2):
                 runtime[m.group(1)] = m.group(2) == "true"
         return requested, runtime
+
+
+def _ascii_runs(s: str) -> list[tuple[str, bool]]:
+    """`s` cut into runs that `input text` can carry (printable ASCII) and runs it cannot."""
+    runs: list[tuple[str, bool]] = []
+    for ch in s:
+        plain = 32 <= ord(ch) < 127
+        if runs and runs[-1][1] == plain:
+            runs[-1] = (runs[-1][0] + ch, plain)
+        else:
+            runs.append((ch, plain))
+    return runs
 
 
 def _chunks(s: str, n: int):

@@ -304,6 +304,9 @@ class DeviceInput:
             self._cursor = max(0, cursor - 1)
         elif code == 22:
             self._cursor = None if cursor + 1 >= len(value) else cursor + 1
+        elif code == 279:  # PASTE: the clipboard goes in as typed text, whatever its characters
+            if self.clipboard:
+                self.type_text(self.clipboard)
         else:
             ch = KEY_CHARS.get(code)
             if ch is not None:
