@@ -110,9 +110,12 @@ class AdbLink:
             else:
                 self.paste(run)
 
+    def write_clipboard(self, s: str) -> bool:
+        """Puts `s` on the clipboard through the clipper.set broadcast; False when no receiver answered it."""
+        return "result=-1" in self.shell("am broadcast -a clipper.set -e text " + shlex.quote(s))
+
     def paste(self, s: str) -> None:
-        out = self.shell("am broadcast -a clipper.set -e text " + shlex.quote(s))
-        if "result=-1" not in out:
+        if not self.write_clipboard(s):
             raise MobiumError("unsupported", f"cannot type {s!r} on {self.serial}: `input text` carries ASCII only, "
                               "and no clipboard receiver (clipper.set) answered to paste the rest",
                               "install a clipboard helper that answers the clipper.set broadcast, or type ASCII "

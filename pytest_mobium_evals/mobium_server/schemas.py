@@ -285,6 +285,163 @@ _DEFS += [
       "lines": _i("At most this many of the newest lines (default 100, at least 1).")}, ()),
 ]
 
+def _n(desc: str, **kw) -> dict:
+    return {"type": "number", "description": desc, **kw}
+
+
+def _a(desc: str, items: dict | None = None) -> dict:
+    return {"type": "array", "description": desc, **({"items": items} if items else {})}
+
+
+APP = _s("Package name, e.g. dev.mobium.mobiumapp.")
+PAIR = "Give either the targets or all the coordinates."
+
+# The rest of Mobium's Android tools. What this server cannot do on a device it refuses as Mobium refuses what a
+# device cannot do (code unsupported, with the tool to use instead), so an agent sees the whole surface.
+_DEFS += [
+    # --- apps and packages
+    ("app_list_apps", True,
+     "List the apps installed on the device: package id, and whether each is a system app. Third-party apps only "
+     "unless system is true.",
+     {"system": _b("Include the system's own apps.")}, ()),
+    ("app_install", False,
+     "Install an app from an .apk on this machine (path), or from base64 content with a file name.",
+     {"path": _s("The .apk on this machine."), "content": _s("The .apk as base64."),
+      "name": _s("File name for content.")}, ()),
+    ("app_uninstall", False,
+     "Remove an app from the device, with its data. Verified by listing the packages afterwards.",
+     {"app": APP}, ("app",)),
+    ("app_open_url", False,
+     "Open a URL or deep link (myapp://cart, https://…) with the app that handles it, as tapping a link does. "
+     "Refs are discarded: map afterwards.",
+     {"url": _s("The URL or deep link.")}, ("url",)),
+    ("app_background", False,
+     "Send the app in front to the background for some seconds (as going home does), then bring it back; for "
+     "testing what an app does when it is left and resumed.",
+     {"seconds": _n("How long it stays away, more than 0 and at most 180 (default 5)."),
+      "app": _s("The app to send away (default: the app in front).")}, ()),
+    ("app_reset_permissions", False,
+     "Put runtime permissions back to never asked, so the app's next request shows the system prompt again. With "
+     "no app, for every app on the device.",
+     {"app": _s("Only this app (package name).")}, ()),
+    # --- device state
+    ("app_orientation", False,
+     "Read the screen orientation, or set it: portrait, landscape, portrait-reverse, landscape-reverse (locked "
+     "there) or auto (follow the sensor).",
+     {"orientation": _s("The orientation; leave out to read.",
+                        enum=["portrait", "landscape", "portrait-reverse", "landscape-reverse", "auto"])}, ()),
+    ("app_lock", False,
+     "Read whether the device is locked, or lock or unlock it (the screen off and on).",
+     {"state": _s("lock or unlock; leave out to read.", enum=["lock", "unlock"])}, ()),
+    ("app_locale", False,
+     "Read an app's language, or pin it to a BCP-47 locale (\"ja-JP\"); \"\" makes it follow the device again.",
+     {"app": APP, "locale": _s("The locale, a comma list, or \"\"; leave out to read.")}, ("app",)),
+    ("app_timezone", False,
+     "Read the device's time zone, or set it (an IANA name, e.g. Europe/Paris).",
+     {"timezone": _s("The zone; leave out to read.")}, ()),
+    ("app_time", True,
+     "What time the device thinks it is, in its own zone.",
+     {}, ()),
+    ("app_network", False,
+     "Read the network state, or take the device offline (airplane mode) and back; latency and bandwidth "
+     "shaping need an emulator's console.",
+     {"offline": _b("true: airplane mode on; false: back online."), "reset": _b("Back to normal."),
+      "latency_ms": _i("Added latency."), "download_kbps": _i("Download limit."),
+      "upload_kbps": _i("Upload limit.")}, ()),
+    ("app_accessibility", False,
+     "Read the accessibility settings, or change one: reduce_motion, bold_text, increase_contrast, invert_colors, "
+     "grayscale, text_scale (a number such as \"1.3\"). Every change is put back when the session ends.",
+     {"setting": _s("The setting.", enum=["reduce_motion", "bold_text", "increase_contrast",
+                                          "reduce_transparency", "button_shapes", "differentiate_without_color",
+                                          "invert_colors", "grayscale", "text_size", "text_scale"]),
+      "value": _s("\"on\" or \"off\", or a number for text_scale; leave out to read.")}, ()),
+    ("app_clipboard", False,
+     "Write text to the device's clipboard (to paste into a field). Reading it is refused on Android, which lets "
+     "only the app in front read the clipboard.",
+     {"text": _s("The text to put on the clipboard.")}, ()),
+    ("app_location", False,
+     "Mock the device's location: a latitude and longitude, a route of waypoints or a GPX track at a speed; clear "
+     "stops mocking. With nothing, read what is mocked.",
+     {"latitude": _n("Latitude."), "longitude": _n("Longitude."), "clear": _b("Stop mocking."),
+      "waypoints": _a("[{latitude, longitude}, …] to travel along.", {"type": "object"}),
+      "gpx": _s("A GPX file on this machine."), "gpx_data": _s("GPX text."),
+      "speed": _n("Travel speed in m/s (default 15).")}, ()),
+    ("app_screen", False,
+     "The display: set a profile (size and density, or \"reset\"), or inspect the screen's layout for findings "
+     "such as targets too small to tap.",
+     {"profile": _s("A display profile, or \"reset\"."), "inspect": _b("Report layout findings.")}, ()),
+    # --- WebView pages
+    ("app_eval", False,
+     "Evaluate a JavaScript expression in the current WebView context's page; the answer is its JSON value.",
+     {"expression": _s("The expression.")}, ("expression",)),
+    ("app_cookies", False,
+     "The current WebView page's cookies: get, set or clear.",
+     {"action": _s("get (default), set or clear.", enum=["get", "set", "clear"]),
+      "cookies": _a("Cookies to set.", {"type": "object"}), "name": _s("One cookie by name.")}, ()),
+    ("app_storage", False,
+     "The current WebView page's cookies and local and session storage: get, restore or clear.",
+     {"action": _s("get (default), restore or clear.", enum=["get", "restore", "clear"]),
+      "state": {"type": "object", "description": "What get returned, to restore."}}, ()),
+    # --- diagnostics
+    ("app_crashes", True,
+     "The crashes and ANRs the device recorded, newest first; with id, one report in full.",
+     {"app": _s("Only this app's."), "id": _s("One report, by its id."),
+      "limit": _i("At most this many (default 20).", minimum=1)}, ()),
+    ("app_record", False,
+     "Record the screen to a video: start, stop (saving to path), or leave action out for the status.",
+     {"action": _s("start or stop.", enum=["start", "stop"]), "path": _s("Where to save the .mp4."),
+      "return_data": _b("Return the video inline.")}, ()),
+    ("app_trace", False,
+     "Record a trace of every tool call (maps, screenshots) to a zip: start, stop, or leave action out for the "
+     "status.",
+     {"action": _s("start or stop.", enum=["start", "stop"]), "name": _s("The trace's name."),
+      "path": _s("Where to save the .zip."), "maps": _b("Keep a map per step."),
+      "screenshots": _b("Keep a screenshot per step."), "return_data": _b("Return the zip inline.")}, ()),
+    ("app_doctor", True,
+     "Check what this server needs: the ADB server it talks to, and the devices it sees.",
+     {}, ()),
+    # --- emulator hardware
+    ("app_call", False,
+     "Make the emulator ring with an incoming call, accept it or hang up.",
+     {"action": _s("ring (default), accept or hang.", enum=["ring", "accept", "hang"]),
+      "number": _s("The caller (default 5551234).")}, ()),
+    ("app_sms", False,
+     "Deliver a text message to the emulator.",
+     {"text": _s("The message."), "from": _s("The sender (default 5551234).")}, ("text",)),
+    ("app_shake", False,
+     "Shake the emulator (its accelerometer).",
+     {}, ()),
+    ("app_biometric", False,
+     "The emulator's fingerprint: status, enroll, unenroll, or answer a prompt with match or nomatch.",
+     {"action": _s("status (default), enroll, unenroll, match or nomatch.",
+                   enum=["status", "enroll", "unenroll", "match", "nomatch"])}, ()),
+    ("app_audio", False,
+     "Capture the device's audio: start, stop (saving a .wav to path, describing the sounds), or status.",
+     {"action": _s("start, stop or status.", enum=["start", "stop", "status"]), "app": _s("Whose audio."),
+      "path": _s("Where to save the .wav."), "return_data": _b("Return the audio inline."),
+      "expect": _a("Sounds expected, [{hz, min_ms, max_ms}].", {"type": "object"}),
+      "ignore_ms": _n("Ignore this much of the start.")}, ()),
+    # --- devices
+    ("app_boot", False,
+     "Boot an emulator (AVD) by name and wait until it is ready.",
+     {"name": _s("The AVD."), "window": _b("Show its window.")}, ()),
+    ("app_shutdown", False,
+     "Stop an emulator by name or serial.",
+     {"name": _s("The AVD or serial.")}, ()),
+    # --- gray box and iOS probes
+    ("app_hook", False,
+     "Call a hook the app registered with Mobium's gray-box library (the app must be launched with gray_box).",
+     {"hook": _s("The hook's name."), "args": _a("Its arguments."), "timeout_ms": _i("How long to wait.")}, ()),
+    ("app_hit_test", False,
+     "Which view would receive a touch at an element's center (an iOS probe; Android needs none).",
+     {"target": _s(TARGET)}, ()),
+    ("app_audit", False,
+     "Run the platform's accessibility audit of the app's screen (iOS).",
+     {}, ()),
+]
+
+NO_DEVICE_ARGUMENT = frozenset({"app_devices", "app_doctor", "app_boot", "app_shutdown"})
+
 TOOLS: dict[str, ToolSpec] = {}
 for _name, _ro, _desc, _props, _req in _DEFS:
-    TOOLS[_name] = ToolSpec(_name, _desc, _schema(_props, _req, device=_name != "app_devices"), _ro)
+    TOOLS[_name] = ToolSpec(_name, _desc, _schema(_props, _req, device=_name not in NO_DEVICE_ARGUMENT), _ro)

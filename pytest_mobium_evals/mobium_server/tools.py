@@ -21,12 +21,15 @@ from typing import Optional
 from .acting import ActingTools
 from .apps import AppTools
 from .device import AdbLink, device_list
+from .device_settings import DeviceSettingTools
 from .diagnostics import DiagnosticTools
 from .elements import Element, derive_locator
 from .errors import MobiumError, invalid
 from .files import FileTools
 from .gestures import GestureTools
 from .multitouch import MultiTouchTools
+from .out_of_reach import OutOfReachTools
+from .packages import PackageTools
 from .reading import ReadingTools
 from .resolution import Resolution
 from .schemas import TOOLS
@@ -39,7 +42,8 @@ from .waiting import WaitingTools
 
 
 class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, SystemUiTools, SessionTools,
-             GestureTools, MultiTouchTools, DiagnosticTools, FileTools):
+             GestureTools, MultiTouchTools, DiagnosticTools, FileTools, PackageTools, DeviceSettingTools,
+             OutOfReachTools):
     """The tool implementations for one server process (one ref table per device, as `mobium mcp` keeps)."""
 
     def __init__(self, adb_host: str = "127.0.0.1", adb_port: int = 5037, device: Optional[str] = None):

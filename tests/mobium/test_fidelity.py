@@ -19,3 +19,85 @@ def test_type_keeps_non_ascii_intact(fresh):
     answer = fresh.call("app_type", target="testid=username", text=text)
     assert answer.text.startswith("typed ")
     assert fresh.call("app_text", target="testid=username").text == text
+
+
+# Mobium's Android tools/list by name (its docs/FLAGS.md, the tools with arguments, plus app_devices and app_doctor,
+# which take none, and app_audio from internal/agent/audio.go).
+MOBIUM_TOOLS = """
+app_accessibility app_alert app_appearance app_audio app_audit app_background app_batch app_battery app_biometric
+app_boot app_call app_check app_clear_data app_clipboard app_context app_contexts app_cookies app_crashes app_current
+app_devices app_dialogs app_doctor app_download app_drag app_eval app_fill app_find app_grant app_hit_test app_hook
+app_install app_keyboard app_launch app_list_apps app_locale app_location app_lock app_logs app_long_press app_map
+app_network app_notifications app_open_url app_orientation app_press app_press_drag app_press_tap app_record
+app_reset_permissions app_revoke app_rotate app_screen app_screenshot app_scroll_to app_session app_shake
+app_shutdown app_sms app_source app_state app_storage app_swipe app_tap app_terminate app_text app_time app_timezone
+app_trace app_type app_uninstall app_upload app_wait_for app_zoom
+""".split()
+# internal/agent/readonly.go: the tools whose answer never changes the device carry readOnlyHint true.
+MOBIUM_READ_ONLY = {"app_devices", "app_doctor", "app_current", "app_state", "app_map", "app_find", "app_text",
+                    "app_source", "app_screenshot", "app_wait_for", "app_contexts", "app_list_apps", "app_battery",
+                    "app_time", "app_logs", "app_crashes", "app_download"}
+
+
+def test_the_tool_list_is_mobiums_android_list_by_name_with_its_read_only_hints():
+    from pytest_mobium_evals.mobium_server.schemas import TOOLS
+    assert len(MOBIUM_TOOLS) == 73
+    assert sorted(TOOLS) == sorted(MOBIUM_TOOLS)
+    assert {n for n, spec in TOOLS.items() if spec.read_only} == MOBIUM_READ_ONLY
+    for spec in TOOLS.values():
+        assert spec.schema["additionalProperties"] is False
+        assert ("device" in spec.schema["properties"]) == (spec.name not in
+                                                           {"app_devices", "app_doctor", "app_boot", "app_shutdown"})
+
+
+def test_list_apps_names_the_installed_apps(fresh):
+    """Every Mobium check starts `mobium apps | grep -q dev.mobium.mobiumapp`."""
+    answer = fresh.call("app_list_apps")
+    assert APP in answer.text.split()
+    assert {"id": APP, "system": False} in answer.data["apps"]
+
+
+def test_reset_permissions_brings_the_prompt_back(fresh):
+    """Mobium's app_reset_permissions with no app: `reset permissions for every app on the device`; the dialogs
+    check then expects the system prompt on the next request."""
+    fresh.call("app_grant", app=APP, permissions=["notifications"])
+    answer = fresh.call("app_reset_permissions")
+    assert answer.text == "reset permissions for every app on the device"
+    fresh.call("app_scroll_to", target="testid=otpBtn")
+    fresh.call("app_tap", target="testid=otpBtn")
+    fresh.call("app_tap", target="testid=otpSend")
+    assert fresh.call("app_current").text == "com.google.android.permissioncontroller"
+
+
+def test_clipboard_write_is_pasted_and_a_read_is_refused(fresh, sim_server):
+    """mobium-app.sh: on Android a clipboard read is refused (`cannot read the clipboard`) and a write reaches a
+    field by KEYCODE_PASTE."""
+    refused = fresh.call("app_clipboard", check=False)
+    assert refused.is_error and refused.data["code"] == "unsupported"
+    assert "cannot read the clipboard" in refused.text
+    fresh.call("app_clipboard", text="seeded by mobium")
+    open_login(fresh)
+    fresh.call("app_tap", target="testid=username")
+    sim_server.device(sim_server.serials[0]).key(279)  # the check's `adb shell input keyevent 279`
+    assert fresh.call("app_text", target="testid=username").text == "seeded by mobium"
+
+
+def test_background_sends_the_app_away_and_brings_it_back(fresh):
+    """Mobium's app_background: `X was in the background for 1s and is in front again`, SC app, seconds, away_ms;
+    seconds out of range is `seconds must be more than 0 and at most 180`."""
+    answer = fresh.call("app_background", seconds=1)
+    assert answer.text == f"{APP} was in the background for 1s and is in front again"
+    assert answer.data["away_ms"] >= 1000 and fresh.call("app_current").text == APP
+    bad = fresh.call("app_background", seconds=200, check=False)
+    assert bad.data["code"] == "invalid_argument" and bad.text == "seconds must be more than 0 and at most 180"
+
+
+def test_what_android_cannot_serve_is_refused_unsupported_with_a_remedy(fresh):
+    """Mobium on Android: hit-test `needs no hit test`; eval needs a WebView context; every refusal of what a
+    device cannot do is `unsupported` with a remedy, never a missing tool."""
+    hit = fresh.call("app_hit_test", target="testid=loginBtn", check=False)
+    assert hit.data["code"] == "unsupported" and "needs no hit test" in hit.text and hit.data["remedy"]
+    ev = fresh.call("app_eval", expression="1+1", check=False)
+    assert ev.data["code"] == "unsupported" and "app_context" in ev.data["remedy"]
+    shake = fresh.call("app_shake", check=False)
+    assert shake.data["code"] == "unsupported" and shake.data["remedy"]

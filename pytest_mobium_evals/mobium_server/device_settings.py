@@ -1,0 +1,274 @@
+"""The tools for the device's own state: app_orientation, app_lock, app_locale, app_timezone, app_time,
+app_network, app_accessibility, app_clipboard, app_location, app_screen, app_doctor.
+
+Each change is made with the shell command a real Android 12–15 emulator takes, then read back: a change the
+device did not take is `not_confirmed`, never reported as done."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from .device import device_list
+from .errors import MobiumError, invalid
+from .tool_state import Result
+
+ROTATIONS = {"portrait": "0", "landscape": "1", "portrait-reverse": "2", "landscape-reverse": "3"}
+
+# Mobium's accessibility names on Android: (settings namespace, key, value when on, value when off).
+ACCESSIBILITY = {
+    "reduce_motion": ("global", "transition_animation_scale", "0", "1"),
+    "bold_text": ("secure", "font_weight_adjustment", "300", "0"),
+    "increase_contrast": ("secure", "high_text_contrast_enabled", "1", "0"),
+    "invert_colors": ("secure", "accessibility_display_inversion_enabled", "1", "0"),
+    "grayscale": ("secure", "accessibility_display_daltonizer_enabled", "1", "0"),
+    "text_scale": ("system", "font_scale", "", "1.0"),
+}
+NOT_ON_ANDROID = {
+    "reduce_transparency": "Android has no reduce-transparency setting",
+    "text_size": "Android sizes text by a scale: use text_scale with a number such as \"1.3\"",
+    "button_shapes": "Android has no button-shapes setting",
+    "differentiate_without_color": "Android has no differentiate-without-color setting",
+}
+
+
+class DeviceSettingTools:
+    """Mixed into `Mobium`, the tool implementations for one server process."""
+
+    def _setting(self, st, namespace: str, key: str) -> str:
+        value = st.link.shell(f"settings get {namespace} {key}").strip()
+        return "" if value == "null" else value
+
+    def t_app_orientation(self, args: dict) -> Result:
+        st = self.state(args)
+
+        def read() -> tuple[str, bool]:
+            auto = self._setting(st, "system", "accelerometer_rotation") == "1"
+            rot = self._setting(st, "system", "user_rotation") or "0"
+            return next((k for k, v in ROTATIONS.items() if v == rot), "portrait"), auto
+
+        want = args.get("orientation")
+        if want is None:
+            now, auto = read()
+            return Result(f"{now} (following the sensor)" if auto else f"{now} (locked)",
+                          {"orientation": now, "auto": auto, "device": st.link.serial})
+        if want == "auto":
+            st.link.shell("settings put system accelerometer_rotation 1")
+        else:
+            st.link.shell(f"settings put system accelerometer_rotation 0; settings put system user_rotation "
+                          f"{ROTATIONS[want]}")
+        now, auto = read()
+        if (want == "auto" and not auto) or (want != "auto" and now != want):
+            raise MobiumError("not_confirmed", f"asked for {want} and the device is still {now}",
+                              "the app may be portrait-only; app_orientation with no argument reads it",
+                              {"orientation": now, "wanted": want})
+        return Result(f"{now} following the sensor" if want == "auto" else f"{now} (locked)",
+                      {"orientation": now, "auto": auto, "device": st.link.serial})
+
+    def _locked(self, st) -> bool:
+        out = st.link.shell("dumpsys window policy; dumpsys power")
+        if re.search(r"showing=true|mDreamingLockscreen=true|isKeyguardShowing=true", out):
+            return True
+        return bool(re.search(r"mWakefulness=(Asleep|Dozing)", out))
+
+    def t_app_lock(self, args: dict) -> Result:
+        st = self.state(args)
+        want = args.get("state")
+        was = self._locked(st)
+        data = {"locked": was, "device": st.link.serial}
+        if want is None:
+            return Result("locked" if was else "unlocked", data)
+        if (want == "lock") == was:
+            return Result(f"already {want}ed", data)
+        if want == "lock":
+            st.link.key(26)
+        else:
+            st.link.shell("input keyevent 224; wm dismiss-keyguard")
+        now = self._locked(st)
+        if now != (want == "lock"):
+            raise MobiumError("not_confirmed", f"pressed to {want} and the device is still "
+                              f"{'locked' if now else 'unlocked'}", "a device with a PIN must be unlocked by hand",
+                              {"locked": now})
+        return Result(f"{want}ed (was {'locked' if was else 'unlocked'})",
+                      {"locked": now, "previous": was, "device": st.link.serial})
+
+    def t_app_locale(self, args: dict) -> Result:
+        st = self.state(args)
+        app = self._need_app(args)
+        self._installed(st, app)
+
+        def read() -> str:
+            out = st.link.shell(f"cmd locale get-app-locales {app}").strip()
+            m = re.search(r"Locales:\s*\[?([^\]]*)\]?", out)
+            return m.group(1).strip() if m else ""
+
+        want = args.get("locale")
+        if want is not None:
+            st.link.shell(f"cmd locale set-app-locales {app} --locales {shlex.quote(want)}" if want else
+                          f"cmd locale set-app-locales {app} --locales ''")
+        now = read()
+        if want is not None and now.replace(" ", "") != want.replace(" ", ""):
+            raise MobiumError("not_confirmed", f"asked to pin {app} to {want or 'the device'} and it reads "
+                              f"{now or 'the device'}", "check the locale is a BCP-47 tag such as ja-JP",
+                              {"app": app, "locale": now})
+        text = f"{app} is pinned to {now}" if now else f"{app} follows the device"
+        return Result(text, {"app": app, "locale": now, "device": st.link.serial})
+
+    def t_app_timezone(self, args: dict) -> Result:
+        st = self.state(args)
+        want = args.get("timezone")
+        before = st.link.getprop("persist.sys.timezone")
+        if want is None:
+            return Result(before or "unknown", {"timezone": before, "device": st.link.serial})
+        st.link.shell(f"cmd alarm set-timezone {shlex.quote(want)}")
+        now = st.link.getprop("persist.sys.timezone")
+        if now != want:
+            return Result(f"{now} — {want} was accepted and ignored: the device does not know that zone",
+                          {"timezone": now, "previous": before, "device": st.link.serial})
+        return Result(f"{now} (was {before})", {"timezone": now, "previous": before, "device": st.link.serial})
+
+    def t_app_time(self, args: dict) -> Result:
+        st = self.state(args)
+        shown = st.link.shell("date '+%Y-%m-%dT%H:%M:%S%z %Z'").strip()
+        return Result(shown, {"time": shown, "timezone": st.link.getprop("persist.sys.timezone"),
+                              "device": st.link.serial})
+
+    def t_app_network(self, args: dict) -> Result:
+        st = self.state(args)
+        for key in ("latency_ms", "download_kbps", "upload_kbps"):
+            if args.get(key) is not None:
+                raise MobiumError("unsupported", f"{key} shapes traffic through an emulator's console, which this "
+                                  "server does not reach over ADB", "use offline true/false to cut the network",
+                                  {"argument": key})
+        offline = args.get("offline")
+        if args.get("reset"):
+            offline = False
+        if offline is not None:
+            st.link.shell(f"cmd connectivity airplane-mode {'enable' if offline else 'disable'}")
+        airplane = st.link.shell("cmd connectivity airplane-mode").strip() == "enabled"
+        if offline is not None and airplane != offline:
+            raise MobiumError("not_confirmed", f"airplane mode is still {'on' if airplane else 'off'}",
+                              "app_network again, or toggle it from the quick settings", {"airplane": airplane})
+        text = "offline (airplane mode)" if airplane else "online"
+        return Result(text, {"airplane": airplane, "online": not airplane, "device": st.link.serial})
+
+    def t_app_accessibility(self, args: dict) -> Result:
+        st = self.state(args)
+        name, value = args.get("setting"), args.get("value")
+        if name in NOT_ON_ANDROID:
+            raise MobiumError("unsupported", f"{name}: {NOT_ON_ANDROID[name]}",
+                              "app_accessibility with no setting lists what Android has", {"setting": name})
+
+        def read(n: str) -> str:
+            ns, key, on, _ = ACCESSIBILITY[n]
+            raw = self._setting(st, ns, key)
+            if n == "text_scale":
+                return raw or "1.0"
+            return "on" if raw == on else "off"
+
+        if name is None:
+            if value is not None:
+                raise invalid("value needs a setting to change", "pass setting too")
+            settings = {n: read(n) for n in ACCESSIBILITY}
+            return Result("\n".join(f"{n}: {v}" for n, v in settings.items()),
+                          {"settings": settings, "device": st.link.serial})
+        if value is None:
+            return Result(f"{name}: {read(name)}", {"settings": {name: read(name)}, "device": st.link.serial})
+        ns, key, on, off = ACCESSIBILITY[name]
+        if name == "text_scale":
+            try:
+                raw = str(float(value))
+            except ValueError:
+                raise invalid(f'text_scale is a number such as "1.3", not "{value}"', "pass a number") from None
+        elif value in ("on", "off"):
+            raw = on if value == "on" else off
+        else:
+            raise invalid(f'{name} is "on" or "off", not "{value}"', 'pass "on" or "off"')
+        before = read(name)
+        if name == "reduce_motion":
+            # Android's "Remove animations" sets all three scales; apps read whichever they use.
+            st.link.shell("; ".join(f"settings put global {k}_animation_scale {raw}"
+                                    for k in ("window", "transition")) + f"; settings put global "
+                          f"animator_duration_scale {raw}")
+        st.link.shell(f"settings put {ns} {key} {raw}")
+        now = read(name)
+        return Result(f"{name}: {now} (was {before}) — put back when the session ends",
+                      {"settings": {name: now}, "previous": before, "device": st.link.serial})
+
+    def t_app_clipboard(self, args: dict) -> Result:
+        st = self.state(args)
+        text = args.get("text")
+        if text is None:
+            raise MobiumError("unsupported", "cannot read the clipboard on Android: only the app in front, or the "
+                              "keyboard, may read it", "paste it into a field (tap the field, then press paste) "
+                              "and read the field with app_text")
+        if not st.link.write_clipboard(text):
+            raise MobiumError("unsupported", f"cannot write the clipboard on {st.link.serial}: no clipboard "
+                              "receiver (clipper.set) answered", "install a clipboard helper that answers the "
+                              "clipper.set broadcast")
+        return Result(f"the clipboard holds {len(text)} characters", {"length": len(text),
+                                                                      "device": st.link.serial})
+
+    def t_app_location(self, args: dict) -> Result:
+        st = self.state(args)
+        lat, lon = args.get("latitude"), args.get("longitude")
+        if any(args.get(k) is not None for k in ("waypoints", "gpx", "gpx_data")):
+            raise MobiumError("unsupported", "routes (waypoints, gpx) are played through an emulator's console, "
+                              "which this server does not reach over ADB", "set one point with latitude and "
+                              "longitude at a time")
+        if (lat is None) != (lon is None):
+            raise invalid("latitude and longitude must be given together", "pass both")
+        if args.get("clear"):
+            st.link.shell("cmd location providers remove-test-provider gps")
+            return Result("stopped mocking the location", {"mocking": False, "device": st.link.serial})
+        if lat is None:
+            out = st.link.shell("dumpsys location")
+            m = re.search(r"last location=Location\[\w+ (-?[\d.]+),(-?[\d.]+)", out)
+            shown = f"{float(m.group(1)):.6f},{float(m.group(2)):.6f}" if m else "no fix"
+            return Result(shown, {"location": shown, "device": st.link.serial})
+        if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+            raise invalid(f"{lat},{lon} is not a place: latitude is -90..90 and longitude -180..180",
+                          "pass degrees")
+        out = st.link.shell(f"cmd location providers add-test-provider gps; cmd location providers "
+                            f"set-test-provider-enabled gps true; cmd location providers set-test-provider-location "
+                            f"gps --location {lat},{lon}")
+        if "Unknown command" in out or "Exception" in out:
+            raise MobiumError("unsupported", f"{st.link.serial} does not take a mock location over ADB: "
+                              f"{out.strip()[-200:]}", "use an emulator on Android 12 or later")
+        return Result(f"{lat:.6f},{lon:.6f} injected as the gps provider's fix",
+                      {"latitude": lat, "longitude": lon, "mocking": True, "device": st.link.serial})
+
+    def t_app_screen(self, args: dict) -> Result:
+        st = self.state(args)
+        profile = args.get("profile")
+        if args.get("inspect"):
+            raise MobiumError("unsupported", "inspecting the layout for findings is not done by this server",
+                              "app_map lists every element with its bounds")
+        if profile is not None:
+            if profile == "reset":
+                st.link.shell("wm size reset; wm density reset")
+            else:
+                m = re.fullmatch(r"(\d+)x(\d+)(?:@(\d+))?", profile)
+                if not m:
+                    raise invalid(f'"{profile}" is not a display profile (want WIDTHxHEIGHT, WIDTHxHEIGHT@DPI or '
+                                  '"reset")', 'pass e.g. "720x1280@320"')
+                st.link.shell(f"wm size {m.group(1)}x{m.group(2)}" + (f"; wm density {m.group(3)}" if m.group(3)
+                                                                      else ""))
+            self.drop_refs(st)
+        size = st.link.shell("wm size").strip().splitlines()
+        density = st.link.shell("wm density").strip().splitlines()
+        return Result("\n".join(size + density), {"size": size[-1].split(": ")[-1] if size else "",
+                                                  "density": density[-1].split(": ")[-1] if density else "",
+                                                  "device": st.link.serial})
+
+    def t_app_doctor(self, args: dict) -> Result:
+        try:
+            devs = device_list(self.host, self.port)
+        except Exception as exc:  # the ADB server itself is what is being checked
+            raise MobiumError("toolchain_missing", f"no ADB server answers at {self.host}:{self.port}: {exc}",
+                              "start one with `adb start-server`") from exc
+        lines = [f"adb server: {self.host}:{self.port} answers", f"devices: {len(devs)}"]
+        lines += [f"  {s}  {state}" for s, state in devs]
+        lines.append("driver: uiautomator2-compatible over adb shell (uiautomator dump, input)")
+        return Result("\n".join(lines), {"adb": f"{self.host}:{self.port}",
+                                         "devices": [{"id": s, "state": state} for s, state in devs]})
