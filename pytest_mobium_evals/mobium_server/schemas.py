@@ -62,8 +62,9 @@ _DEFS: list[tuple[str, bool, str, dict, tuple]] = [
      "something is still loading (\"loading…\": a list that is loading has not ended), when the keyboard is up "
      "(elements under it are left out), and when a dialog is on screen. Refs are valid until the screen changes "
      "under them: map again after launching, pressing back, answering a dialog or switching context. In a WebView "
-     "context it lists the page's elements, with \" in iframe#id\" after those inside a frame.",
-     {}, ()),
+     "context it lists the page's elements, with \" in iframe#id\" after those inside a frame. diff=true answers "
+     "with what changed since this device's previous map instead: ~ changed or moved, - gone, + new.",
+     {"diff": _b("Answer with the changes since the previous map.")}, ()),
     ("app_find", True,
      "List the elements a locator matches, with refs, without acting on them. Use it to check a locator is unique "
      "before acting, or to count matches (e.g. role=radio). Kinds: text, label, testid, role, class, path. Text "
@@ -120,12 +121,13 @@ _DEFS: list[tuple[str, bool, str, dict, tuple]] = [
      {"target": _s(TARGET), "x": _i("x in device pixels."), "y": _i("y in device pixels."),
       "duration_ms": _i("How long to hold (default 800).")}, ()),
     ("app_wait_for", True,
-     "Wait until an element is visible (default), hidden, enabled, disabled, checked, unchecked, shows text "
+     "Wait until an element is visible (default), hidden, enabled, disabled, checked, unchecked, has keyboard "
+     "focus (focused), shows text "
      "(substring; exact=true for the whole text), holds a value, or a locator matches count elements. Use it "
      "instead of sleeping. On success the screen is mapped and the element's line is returned with a ref; on "
      "timeout the error says what the screen showed instead. not=true inverts the condition.",
-     {"target": _s(TARGET), "condition": _s("visible, hidden, text, enabled, disabled, value, checked, unchecked "
-                                            "or count."),
+     {"target": _s(TARGET), "condition": _s("visible, hidden, text, enabled, disabled, value, checked, unchecked, "
+                                            "focused or count."),
       "text": _s("The text for condition text or value."), "timeout_ms": _i("Give up after this long "
                                                                              "(default 10000, at most 120000)."),
       "not": _b("Wait for the condition to stop holding."), "exact": _b("Text must match whole."),

@@ -65,3 +65,5 @@ class DeviceState:
     session_app: Optional[str] = None
     session_open: bool = False
     log_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # app -> the newest log line read
+    # the last map, for app_map diff: locator -> (label, state parts, bounds)
+    previous_map: Optional[dict[str, tuple[str, tuple, tuple]]] = None

@@ -24,7 +24,7 @@ class WaitingTools:
             raise MobiumError("unsupported", "app_wait_for works on the native context — switch back with "
                               "app_context NATIVE_APP, or poll the page with app_map", "app_context NATIVE_APP")
         cond = args.get("condition", "visible")
-        conds = ("visible", "hidden", "text", "enabled", "disabled", "value", "checked", "unchecked", "count")
+        conds = ("visible", "hidden", "text", "enabled", "disabled", "value", "checked", "unchecked", "focused", "count")
         if cond not in conds:
             raise invalid(f'unknown condition "{cond}" (want {", ".join(conds)})')
         want_text = args.get("text")
@@ -60,10 +60,14 @@ class WaitingTools:
                 if not (n.checkable or n.role() in ("checkbox", "radio", "switch")):
                     raise invalid(f"{subject} has no checked state, so it can never be {cond}")
                 return n.checked == (cond == "checked"), f"it is {'checked' if n.checked else 'unchecked'}", n
+            if cond == "focused":
+                return n.focused, ("it has keyboard focus" if n.focused else "it does not have keyboard focus"), n
             if n.password:
                 raise invalid(f"{subject} is a password field; its text is never read, so it cannot be waited for")
             current = n.value if n.editable_class else self._read_value(n)
-            if cond == "value" or exact:
+            if cond == "value":
+                return current == want_text, f'its value is "{current}"', n
+            if exact:
                 return current == want_text, f'its text is "{current}"', n
             return want_text in current, f'its text is "{current}"', n
 
@@ -77,7 +81,7 @@ class WaitingTools:
                 data: dict[str, Any] = {"target": target, "condition": cond, "waited_ms": waited}
                 phrase = {"visible": "is visible", "hidden": "is hidden", "enabled": "is enabled",
                           "disabled": "is disabled", "checked": "is checked", "unchecked": "is unchecked",
-                          "text": f'says "{want_text}"', "value": f'holds exactly "{want_text}"',
+                          "focused": "has keyboard focus", "text": f'says "{want_text}"', "value": f'holds exactly "{want_text}"',
                           "count": f"matches {count} on screen"}[cond]
                 if exact and cond == "text":
                     phrase = f'says exactly "{want_text}"'
@@ -96,7 +100,8 @@ class WaitingTools:
                 waited = time.monotonic() - start
                 goal = {"visible": "to be visible", "hidden": "to be hidden", "enabled": "to be enabled",
                         "disabled": "to be disabled", "checked": "to become checked",
-                        "unchecked": "to stop being checked", "text": f'to say "{want_text}"',
+                        "unchecked": "to stop being checked",
+                        "focused": "to have keyboard focus", "text": f'to say "{want_text}"',
                         "value": f'to hold exactly "{want_text}"', "count": f"to match {count}"}[cond]
                 if negate:
                     goal = "to stop " + goal[3:]

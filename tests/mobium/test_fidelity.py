@@ -101,3 +101,33 @@ def test_what_android_cannot_serve_is_refused_unsupported_with_a_remedy(fresh):
     assert ev.data["code"] == "unsupported" and "app_context" in ev.data["remedy"]
     shake = fresh.call("app_shake", check=False)
     assert shake.data["code"] == "unsupported" and shake.data["remedy"]
+
+
+def test_map_diff_says_what_changed_since_the_last_map(fresh):
+    """Mobium's app_map diff (map-diff.sh): unchanged is `nothing changed since the last map: the same N elements,
+    in the same places`; a change is a `~` line ending `— was <old state>`; new elements are `+` lines."""
+    open_login(fresh)
+    first = fresh.call("app_map")
+    same = fresh.call("app_map", diff=True)
+    assert same.text == (f"nothing changed since the last map: the same {len(first.data['elements'])} elements, "
+                         "in the same places")
+    fresh.call("app_press", button="back")
+    changed = fresh.call("app_map", diff=True)
+    assert any(line.startswith("+ @e") for line in changed.text.splitlines())
+    assert any(line.startswith("- ") for line in changed.text.splitlines())
+    assert changed.data["diff"]["first"] is False
+
+
+def test_wait_for_focused_and_the_value_timeout_wording(fresh):
+    """wait-states.sh: a field without focus times out saying `does not have keyboard focus`, then succeeds once
+    tapped; a value timeout says `its value is "…"`."""
+    open_login(fresh)
+    miss = fresh.call("app_wait_for", target="testid=username", condition="focused", timeout_ms=300, check=False)
+    assert miss.data["code"] == "timeout" and "does not have keyboard focus" in miss.text
+    fresh.call("app_tap", target="testid=username")
+    hit = fresh.call("app_wait_for", target="testid=username", condition="focused", timeout_ms=2000)
+    assert "has keyboard focus" in hit.text
+    fresh.call("app_type", target="testid=username", text="mob")
+    value = fresh.call("app_wait_for", target="testid=username", condition="value", text="mobium", timeout_ms=300,
+                       check=False)
+    assert 'its value is "mob"' in value.text
