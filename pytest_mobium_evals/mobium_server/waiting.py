@@ -24,7 +24,8 @@ class WaitingTools:
             raise MobiumError("unsupported", "app_wait_for works on the native context — switch back with "
                               "app_context NATIVE_APP, or poll the page with app_map", "app_context NATIVE_APP")
         cond = args.get("condition", "visible")
-        conds = ("visible", "hidden", "text", "enabled", "disabled", "value", "checked", "unchecked", "focused", "count")
+        conds = ("visible", "hidden", "text", "enabled", "disabled", "value", "checked", "unchecked", "focused",
+                 "count")
         if cond not in conds:
             raise invalid(f'unknown condition "{cond}" (want {", ".join(conds)})')
         want_text = args.get("text")
@@ -81,7 +82,8 @@ class WaitingTools:
                 data: dict[str, Any] = {"target": target, "condition": cond, "waited_ms": waited}
                 phrase = {"visible": "is visible", "hidden": "is hidden", "enabled": "is enabled",
                           "disabled": "is disabled", "checked": "is checked", "unchecked": "is unchecked",
-                          "focused": "has keyboard focus", "text": f'says "{want_text}"', "value": f'holds exactly "{want_text}"',
+                          "focused": "has keyboard focus", "text": f'says "{want_text}"',
+                          "value": f'holds exactly "{want_text}"',
                           "count": f"matches {count} on screen"}[cond]
                 if exact and cond == "text":
                     phrase = f'says exactly "{want_text}"'
