@@ -91,7 +91,8 @@ class Element:
     def state(self) -> list[str]:
         parts = [self.role] if self.role else []
         n = self.node
-        if self.role in ("checkbox", "radio", "switch") or n.checkable:
+        # A page's map (Mobium reads it over DevTools) names a checkbox's role only: "A checkbox (checkbox)".
+        if (self.role in ("checkbox", "radio", "switch") or n.checkable) and not self.context:
             parts.append("checked" if n.checked else "unchecked")
         if n.selected:
             parts.append("selected")
@@ -170,6 +171,8 @@ def build_elements(snap: Snapshot, context: str = "NATIVE_APP") -> list[Element]
         target = clickable[-1] if clickable else g[-1]
         named = next((n for n in g if n.text or n.desc or n.password), target)
         label = describe(named, act_ids)
+        if context != "NATIVE_APP" and named.password and named.hint:
+            label = clean(named.hint)  # a page's field is named by its placeholder, as Mobium's page map does
         role = target.role() or named.role()
         el = Element(node=target, label=label, role=role, frames=target.frames,
                      context=context if context != "NATIVE_APP" else "")

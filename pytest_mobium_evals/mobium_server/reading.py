@@ -141,8 +141,10 @@ class ReadingTools:
         if node.password:
             n = len(node.value)
             return f"{'•' * n} ({n} characters, {PASSWORD_NOTE})" if n else "(empty, showing its placeholder)"
-        if node.editable_class:
-            return node.value if node.value else ("(empty, showing its placeholder)" if node.text else "")
+        if node.editable_class and node.value:
+            return node.value
+        # An empty field answers with what the device reports for it (Android puts the placeholder in its text), as
+        # Mobium does; "(empty, showing its placeholder)" is Mobium's answer for a password field only.
         if node.text:
             return node.text
         if node.desc:

@@ -131,3 +131,33 @@ def test_wait_for_focused_and_the_value_timeout_wording(fresh):
     value = fresh.call("app_wait_for", target="testid=username", condition="value", text="mobium", timeout_ms=300,
                        check=False)
     assert 'its value is "mob"' in value.text
+
+
+def open_web_form(tools) -> str:
+    tools.call("app_scroll_to", target="testid=webviewhubBtn")
+    tools.call("app_tap", target="testid=webviewhubBtn")
+    tools.call("app_scroll_to", target="testid=webformBtn")
+    tools.call("app_tap", target="testid=webformBtn")
+    contexts = tools.call("app_contexts").data["contexts"]
+    page = next(c["id"] for c in contexts if c["id"].startswith("WEBVIEW_"))
+    tools.call("app_context", context=page)
+    return page
+
+
+def test_a_pages_map_names_fields_as_mobiums_page_map_does(fresh):
+    """web-type.sh: the page's map contains "A checkbox (checkbox)" (no state: Mobium maps a page over DevTools),
+    and the password input is named by its placeholder, "password" (mobiumapp-screens: "mobium's map labels the
+    fields by placeholder or label")."""
+    open_web_form(fresh)
+    lines = fresh.call("app_map").text.splitlines()
+    assert any("A checkbox (checkbox)" in line for line in lines)
+    assert any(line.split(" ", 1)[1].startswith("password (password") for line in lines)
+    assert not any("fPassword" in line for line in lines)
+
+
+def test_an_empty_field_reads_as_the_device_shows_it(fresh):
+    """Mobium's app_text on one element: the node's text, masked only for a password field, whose empty answer is
+    `(empty, showing its placeholder)`; an ordinary empty field is not given that answer."""
+    open_login(fresh)
+    assert fresh.call("app_text", target="testid=username").text != "(empty, showing its placeholder)"
+    assert fresh.call("app_text", target="testid=password").text == "(empty, showing its placeholder)"
