@@ -140,12 +140,13 @@ class SystemUiTools:
             data["focused"] = focus_view(focus)
             return Result(describe_state(snap, focus), data)
         if not snap.keyboard or focus is None:
-            raise MobiumError("device_not_ready", "no field has focus, so there is nowhere to type — tap a field "
-                              "first, or use app_type with a target", "app_type with the field as target")
+            raise MobiumError("device_not_ready", "no field has keyboard focus, so there is nowhere to type — tap a "
+                              "field first, or use app_type with the field as its target", "app_type with the field as target")
         self.drop_refs(st)
         if text is not None:
             if focus.password and focus.value:
-                raise MobiumError("unsupported", "a password field that already holds text cannot be added to",
+                raise MobiumError("unsupported", "a password field that already holds text cannot be added to on "
+                                  "Android: its contents are never read back — app_fill replaces them",
                                   "app_fill the password field")
             st.link.key(123)
             st.link.text(text)

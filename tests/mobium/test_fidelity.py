@@ -3,6 +3,8 @@ and where that behaviour was read (Mobium's tool descriptions, its answer string
 
 from __future__ import annotations
 
+import re
+
 APP = "dev.mobium.mobiumapp"
 
 
@@ -161,3 +163,18 @@ def test_an_empty_field_reads_as_the_device_shows_it(fresh):
     open_login(fresh)
     assert fresh.call("app_text", target="testid=username").text != "(empty, showing its placeholder)"
     assert fresh.call("app_text", target="testid=password").text == "(empty, showing its placeholder)"
+
+
+def test_refusals_name_the_tool_that_works(fresh):
+    """keyboard.sh: `type` into a non-empty password is refused naming app_fill; `keyboard --text` with nothing
+    focused is refused matching `no field has keyboard focus.*app_type` (the CLI prints the message only)."""
+    open_login(fresh)
+    fresh.call("app_type", target="testid=password", text="hunter2")
+    more = fresh.call("app_type", target="testid=password", text="more", check=False)
+    assert more.is_error and "app_fill" in more.text
+    fresh.call("app_keyboard", hide=True)
+    fresh.call("app_press", button="back")
+    fresh.call("app_keyboard", hide=True)
+    nowhere = fresh.call("app_keyboard", text="x", check=False)
+    assert nowhere.is_error
+    assert re.search(r"no field has keyboard focus.*app_type", nowhere.text)
