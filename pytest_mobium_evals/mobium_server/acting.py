@@ -109,8 +109,8 @@ class ActingTools:
         held = node.value
         if node.password and held and not fill and text:
             raise MobiumError("unsupported", f"{subject} is a password field that already holds "
-                              f"{len(held)} characters; its contents cannot be read back to add to them — app_fill replaces "
-                              "them instead", "app_fill replaces a password's contents")
+                              f"{len(held)} characters; its contents cannot be read back to add to them — app_fill "
+                              "replaces them instead", "app_fill replaces a password's contents")
         self._focus(st, node, aim)
         clear = fill or text == ""
         if clear and held:

@@ -97,7 +97,9 @@ class Resolution:
                                       "change the rule's press to one of the dialog's buttons (app_dialogs)")
                 st.link.tap(*button.center)
                 rule["hits"] += 1
-                handled.append({"dialog": dialog.title, "press": button.text or button.desc})
+                # Mobium answers with the caption as the rule gives it ("Keep Editing"), not as Android draws it
+                # (in capitals).
+                handled.append({"dialog": dialog.title, "press": rule["press"]})
                 self.drop_refs(st)
                 wait_until(lambda: (self.snap(st).dialog or None) is None, 2.0, 0.1)
                 return True

@@ -141,7 +141,8 @@ class SystemUiTools:
             return Result(describe_state(snap, focus), data)
         if not snap.keyboard or focus is None:
             raise MobiumError("device_not_ready", "no field has keyboard focus, so there is nowhere to type — tap a "
-                              "field first, or use app_type with the field as its target", "app_type with the field as target")
+                              "field first, or use app_type with the field as its target",
+                              "app_type with the field as target")
         self.drop_refs(st)
         if text is not None:
             if focus.password and focus.value:

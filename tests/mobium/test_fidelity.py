@@ -178,3 +178,15 @@ def test_refusals_name_the_tool_that_works(fresh):
     nowhere = fresh.call("app_keyboard", text="x", check=False)
     assert nowhere.is_error
     assert re.search(r"no field has keyboard focus.*app_type", nowhere.text)
+
+
+def test_a_rule_answer_names_the_caption_as_the_rule_gives_it(fresh):
+    """dialogs.sh asserts `"Discard changes?" — pressed "Keep Editing"` in the answer, though Android draws the
+    button in capitals."""
+    fresh.call("app_dialogs", when="Discard changes", press="Keep Editing")
+    fresh.call("app_scroll_to", target="testid=dialogsBtn")
+    fresh.call("app_tap", target="testid=dialogsBtn")
+    fresh.call("app_tap", target="testid=twoButtonBtn")
+    answer = fresh.call("app_tap", target="testid=oneButtonBtn")
+    assert '"Discard changes?" — pressed "Keep Editing"' in answer.text
+    fresh.call("app_dialogs", clear=True)

@@ -903,3 +903,17 @@ def test_a_grant_from_the_shell_closes_the_prompt_and_the_send_goes_through(d):
     assert d.find(text="Allow") is None
     note = d.device.notifications[0]
     assert note.package == APP and note.text.startswith("Your MobiumApp code is ")
+
+
+def test_the_share_sheet_is_the_intent_resolver_in_front_and_back_returns_to_the_app(d):
+    """MobiumApp's Share sheet button calls RN's Share.share, which brings Android's chooser
+    (com.android.intentresolver) to the front (Mobium's dialogs check asserts `current` is it); once it closes the
+    app writes `share: closed (android cannot tell shared from dismissed)`."""
+    d.scroll_to("dialogsBtn")
+    d.open("dialogsBtn")
+    d.scroll_to("shareBtn")
+    d.tap("shareBtn")
+    assert d.device.current_activity().package.name == "com.android.intentresolver"
+    d.back()
+    assert d.device.current_activity().package.name == APP
+    assert d.text("dialogOutcome") == "share: closed (android cannot tell shared from dismissed)"

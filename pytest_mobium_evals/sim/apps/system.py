@@ -419,6 +419,11 @@ class ShareSheet(App):
                      Node("android.widget.TextView", text="No recommended people to share with", height=48),
                  ])])
 
+    def on_back(self) -> bool:
+        # the chooser runs over the app that shared: back closes it and returns there
+        self.device.finish_current()
+        return True
+
     def _copy(self) -> None:
         self.device.clipboard = str(self.extras.get("android.intent.extra.TEXT", ""))
         self.device.toast("Copied")

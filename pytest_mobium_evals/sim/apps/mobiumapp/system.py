@@ -66,9 +66,12 @@ class Dialogs(Screen):
         self.device.request_permissions(self.app.package, perms, answered)
 
     def share(self) -> None:
-        # Android reports the same thing whether something was shared or not. The chooser itself is not shown:
-        # the virtual device starts it in a task of its own, and back from there would land on the launcher.
-        self.outcome = "share: closed (android cannot tell shared from dismissed)"
+        # RN's Share.share opens Android's chooser (com.android.intentresolver) in front of the app; Android
+        # reports the same thing whether something was shared or not, once the chooser closes.
+        self.device.start_activity("com.android.intentresolver/com.android.intentresolver.ChooserActivity",
+                                   {"android.intent.extra.TEXT": "Shared from MobiumApp",
+                                    "on_close": lambda: self._set("share: closed (android cannot tell shared from "
+                                                                  "dismissed)")})
 
     def paste(self) -> None:
         clip = self.device.clipboard or ""
