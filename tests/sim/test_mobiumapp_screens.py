@@ -392,6 +392,21 @@ def test_gray_box_launch_logs_busy_and_idle(d):
     assert lines[-1].startswith("MOBIUM-GRAYBOX busy=0 tag=quiet t=")
 
 
+def test_busy_rows_sit_after_the_crash_button_and_leaving_keeps_the_app_busy(d):
+    """App.tsx (Busy Demo): the rows come after busyCrash; the busy state is released only by the screen's own
+    timers and buttons, so leaving with a refresh in flight leaves the gray box busy."""
+    d.launch({"MobiumGrayBox": True})
+    d.open("busyBtn")
+    ids = [i for i in d.ids() if i.startswith("busy")]
+    assert ids.index("busyCrash") < ids.index("busyRowA")
+    with d.paused():
+        d.tap("busyQuiet")
+        d.back()
+    d.clock.advance(3)
+    lines = [e.message for e in d.device.logs if e.tag == "MobiumGrayBox"]
+    assert lines[-1].startswith("MOBIUM-GRAYBOX busy=1 tag=quiet t=")
+
+
 def test_a_normal_launch_is_silent_in_the_gray_box_tag(d):
     d.open("busyBtn")
     d.tap("busyQuiet")
@@ -740,6 +755,8 @@ def test_the_sequence_plays_for_five_seconds_then_reports_finished(d):
 
 
 def test_stop_and_a_new_sound_cut_the_old_one_off(d):
+    """App.tsx: Stop reports `stopped: <old>`; a new sound started over a playing one leaves `playing: <new>` (the
+    sound cut off resolves, but only the sound still playing may report)."""
     d.open("audioBtn")
     with d.paused():
         d.tap("audioLoop")
@@ -747,7 +764,7 @@ def test_stop_and_a_new_sound_cut_the_old_one_off(d):
         assert d.text("audioState") == "stopped: 440 Hz until stopped (media)"
         d.tap("audioTone")
         d.tap("audioAlarm")
-        assert d.text("audioState") == "stopped: 440 Hz for 2 s (media)"
+        assert d.text("audioState") == "playing: 660 Hz for 2 s (alarm)"
     d.wait_text("audioState", "finished: 660 Hz for 2 s (alarm)", 4)
 
 

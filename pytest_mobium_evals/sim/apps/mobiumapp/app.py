@@ -103,7 +103,9 @@ class Tone:
         self._piids = 31
 
     def play(self, what: str, usage: str, segments, report) -> None:
-        self.stop()
+        # The sound cut off resolves false, but the app only reports for the sound it is still playing, so the
+        # screen keeps "playing: <new>".
+        self.stop(report=False)
         seconds = sum(ms for _, ms in segments) / 1000
         sound = {"what": what, "usage": usage, "segments": list(segments), "report": report,
                  "started": self.app.device.now(), "seconds": seconds}
@@ -124,11 +126,12 @@ class Tone:
         players[:] = [p for p in list.__iter__(players) if not isinstance(p, Player) or p.live()]
         players.append(Player(self, sound, self._piids))
 
-    def stop(self) -> None:
+    def stop(self, report: bool = True) -> None:
         sound, self.current = self.current, None
         if sound is not None:
             sound["timer"].cancel()
-            sound["report"](f"stopped: {sound['what']} ({sound['usage']})")
+            if report:
+                sound["report"](f"stopped: {sound['what']} ({sound['usage']})")
 
 
 class MobiumApp(App):

@@ -153,11 +153,8 @@ class Busy(Screen):
         return tap
 
     def unmount(self) -> None:
-        # Refreshes in flight still end (the gray box must not stay busy forever); only the rows go away.
-        for tag in self.pending:
-            self.app.gray_box.idle(tag)
-        if self.polling:
-            self.app.gray_box.idle("poll")
+        # The app reports idle only from the screen's own timers and buttons, and React clears those on unmount: a
+        # refresh in flight or a poll left on keeps the app busy after the screen is gone, as on a device.
         super().unmount()
 
     def render(self, t: Theme) -> Node:
@@ -176,10 +173,10 @@ class Busy(Screen):
                     "Refresh quietly leaves the old rows up."),
             btn(t, "busyRefresh", "Refresh", lambda: self.refresh(True)),
             btn(t, "busyQuiet", "Refresh quietly", lambda: self.refresh(False)),
-            *rows,
             btn(t, "busyAlert", "Refresh from an alert", self.ask),
             btn(t, "busyTwice", "Refresh twice", self.twice),
             btn(t, "busyPoll", "Stop polling" if self.polling else "Keep polling", self.poll),
             btn(t, "busyCrash", "Crash during a refresh", self.crash),
+            *rows,
         ])
 

@@ -399,7 +399,6 @@ class Audio(Screen):
         self.state = "nothing played yet"
 
     def play(self, what: str, usage: str, segments) -> None:
-        # JS sets "playing" first; the sound it cuts off then resolves false and reports "stopped" after it.
         self.state = f"playing: {what} ({usage})"
         self.app.player.play(what, usage, segments, self._report)
 
