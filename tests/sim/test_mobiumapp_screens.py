@@ -97,6 +97,18 @@ def test_sign_in_takes_one_second_with_the_button_disabled(d):
     assert d.device.current_app().screen_key == "secret"
 
 
+def test_the_credentials_are_checked_when_submitted_not_when_the_reply_lands(d):
+    """App.tsx's Login: the sign-in closure checks the username and password it was submitted with; the reply
+    only lands a second later, so a password edited meanwhile does not change the outcome."""
+    d.open("loginBtn")
+    with d.paused():
+        sign_in(d, "mobium", "hunter2")
+        d.tap("password")
+        d.select_all()
+        d.type("wrong!!")
+    d.wait_text("welcomeText", "Welcome, mobium!", 3)
+
+
 def test_wrong_password_gives_the_login_error_and_no_welcome(d):
     d.open("loginBtn")
     sign_in(d, "mobium", "wrongpass1")

@@ -93,13 +93,17 @@ class Login(Screen):
         if user_problem(self.user) or pass_problem(self.password):
             return
         self.busy = True
-        self.after(SIGN_IN_S, self._answer)
+        # The app decides when it submits (the closure holds the credentials as they were then); the reply only
+        # lands later, so editing the fields meanwhile changes nothing.
+        user = sanitize(self.user)
+        ok = user == "mobium" and self.password == "hunter2"
+        self.after(SIGN_IN_S, lambda: self._answer(ok, user))
 
-    def _answer(self) -> None:
+    def _answer(self, ok: bool, user: str) -> None:
         self.busy = False
-        if sanitize(self.user) == "mobium" and self.password == "hunter2":
+        if ok:
             self.password = ""
-            self.app.logged_in_as = sanitize(self.user)
+            self.app.logged_in_as = user
             self.app.go("secret")
         else:
             self.error = "Incorrect username or password."
