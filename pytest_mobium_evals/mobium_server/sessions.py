@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import MobiumError, invalid
-from .snapshot import Snapshot, UiNode
+from .snapshot import Snapshot
 from .tool_state import NATIVE, DeviceState, Result
 
 
@@ -14,13 +14,9 @@ class SessionTools:
 
     def _contexts(self, st: DeviceState, snap: Snapshot) -> list[dict]:
         out = [{"id": NATIVE}]
-        pkgs: dict[str, UiNode] = {}
-        for wv in snap.webviews:
-            pkgs.setdefault(wv.package or snap.foreground or "webview", wv)
-        for pkg, wv in pkgs.items():
+        for cid, wv in snap.context_ids():
             title = next((d.text for d in wv.descendants() if d.text), "")
-            out.append({"id": f"WEBVIEW_{pkg}", "title": title, "webviews": sum(1 for w in snap.webviews
-                                                                                  if w.package == pkg)})
+            out.append({"id": cid, "title": title})
         for c in out:
             if c["id"] == st.context:
                 c["current"] = True
@@ -29,7 +25,7 @@ class SessionTools:
     def t_app_contexts(self, args: dict) -> Result:
         st = self.state(args)
         snap = self.snap(st)
-        if st.context != NATIVE and not snap.webviews:
+        if st.context != NATIVE and snap.webview_of(st.context) is None:
             st.context = NATIVE
         ctxs = self._contexts(st, snap)
         lines = [c["id"] + (f'  "{c["title"]}"' if c.get("title") else "") + ("  (current)" if c.get("current")

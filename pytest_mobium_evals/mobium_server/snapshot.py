@@ -204,11 +204,26 @@ class Snapshot:
     def webviews(self) -> list[UiNode]:
         return [n for n in self.nodes if n.is_webview and n.webview is n]
 
+    def context_ids(self) -> list[tuple[str, UiNode]]:
+        """One WebView context per WebView on screen, in screen order: the first of an app is WEBVIEW_<package>, the
+        next ones WEBVIEW_<package>_2, _3, … (each WebView is its own page, with its own DevTools target)."""
+        out: list[tuple[str, UiNode]] = []
+        count: dict[str, int] = {}
+        for wv in self.webviews:
+            pkg = wv.package or self.foreground or "webview"
+            count[pkg] = count.get(pkg, 0) + 1
+            out.append((f"WEBVIEW_{pkg}" + (f"_{count[pkg]}" if count[pkg] > 1 else ""), wv))
+        return out
+
+    def webview_of(self, context: str) -> Optional[UiNode]:
+        return next((wv for cid, wv in self.context_ids() if cid == context), None)
+
     def scope(self, context: str) -> list[UiNode]:
-        """The nodes a tool sees in a context: the whole screen natively, the page's content in a WebView context."""
+        """The nodes a tool sees in a context: the whole screen natively, that WebView's page in a WebView context."""
         if context == "NATIVE_APP":
             return self.nodes
-        return [n for n in self.nodes if n.webview is not None and n is not n.webview and not n.is_webview]
+        wv = self.webview_of(context)
+        return [n for n in self.nodes if wv is not None and n.webview is wv and n is not wv and not n.is_webview]
 
 
 @dataclass

@@ -125,7 +125,7 @@ class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, Syst
         st.refs = None
 
     def _context_ok(self, st: DeviceState, snap: Snapshot) -> str:
-        if st.context != NATIVE and not snap.webviews:
+        if st.context != NATIVE and snap.webview_of(st.context) is None:
             ctx = st.context
             st.context = NATIVE
             raise MobiumError("no_such_context", f"the context {ctx} is gone: no WebView is on screen now, so this "

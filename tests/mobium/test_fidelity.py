@@ -190,3 +190,21 @@ def test_a_rule_answer_names_the_caption_as_the_rule_gives_it(fresh):
     answer = fresh.call("app_tap", target="testid=oneButtonBtn")
     assert '"Discard changes?" — pressed "Keep Editing"' in answer.text
     fresh.call("app_dialogs", clear=True)
+
+
+def test_two_webviews_of_one_app_are_two_contexts_each_with_its_own_page(fresh):
+    """mobium-app.sh: "expected 2 WebView contexts in one app" — ids WEBVIEW_<package> and WEBVIEW_<package>_<n>;
+    each context maps its own page."""
+    fresh.call("app_scroll_to", target="testid=webviewhubBtn")
+    fresh.call("app_tap", target="testid=webviewhubBtn")
+    fresh.call("app_scroll_to", target="testid=dualBtn")
+    fresh.call("app_tap", target="testid=dualBtn")
+    ids = [c["id"] for c in fresh.call("app_contexts").data["contexts"]]
+    webs = [i for i in ids if i == f"WEBVIEW_{APP}" or re.fullmatch(rf"WEBVIEW_{re.escape(APP)}_\d+", i)]
+    assert len(webs) == 2
+    texts = []
+    for ctx in webs:
+        fresh.call("app_context", context=ctx)
+        texts.append(fresh.call("app_text").text)
+    fresh.call("app_context", context="NATIVE_APP")
+    assert "Second page" in texts[1] and "Second page" not in texts[0]
