@@ -172,3 +172,13 @@ def test_webview_fills_the_screen_below_the_lead(d):
     d.tap("framesBtn")
     x1, y1, x2, y2 = bounds_of(d.need("framesWebview"))
     assert (x1, x2, y2) == (0, 1080, 2337) and y1 < 600
+
+
+def test_each_case_leads_with_app_tsx_words(d):
+    """App.tsx's WEBVIEW_SCREENS: the third field of each case is the lead Text above its WebView."""
+    from pytest_mobium_evals.sim.apps.mobiumapp.webviews import DualCase, FormCase
+    assert DualCase.lead == ("Two pages alive at once, one above the other. A tool has to list them as two contexts "
+                             "and act on the one you chose, not whichever it found first.")
+    assert FormCase.lead.startswith("Fields in a page to type into: plain, email and multi-line ones")
+    d.tap("dualBtn")
+    assert d.find(text=DualCase.lead) is not None

@@ -83,7 +83,9 @@ class WebCase(Screen):
 
 class PlainCase(WebCase):
     key = "webview"
-    lead = "One inline page: a heading, a paragraph and a link."
+    lead = (
+        "One page in one WebView — the simplest case, and the control for the others. Switch into its context "
+        "(app_contexts lists it), read the paragraph, and tap the Learn more link.")
     webview_ids = ("webview",)
 
     def make_pages(self):
@@ -92,7 +94,10 @@ class PlainCase(WebCase):
 
 class WideCase(WebCase):
     key = "wide"
-    lead = "A page laid out at 1200 CSS pixels, wider than the screen."
+    lead = (
+        "This page is laid out 1200 CSS pixels wide and shrunk to fit the screen, so a CSS pixel is about a "
+        "quarter of a screen pixel. A tool that converts page positions with the wrong viewport taps the "
+        "wrong place — correct only on ordinary pages, where the two agree.")
     webview_ids = ("wideWebview",)
 
     def make_pages(self):
@@ -101,7 +106,9 @@ class WideCase(WebCase):
 
 class DualCase(WebCase):
     key = "dual"
-    lead = "Two WebViews on one screen: two contexts."
+    lead = (
+        "Two pages alive at once, one above the other. A tool has to list them as two contexts and act on the "
+        "one you chose, not whichever it found first.")
     webview_ids = ("webviewTop", "webviewBottom")
 
     def make_pages(self):
@@ -110,7 +117,10 @@ class DualCase(WebCase):
 
 class ActionableCase(WebCase):
     key = "actionable"
-    lead = "Buttons that slide, wait, or sit under something: what does a tap reach?"
+    lead = (
+        "Targets a page makes hard to tap: one sliding in, disabled ones, covered ones, one under a layer "
+        "that takes no touches, one under a plain div, and one below the fold. The line at the top says what "
+        "a tap really reached.")
     webview_ids = ("actionWebview",)
 
     def make_pages(self):
@@ -119,7 +129,10 @@ class ActionableCase(WebCase):
 
 class FormCase(WebCase):
     key = "webform"
-    lead = "A form in a page: text, email, notes, read-only, disabled, password and a checkbox."
+    lead = (
+        "Fields in a page to type into: plain, email and multi-line ones, ones that must refuse text — "
+        "read-only, aria-readonly and disabled — a password field, and a checkbox, which is not a text field "
+        "at all. The page says what each one holds.")
     webview_ids = ("formWebview",)
 
     def make_pages(self):
@@ -128,7 +141,11 @@ class FormCase(WebCase):
 
 class StorageCase(WebCase):
     key = "webstorage"
-    lead = "Cookies and web storage for https://mobiumapp.test; clearing the app's data empties them."
+    lead = (
+        "A page with an origin of its own, so it can hold cookies and web storage — every other page here is "
+        "inline HTML with no origin, which holds neither. Save a visit writes a cookie and a localStorage "
+        "entry; the box shows everything the page holds, read again every second, so a tool that saves, "
+        "clears or restores it can be checked against what the page itself sees.")
     webview_ids = ("storageWebview",)
 
     def make_pages(self):
@@ -137,7 +154,10 @@ class StorageCase(WebCase):
 
 class FramesCase(WebCase):
     key = "frames"
-    lead = "A page with a same-origin frame, a frame nested in it, and a cross-origin frame."
+    lead = (
+        "One page holding frames: one from its own origin, one nested inside that, and one from another "
+        "origin. Tap each button and the line at the bottom says which frame the tap reached. Whether a tool "
+        "can see into each frame, and tap inside it, is what this measures.")
     webview_ids = ("framesWebview",)
 
     def make_pages(self):
