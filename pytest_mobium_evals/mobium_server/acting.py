@@ -7,7 +7,7 @@ from typing import Any
 
 from .device import wait_until
 from .elements import Aim, build_elements, element_for, find, slider_value
-from .errors import MobiumError, invalid
+from .errors import MobiumError, failed_check, invalid
 from .snapshot import UiNode, describe
 from .tool_state import NATIVE, DeviceState, Result
 
@@ -137,8 +137,13 @@ class ActingTools:
             if now:
                 msg += f"; it still holds {now!r}"
             return Result(msg, data)
-        msg = f'typed "{text}" into {subject}'
         want = text if fill else held + text
+        if now == held and want != held and st.context != NATIVE:
+            # A page's read-only input takes focus and drops every key: what it holds is unchanged.
+            raise failed_check(subject, "editable", f'it is readonly: it took focus and still holds "{held}" after '
+                               "the text was typed", "app_type types into a field that accepts text; read this one "
+                               "with app_text", code="invalid_argument", remedy="app_text to read it", locator=subject)
+        msg = f'typed "{text}" into {subject}'
         if now is not None and now != want:
             msg += f'; it now holds "{now}"'
         return Result(msg, data)

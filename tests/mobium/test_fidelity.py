@@ -208,3 +208,19 @@ def test_two_webviews_of_one_app_are_two_contexts_each_with_its_own_page(fresh):
         texts.append(fresh.call("app_text").text)
     fresh.call("app_context", context="NATIVE_APP")
     assert "Second page" in texts[1] and "Second page" not in texts[0]
+
+
+def test_a_pages_read_only_and_disabled_inputs_are_refused_with_mobiums_checks(fresh):
+    """web-type.sh: typing into the read-only input fails `failed check editable` mentioning readonly and leaves it
+    "fixed"; the disabled input fails `failed check enabled` mentioning disabled (the enabled check, not editable)."""
+    open_web_form(fresh)
+    lines = fresh.call("app_map").text.splitlines()
+
+    def ref(label: str) -> str:
+        return next(line.split()[0] for line in lines if f"{label} (" in line)
+
+    fixed = fresh.call("app_type", target=ref("fixed"), text="nope", check=False)
+    assert fixed.is_error and "failed check editable" in fixed.text and "readonly" in fixed.text
+    assert fixed.data["details"]["check"] == "editable"
+    disabled = fresh.call("app_type", target=ref("disabled"), text="nope", check=False)
+    assert disabled.is_error and "failed check enabled" in disabled.text and "disabled" in disabled.text
