@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .out_of_reach import REFUSALS
+
 DEVICE = {"type": "string", "description": "Serial of the device to act on, e.g. \"emulator-5554\". Leave it out "
           "when the server was started for one device or only one is connected."}
 DRIVER = {"type": "string", "enum": ["uiautomator2", "uiautomator", "wda"],
@@ -342,7 +344,7 @@ _DEFS += [
      "Read the device's time zone, or set it (an IANA name, e.g. Europe/Paris).",
      {"timezone": _s("The zone; leave out to read.")}, ()),
     ("app_time", True,
-     "What time the device thinks it is, in its own zone.",
+     "What time the device thinks it is, in its own zone, with the zone's name (app_timezone changes it).",
      {}, ()),
     ("app_network", False,
      "Read the network state, or take the device offline (airplane mode) and back; latency and bandwidth "
@@ -377,7 +379,7 @@ _DEFS += [
      "Evaluate a JavaScript expression in the current WebView context's page; the answer is its JSON value.",
      {"expression": _s("The expression.")}, ("expression",)),
     ("app_cookies", False,
-     "The current WebView page's cookies: get, set or clear.",
+     "The current WebView page's cookies: get, set or clear. Needs a WebView context (app_context).",
      {"action": _s("get (default), set or clear.", enum=["get", "set", "clear"]),
       "cookies": _a("Cookies to set.", {"type": "object"}), "name": _s("One cookie by name.")}, ()),
     ("app_storage", False,
@@ -446,4 +448,6 @@ NO_DEVICE_ARGUMENT = frozenset({"app_devices", "app_doctor", "app_boot", "app_sh
 
 TOOLS: dict[str, ToolSpec] = {}
 for _name, _ro, _desc, _props, _req in _DEFS:
+    if _name in REFUSALS:
+        _desc += f" This server refuses it (unsupported): {REFUSALS[_name][0]}."
     TOOLS[_name] = ToolSpec(_name, _desc, _schema(_props, _req, device=_name not in NO_DEVICE_ARGUMENT), _ro)

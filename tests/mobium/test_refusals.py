@@ -33,7 +33,7 @@ def open_menu(tools, label):
 
 
 def test_tool_list_is_mobiums(tools):
-    assert set(tools.tool_names) == ISSUE_TOOLS
+    assert ISSUE_TOOLS < set(tools.tool_names) and len(tools.tool_names) == 73
     for t in tools.tool_defs:
         assert t["inputSchema"]["additionalProperties"] is False, t["name"]
         assert isinstance(t["annotations"]["readOnlyHint"], bool), t["name"]
