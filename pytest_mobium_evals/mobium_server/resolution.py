@@ -199,9 +199,9 @@ class Resolution:
                                "a slider is set with app_fill and a position from 0 to 1, e.g. 0.5 for the middle",
                                code="invalid_argument", remedy="app_fill with a position from 0 to 1")
         if node.editable_class:
-            if not node.enabled:
-                return  # a disabled field is refused by the enabled check, as Mobium does ("failed check enabled")
-            if not node.focusable:
+            if not node.enabled and node.webview is not None:
+                return  # a page's disabled input is refused by the enabled check, as Mobium's ("failed check enabled")
+            if not node.enabled or not node.focusable:
                 raise failed_check(target, "editable", "it is a read-only field — the device says it cannot take "
                                    "focus or input", "app_type types into a field that accepts text; this one only "
                                    "shows it (read it with app_text)", code="invalid_argument",

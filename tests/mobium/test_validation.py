@@ -23,7 +23,7 @@ def refused(name, **args) -> MobiumError:
     ("app_tap", {"x": "1", "y": 2}, "x must be an integer"),
     ("app_check", {"target": "x", "checked": "yes"}, "checked must be true or false"),
     ("app_press", {"button": "power"}, "must be one of back"),
-    ("app_map", {"diff": True}, 'has no argument "diff" (it takes: device, driver)'),
+    ("app_map", {"changes": True}, 'has no argument "changes" (it takes: device, diff, driver)'),
     ("app_click", {}, 'unknown tool "app_click" (have: app_devices'),
     ("app_batch", {"steps": []}, "non-empty list"),
     ("app_batch", {"steps": [{"name": "app_tap", "args": {}}]}, 'step 1 has "args"'),
