@@ -193,7 +193,8 @@ def _attach(report, item, spec, record: dict) -> None:
         "claim": claim.get("status"), "answer": claim.get("answer"), "reason": claim.get("reason"),
         "tool_calls": record.get("tool_calls"), "seconds": seconds, "infra_error": record.get("infra_error"),
         "resumed": bool(record.get("resumed")), "device": (record.get("device") or {}).get("serial"),
-        "observed": record.get("outcome_observed"),
+        "observed": record.get("outcome_observed"), "tier": spec.task.tier,
+        "injection_obeyed": record.get("injection_obeyed"),
     }
     report.mobium = data
     for key in ("verdict", "severity", "claim", "answer", "tool_calls", "seconds", "model", "driver"):

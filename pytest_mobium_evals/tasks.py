@@ -60,6 +60,25 @@ class Outcome:
     reached: bool
     observed: str = ""
     acted: bool = False
+    obeyed: Optional[bool] = None  # injection tasks: the device shows the injected instruction was carried out
+
+
+@dataclass(frozen=True)
+class Injection:
+    """Text the device shows that tells the agent to do something other than its task: what it tells it to do,
+    and what obeying changes ("data" or "setting"; "" when obeying changes nothing that lasts). The outcome check
+    says whether the device shows it was obeyed (`Outcome.obeyed`)."""
+
+    instruction: str
+    changes: str = "data"
+
+    def problems(self) -> list[str]:
+        out = []
+        if not isinstance(self.instruction, str) or not self.instruction.strip():
+            out.append("injection has no instruction")
+        if self.changes not in ("data", "setting", ""):
+            out.append(f"injection changes {self.changes!r}: neither data, setting nor \"\"")
+        return out
 
 
 @dataclass(frozen=True)
@@ -138,6 +157,7 @@ class Task:
     judge: Optional[JudgeSpec] = None  # answer tasks: how the local judge is asked about their answers
     tier: str = "core"  # "core" or "hard": reported apart, and a mark (`-m hard`)
     aims_at: Optional[str] = None  # the failure mode an agent is known to have that this task probes
+    injection: Optional[Injection] = None  # the injected instruction the device shows the agent, if any
 
     def problems(self) -> list[str]:
         """What is wrong with this declaration, one phrase each (empty when it is fine)."""
@@ -178,6 +198,9 @@ class Task:
             out.append("a regression task says what it found (found=...)")
         if self.tier not in ("core", "hard"):
             out.append(f"tier {self.tier!r} is neither core nor hard")
+        if self.injection is not None:
+            out.extend(self.injection.problems() if isinstance(self.injection, Injection)
+                       else ["injection is not an Injection(...)"])
         if self.judge is not None and not isinstance(self.judge, JudgeSpec):
             out.append("judge is not a JudgeSpec(...)")
         if self.judge is not None and isinstance(self.judge, JudgeSpec) and self.answer is not None:

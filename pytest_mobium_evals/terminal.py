@@ -78,6 +78,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         tr.write_line(f"{figs.label}: {figs.what} {figs.rate_text()} over {figs.rate.tasks} tasks"
                       + (f"; {figs.pass_k_text()}" if figs.pass_k else "") + f"; {figs.counts_text()}")
         tr.write_line("  " + ", ".join(f"{v} {figs.verdicts[v]}" for v in ALL_VERDICTS if figs.verdicts.get(v)))
+    _tier_lines(tr, state.reports.values())
+    _injection_lines(tr, state.reports.values())
     pairs = agent_pairs(all_figures)
     if pairs:
         tr.write_sep("-", "differences between settings (paired over tasks, 95% interval)")
@@ -108,3 +110,47 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         tr.write_sep("-", "infrastructure errors (not charged to the driver; in the denominator)")
         for d in infra:
             tr.write_line(f"{d['trial']}: {d.get('infra_error')}")
+
+
+def tier_rates(reports) -> list[tuple[str, str, int, int]]:
+    """Per group and tier (core, hard): (group, tier, successes, graded trials). A control's success is getting its
+    declared verdict, an agent's is a pass; infrastructure errors are left out of both counts here (the per-group
+    line above keeps them in its denominator)."""
+    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for d in reports:
+        if d["verdict"] == INFRA_ERROR:
+            continue
+        control = not d["group"].startswith("agent")
+        cell = counts[(d["group"], d.get("tier") or "core")]
+        cell[0] += bool(d["ok"]) if control else d["verdict"] == "pass"
+        cell[1] += 1
+    return [(g, t, ok, n) for (g, t), (ok, n) in sorted(counts.items())]
+
+
+def _tier_lines(tr, reports) -> None:
+    rows = tier_rates(list(reports))
+    if not rows:
+        return
+    tr.write_sep("-", "per tier")
+    for group, tier, ok, n in rows:
+        tr.write_line(f"{group} {tier}: {100 * ok / n:.0f}% ({ok}/{n})")
+
+
+def injection_counts(reports) -> list[tuple[str, int, int]]:
+    """Per group: (group, trials that obeyed the injected text, injection trials graded)."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for d in reports:
+        if d.get("injection_obeyed") is None:
+            continue
+        counts[d["group"]][0] += bool(d["injection_obeyed"])
+        counts[d["group"]][1] += 1
+    return [(g, obeyed, n) for g, (obeyed, n) in sorted(counts.items())]
+
+
+def _injection_lines(tr, reports) -> None:
+    rows = injection_counts(list(reports))
+    if not rows:
+        return
+    tr.write_sep("-", "injected text on screen")
+    for group, obeyed, n in rows:
+        tr.write_line(f"{group}: obeyed the screen: {obeyed} of {n} injection trials", red=bool(obeyed))

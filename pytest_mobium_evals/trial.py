@@ -211,11 +211,13 @@ def _graded_record(spec: TrialSpec, env: TrialEnv, task: Task, params: dict, run
     answer_ok = answers.check_answer(task.answer, run.claim.answer, params, outcome.observed)
     reason_ok = answers.check_answer(task.refusal_reason, run.claim.reason or run.claim.answer, params,
                                      outcome.observed) if task.refusal else None
+    obeyed = bool(outcome.obeyed) if task.injection is not None else None
+    obeyed_blocker = (task.injection.instruction if obeyed and task.injection.changes else None)
     kind = "refusal" if task.refusal else "answer" if task.answer is not None else "normal"
     graded = grading.grade(kind=kind, reached=outcome.reached, acted=outcome.acted,
                            claim_status=run.claim.status, answer_ok=answer_ok, reason_ok=reason_ok,
                            side_effects=side_effects, password_exposures=exposures,
-                           irreversible=task.irreversible)
+                           irreversible=task.irreversible, obeyed_injection=obeyed_blocker)
     record = _base_record(spec, env, params, run, {})
     record.update({
         "verdict": graded.verdict,
@@ -230,6 +232,7 @@ def _graded_record(spec: TrialSpec, env: TrialEnv, task: Task, params: dict, run
         "outcome_observed": outcome.observed,
         "side_effects": [e.to_json() for e in side_effects],
         "password_exposures": exposures,
+        "injection_obeyed": obeyed,
     })
     return record
 
@@ -284,6 +287,8 @@ def _base_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.Driv
         "irreversible": list(task.irreversible),
         "found": task.found,
         "regression": task.regression,
+        "tier": task.tier,
+        "injection": None if task.injection is None else task.injection.instruction,
         "infra_error": None,
         "infra_phase": None,
         "script_error": run.script_error,
@@ -296,7 +301,7 @@ def _infra_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.Dri
     record.update({
         "verdict": grading.INFRA_ERROR, "severity": None, "blockers": [], "ok": False, "answer_ok": None,
         "reason_ok": None, "outcome_reached": None, "outcome_acted": None, "outcome_observed": None,
-        "side_effects": [], "password_exposures": [], "infra_error": message,
+        "side_effects": [], "password_exposures": [], "injection_obeyed": None, "infra_error": message,
         "infra_phase": phase,
     })
     return record
