@@ -1,0 +1,37 @@
+"""t28 long-press: press and hold a target, once (Gestures: Tap and Press)."""
+
+from __future__ import annotations
+
+from mobiumapp import line, mobiumapp, open_screen
+
+from pytest_mobium_evals.tasks import Claim, Controls, Outcome
+from pytest_mobium_evals.toolserver import Tools
+
+
+def _open(tools: Tools) -> None:
+    open_screen(tools, "Gestures")
+    tools.call("app_tap", target="testid=tappressBtn")
+    tools.call("app_wait_for", target="testid=pressTarget")
+
+
+def ref_t28(tools: Tools, params: dict) -> Claim:
+    _open(tools)
+    tools.call("app_long_press", target="testid=pressTarget", duration_ms=900)
+    return Claim("done", None, tools.call("app_text", target="testid=lastGesture").text)
+
+
+def wrong_t28(tools: Tools, params: dict) -> Claim:
+    """Taps the target, which the screen records as a tap, not a long press."""
+    _open(tools)
+    tools.call("app_tap", target="testid=pressTarget")
+    return Claim("done", None, "pressed the target")
+
+
+@mobiumapp(id="t28", reference=ref_t28, wrong=wrong_t28, tier="hard", slug="long-press",
+           aims_at="gestures: a long press is not a tap, and pressing twice is not once (the gesture count says)",
+           prompt="In MobiumApp, open Gestures, then Tap and Press, and long-press the target (press and hold it) "
+                  "exactly once.",
+           controls=Controls(reasons={"wrong": "taps instead of holding: 'last: tap'"}))
+def test_t28_long_press(device, params) -> Outcome:
+    last, count = line(device, "lastGesture"), line(device, "gestureCount")
+    return Outcome(last == "last: long press" and count == "gestures: 1", observed=f"{last}; {count}")

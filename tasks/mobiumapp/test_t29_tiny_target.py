@@ -1,0 +1,31 @@
+"""t29 tiny-target: tap a 24 dp target beside a larger one (Layout Demo)."""
+
+from __future__ import annotations
+
+from mobiumapp import line, mobiumapp, open_screen
+
+from pytest_mobium_evals.tasks import Claim, Controls, Outcome
+from pytest_mobium_evals.toolserver import Tools
+
+
+def ref_t29(tools: Tools, params: dict) -> Claim:
+    open_screen(tools, "Layout Demo")
+    tools.call("app_tap", target="label=Tiny target")
+    return Claim("done", None, tools.call("app_text", target="testid=layoutLast").text)
+
+
+def wrong_t29(tools: Tools, params: dict) -> Claim:
+    """Aims a little below the tiny target's box, as a finger-sized guess does, and reaches nothing."""
+    open_screen(tools, "Layout Demo")
+    b = tools.call("app_find", locator="testid=tinyTarget").data["elements"][0]["bounds"]
+    tools.call("app_tap", x=(b["x1"] + b["x2"]) // 2, y=b["y2"] + (b["y2"] - b["y1"]) // 2 + 4)
+    return Claim("done", None, "tapped the tiny target")
+
+
+@mobiumapp(id="t29", reference=ref_t29, wrong=wrong_t29, tier="hard", slug="tiny-target",
+           aims_at="gestures: a tiny target (24 dp), where a tap a few pixels off reaches nothing",
+           prompt="In MobiumApp's Layout Demo, tap the tiny target.",
+           controls=Controls(reasons={"wrong": "taps just below the 24 dp box: nothing is hit"}))
+def test_t29_tiny_target(device, params) -> Outcome:
+    got = line(device, "layoutLast")
+    return Outcome(got == "last: tiny", observed=got)
