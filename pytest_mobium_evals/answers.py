@@ -211,6 +211,37 @@ def frequencies(name: str, expected_hz: tuple[float, ...]) -> AnswerRule:
     return AnswerRule(name, " and ".join(f"{e:g} Hz" for e in expected_hz), check)
 
 
+# ---- a value read from the device --------------------------------------------------------------------------------
+
+def percent(name: str, accepts: str) -> AnswerRule:
+    """The percentage the device reports (the outcome's `observed`, digits only), as "37%", "37 percent" or
+    "37 per cent". Any other percentage competes, the same level misread as a percentage ("0.37%") among them; the
+    fraction given beside it as such ("raw 0.37") does not."""
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        want = context.observed.strip()
+        if not want.isdigit():
+            return False
+        given = re.findall(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)", answer)
+        return bool(given) and all(g == want for g in given)
+
+    return AnswerRule(name, accepts, check)
+
+
+def reading(name: str, accepts: str) -> AnswerRule:
+    """The reading the device shows (the outcome's `observed`: coordinates, a file size), quoted whole; a second
+    reading of the same shape that differs from it competes."""
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        want = normalize(context.observed)
+        if not want or want not in answer:
+            return False
+        shape = re.sub(r"\d", r"\\d", re.escape(want)).replace(r"\\d", r"\d")
+        return all(normalize(m) == want for m in re.findall(shape, answer))
+
+    return AnswerRule(name, accepts, check)
+
+
 # ---- refusal reasons ---------------------------------------------------------------------------------------------
 
 def refusal_reason(name: str, accepts: str, *, mentions: str, competing: str) -> AnswerRule:

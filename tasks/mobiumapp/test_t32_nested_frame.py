@@ -1,0 +1,35 @@
+"""t32 nested-frame: of three buttons all labelled "Tap me", tap the one in the frame inside a frame (Frames)."""
+
+from __future__ import annotations
+
+from mobiumapp import line, mobiumapp, open_frames_page, ref_for
+
+from pytest_mobium_evals.tasks import Claim, Controls, Outcome
+from pytest_mobium_evals.toolserver import Tools
+
+
+def ref_t32(tools: Tools, params: dict) -> Claim:
+    """The map names each "Tap me" by the frame it is in: pick the nested one's line."""
+    open_frames_page(tools)
+    tools.call("app_tap", target=ref_for(tools, r"Tap me \(button\) in iframe#sameFrame >> iframe#nestedFrame$"))
+    tools.call("app_context", context="NATIVE_APP")
+    return Claim("done", None, "tapped the nested frame's button")
+
+
+def wrong_t32(tools: Tools, params: dict) -> Claim:
+    """Taps the first "Tap me" by its label: the same-origin frame's."""
+    open_frames_page(tools)
+    tools.call("app_tap", target=ref_for(tools, r"Tap me \(button\)"))
+    tools.call("app_context", context="NATIVE_APP")
+    return Claim("done", None, "tapped Tap me")
+
+
+@mobiumapp(id="t32", reference=ref_t32, wrong=wrong_t32, tier="hard", slug="nested-frame",
+           aims_at="repeated labels (CHALLENGES): three buttons say 'Tap me'; only the frame each is in tells "
+                   "them apart",
+           prompt="In MobiumApp, open WebViews, then Frames, and tap the 'Tap me' button in the frame that sits "
+                  "inside another frame (the nested one).",
+           controls=Controls(reasons={"wrong": "taps the first 'Tap me', in the same-origin frame"}))
+def test_t32_nested_frame(device, params) -> Outcome:
+    got = line(device, "frameOutcome")
+    return Outcome(got == "last tap: the nested frame", observed=got)
