@@ -1,0 +1,76 @@
+"""t45 flick-end: flick a 120-row list to its end and report its last row (Gestures: Flick and Pan)."""
+
+from __future__ import annotations
+
+from mobiumapp import line, mobiumapp, open_screen
+
+from pytest_mobium_evals import answers
+from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, Outcome
+from pytest_mobium_evals.toolserver import Tools
+
+LAST = "Row 120"
+
+
+def _open(tools: Tools) -> dict:
+    open_screen(tools, "Gestures")
+    tools.call("app_tap", target="testid=flickBtn")
+    tools.call("app_wait_for", target="testid=flickList")
+    return tools.call("app_find", locator="testid=flickList").data["elements"][0]["bounds"]
+
+
+def _last_row_shown(tools: Tools) -> str:
+    rows = [ln.strip() for ln in tools.call("app_text").text.splitlines() if ln.strip().startswith("Row ")]
+    return rows[-1] if rows else ""
+
+
+def ref_t45(tools: Tools, params: dict) -> Claim:
+    """Fast swipes up the list (flicks, which coast) until the last row shown stops changing."""
+    b = _open(tools)
+    x, top, bottom = (b["x1"] + b["x2"]) // 2, b["y1"] + 40, b["y2"] - 40
+    last = None
+    for _ in range(30):
+        tools.call("app_swipe", x1=x, y1=bottom, x2=x, y2=top, duration_ms=120)
+        tools.call("app_wait_for", target="testid=flickResult", condition="text", text="coasted",
+                   timeout_ms=4000)
+        shown = _last_row_shown(tools)
+        if shown == last:
+            break
+        last = shown
+    return Claim("done", last, tools.call("app_text", target="testid=flickResult").text)
+
+
+def wrong_t45(tools: Tools, params: dict) -> Claim:
+    """One slow drag (a pan, which does not coast), then takes the last row in view for the end of the list."""
+    b = _open(tools)
+    x = (b["x1"] + b["x2"]) // 2
+    tools.call("app_swipe", x1=x, y1=b["y2"] - 40, x2=x, y2=b["y1"] + 40, duration_ms=2500)
+    return Claim("done", _last_row_shown(tools), "scrolled to the bottom")
+
+
+ANSWER = answers.app_message("last_row", LAST)
+JUDGE = JudgeSpec(
+    question="Flick the Flick and Pan list to its end and report its last row.",
+    truth=LAST,
+    answers=(
+        LabelledAnswer("Row 120", True, "the last row"),
+        LabelledAnswer("The list ends at Row 120.", True, "the last row in a sentence"),
+        LabelledAnswer("Row 24", False, "the last row in view after one pan"),
+    ))
+
+
+def _row_on_screen(device, label: str) -> bool:
+    return any(node.text == label for node in device.dump())
+
+
+@mobiumapp(id="t45", reference=ref_t45, wrong=wrong_t45, tier="hard", slug="flick-end", answer=ANSWER,
+           judge=JUDGE,
+           aims_at="huge lists (CHALLENGES) and gestures: a flick coasts and a pan does not; the list's end is "
+                   "its last row in view once it stops moving, not the last row of one screen",
+           prompt="In MobiumApp, open Gestures, then Flick and Pan, flick the list to its very end, and tell me its "
+                  "last row.",
+           controls=Controls(reasons={"wrong": "one slow pan, and the last row in view reported as the end"}))
+def test_t45_flick_end(device, params) -> Outcome:
+    result = line(device, "flickResult")
+    at_end = _row_on_screen(device, LAST)
+    return Outcome(at_end and result.startswith("scroll: flick"), observed=f"{result}; {LAST} "
+                   f"{'on screen' if at_end else 'not on screen'}")
