@@ -13,16 +13,18 @@ SLIDE_MS = 2000
 
 
 def ref_t30(tools: Tools, params: dict) -> Claim:
-    """Replay, then wait on the screen (not a sleep) until the slide is over: the target's left edge stops
-    moving; then tap it."""
+    """Replay, then wait on the screen (not a sleep) until the slide is over: the target's left edge has come to
+    the panel's own left edge, where its Replay button starts, and stays there over several reads (the slide's
+    last steps are under a pixel each); then tap it."""
     open_screen(tools, "Motion Demo")
+    rest = tools.call("app_find", locator="testid=ignoringReplay").data["elements"][0]["bounds"]["x1"]
     tools.call("app_tap", target="testid=ignoringReplay")
-    last = None
-    for _ in range(60):
+    still = 0
+    for _ in range(200):
         x1 = tools.call("app_find", locator="testid=ignoringTarget").data["elements"][0]["bounds"]["x1"]
-        if x1 == last:
+        still = still + 1 if x1 <= rest else 0
+        if still >= 5:
             break
-        last = x1
         tools.call("app_wait_for", target="testid=ignoringTarget", condition="visible", timeout_ms=500)
     tools.call("app_tap", target="testid=ignoringTarget")
     return Claim("done", None, tools.call("app_text", target="testid=ignoringResult").text)
