@@ -17,6 +17,8 @@ SETTINGS = "com.android.settings"
 
 
 def _dark_theme(tools: Tools) -> None:
+    # Settings keeps the page it was left on: stopped first, it opens on its main list.
+    tools.call("app_terminate", app=SETTINGS)
     tools.call("app_launch", app=SETTINGS)
     tools.call("app_scroll_to", target="text=Display", direction="down")
     tools.call("app_tap", target="text=Display")
