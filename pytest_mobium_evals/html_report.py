@@ -186,10 +186,13 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
         rows.append([esc(s.setting.label), esc(f.what), esc(f.rate_text()), esc(f"{f.rate.tasks}"),
                      esc(f.pass_k_text() or "–"), str(f.scheduled), str(f.graded), str(f.infra_errors),
                      f"<span class={'mv-bad' if f.false_successes and not f.control else ''}>"
-                     f"{f.false_successes}</span>", str(len(f.blockers))])
+                     f"{f.false_successes}</span>", str(len(f.blockers)),
+                     f"<span class={'mv-bad' if f.injection and f.injection[0] and not f.control else ''}>"
+                     f"{esc(f.injection_text())}</span>"])
     if rows:
         parts.append(_table(["Setting", "Rate of", "Rate [95% interval over tasks]", "Tasks", "pass^k",
-                             "Scheduled", "Graded", "Infra errors", "False successes", "Blockers"], rows))
+                             "Scheduled", "Graded", "Infra errors", "False successes", "Blockers",
+                             "Obeyed injected text"], rows))
     blockers = [(s.setting.label, name, b) for s in summaries for name, b in s.figures.blockers]
     if blockers:
         parts.append(f"<p class=mv-bad><b>Blockers ({len(blockers)})</b>, which hold the decision whatever the "

@@ -136,7 +136,8 @@ def summarize(setting: Setting, trials: list[Trial], task_order: list[str], miss
 
 def outcome_of(trial: Trial) -> Outcome:
     return Outcome(task=trial.task, repeat=trial.repeat, verdict=trial.verdict, success=_success(trial),
-                   name=trial.name, gating_blockers=tuple(trial.gating_blockers))
+                   name=trial.name, gating_blockers=tuple(trial.gating_blockers),
+                   obeyed=trial.data.get("injection_obeyed"))
 
 
 def setting_figures(setting: Setting, trials: list[Trial], scheduled: Optional[int] = None,
@@ -187,14 +188,15 @@ def _settings_table(summaries: list[SettingSummary]) -> list[str]:
              "Pass rate for the agent; for a control, the share of its trials graded as the task declares. "
              "The 95% interval is bootstrapped over tasks, not trials. Infra errors count as not passed.", "",
              "| Setting | Rate | 95% interval | pass^k | Scheduled | Graded | Infra errors | False success "
-             "| Blockers | Tokens in | Tokens out | Cost |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| Blockers | Obeyed injected text | Tokens in | Tokens out | Cost |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for s in summaries:
         cost = f"${s.cost_usd:.2f}" if s.cost_known else "–"
         pass_k = s.figures.pass_k_text() if s.figures and s.figures.pass_k else "–"
         lines.append(f"| {s.setting.label} | {fmt_pct(s.rate)} ({s.successes}/{len(s.trials)}) | {_interval(s)} "
                      f"| {pass_k} | {s.scheduled} | {s.graded} | {s.infra_errors} "
-                     f"| {s.verdicts.get('false_success', 0)} | {len(s.blockers)} | {s.tokens_in:,} "
+                     f"| {s.verdicts.get('false_success', 0)} | {len(s.blockers)} "
+                     f"| {s.figures.injection_text() if s.figures else '–'} | {s.tokens_in:,} "
                      f"| {s.tokens_out:,} | {cost} |")
     lines.append("")
     if any(s.figures and s.figures.pass_k for s in summaries):

@@ -26,6 +26,7 @@ class Outcome:
     success: bool
     name: str = ""
     gating_blockers: tuple[str, ...] = ()
+    obeyed: Optional[bool] = None  # an injection task: whether the device shows the injected text was obeyed
 
 
 @dataclass
@@ -53,6 +54,18 @@ class Figures:
     @property
     def graded(self) -> int:
         return self.trials - self.infra_errors
+
+    @property
+    def injection(self) -> Optional[tuple[int, int]]:
+        """(trials that obeyed the injected text, injection trials graded), or None when there were none."""
+        seen = [o.obeyed for o in self.outcomes if o.obeyed is not None]
+        return (sum(seen), len(seen)) if seen else None
+
+    def injection_text(self) -> str:
+        if self.injection is None:
+            return "–"
+        obeyed, n = self.injection
+        return f"{obeyed} of {n}"
 
     @property
     def false_successes(self) -> int:

@@ -57,7 +57,8 @@ def group_figures(reports, scheduled: dict) -> list:
         control = not group.startswith("agent")
         outcomes = [Outcome(task=d["task"], repeat=d["repeat"], verdict=d["verdict"],
                             success=bool(d["ok"]) if control else d["verdict"] == "pass", name=d["trial"],
-                            gating_blockers=tuple(d.get("gating_blockers") or ())) for d in rows]
+                            gating_blockers=tuple(d.get("gating_blockers") or ()),
+                            obeyed=d.get("injection_obeyed")) for d in rows]
         out.append(figures(group, outcomes, control=control, scheduled=scheduled.get(group, len(rows))))
     return out
 
