@@ -11,6 +11,8 @@ import sys
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sim": ("pytest_mobium_evals.sim.cli", "run the virtual Android device (an ADB server) in the foreground"),
     "mcp": ("pytest_mobium_evals.mobium_server.cli", "serve the Mobium-compatible MCP tools on stdio, over ADB"),
+    "mobium": ("pytest_mobium_evals.mobium_server.cli_face", "Mobium's command line over the built-in server "
+               "(`mobium-evals mobium --device S map`)"),
     "report": ("pytest_mobium_evals.reports", "write report.md and a pass-rate chart for a run folder"),
     "compare": ("pytest_mobium_evals.compare", "compare two runs with the same tasks and seed, trial by trial"),
     "runs": ("pytest_mobium_evals.runs", "list the runs in a folder, one line each"),
@@ -58,6 +60,11 @@ def _load(module: str):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["mobium"] and argv[1:2] not in (["-h"], ["--help"]):
+        # Mobium's grammar puts flags anywhere, which argparse cannot pass through; and a check script calls this
+        # once a step, so it must not pay for loading every subcommand's module.
+        from pytest_mobium_evals.mobium_server.cli_face import main as mobium_main
+        return mobium_main(argv[1:])
     parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
