@@ -1,0 +1,128 @@
+"""Mobium's device checks as steps over the `mobium` CLI face: each step runs `bin/mobium` in a subprocess, as a
+check script does, and is named after the check and the line it comes from (`login.sh:114`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import pytest
+
+BIN = Path(__file__).parent / "bin" / "mobium"
+APP = "dev.mobium.mobiumapp"
+
+
+@dataclass
+class Ran:
+    rc: int
+    out: str
+    err: str
+
+    @property
+    def both(self) -> str:
+        """What a check reads with `2>&1`."""
+        return self.out + self.err
+
+    @property
+    def value(self) -> str:
+        """What `$(…)` gives: stdout without its trailing newlines."""
+        return self.out.rstrip("\n")
+
+
+class Cli:
+    """`$M` of a check: `bin/mobium --device SERIAL`, one process per call, state held by the session's daemon."""
+
+    def __init__(self, env: dict[str, str], serial: str):
+        self.env, self.serial = env, serial
+
+    def run(self, *words: str, device: bool = True) -> Ran:
+        argv = [str(BIN), *(("--device", self.serial) if device else ()), *words]
+        done = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=120)
+        return Ran(done.returncode, done.stdout, done.stderr)
+
+    def ok(self, *words: str) -> Ran:
+        """A call under `set -e`: it must exit 0."""
+        ran = self.run(*words)
+        assert ran.rc == 0, f"`mobium {' '.join(words)}` exited {ran.rc}: {ran.both.strip()}"
+        return ran
+
+    def value(self, *words: str) -> str:
+        return self.run(*words).value
+
+    def json(self, *words: str) -> Any:
+        ran = self.run(*words)
+        return json.loads(ran.out)
+
+    def fails(self, *words: str, rc: Optional[int] = None) -> Ran:
+        """A call the check expects refused (`&& fail`), with Mobium's exit status when the check names one."""
+        ran = self.run(*words)
+        assert ran.rc != 0, f"`mobium {' '.join(words)}` was accepted: {ran.both.strip()}"
+        if rc is not None:
+            assert ran.rc == rc, f"`mobium {' '.join(words)}` exited {ran.rc}, want {rc}: {ran.both.strip()}"
+        return ran
+
+    # The idioms every check repeats.
+    def fresh_start(self, app: str = APP) -> None:
+        self.run("terminate", app)
+        self.ok("launch", app)
+
+    def says(self, testid: str, want: str) -> None:
+        """login.sh's says(): wait for the element, then its text is exactly `want`."""
+        self.ok("wait", f"testid={testid}", "--timeout", "5s")
+        got = self.value("text", f"testid={testid}")
+        assert got == want, f"{testid} reads {got!r}, want {want!r}"
+
+    def absent(self, testid: str) -> None:
+        self.ok("wait", f"testid={testid}", "--for", "hidden", "--timeout", "5s")
+
+
+def contains(pattern: str, text: str) -> bool:
+    """`grep -q PATTERN` (basic regex, which for these patterns reads as Python's)."""
+    return re.search(pattern, text, re.M) is not None
+
+
+@dataclass
+class Step:
+    where: str
+    run: Callable[[Cli], None]
+    marks: tuple
+
+
+class Flow:
+    """One check's steps in its order; `test()` makes them one parametrized test, run top to bottom on one device."""
+
+    def __init__(self, check: str):
+        self.check = check
+        self.steps: list[Step] = []
+
+    def step(self, line: int, *, xfail: str = "", hardware: str = ""):
+        def add(fn: Callable[[Cli], None]) -> Callable[[Cli], None]:
+            marks: tuple = ()
+            if xfail:
+                marks = (pytest.mark.xfail(strict=True, reason=xfail),)
+            if hardware:
+                marks = (pytest.mark.skip(reason=f"HARDWARE: {hardware}"),)
+            self.steps.append(Step(f"{self.check}:{line}", fn, marks))
+            return fn
+        return add
+
+    def hardware(self, line: int, what: str) -> None:
+        self.step(line, hardware=what)(_never)
+
+    def test(self):
+        params = [pytest.param(s, id=s.where, marks=s.marks) for s in self.steps]
+
+        @pytest.mark.parametrize("step", params)
+        def test_check_step(mobium: Cli, step: Step) -> None:
+            step.run(mobium)
+
+        return test_check_step
+
+
+def _never(m: Cli) -> None:
+    raise AssertionError("a hardware step ran")

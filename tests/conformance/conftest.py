@@ -1,0 +1,30 @@
+"""One virtual device per check module, driven only through the `mobium` CLI face (`bin/mobium` in a subprocess),
+with a daemon of its own (`MOBIUM_SESSION`), stopped when the module ends."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+
+import pytest
+from conformance_cli import Cli
+
+# MobiumApp's own timers (sign-in 1 s, feed pages 2.5 s, late alert 2 s) run this much faster.
+CLOCK_SPEED = 4.0
+
+
+@pytest.fixture(scope="module")
+def mobium(request):
+    from pytest_mobium_evals import sim
+    home = tempfile.mkdtemp(prefix="mbh")   # short: it holds the daemon's Unix socket
+    with sim.start(devices=1, clock_speed=CLOCK_SPEED) as server:
+        env = {**os.environ, "ANDROID_ADB_SERVER_PORT": str(server.port), "MOBIUM_HOME": home,
+               "MOBIUM_SESSION": "ck", "MOBIUM_EVALS_PYTHON": sys.executable}
+        cli = Cli(env, server.serials[0])
+        try:
+            yield cli
+        finally:
+            cli.run("daemon", "stop", device=False)
+            shutil.rmtree(home, ignore_errors=True)
