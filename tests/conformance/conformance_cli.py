@@ -4,7 +4,6 @@ check script does, and is named after the check and the line it comes from (`log
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -126,3 +125,7 @@ class Flow:
 
 def _never(m: Cli) -> None:
     raise AssertionError("a hardware step ran")
+
+
+# Gaps read off the server and the virtual device, shared by several checks.
+NO_APPS = "app_list_apps is not among the server's tools (mobium_server/schemas.py), so `mobium apps` exits 5"
