@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -75,6 +76,18 @@ class Cli:
         self.ok("wait", f"testid={testid}", "--timeout", "5s")
         got = self.value("text", f"testid={testid}")
         assert got == want, f"{testid} reads {got!r}, want {want!r}"
+
+    def until(self, holds: Callable[[], bool], what: str, deadline_s: float = 10.0) -> None:
+        """A check's `until …; do sleep 1; done`, as a deadline over the calls themselves (each reads the device)."""
+        end = time.monotonic() + deadline_s
+        while not holds():
+            assert time.monotonic() < end, f"{what}: not within {deadline_s:.0f}s"
+
+    def adb_shell(self, command: str) -> str:
+        """A check's direct `adb -s DEV shell …` stimulus, not a mobium call."""
+        import adbutils
+        client = adbutils.AdbClient(host="127.0.0.1", port=int(self.env["ANDROID_ADB_SERVER_PORT"]))
+        return client.device(self.serial).shell(command)
 
     def absent(self, testid: str) -> None:
         self.ok("wait", f"testid={testid}", "--for", "hidden", "--timeout", "5s")
