@@ -127,7 +127,13 @@ class Flow:
         self.step(line, hardware=what)(_never)
 
     def test(self):
-        params = [pytest.param(s, id=s.where, marks=s.marks) for s in self.steps]
+        # A line run more than once (a helper called in a loop) gets its round: `slider.sh:62#2`.
+        seen: dict[str, int] = {}
+        params = []
+        for s in self.steps:
+            seen[s.where] = seen.get(s.where, 0) + 1
+            name = s.where if seen[s.where] == 1 else f"{s.where}#{seen[s.where]}"
+            params.append(pytest.param(s, id=name, marks=s.marks))
 
         @pytest.mark.parametrize("step", params)
         def test_check_step(mobium: Cli, step: Step) -> None:
