@@ -11,7 +11,8 @@ import tempfile
 import pytest
 from conformance_cli import Cli
 
-# MobiumApp's own timers (sign-in 1 s, feed pages 2.5 s, late alert 2 s) run this much faster.
+# MobiumApp's own timers (sign-in 1 s, feed pages 2.5 s, late alert 2 s) run this much faster. A module whose
+# check races one of those timers against a CLI round trip sets its own CLOCK_SPEED.
 CLOCK_SPEED = 4.0
 
 
@@ -19,7 +20,7 @@ CLOCK_SPEED = 4.0
 def mobium(request):
     from pytest_mobium_evals import sim
     home = tempfile.mkdtemp(prefix="mbh")   # short: it holds the daemon's Unix socket
-    with sim.start(devices=1, clock_speed=CLOCK_SPEED) as server:
+    with sim.start(devices=1, clock_speed=getattr(request.module, "CLOCK_SPEED", CLOCK_SPEED)) as server:
         env = {**os.environ, "ANDROID_ADB_SERVER_PORT": str(server.port), "MOBIUM_HOME": home,
                "MOBIUM_SESSION": "ck", "MOBIUM_EVALS_PYTHON": sys.executable}
         cli = Cli(env, server.serials[0])

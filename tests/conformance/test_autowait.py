@@ -1,0 +1,162 @@
+"""autowait.sh: a tap waits for a sliding target to stop (and Reduce Motion, set through the animation scale, cuts
+the wait for the target that honours it), refuses a piece of confetti that never holds still, waits for a disabled
+Log In to be enabled again, and `type` refuses what is not a text field."""
+
+import json
+import re
+
+from conformance_cli import APP, Flow
+
+# Real time: Log In is disabled for the app's 1 s sign-in, which a faster clock makes shorter than one CLI call.
+CLOCK_SPEED = 1.0
+NO_CONFETTI = ("the virtual Motion Demo puts no confetti pieces in the view tree with confettiExposed on "
+               "(sim/apps/mobiumapp): `find testid=confetti` finds only the switch and the state line")
+flow = Flow("autowait.sh")
+seen: dict = {}
+
+
+def reduce_motion(m, on: bool) -> None:
+    if "orig" not in seen:
+        seen["orig"] = m.adb_shell("settings get global transition_animation_scale").strip()
+    value = "0" if on else (seen["orig"] if seen["orig"] not in ("", "null") else "1.0")
+    m.adb_shell(f"settings put global transition_animation_scale {value}")
+
+
+def open_demo(m, label: str) -> None:
+    m.fresh_start()
+    m.run("scroll-to", f"label={label}")
+    m.ok("tap", f"label={label}")
+
+
+def slide(m, which: str) -> int | None:
+    m.ok("tap", f"testid={which}Replay")
+    m.ok("tap", f"testid={which}Target")
+    holder: dict = {}
+
+    def landed() -> bool:
+        found = re.search(r"tapped (\d+)ms after replay", m.value("text", f"testid={which}Result"))
+        holder["ms"] = int(found.group(1)) if found else None
+        return found is not None
+    m.until(landed, f"a tap on the sliding {which} target did not reach the app", 5.0)
+    return holder["ms"]
+
+
+@flow.step(61)
+def _(m):
+    m.ok("current")
+
+
+@flow.step(103)
+def _(m):
+    reduce_motion(m, False)
+    open_demo(m, "Motion Demo")
+    m.ok("wait", "testid=honoringReplay")
+    assert m.value("text", "testid=reduceMotion") == "reduceMotion=false"
+
+
+@flow.step(104)
+def _(m):
+    seen["h"], seen["i"] = slide(m, "honoring"), slide(m, "ignoring")
+    assert seen["h"] >= 1800, f"the honoring target was tapped {seen['h']}ms after Replay, before its slide ended"
+
+
+@flow.step(107)
+def _(m):
+    assert seen["i"] >= 1800, f"the ignoring target was tapped {seen['i']}ms after Replay"
+
+
+@flow.step(116)
+def _(m):
+    reduce_motion(m, True)
+    open_demo(m, "Motion Demo")
+    m.ok("wait", "testid=honoringReplay")
+    m.until(lambda: m.value("text", "testid=reduceMotion") == "reduceMotion=true",
+            "the app never saw Reduce Motion on", 5.0)
+
+
+@flow.step(119)
+def _(m):
+    seen["h"], seen["i"] = slide(m, "honoring"), slide(m, "ignoring")
+    assert seen["h"] < 1800, f"with Reduce Motion on, the honoring target still waited {seen['h']}ms"
+
+
+@flow.step(121)
+def _(m):
+    assert seen["i"] >= 1800, f"with Reduce Motion on, the control was tapped at {seen['i']}ms"
+    reduce_motion(m, False)
+
+
+@flow.step(135)
+def _(m):
+    open_demo(m, "Motion Demo")
+    m.ok("wait", "testid=celebrateBtn")
+    m.ok("tap", "testid=celebrateBtn")
+    m.ok("tap", "testid=ignoringReplay")
+
+
+@flow.step(162, xfail=NO_CONFETTI)
+def _(m):
+    m.ok("check", "testid=confettiExposed")
+    said = ""
+    for _round in range(5):
+        m.ok("tap", "testid=celebrateBtn")
+        ran = m.run("find", "testid=confetti", "--json")
+        pieces = [e for e in (json.loads(ran.out).get("elements", []) if ran.rc == 0 else [])
+                  if "confetti " in (e.get("label") or "") and e["bounds"]["y1"] > 0]
+        if not pieces:
+            continue
+        piece = sorted(pieces, key=lambda e: e["bounds"]["y1"])[0]["label"].replace(" ", "")
+        tapped = m.run("tap", f"testid={piece}")
+        said = tapped.both
+        assert tapped.rc != 0, f"a piece that never holds still was tapped: {said}"
+        if "still moving" in said:
+            break
+        assert f"no element matches testid={piece}" in said, f"the refusal did not say it was moving: {said}"
+    assert "still moving" in said, f"no refusal said the confetti was still moving: {said}"
+
+
+@flow.step(170)
+def _(m):
+    m.ok("uncheck", "testid=confettiExposed")
+
+
+@flow.step(177)
+def _(m):
+    open_demo(m, "Login Demo")
+    m.ok("type", "testid=username", "mobium")
+    m.ok("type", "testid=password", "wrongpass1")
+    m.ok("tap", "testid=loginBtn")
+    m.ok("wait", "testid=loginBtn", "--for", "disabled", "--timeout", "2s")
+
+
+@flow.step(178)
+def _(m):
+    m.ok("tap", "testid=loginBtn")
+
+
+@flow.step(180)
+def _(m):
+    m.ok("wait", "testid=loginBtn", "--for", "disabled", "--timeout", "2s")
+
+
+@flow.step(186)
+def _(m):
+    open_demo(m, "Form Demo")
+    m.ok("wait", "testid=notifyCheck")
+    ran = m.fails("type", "testid=backBtn", "hello")
+    assert "not a text field" in ran.both, ran.both
+
+
+@flow.step(188)
+def _(m):
+    ran = m.fails("type", "testid=notifyCheck", "hello")
+    assert "not a text field" in ran.both, ran.both
+
+
+@flow.step(190)
+def _(m):
+    m.fails("type", "testid=readOnlyField", "hello")
+    m.run("terminate", APP)
+
+
+test_autowait = flow.test()
