@@ -8,8 +8,8 @@ from conformance_cli import APP, NO_APPS, NO_EVAL, Flow
 
 CROSS_SEEN = ("WebView contexts: the WebView's map reaches into the cross-origin iframe#crossFrame (its Tap me and "
               "Card number) instead of saying '1 frame on this page is cross-origin' (mobium_server/snapshot.py)")
-CROSS_NATIVE = ("WebView contexts: NATIVE_APP's map has no ' Tap me (button)' line for the cross-origin frame's button, "
-                "which Mobium reads from the WebView's native accessibility tree (mobium_server/snapshot.py)")
+CROSS_NATIVE = ("WebView contexts: NATIVE_APP's map has no ' Tap me (button)' line for the cross-origin frame's "
+                "button, which Mobium reads from the WebView's native accessibility tree (mobium_server/snapshot.py)")
 flow = Flow("frames.sh")
 page: dict = {}
 
