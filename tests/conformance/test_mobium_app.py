@@ -1,0 +1,351 @@
+"""mobium-app.sh: MobiumApp's tour — WebView contexts and a tap inside one, a password never mapped, injected
+location, a pager scrolled sideways, the clipboard, a permission popup that rebuilds the screen, app alerts, and the
+Form Demo's checkboxes, radios and switch as map lines and check/uncheck answers."""
+
+import json
+import re
+
+from conformance_cli import APP, NO_APPS, NO_EVAL, Flow
+
+NO_LOCATION = "app_location is not among the server's tools (mobium_server/schemas.py)"
+NO_CLIPBOARD = "app_clipboard is not among the server's tools (mobium_server/schemas.py)"
+TWO_WEBVIEWS = ("WebView contexts: on the Two WebViews screen app_contexts lists one WEBVIEW_dev.mobium.mobiumapp "
+                "(titled \"Plain page\"), not one per live WebView (mobium_server/sessions.py)")
+flow = Flow("mobium-app.sh")
+seen: dict = {}
+KEEP, LOSE = "kept across the popup", "lost across the popup"
+CARD = "label=Card 8"
+ALLOW = "While using the app"   # Android's caption for a location grant
+
+
+def ref(m, label: str) -> str:
+    ran = m.run("map", "--json")
+    try:
+        elements = json.loads(ran.out)["elements"]
+    except (ValueError, KeyError):
+        raise AssertionError(f"ref {label}: map gave no elements: {ran.both[:300]}") from None
+    for e in elements:
+        if (e.get("label") or "") == label:
+            return e["ref"]
+    raise AssertionError(f"ref {label}: not on the screen: {[e.get('label') for e in elements]}")
+
+
+def app_contexts(m) -> list[str]:
+    want = f"WEBVIEW_{APP}"
+    out = []
+    for line in m.value("contexts").splitlines():
+        first = line.split()[0] if line.split() else ""
+        if first == want or re.fullmatch(re.escape(want) + r"_\d+", first):
+            out.append(first)
+    return out
+
+
+def read_text(m) -> str:
+    holder: dict = {}
+
+    def some() -> bool:
+        holder["t"] = m.value("text")
+        return bool(holder["t"])
+    m.until(some, "the screen's text stayed empty", 10.0)
+    return holder["t"]
+
+
+def coords(m) -> str:
+    found = re.search(r"[0-9-]+\.[0-9]{6},-?[0-9]+\.[0-9]{6}", m.value("text"))
+    return found.group(0) if found else ""
+
+
+def back_then(m, demo: str) -> None:
+    m.run("tap", "label=Back")
+    # The home list is longer than the screen: a demo below the fold is scrolled to before its ref is read.
+    m.ok("scroll-to", f"label={demo}")
+    m.ok("tap", ref(m, demo))
+
+
+@flow.step(179, xfail=NO_APPS)
+def _(m):
+    assert APP in m.ok("apps").both
+
+
+@flow.step(197)
+def _(m):
+    m.ok("daemon", "stop")
+    m.run("alert", "dismiss")
+    m.fresh_start()
+    assert "WebViews" in m.value("map")
+
+
+@flow.step(205)
+def _(m):
+    m.ok("tap", ref(m, "WebViews"))
+    m.ok("wait", "label=Plain page")
+    m.ok("tap", ref(m, "Plain page"))
+    m.until(lambda: bool(app_contexts(m)), "no WebView context", 10.0)
+    seen["ctx"] = app_contexts(m)[0]
+
+
+@flow.step(215)
+def _(m):
+    m.ok("context", seen["ctx"])
+    assert "quick brown fox" in m.value("text")
+
+
+@flow.step(217)
+def _(m):
+    assert "Learn more" in m.value("map")
+
+
+@flow.step(225, xfail=NO_EVAL)
+def _(m):
+    href = m.ok("eval", "document.querySelector('a#link') && document.querySelector('a#link').href").value
+    assert href.strip('"'), href
+
+
+@flow.step(230, xfail=NO_EVAL)
+def _(m):
+    assert m.ok("eval", "document.querySelector('a#link').tagName").value.strip('"') == "A"
+
+
+@flow.step(242)
+def _(m):
+    elements = m.json("map", "--json")["elements"]
+    link = next(e["ref"] for e in elements if "Learn more" in (e.get("label") or ""))
+    m.ok("tap", link)
+
+
+@flow.step(289, xfail=TWO_WEBVIEWS)
+def _(m):
+    m.ok("context", "NATIVE_APP")
+    m.ok("tap", ref(m, "Back"))
+    m.ok("wait", "label=Two WebViews")
+    m.ok("tap", ref(m, "Two WebViews"))
+    m.until(lambda: len(app_contexts(m)) >= 2, "expected 2 WebView contexts in one app", 10.0)
+
+
+@flow.step(302)
+def _(m):
+    m.ok("tap", ref(m, "Back"))
+    m.ok("wait", "label=Plain page")
+    m.ok("tap", ref(m, "Back"))
+    m.ok("wait", "label=Login Demo")
+    m.ok("tap", ref(m, "Login Demo"))
+    m.ok("wait", "testid=password")
+    m.ok("type", ref(m, "password"), "hunter2")
+    assert "hunter2" not in m.value("map")
+
+
+@flow.step(348, xfail=NO_LOCATION)
+def _(m):
+    back_then(m, "Location Demo")
+    m.ok("location", "--lat", "48.8566", "--lon", "2.3522")
+    m.until(lambda: coords(m) == "48.856600,2.352200", "the app does not see the injected position", 10.0)
+
+
+flow.step(367, xfail=NO_LOCATION + ": a GPX route at --speed 40")(
+    lambda m: m.ok("location", "--gpx", "route.gpx", "--speed", "40"))
+flow.step(387, xfail=NO_LOCATION + ": --clear")(lambda m: m.ok("location", "--clear"))
+
+
+@flow.step(403)
+def _(m):
+    m.fresh_start()
+    m.ok("wait", "label=Pager Demo")
+    m.ok("tap", ref(m, "Pager Demo"))
+    m.ok("wait", "text=Card 1")
+    assert "Card 1" in m.value("map")
+
+
+@flow.step(404)
+def _(m):
+    assert "Card 8" not in m.value("map")
+
+
+@flow.step(415)
+def _(m):
+    assert "Card 8" in m.ok("scroll-to", CARD, "--direction", "right").out
+
+
+@flow.step(423)
+def _(m):
+    m.ok("tap", CARD)
+    assert "tapped: Card 8" in m.value("text")
+
+
+@flow.step(430)
+def _(m):
+    back_then(m, "Pager Demo")
+    m.ok("wait", "text=Card 1")
+    m.fails("scroll-to", CARD, "--direction", "down")
+
+
+@flow.step(450)
+def _(m):
+    m.until(lambda: m.run("map").rc == 0, "the pager never settled", 10.0)
+
+
+@flow.step(462, xfail=NO_CLIPBOARD)
+def _(m):
+    m.ok("clipboard", "seeded by mobium")
+
+
+@flow.step(463, xfail=NO_CLIPBOARD)
+def _(m):
+    assert "cannot read the clipboard" in m.run("clipboard").both
+
+
+@flow.step(470, xfail=NO_CLIPBOARD + ": nothing was seeded to paste")
+def _(m):
+    back_then(m, "Login Demo")
+    m.ok("tap", ref(m, "username"))
+    m.adb_shell("input keyevent 279")
+    assert "seeded by mobium" in read_text(m)
+
+
+@flow.step(504)
+def _(m):
+    m.run("reset-permissions")
+    m.fresh_start()
+    m.ok("wait", "label=Interruption Demo")
+    m.ok("tap", ref(m, "Interruption Demo"))
+    m.ok("type", "testid=keptDraft", KEEP)
+    m.ok("type", "testid=lostDraft", LOSE)
+    text = read_text(m)
+    assert KEEP in text and LOSE in text, text
+
+
+@flow.step(520)
+def _(m):
+    m.ok("tap", "testid=askPermission")
+    m.until(lambda: "a dialog is on screen" in m.run("alert").out.lower(), "no permission dialog", 10.0)
+
+
+@flow.step(541)
+def _(m):
+    if m.run("tap", f"label={ALLOW}").rc != 0:
+        m.ok("tap", f"text={ALLOW}")
+    assert "no dialog" in m.run("alert").out.lower(), "the permission dialog is still on screen"
+
+
+@flow.step(546)
+def _(m):
+    m.until(lambda: "rebuilds: 1" in read_text(m), "the screen never rebuilt", 10.0)
+
+
+@flow.step(551)
+def _(m):
+    assert KEEP in read_text(m), "the kept draft lost its text across the popup"
+
+
+@flow.step(558)
+def _(m):
+    assert LOSE not in read_text(m), "the volatile draft survived, so this check cannot detect state loss"
+
+
+def alert_outcome(line: int, action: str, want: str, first: bool = False) -> None:
+    @flow.step(line)
+    def _(m):
+        if first:
+            back_then(m, "Dialog Demo")
+        m.ok("tap", "testid=twoButtonBtn")
+        m.until(lambda: "a dialog is on screen" in m.run("alert").out.lower(), "the app's own alert was not seen")
+        m.ok("alert", action)
+        m.until(lambda: want in read_text(m), f"{action} did not give {want!r}", 5.0)
+
+
+alert_outcome(578, "accept", "two-button: Discard", first=True)
+alert_outcome(584, "dismiss", "two-button: Keep Editing")
+
+
+@flow.step(601)
+def _(m):
+    m.ok("tap", "testid=promptBtn")
+    m.until(lambda: "iOS-only" in read_text(m), "the app did not say that a prompt is unavailable on Android", 5.0)
+
+
+@flow.step(604)
+def _(m):
+    m.ok("tap", "testid=twoButtonBtn")
+    m.until(lambda: "a dialog is on screen" in m.run("alert").out.lower(), "the app's own alert was not seen")
+    assert "cannot type into a dialog" in m.run("alert", "--text", "nope").both.lower()
+    m.run("alert", "dismiss")
+
+
+def maps(line: int, want: str, **kw) -> None:
+    @flow.step(line, **kw)
+    def _(m):
+        assert want in m.value("map"), m.value("map")
+
+
+@flow.step(618)
+def _(m):
+    back_then(m, "Form Demo")
+    m.ok("wait", "testid=notifyCheck")
+    assert "Email me (checkbox, unchecked)" in m.value("map")
+
+
+maps(620, "Free (radio, checked)")
+maps(629, "Dark mode (switch")
+
+
+@flow.step(635)
+def _(m):
+    assert m.run("find", "role=checkbox").out.count("checkbox") >= 2
+
+
+@flow.step(642)
+def _(m):
+    m.ok("tap", "testid=notifyCheck")
+    assert "Email me (checkbox, checked)" in m.value("map")
+
+
+@flow.step(644)
+def _(m):
+    assert "notify=true" in read_text(m)
+
+
+@flow.step(650)
+def _(m):
+    m.ok("tap", "testid=planPro")
+    assert "Pro (radio, checked)" in m.value("map")
+
+
+maps(651, "Free (radio, unchecked)")
+
+
+def says(line: int, words: tuple, want: str) -> None:
+    @flow.step(line)
+    def _(m):
+        assert want in m.run(*words).both
+
+
+says(657, ("check", "testid=termsCheck"), "is now checked")
+says(658, ("check", "testid=termsCheck"), "is already checked")
+maps(660, "Accept terms (checkbox, checked)")
+says(664, ("uncheck", "testid=termsCheck"), "is now unchecked")
+says(665, ("uncheck", "testid=termsCheck"), "is already unchecked")
+says(672, ("check", "testid=backBtn"), "no checked state")
+says(674, ("uncheck", "testid=planFree"), "cannot be unchecked")
+
+
+@flow.step(690)
+def _(m):
+    m.ok("check", "testid=darkSwitch")
+    assert "Dark mode (switch, checked)" in m.value("map")
+
+
+@flow.step(691)
+def _(m):
+    assert "theme=dark" in read_text(m)
+
+
+flow.hardware(692, "the pixel luminance of a screenshot (pixel.py): the dark theme drawn dark")
+
+
+@flow.step(695)
+def _(m):
+    m.ok("uncheck", "testid=darkSwitch")
+    assert "theme=light" in read_text(m)
+
+
+flow.hardware(696, "the pixel luminance of a screenshot (pixel.py): the light theme drawn light")
+test_mobium_app = flow.test()
