@@ -114,12 +114,13 @@ class Flow:
 
     def step(self, line: int, *, xfail: str = "", hardware: str = ""):
         def add(fn: Callable[[Cli], None]) -> Callable[[Cli], None]:
+            where = f"{self.check}:{line}"
             marks: tuple = ()
             if xfail:
                 marks = (pytest.mark.xfail(strict=True, reason=xfail),)
             if hardware:
-                marks = (pytest.mark.skip(reason=f"HARDWARE: {hardware}"),)
-            self.steps.append(Step(f"{self.check}:{line}", fn, marks))
+                marks = (pytest.mark.skip(reason=f"HARDWARE: {hardware} ({where})"),)
+            self.steps.append(Step(where, fn, marks))
             return fn
         return add
 

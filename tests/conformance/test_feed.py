@@ -3,12 +3,12 @@ the real end quickly, and an unknown role is refused."""
 
 import time
 
-from conformance_cli import APP, Flow
+from conformance_cli import APP, NO_APPS, Flow
 
 flow = Flow("feed.sh")
 
 
-@flow.step(40, xfail="app_list_apps is not among the server's tools (mobium_server/schemas.py)")
+@flow.step(40, xfail=NO_APPS)
 def _(m):
     assert APP in m.ok("apps").both
 
