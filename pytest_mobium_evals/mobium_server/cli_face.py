@@ -66,6 +66,16 @@ def _fail(message: str, code: str, as_json: bool, payload: dict | None = None) -
 
 
 def main(argv: list[str]) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `mobium map | grep -q X` closes the pipe at the first match, as check scripts do; end quietly, as a
+        # program killed by SIGPIPE would (status 128 + 13), and keep Python's flush at exit from failing again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
+def _main(argv: list[str]) -> int:
     as_json = "--json" in argv
     try:
         line = parse(argv)

@@ -11,6 +11,8 @@ NO_LOCATION = "app_location is not among the server's tools (mobium_server/schem
 NO_CLIPBOARD = "app_clipboard is not among the server's tools (mobium_server/schemas.py)"
 TWO_WEBVIEWS = ("WebView contexts: on the Two WebViews screen app_contexts lists one WEBVIEW_dev.mobium.mobiumapp "
                 "(titled \"Plain page\"), not one per live WebView (mobium_server/sessions.py)")
+NO_REBUILD = ("the virtual Interruption Demo, with both drafts typed, answers the location prompt without the "
+              "rebuild it reports as 'rebuilds: 1' (sim/apps/mobiumapp; seen since the rebase onto main)")
 flow = Flow("mobium-app.sh")
 seen: dict = {}
 KEEP, LOSE = "kept across the popup", "lost across the popup"
@@ -226,7 +228,7 @@ def _(m):
     assert "no dialog" in m.run("alert").out.lower(), "the permission dialog is still on screen"
 
 
-@flow.step(546)
+@flow.step(546, xfail=NO_REBUILD)
 def _(m):
     m.until(lambda: "rebuilds: 1" in read_text(m), "the screen never rebuilt", 10.0)
 

@@ -89,3 +89,4 @@ def test_exit_codes_follow_mobium():
                                                        "invalid_argument", "not_confirmed", "internal")} == \
         {"timeout": 6, "unsupported": 5, "no_such_element": 4, "invalid_argument": 2, "not_confirmed": 7,
          "internal": 1}
+
