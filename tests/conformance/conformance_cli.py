@@ -158,5 +158,4 @@ def _never(m: Cli) -> None:
 
 
 # Gaps read off the server and the virtual device, shared by several checks.
-NO_APPS = "app_list_apps is not among the server's tools (mobium_server/schemas.py), so `mobium apps` exits 5"
 NO_EVAL = "app_eval is not among the server's tools (mobium_server/schemas.py), so `mobium eval` exits 5"

@@ -4,11 +4,7 @@ keyboard refused — each judged by the app's own `dialogOutcome`."""
 
 from conformance_cli import APP, Flow
 
-SHARE = ("the share sheet: the virtual device's Share button does not bring up com.android.intentresolver "
-         "(sim/apps/mobiumapp)")
 NO_CLIPBOARD = "app_clipboard is not among the server's tools (mobium_server/schemas.py)"
-RULE_CAPTION = ("a dialog rule's answer names the button as the device draws it, \"KEEP EDITING\" (all caps), where "
-                "Mobium quotes the rule's caption \"Keep Editing\" (mobium_server/resolution.py)")
 flow = Flow("dialogs.sh")
 said: dict = {}
 
@@ -93,18 +89,18 @@ def _(m):
     assert "no dialog is on screen" in m.run("alert").out, "the share sheet was seen as an alert"
 
 
-@flow.step(130, xfail=SHARE)
+@flow.step(130)
 def _(m):
     assert m.value("current") == "com.android.intentresolver"
 
 
-@flow.step(140, xfail=SHARE)
+@flow.step(140)
 def _(m):
     m.ok("press", "back")
     outcome(m, "share: closed (android cannot tell shared from dismissed)")
 
 
-@flow.step(173, xfail=NO_CLIPBOARD)
+@flow.step(173)
 def _(m):
     m.ok("clipboard", "seeded by mobium")
 
@@ -118,12 +114,12 @@ def _(m):
     assert "no dialog" in m.run("alert").out, "Android asked before a paste"
 
 
-@flow.step(182, xfail=NO_CLIPBOARD + ": nothing was seeded, so the paste cannot count 16 characters")
+@flow.step(182)
 def _(m):
     outcome(m, f"paste: {len('seeded by mobium')} characters")
 
 
-@flow.step(193, xfail=RULE_CAPTION)
+@flow.step(193)
 def _(m):
     m.ok("dialogs", "--clear")
     m.ok("dialogs", "--when", "Discard changes", "--press", "Keep Editing")

@@ -4,7 +4,7 @@ each tap judged by the page's `frameOutcome`, read with `eval`."""
 
 import re
 
-from conformance_cli import APP, NO_APPS, NO_EVAL, Flow
+from conformance_cli import APP, NO_EVAL, Flow
 
 CROSS_SEEN = ("WebView contexts: the WebView's map reaches into the cross-origin iframe#crossFrame (its Tap me and "
               "Card number) instead of saying '1 frame on this page is cross-origin' (mobium_server/snapshot.py)")
@@ -24,7 +24,7 @@ def last_ref(m, pattern: str) -> str:
     return refs[-1] if refs else ""
 
 
-@flow.step(31, xfail=NO_APPS)
+@flow.step(31)
 def _(m):
     assert APP in m.ok("apps").both
 

@@ -1,17 +1,8 @@
 """keyboard.sh: the keyboard's state as `keyboard --json` reads it, appending and deleting through it, a password
 never echoed, hide, and type/fill on the Login Demo."""
 
-from conformance_cli import APP, NO_APPS, Flow, contains
+from conformance_cli import APP, Flow, contains
 
-NON_ASCII = "typing non-ASCII: the ü of app_keyboard text never reaches the field (virtual device input text / server)"
-GAP_126 = (
-    'adding to a non-empty password field is refused as unsupported (exit 5) without naming app_fill '
-    '(mobium_server/acting.py)'
-)
-GAP_133 = (
-    "app_keyboard text with nothing focused says 'no field has focus', Mobium 'no field has keyboard "
-    "focus … app_type' (mobium_server/system_ui.py)"
-)
 flow = Flow("keyboard.sh")
 PASSWORD = "testid=password"
 
@@ -20,7 +11,7 @@ def kb(m) -> dict:
     return m.json("keyboard", "--json")
 
 
-@flow.step(47, xfail=NO_APPS)
+@flow.step(47)
 def _(m):
     ran = m.ok("apps")
     assert APP in ran.both
@@ -48,7 +39,7 @@ def _(m):
     assert kb(m)["focused"].get("empty", False) is True
 
 
-@flow.step(82, xfail=NON_ASCII)
+@flow.step(82)
 def _(m):
     m.ok("keyboard", "--text", 'mob ü"q')
     m.ok("keyboard", "--text", "'s")
@@ -56,7 +47,7 @@ def _(m):
     assert v == 'mob ü"q\'s', v
 
 
-@flow.step(87, xfail=NON_ASCII)
+@flow.step(87)
 def _(m):
     m.ok("keyboard", "--key", "delete")
     v = kb(m)["focused"]["value"]
@@ -109,13 +100,13 @@ def _(m):
     assert m.value("text", "testid=username") == "xyz"
 
 
-@flow.step(126, xfail=GAP_126)
+@flow.step(126)
 def _(m):
     ran = m.fails("type", PASSWORD, "more")
     assert "app_fill" in ran.both, ran.both
 
 
-@flow.step(133, xfail=GAP_133)
+@flow.step(133)
 def _(m):
     m.ok("terminate", APP)
     m.ok("launch", APP)

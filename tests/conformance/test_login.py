@@ -3,10 +3,6 @@ password never printed."""
 
 from conformance_cli import APP, Flow
 
-GAP_162 = (
-    "app_text on an empty field showing its placeholder answers '(empty, showing its placeholder)' "
-    "(mobium_server/reading.py); Mobium answers the empty value or the placeholder, 'username'"
-)
 flow = Flow("login.sh")
 
 
@@ -149,7 +145,7 @@ def _(m):
     m.absent("userError")
 
 
-@flow.step(162, xfail=GAP_162)
+@flow.step(162)
 def _(m):
     v = m.value("text", "testid=username")
     assert v in ("", "username"), f"the username still reads {v!r} after logging out"

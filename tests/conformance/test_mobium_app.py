@@ -5,12 +5,10 @@ Form Demo's checkboxes, radios and switch as map lines and check/uncheck answers
 import json
 import re
 
-from conformance_cli import APP, NO_APPS, NO_EVAL, Flow
+from conformance_cli import APP, NO_EVAL, Flow
 
 NO_LOCATION = "app_location is not among the server's tools (mobium_server/schemas.py)"
 NO_CLIPBOARD = "app_clipboard is not among the server's tools (mobium_server/schemas.py)"
-TWO_WEBVIEWS = ("WebView contexts: on the Two WebViews screen app_contexts lists one WEBVIEW_dev.mobium.mobiumapp "
-                "(titled \"Plain page\"), not one per live WebView (mobium_server/sessions.py)")
 NO_REBUILD = ("the virtual Interruption Demo, with both drafts typed, answers the location prompt without the "
               "rebuild it reports as 'rebuilds: 1' (sim/apps/mobiumapp; seen since the rebase onto main)")
 flow = Flow("mobium-app.sh")
@@ -64,7 +62,7 @@ def back_then(m, demo: str) -> None:
     m.ok("tap", ref(m, demo))
 
 
-@flow.step(179, xfail=NO_APPS)
+@flow.step(179)
 def _(m):
     assert APP in m.ok("apps").both
 
@@ -115,7 +113,7 @@ def _(m):
     m.ok("tap", link)
 
 
-@flow.step(289, xfail=TWO_WEBVIEWS)
+@flow.step(289)
 def _(m):
     m.ok("context", "NATIVE_APP")
     m.ok("tap", ref(m, "Back"))
@@ -145,7 +143,7 @@ def _(m):
 
 flow.step(367, xfail=NO_LOCATION + ": a GPX route at --speed 40")(
     lambda m: m.ok("location", "--gpx", "route.gpx", "--speed", "40"))
-flow.step(387, xfail=NO_LOCATION + ": --clear")(lambda m: m.ok("location", "--clear"))
+flow.step(387)(lambda m: m.ok("location", "--clear"))
 
 
 @flow.step(403)
@@ -185,17 +183,17 @@ def _(m):
     m.until(lambda: m.run("map").rc == 0, "the pager never settled", 10.0)
 
 
-@flow.step(462, xfail=NO_CLIPBOARD)
+@flow.step(462)
 def _(m):
     m.ok("clipboard", "seeded by mobium")
 
 
-@flow.step(463, xfail=NO_CLIPBOARD)
+@flow.step(463)
 def _(m):
     assert "cannot read the clipboard" in m.run("clipboard").both
 
 
-@flow.step(470, xfail=NO_CLIPBOARD + ": nothing was seeded to paste")
+@flow.step(470)
 def _(m):
     back_then(m, "Login Demo")
     m.ok("tap", ref(m, "username"))

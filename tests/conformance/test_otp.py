@@ -6,10 +6,6 @@ import re
 
 from conformance_cli import APP, Flow
 
-NO_BACKGROUND = "app_background is not among the server's tools (mobium_server/schemas.py)"
-PROMPT = ("permission prompt on external grant: `grant APP notifications` while the app's notification prompt is up "
-          "grants, and the virtual device leaves the prompt over the app, so no code notification is posted "
-          "(sim/apps/mobiumapp)")
 flow = Flow("otp.sh")
 code: dict = {}
 
@@ -70,14 +66,14 @@ def _(m):
     assert out(m) == "no code sent"
 
 
-@flow.step(115, xfail=PROMPT)
+@flow.step(115)
 def _(m):
     send(m)
     r = m.run("tap", "testid=otpSend")
     assert "disabled" in r.both, f"Resend was pressed during its cooldown: {r.both}"
 
 
-@flow.step(132, xfail=PROMPT)
+@flow.step(132)
 def _(m):
     assert out(m).startswith("sent"), out(m)
 
@@ -90,13 +86,13 @@ def _(m):
     assert entered(m) == code["code"]
 
 
-@flow.step(144, xfail=PROMPT)
+@flow.step(144)
 def _(m):
     m.ok("tap", "testid=otpVerifyBoxes")
     assert out(m) == "verified"
 
 
-@flow.step(146, xfail=PROMPT)
+@flow.step(146)
 def _(m):
     m.ok("tap", "testid=otpVerifyBoxes")
     assert out(m).startswith("already used"), out(m)
@@ -135,7 +131,7 @@ def _(m):
     assert out(m) == "locked: too many attempts"
 
 
-@flow.step(179, xfail=NO_BACKGROUND)
+@flow.step(179)
 def _(m):
     open_otp(m)
     send(m)
@@ -143,12 +139,12 @@ def _(m):
     assert r.rc == 0, f"sending the app away: {r.both}"
 
 
-@flow.step(180, xfail=NO_BACKGROUND)
+@flow.step(180)
 def _(m):
     assert m.value("text", "testid=otpExpires") == "expired"
 
 
-@flow.step(182, xfail=NO_BACKGROUND)
+@flow.step(182)
 def _(m):
     verify_field(m, code["code"])
     assert out(m).startswith("expired"), out(m)

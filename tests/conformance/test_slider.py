@@ -3,7 +3,7 @@ says, `map --diff` names the move, and a bad fill or a `type` on a slider is ref
 
 import re
 
-from conformance_cli import APP, NO_APPS, Flow, contains
+from conformance_cli import APP, Flow, contains
 
 NO_DIFF = "app_map has no diff argument (mobium_server/schemas.py): `map --diff` is refused"
 flow = Flow("slider.sh")
@@ -22,7 +22,7 @@ def balance(m) -> float:
     return float(re.search(r"balance: (\S+?),", state(m)).group(1))
 
 
-@flow.step(41, xfail=NO_APPS)
+@flow.step(41)
 def _(m):
     assert APP in m.ok("apps").both
 

@@ -3,11 +3,6 @@ then holds; a checked state on a text field and a password's value are refused a
 
 from conformance_cli import APP, Flow, contains
 
-FOCUSED = "app_wait_for knows no `focused` condition (mobium_server/waiting.py): exit 2, unknown condition"
-GAP_108 = (
-    'app_wait_for value timeout says \'its text is "mob"\' where Mobium says \'its value is "mob"\' '
-    '(mobium_server/waiting.py)'
-)
 flow = Flow("wait-states.sh")
 
 
@@ -99,29 +94,29 @@ def _(m):
     open_demo(m, "Login Demo")
 
 
-@flow.step(95, xfail=FOCUSED)
+@flow.step(95)
 def _(m):
     times_out(m, "does not have keyboard focus", "testid=username", "--for", "focused")
 
 
-@flow.step(97, xfail=FOCUSED)
+@flow.step(97)
 def _(m):
     m.ok("tap", "testid=username")
     m.ok("wait", "testid=username", "--for", "focused", "--timeout", "3s")
 
 
-@flow.step(98, xfail=FOCUSED)
+@flow.step(98)
 def _(m):
     times_out(m, "does not have keyboard focus", "testid=password", "--for", "focused")
 
 
-@flow.step(100, xfail=FOCUSED)
+@flow.step(100)
 def _(m):
     m.ok("tap", "testid=password")
     m.ok("wait", "testid=password", "--for", "focused", "--timeout", "3s")
 
 
-@flow.step(101, xfail=FOCUSED)
+@flow.step(101)
 def _(m):
     times_out(m, "does not have keyboard focus", "testid=username", "--for", "focused")
 
@@ -137,7 +132,7 @@ def _(m):
     m.ok("wait", "testid=username", "--for", "value", "--text", "mob", "--timeout", "3s")
 
 
-@flow.step(108, xfail=GAP_108)
+@flow.step(108)
 def _(m):
     times_out(m, 'its value is "mob"', "testid=username", "--for", "value", "--text", "mo")
 

@@ -2,12 +2,10 @@
 refused with the unified failed-check reason, a password never echoed, focus moved with the keyboard up — read back
 through the page's own `formState()`."""
 
-from conformance_cli import APP, NO_APPS, NO_EVAL, Flow
+from conformance_cli import APP, NO_EVAL, Flow
 
 CHECK_ORDER = ("with the keyboard up, the server refuses with `failed check receivesEvents` (the keyboard is over it) "
                "before the target's own enabled/editable check, which Mobium names (mobium_server/resolution.py)")
-CHECKBOX_LINE = ("checkbox line: the web checkbox maps as 'A checkbox (checkbox, unchecked)', Mobium "
-                 "'A checkbox (checkbox)' (mobium_server/elements.py)")
 PASSWORD_NAME = ("password field name: the web password field maps by its id, 'fPassword (password)', not by its "
                  "label 'password' (mobium_server/elements.py)")
 flow = Flow("web-type.sh")
@@ -33,7 +31,7 @@ def refuse(m, label: str, check: str, reason: str) -> None:
     assert reason in ran.both, ran.both
 
 
-@flow.step(31, xfail=NO_APPS)
+@flow.step(31)
 def _(m):
     assert APP in m.ok("apps").both
 
@@ -55,7 +53,7 @@ def _(m):
     page["map"] = m.value("map")
 
 
-@flow.step(50, xfail=CHECKBOX_LINE)
+@flow.step(50)
 def _(m):
     assert "A checkbox (checkbox)" in page["map"], page["map"]
 
@@ -105,8 +103,7 @@ def _(m):
     assert field(m, "area") == ""
 
 
-@flow.step(84, xfail="read-only web inputs: the page's readonly field takes typed text (server's WebView "
-                     "editable check, mobium_server/acting.py)")
+@flow.step(84)
 def _(m):
     refuse(m, "fixed", "editable", "readonly")
 
