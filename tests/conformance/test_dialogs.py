@@ -4,7 +4,6 @@ keyboard refused — each judged by the app's own `dialogOutcome`."""
 
 from conformance_cli import APP, Flow
 
-NO_CLIPBOARD = "app_clipboard is not among the server's tools (mobium_server/schemas.py)"
 flow = Flow("dialogs.sh")
 said: dict = {}
 

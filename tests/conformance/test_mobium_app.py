@@ -8,7 +8,6 @@ import re
 from conformance_cli import APP, NO_EVAL, Flow
 
 NO_LOCATION = "app_location is not among the server's tools (mobium_server/schemas.py)"
-NO_CLIPBOARD = "app_clipboard is not among the server's tools (mobium_server/schemas.py)"
 NO_REBUILD = ("the virtual Interruption Demo, with both drafts typed, answers the location prompt without the "
               "rebuild it reports as 'rebuilds: 1' (sim/apps/mobiumapp; seen since the rebase onto main)")
 flow = Flow("mobium-app.sh")
