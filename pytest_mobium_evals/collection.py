@@ -65,6 +65,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if problem:
             raise pytest.UsageError(problem)
     _write_collection(run, trials)
+    run.begin_record()
 
 
 def _graded_by_running_first(items: list) -> None:

@@ -54,6 +54,7 @@ class EvalSession:
     # controller-side collections
     reports: dict = field(default_factory=dict)
     record_started: bool = False
+    record_written: bool = False
     _sim: Any = None
     _device: Any = None
     _prepared: Any = None  # toolserver.PreparedServer: the built-in tool server, imported once, forked per trial
@@ -293,6 +294,14 @@ class EvalSession:
         except DeviceUnavailable as exc:
             raise pytest.UsageError(str(exc)) from None
 
+    def begin_record(self) -> None:
+        """record.json as soon as the controller knows trials are scheduled, before any of them ends: a run killed
+        (SIGKILL, no cleanup) after its first verdict.json but before its first report must still be resumable."""
+        if self.is_worker or self.record_written:
+            return
+        self.record_written = True
+        self.write_record(finished=False)
+
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report) -> None:
         """Keeps each trial's final report data (after reruns) where the summary and the record are made: the
@@ -424,6 +433,8 @@ class XdistHooks:
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node, ids) -> None:
         session = eval_session(node.config)
+        if (Path(session.run_dir) / ".session" / "collection.json").exists():  # the workers scheduled trials
+            session.begin_record()
         if self.checked or "agent" not in session.drivers or not any("[agent-" in i for i in ids):
             return
         self.checked = True
