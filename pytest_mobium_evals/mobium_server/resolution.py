@@ -114,6 +114,7 @@ class Resolution:
         settle_deadline = time.monotonic() + SETTLE_LIMIT
         covered_since: Optional[float] = None
         scrolled = False
+        pans = 0
         prev: Optional[tuple[float, Snapshot]] = st.last
         while True:
             snap = self.snap(st)
@@ -122,6 +123,11 @@ class Resolution:
                 continue
             hits = find(snap, loc, context)
             now = time.monotonic()
+            if snap.keyboard and context != NATIVE and pans < 3 and len(hits) <= 1 \
+                    and self._pan_above_keyboard(st, snap, loc, hits[0] if hits else None):
+                pans += 1
+                prev = None
+                continue
             if len(hits) > 1:
                 if now < deadline:
                     time.sleep(POLL)
@@ -192,6 +198,23 @@ class Resolution:
                                    remedy="dismiss what is over it, wait for it to go, or tap the cover's own ref "
                                    "from app_map", locator=subject, cover=cover)
             return snap, node, aim, subject
+
+    def _pan_above_keyboard(self, st: DeviceState, snap: Snapshot, loc: Locator, node: Optional[UiNode]) -> bool:
+        """In a page, a field under the keyboard is scrolled into the page's visible part before acting on it, as
+        a DevTools client scrolls an element into view: what `loc` names, under the keyboard now or when last seen,
+        is dragged above it. False when nothing is under the keyboard."""
+        box = node.bounds if node is not None else st.seen.get(str(loc))
+        kb_top = snap.keyboard[1]
+        if not box or box[3] <= kb_top:
+            return False
+        page = next((w for w in snap.webviews if w.scrollable and w.bounds[1] < kb_top), None)
+        if page is None:
+            return False
+        x = (page.bounds[0] + page.bounds[2]) // 2
+        start = kb_top - 24
+        end = max(page.bounds[1] + 24, start - (box[3] - kb_top + 48))
+        st.link.swipe(x, start, x, end, 600)  # slow: a pan that stops where the finger does, not a fling
+        return True
 
     def _check_editable(self, node: UiNode, target: str, tool: str) -> None:
         if node.is_slider:

@@ -4,10 +4,6 @@ through the page's own `formState()`."""
 
 from conformance_cli import APP, NO_EVAL, Flow
 
-CHECK_ORDER = ("with the keyboard up, the server refuses with `failed check receivesEvents` (the keyboard is over it) "
-               "before the target's own enabled/editable check, which Mobium names (mobium_server/resolution.py)")
-PASSWORD_NAME = ("password field name: the web password field maps by its id, 'fPassword (password)', not by its "
-                 "label 'password' (mobium_server/elements.py)")
 flow = Flow("web-type.sh")
 page: dict = {}
 VALUE = "hello web"
@@ -119,17 +115,17 @@ def _(m):
     refuse(m, "aria-readonly", "editable", "aria-readonly")
 
 
-@flow.step(87, xfail=CHECK_ORDER)
+@flow.step(87)
 def _(m):
     refuse(m, "disabled", "enabled", "disabled")
 
 
-@flow.step(88, xfail=CHECK_ORDER)
+@flow.step(88)
 def _(m):
     refuse(m, "A checkbox", "editable", "not a text field")
 
 
-@flow.step(93, xfail=PASSWORD_NAME)
+@flow.step(93)
 def _(m):
     said = m.ok("type", ref("password"), SECRET).both
     assert SECRET not in said, said
