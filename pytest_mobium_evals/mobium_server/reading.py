@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Optional
+from typing import Any
 
 from .device import AdbLink, device_list
 from .elements import build_elements, element_of, find, parse_locator, spinners
 from .errors import MobiumError, invalid
+from .map_diff import LastMap, diff, seen_of
 from .shapes import bounds_json, box_text, mask_passwords
 from .snapshot import Snapshot, UiNode, clean, describe, short_id
 from .tool_state import IMPLICIT_WAIT, NATIVE, PASSWORD_NOTE, POLL, Result
@@ -53,38 +54,11 @@ class ReadingTools:
         text = "\n".join(lines) if lines else "No actionable elements found"
         if notes:
             text += "\n" + "\n".join(notes)
-        now = {str(el.locator): (el.label, tuple(el.state()), tuple(el.node.bounds)) for el in elements}
-        before, st.previous_map = st.previous_map, now
+        now = [seen_of(el) for el in elements]
+        last, st.previous_map = st.previous_map, LastMap(now, time.time())
         if args.get("diff"):
-            text = self._map_diff(before, elements, data)
+            text, data["diff"] = diff(last, now)
         return Result(text, data)
-
-    @staticmethod
-    def _map_diff(before: Optional[dict], elements: list, data: dict) -> str:
-        """Mobium's `app_map diff`: what changed since the previous map of this device, by element identity."""
-        if before is None:
-            data["diff"] = {"first": True, "added": [el.ref for el in elements]}
-            return "no earlier map: every element is new\n" + "\n".join("+ " + el.line() for el in elements)
-        added, changed, moved = [], [], []
-        seen = set()
-        for el in elements:
-            key = str(el.locator)
-            seen.add(key)
-            old = before.get(key)
-            if old is None:
-                added.append("+ " + el.line())
-            elif old[1] != tuple(el.state()):
-                was = ", ".join(old[1]) or "plain"
-                changed.append(f"~ {el.line()} — was {was}")
-            elif old[2] != tuple(el.node.bounds):
-                moved.append(f"~ {el.line()} — moved from {old[2][:2]} to {tuple(el.node.bounds)[:2]}")
-        removed = [f"- {label}" + (f" ({', '.join(parts)})" if parts else "")
-                   for key, (label, parts, _) in before.items() if key not in seen]
-        data["diff"] = {"first": False, "added": len(added), "removed": len(removed), "changed": len(changed),
-                        "moved": len(moved)}
-        if not (added or removed or changed or moved):
-            return (f"nothing changed since the last map: the same {len(elements)} elements, in the same places")
-        return "\n".join(changed + moved + removed + added)
 
     def _screen_notes(self, snap: Snapshot, context: str, data: dict) -> list[str]:
         notes = []

@@ -8,6 +8,7 @@ from typing import Optional
 
 from .device import AdbLink
 from .elements import Locator
+from .map_diff import LastMap
 from .snapshot import Snapshot
 
 IMPLICIT_WAIT = 2.0
@@ -65,5 +66,4 @@ class DeviceState:
     session_app: Optional[str] = None
     session_open: bool = False
     log_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # app -> the newest log line read
-    # the last map, for app_map diff: locator -> (label, state parts, bounds)
-    previous_map: Optional[dict[str, tuple[str, tuple, tuple]]] = None
+    previous_map: Optional[LastMap] = None   # the last map, for app_map diff

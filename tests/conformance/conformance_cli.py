@@ -93,9 +93,25 @@ class Cli:
         self.ok("wait", f"testid={testid}", "--for", "hidden", "--timeout", "5s")
 
 
-def contains(pattern: str, text: str) -> bool:
-    """`grep -q PATTERN` (basic regex, which for these patterns reads as Python's)."""
-    return re.search(pattern, text, re.M) is not None
+def basic_regex(pattern: str) -> str:
+    """grep's basic regular expression as Python's: `( ) { } + ? |` stand for themselves, and their escaped forms
+    (`\\(`, `\\|`, …, GNU's) are the operators."""
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            out.append(nxt if nxt in "(){}+?|" else ch + nxt)
+            i += 2
+            continue
+        out.append(re.escape(ch) if ch in "(){}+?|" else ch)
+        i += 1
+    return "".join(out)
+
+
+def contains(pattern: str, text: str, *, extended: bool = False) -> bool:
+    """`grep -q PATTERN`, or `grep -qE PATTERN` with `extended` (ERE reads as Python's for these patterns)."""
+    return re.search(pattern if extended else basic_regex(pattern), text, re.M) is not None
 
 
 @dataclass
