@@ -174,8 +174,11 @@ def build_elements(snap: Snapshot, context: str = "NATIVE_APP") -> list[Element]
         if context != "NATIVE_APP" and named.password and named.hint:
             label = clean(named.hint)  # a page's field is named by its placeholder, as Mobium's page map does
         role = target.role() or named.role()
-        el = Element(node=target, label=label, role=role, frames=target.frames,
-                     context=context if context != "NATIVE_APP" else "")
+        # Frames are the page's notion, named in a WebView context's map; NATIVE_APP reads the accessibility tree,
+        # where a frame's controls are plain nodes of the WebView.
+        web = context != "NATIVE_APP"
+        el = Element(node=target, label=label, role=role, frames=target.frames if web else (),
+                     context=context if web else "")
         if target.is_slider:
             el.value = slider_value(snap, target, label)
         elements.append(el)

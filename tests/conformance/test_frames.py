@@ -8,8 +8,6 @@ from conformance_cli import APP, NO_EVAL, Flow
 
 CROSS_SEEN = ("WebView contexts: the WebView's map reaches into the cross-origin iframe#crossFrame (its Tap me and "
               "Card number) instead of saying '1 frame on this page is cross-origin' (mobium_server/snapshot.py)")
-CROSS_NATIVE = ("WebView contexts: NATIVE_APP's map has no ' Tap me (button)' line for the cross-origin frame's "
-                "button, which Mobium reads from the WebView's native accessibility tree (mobium_server/snapshot.py)")
 flow = Flow("frames.sh")
 page: dict = {}
 
@@ -73,7 +71,7 @@ def _(m):
     assert "the nested frame" in outcome(m)
 
 
-@flow.step(57, xfail=CROSS_NATIVE)
+@flow.step(57)
 def _(m):
     m.ok("context", "NATIVE_APP")
     assert last_ref(m, r" Tap me \(button\)$"), "NATIVE_APP's map has no button inside the cross-origin frame"
