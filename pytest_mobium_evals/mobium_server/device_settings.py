@@ -1,5 +1,5 @@
 """The tools for the device's own state: app_orientation, app_lock, app_locale, app_timezone, app_time,
-app_network, app_accessibility, app_clipboard, app_location, app_screen, app_doctor.
+app_network, app_accessibility, app_clipboard, app_screen, app_doctor (app_location is in location.py).
 
 Each change is made with the shell command a real Android 12–15 emulator takes, then read back: a change the
 device did not take is `not_confirmed`, never reported as done."""
@@ -208,35 +208,6 @@ class DeviceSettingTools:
                               "clipper.set broadcast")
         return Result(f"the clipboard holds {len(text)} characters", {"length": len(text),
                                                                       "device": st.link.serial})
-
-    def t_app_location(self, args: dict) -> Result:
-        st = self.state(args)
-        lat, lon = args.get("latitude"), args.get("longitude")
-        if any(args.get(k) is not None for k in ("waypoints", "gpx", "gpx_data")):
-            raise MobiumError("unsupported", "routes (waypoints, gpx) are played through an emulator's console, "
-                              "which this server does not reach over ADB", "set one point with latitude and "
-                              "longitude at a time")
-        if (lat is None) != (lon is None):
-            raise invalid("latitude and longitude must be given together", "pass both")
-        if args.get("clear"):
-            st.link.shell("cmd location providers remove-test-provider gps")
-            return Result("stopped mocking the location", {"mocking": False, "device": st.link.serial})
-        if lat is None:
-            out = st.link.shell("dumpsys location")
-            m = re.search(r"last location=Location\[\w+ (-?[\d.]+),(-?[\d.]+)", out)
-            shown = f"{float(m.group(1)):.6f},{float(m.group(2)):.6f}" if m else "no fix"
-            return Result(shown, {"location": shown, "device": st.link.serial})
-        if not (-90 <= lat <= 90 and -180 <= lon <= 180):
-            raise invalid(f"{lat},{lon} is not a place: latitude is -90..90 and longitude -180..180",
-                          "pass degrees")
-        out = st.link.shell(f"cmd location providers add-test-provider gps; cmd location providers "
-                            f"set-test-provider-enabled gps true; cmd location providers set-test-provider-location "
-                            f"gps --location {lat},{lon}")
-        if "Unknown command" in out or "Exception" in out:
-            raise MobiumError("unsupported", f"{st.link.serial} does not take a mock location over ADB: "
-                              f"{out.strip()[-200:]}", "use an emulator on Android 12 or later")
-        return Result(f"{lat:.6f},{lon:.6f} injected as the gps provider's fix",
-                      {"latitude": lat, "longitude": lon, "mocking": True, "device": st.link.serial})
 
     def t_app_screen(self, args: dict) -> Result:
         st = self.state(args)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from .device import AdbLink
 from .elements import Locator
@@ -67,3 +67,7 @@ class DeviceState:
     session_open: bool = False
     log_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # app -> the newest log line read
     previous_map: Optional[LastMap] = None   # the last map, for app_map diff
+    # app_location: whether this server's test provider is installed (Android lists none to a shell), and the
+    # route it is stepping
+    mocking: bool = False
+    route: Optional[Any] = None

@@ -27,6 +27,7 @@ from .elements import Element, derive_locator
 from .errors import MobiumError, invalid
 from .files import FileTools
 from .gestures import GestureTools
+from .location import LocationTools
 from .multitouch import MultiTouchTools
 from .out_of_reach import OutOfReachTools
 from .packages import PackageTools
@@ -43,7 +44,7 @@ from .waiting import WaitingTools
 
 class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, SystemUiTools, SessionTools,
              GestureTools, MultiTouchTools, DiagnosticTools, FileTools, PackageTools, DeviceSettingTools,
-             OutOfReachTools):
+             LocationTools, OutOfReachTools):
     """The tool implementations for one server process (one ref table per device, as `mobium mcp` keeps)."""
 
     def __init__(self, adb_host: str = "127.0.0.1", adb_port: int = 5037, device: Optional[str] = None):

@@ -3,11 +3,17 @@ location, a pager scrolled sideways, the clipboard, a permission popup that rebu
 Form Demo's checkboxes, radios and switch as map lines and check/uncheck answers."""
 
 import json
+import os
 import re
 
 from conformance_cli import APP, NO_EVAL, Flow
 
-NO_LOCATION = "app_location is not among the server's tools (mobium_server/schemas.py)"
+# A route of a few hundred metres along the Seine, long enough at 40 m/s to be sampled twice while it runs.
+ROUTE_GPX = """<?xml version="1.0"?>
+<gpx version="1.1" creator="conformance" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+<trkpt lat="48.8566" lon="2.3522"/><trkpt lat="48.8580" lon="2.3400"/><trkpt lat="48.8600" lon="2.3300"/>
+<trkpt lat="48.8620" lon="2.3200"/><trkpt lat="48.8640" lon="2.3100"/></trkseg></trk></gpx>
+"""
 NO_REBUILD = ("the virtual Interruption Demo, with both drafts typed, answers the location prompt without the "
               "rebuild it reports as 'rebuilds: 1' (sim/apps/mobiumapp; seen since the rebase onto main)")
 flow = Flow("mobium-app.sh")
@@ -133,16 +139,52 @@ def _(m):
     assert "hunter2" not in m.value("map")
 
 
-@flow.step(348, xfail=NO_LOCATION)
+def fixes(m) -> int:
+    found = re.search(r"fixes (\d+)", m.value("text"))
+    return int(found.group(1)) if found else -1
+
+
+def after_fixes(m, n: int) -> str:
+    """The coordinates once the app has read its position `n` more times (every 500 ms of the device's clock):
+    the check's `sleep`, as a wait on the app's own state."""
+    start = fixes(m)
+    m.until(lambda: fixes(m) >= start + n, f"the app read its position fewer than {n} times", 30.0)
+    return coords(m)
+
+
+@flow.step(324)
 def _(m):
     back_then(m, "Location Demo")
+    for label in ("While using the app", "Allow only while using the app", "Allow"):
+        if label in m.value("map"):
+            if m.run("tap", f"label={label}").rc != 0:
+                m.run("tap", f"text={label}")
+            break
+
+
+@flow.step(348)
+def _(m):
     m.ok("location", "--lat", "48.8566", "--lon", "2.3522")
     m.until(lambda: coords(m) == "48.856600,2.352200", "the app does not see the injected position", 10.0)
 
 
-flow.step(367, xfail=NO_LOCATION + ": a GPX route at --speed 40")(
-    lambda m: m.ok("location", "--gpx", "route.gpx", "--speed", "40"))
-flow.step(387)(lambda m: m.ok("location", "--clear"))
+@flow.step(367)
+def _(m):
+    gpx = os.path.join(m.env["MOBIUM_HOME"], "route.gpx")
+    with open(gpx, "w") as f:
+        f.write(ROUTE_GPX)
+    m.ok("location", "--gpx", gpx, "--speed", "40")
+    a = coords(m)
+    m.until(lambda: coords(m) not in ("", a), f"the position did not move during a route (stuck at {a})", 15.0)
+
+
+@flow.step(387)
+def _(m):
+    m.ok("location", "--clear")
+    after_fixes(m, 2)  # a step already under way lands before the comparison starts
+    c = after_fixes(m, 4)
+    d = after_fixes(m, 12)  # 6 s of the device's clock, and over a second of the server's route steps
+    assert c == d, f"the position is still moving after a clear ({c} -> {d})"
 
 
 @flow.step(403)

@@ -438,3 +438,30 @@ def test_ps_for_uiautomator2(sh):
     app = [f for f in rows if f[-1] == MOBIUM]
     assert app and len(app[0]) >= 9 and int(app[0][1]) > 0
     assert sh.out(f"pidof {MOBIUM}").strip() == app[0][1]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# location: test providers, as Android's own location tests place a device
+
+def test_a_test_provider_needs_the_shells_mock_location_op(sh):
+    out, err, status = sh("cmd location providers add-test-provider gps")
+    assert status == 255 and "SecurityException: com.android.shell is not allowed to perform MOCK_LOCATION" in err
+    sh.out("appops set com.android.shell android:mock_location allow")
+    assert sh.out("appops get com.android.shell android:mock_location").strip() == "MOCK_LOCATION: allow"
+
+
+def test_a_test_provider_places_the_device_and_removing_it_keeps_the_last_fix(sh, vdevice):
+    sh.out("appops set com.android.shell android:mock_location allow")
+    sh.out("cmd location providers add-test-provider gps")
+    sh.out("cmd location providers set-test-provider-location gps --location 48.8566,2.3522")
+    assert vdevice.position() != (48.8566, 2.3522), "a disabled provider's fix is not delivered"
+    sh.out("cmd location providers set-test-provider-enabled gps true")
+    sh.out("cmd location providers set-test-provider-location gps --location 48.8566,2.3522 --accuracy 1")
+    assert vdevice.position() == (48.8566, 2.3522)
+    assert re.search(r"last location=Location\[gps 48\.856600,2\.352200 [^\]]* mock\]", sh.out("dumpsys location"))
+    sh.out("cmd location providers remove-test-provider gps")
+    assert "Location[gps 48.856600,2.352200" in sh.out("dumpsys location")
+    out, err, status = sh("cmd location providers set-test-provider-location gps --location 1,2")
+    assert status == 255 and "provider doesn't exist: gps" in err
+    out, err, status = sh("cmd location providers add-test-provider")
+    assert status == 255 and "missing provider argument" in err

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .am import am
 from .base import Ctx, command, java_exception
 from .input import input_command
+from .location import location_command
 from .pm import pm
 from .settings import settings
 
@@ -86,7 +87,7 @@ def _cmd(ctx: Ctx, args: list[str]) -> int:
             return _set_dnd(ctx, rest[1:])
         return _notification_cmd(ctx, rest)
     if service == "location":
-        return _location_cmd(ctx, rest)
+        return location_command(ctx, rest)
     if service in SERVICES:
         if not rest:
             ctx.errln("No shell command implementation.")
@@ -107,23 +108,6 @@ def _set_dnd(ctx: Ctx, args: list[str]) -> int:
         return 255
     ctx.device.settings("global")["zen_mode"] = ZEN_MODES[args[0]]
     return 0
-
-
-def _location_cmd(ctx: Ctx, args: list[str]) -> int:
-    """`cmd location set-location-enabled true|false` and `is-location-enabled`, over secure location_mode (3 is
-    "high accuracy", what turning location on restores; 0 is off)."""
-    secure = ctx.device.settings("secure")
-    if args[:1] == ["is-location-enabled"]:
-        ctx.outln("true" if secure.get("location_mode", "0") != "0" else "false")
-        return 0
-    if args[:1] == ["set-location-enabled"] and len(args) >= 2 and args[1] in ("true", "false"):
-        secure["location_mode"] = "3" if args[1] == "true" else "0"
-        return 0
-    ctx.outln("Location service commands:\n  help or -h\n    Print this help text.\n"
-              "  is-location-enabled [--user <USER_ID>]\n    Gets the master location switch enabled state.\n"
-              "  set-location-enabled [--user <USER_ID>] true|false\n    Sets the master location switch "
-              "enabled state.")
-    return 0 if not args or args[0] in ("help", "-h") else 255
 
 
 def _notification_cmd(ctx: Ctx, args: list[str]) -> int:

@@ -105,8 +105,12 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceA
         self.stopped_packages: set[str] = set()
         # What `dumpsys audio` lists under "players:" (apps append AudioPlaybackConfiguration-like entries).
         self.audio_players: list = []
-        # The GPS fix (lat, lon) an `emu geo fix` would set; None: the emulator's default position.
+        # The GPS fix (lat, lon) a test provider set; None: the emulator's default position. Android keeps the last
+        # fix when the provider goes, marked mock.
         self.location: tuple[float, float] | None = None
+        self.location_mock = False
+        self.test_providers: dict[str, bool] = {}      # provider -> enabled
+        self.appops: dict[tuple[str, str], str] = {}   # (package, op) -> mode
         for app_cls in (apps if apps is not None else builtin_apps()):
             self.install(app_cls)
         self.log("ActivityManager", "System now ready", pid=self.system_pid)
@@ -124,6 +128,10 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceA
         if not self.battery_plugged:
             return 3
         return 5 if self.battery_level >= 100 else 2
+
+    def position(self) -> tuple[float, float]:
+        """Where the device is: the last fix set, else the emulator's own default position (its `geo fix`)."""
+        return self.location or (37.421998, -122.084)
 
     def now(self) -> float:
         if self._now_override is not None:

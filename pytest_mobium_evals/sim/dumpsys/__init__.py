@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .activity import _activity
+from .location import _location
 from .package import _package
 from .services import (
     _audio,
@@ -32,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..commands.base import Ctx
 
 SERVICES = ("activity", "audio", "battery", "display", "input", "input_method", "notification", "package", "power",
-            "SurfaceFlinger", "window", "wifi", "connectivity", "alarm", "meminfo", "cpuinfo", "uimode")
+            "SurfaceFlinger", "window", "wifi", "connectivity", "alarm", "meminfo", "cpuinfo", "uimode", "location")
 
 
 def dumpsys(ctx: "Ctx", args: list[str]) -> int:
@@ -53,7 +54,7 @@ def dumpsys(ctx: "Ctx", args: list[str]) -> int:
         "activity": _activity, "window": _window, "package": _package, "input_method": _input_method,
         "power": _power, "display": _display, "battery": _battery, "notification": _notification,
         "input": _input, "SurfaceFlinger": _surfaceflinger, "audio": _audio, "wifi": _wifi,
-        "uimode": _uimode, "meminfo": _meminfo, "connectivity": _connectivity,
+        "uimode": _uimode, "meminfo": _meminfo, "connectivity": _connectivity, "location": _location,
     }.get(service)
     if fn is None:
         ctx.errln(f"Can't find service: {service}")

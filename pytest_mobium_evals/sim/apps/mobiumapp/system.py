@@ -148,10 +148,7 @@ class Dialogs(Screen):
 
 # --------------------------------------------------------------------------------------------------------------
 # Location Demo: asks on mount, then watches the position every 500 ms. The fix is `device.location` (lat, lon)
-# when something has set one (a stand-in for `emu geo fix`), else the emulator's default position.
-
-DEFAULT_FIX = (37.421998, -122.084)
-
+# when a test provider has set one, else the emulator's default position.
 
 class Location(Screen):
     key = "location"
@@ -175,8 +172,7 @@ class Location(Screen):
             self.status = "undetermined" if all(v == "undetermined" for v in values) else "denied"
 
     def _fix(self) -> None:
-        where = getattr(self.device, "location", None) or DEFAULT_FIX
-        lat, lon = where[0], where[1]
+        lat, lon = self.device.position()
         self.coords = f"{lat:.6f},{lon:.6f}"
         self.fixes += 1
 
