@@ -21,8 +21,19 @@ if TYPE_CHECKING:  # pragma: no cover
 TEXT_PX = 40  # 15 sp at 420 dpi, roughly
 
 
+# Pillow's own font has no em dash, arrows or keyboard symbols (they draw as boxes); a system sans that has them is
+# preferred where the machine has one.
+FONT_FILES = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+              "/usr/share/fonts/TTF/DejaVuSans.ttf", "/Library/Fonts/Arial Unicode.ttf")
+
+
 @lru_cache(maxsize=8)
 def _font(size: int) -> ImageFont.ImageFont:
+    for path in FONT_FILES:
+        try:
+            return ImageFont.truetype(path, size=size)
+        except OSError:
+            continue
     try:
         return ImageFont.load_default(size=size)
     except (TypeError, OSError):  # Pillow without FreeType: a fixed bitmap font, still legible

@@ -14,8 +14,6 @@ ROUTE_GPX = """<?xml version="1.0"?>
 <trkpt lat="48.8566" lon="2.3522"/><trkpt lat="48.8580" lon="2.3400"/><trkpt lat="48.8600" lon="2.3300"/>
 <trkpt lat="48.8620" lon="2.3200"/><trkpt lat="48.8640" lon="2.3100"/></trkseg></trk></gpx>
 """
-NO_REBUILD = ("the virtual Interruption Demo, with both drafts typed, answers the location prompt without the "
-              "rebuild it reports as 'rebuilds: 1' (sim/apps/mobiumapp; seen since the rebase onto main)")
 flow = Flow("mobium-app.sh")
 seen: dict = {}
 KEEP, LOSE = "kept across the popup", "lost across the popup"
@@ -267,7 +265,7 @@ def _(m):
     assert "no dialog" in m.run("alert").out.lower(), "the permission dialog is still on screen"
 
 
-@flow.step(546, xfail=NO_REBUILD)
+@flow.step(546)
 def _(m):
     m.until(lambda: "rebuilds: 1" in read_text(m), "the screen never rebuilt", 10.0)
 

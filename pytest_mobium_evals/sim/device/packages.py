@@ -158,6 +158,9 @@ class DevicePackages:
                 req.results[p] = "denied"
             self._permission_next(req)
             return
+        # The controller's activity takes the window focus, and Android puts the keyboard away with it; it does not
+        # come back when the app is in front again.
+        self.hide_keyboard()
         owner.dialogs.append(dialog)
 
     def _answer_permission(self, dialog: Dialog, role: str) -> None:
