@@ -54,12 +54,7 @@ class PinchPage(WebPage):
         self.scale = min(MAX_SCALE, max(1.0, scaled))
 
     def globals(self):
-        return {"pinchScale": lambda: self.scale}
-
-    def evaluate(self, expression: str):
-        if expression.strip().rstrip(";").strip() in ("visualViewport.scale", "window.visualViewport.scale"):
-            return self.scale
-        return super().evaluate(expression)
+        return {"pinchScale": lambda: self.scale, "visualViewport": {"scale": self.scale}}
 
     def nodes(self) -> list[Node]:
         return [p(PINCH_TEXT), Node("android.view.View", id="target", height=220, width=220, bg="#DDE1F0",

@@ -6,24 +6,22 @@ resource-id is the iframe's id, and each element carries its `data-testid` (or `
 EditText (hint = placeholder), buttons Button, checkboxes CheckBox, paragraphs TextView. CSS pixels are dp (every
 page has `width=device-width`), so a 130 px iframe is 130 dp tall.
 
-`evaluate(expression)` answers the handful of JavaScript expressions the reference flows run in a page context
-(`formState()`, `passwordIs('…')`, `document.getElementById('…').textContent`, …), for a DevTools stand-in.
+`evaluate(expression)` runs a small subset of JavaScript (`script`) against the page's DOM (`dom`) and globals
+(`formState()`, `passwordIs('…')`, `document.getElementById('…').textContent`, …): what DevTools evaluates.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any, Callable
 
 from ..views import Node
+from .dom import Document, document_of, page_globals
+from .script import ScriptError as ScriptError
+from .script import UnsupportedScript as UnsupportedScript
+from .script import evaluate
 
 INK = "#141826"
 LINK = "#1A0DAB"
-
-
-class UnsupportedScript(ValueError):
-    """The expression is not one this page model can evaluate."""
 
 
 def h1(title: str) -> Node:
@@ -59,9 +57,13 @@ def webview(id: str, children, *, height: float | None = None) -> Node:
 
 
 class WebPage:
-    """A page's DOM state. Subclasses draw it (`nodes`) and name the globals `evaluate` may call."""
+    """A page's DOM state. Subclasses draw it (`nodes`), name the globals script may call (`globals`), and may name
+    an element's tag and attributes where its node does not say (`tags`, `attrs`: a link is an A with an href)."""
 
     title = ""
+    url = "about:blank"  # inline HTML, loaded with no origin of its own
+    tags: dict[str, str] = {}
+    attrs: dict[str, dict[str, str]] = {}
     element_texts: dict[str, Callable[[], str]]
 
     def __init__(self):
@@ -70,66 +72,18 @@ class WebPage:
     def nodes(self) -> list[Node]:  # pragma: no cover - every page overrides it
         raise NotImplementedError
 
-    def globals(self) -> dict[str, Callable[..., Any]]:
+    def globals(self) -> dict[str, Any]:
         return {}
 
-    def text_of(self, element_id: str) -> str:
-        getter = self.element_texts.get(element_id)
-        if getter is None:
-            raise UnsupportedScript(f"no element #{element_id} on the page {self.title!r}")
-        return getter()
+    def document(self, focused: str | None = None) -> Document:
+        """The DOM as it stands now; `focused` is the id of the element with keyboard focus, if any."""
+        return document_of(self.nodes(), title=self.title, url=self.url, tags=self.tags, attrs=self.attrs,
+                           texts=self.element_texts, focused=focused)
 
-    def evaluate(self, expression: str) -> Any:
-        """Evaluates one of the supported expressions; raises UnsupportedScript for anything else."""
-        expr = expression.strip().rstrip(";").strip()
-        m = re.fullmatch(r"JSON\.stringify\((.*)\)", expr, re.S)
-        if m:
-            return json.dumps(self.evaluate(m.group(1)), ensure_ascii=False)
-        m = re.fullmatch(r"document\.(?:getElementById\(\s*(['\"])(.+?)\1\s*\)|querySelector\(\s*(['\"])#(.+?)\3"
-                         r"\s*\))\.(?:textContent|innerText)", expr)
-        if m:
-            return self.text_of(m.group(2) or m.group(4))
-        if expr == "document.title":
-            return self.title
-        m = re.fullmatch(r"(?:window\.)?(\w+)\((.*)\)(?:\.(\w+))?", expr, re.S)
-        if m and m.group(1) in self.globals():
-            args = []
-            raw = m.group(2).strip()
-            if raw:
-                try:
-                    args = json.loads(f"[{_quote_single(raw)}]")
-                except ValueError as exc:
-                    raise UnsupportedScript(f"cannot read the arguments of {expr!r}") from exc
-            result = self.globals()[m.group(1)](*args)
-            if m.group(3):
-                if not isinstance(result, dict) or m.group(3) not in result:
-                    return None
-                return result[m.group(3)]
-            return result
-        raise UnsupportedScript(f"this page cannot evaluate {expression!r}")
-
-
-def _quote_single(raw: str) -> str:
-    """'a' → "a" so simple JS string literals read as JSON."""
-    out, i = [], 0
-    while i < len(raw):
-        ch = raw[i]
-        if ch == "'":
-            j = i + 1
-            buf = []
-            while j < len(raw) and raw[j] != "'":
-                if raw[j] == "\\" and j + 1 < len(raw):
-                    buf.append(raw[j + 1])
-                    j += 2
-                    continue
-                buf.append(raw[j])
-                j += 1
-            out.append(json.dumps("".join(buf)))
-            i = j + 1
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
+    def evaluate(self, expression: str, focused: str | None = None) -> Any:
+        """The expression's value in this page (see `script` for the subset); raises ScriptError when it throws,
+        UnsupportedScript (a ScriptError) when it is outside the subset."""
+        return evaluate(expression, page_globals(self.document(focused), self.globals()))
 
 
 def link() -> Node:
@@ -139,6 +93,8 @@ def link() -> Node:
 
 class PlainPage(WebPage):
     title = "Plain page"
+    tags = {"link": "A"}
+    attrs = {"link": {"href": "https://github.com/mobiumdev"}}
 
     def __init__(self, heading: str = "Plain page", para: str = "The quick brown fox."):
         super().__init__()
@@ -155,6 +111,7 @@ class PlainPage(WebPage):
 
 class FormPage(WebPage):
     title = "Web form"
+    tags = {"fArea": "TEXTAREA"}
 
     def __init__(self):
         super().__init__()
@@ -361,6 +318,7 @@ class ActionabilityPage(WebPage):
 class StoragePage(WebPage):
     title = "Web storage"
     ORIGIN = "https://mobiumapp.test"
+    url = ORIGIN + "/"
 
     def __init__(self, data: dict):
         super().__init__()
