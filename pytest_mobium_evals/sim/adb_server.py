@@ -15,8 +15,11 @@ import threading
 from typing import TYPE_CHECKING
 
 from .commands.inspection import format_log
+from .devtools import devtools_sockets
+from .devtools import serve as serve_devtools
 from .faults import GARBAGE, FaultPlan
 from .filesystem import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
+from .forwards import ForwardError, Forwards
 from .shell import Shell
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -93,6 +96,7 @@ class AdbServer:
         self.host = host
         self.port = self._listener.getsockname()[1]
         self._closed = threading.Event()
+        self.forwards = Forwards(host, self._open_remote)
         self._clients: set[socket.socket] = set()
         self._clients_lock = threading.Lock()
         self._thread = threading.Thread(target=self._accept_loop, name=f"adb-server:{self.port}", daemon=True)
@@ -105,6 +109,7 @@ class AdbServer:
             return
         self._closed.set()
         self.faults.release()
+        self.forwards.close()
         try:
             self._listener.shutdown(socket.SHUT_RDWR)
         except OSError:
@@ -219,8 +224,15 @@ class AdbServer:
                 conn.okay()
                 conn.okay()
                 return
-            if cmd.startswith("forward") or cmd.startswith("list-forward") or cmd.startswith("killforward"):
-                conn.fail("port forwarding is not supported by the virtual device")
+            if cmd == "list-forward" or cmd == "killforward-all" or cmd.startswith("killforward:"):
+                self._forward_service(conn, None, cmd)
+                return
+            if cmd.startswith("forward:"):
+                device = self._pick(any_kind=True)
+                if device is None:
+                    conn.fail("more than one device/emulator" if self.devices else "no devices/emulators found")
+                    return
+                self._forward_service(conn, device, cmd)
                 return
             conn.fail(f"unknown host service: {cmd[:80]}")
             return
@@ -293,12 +305,15 @@ class AdbServer:
                     return dev, rest
             return None, f"no device with transport id '{tid}'"
         body = req[len("host-serial:"):]
-        # serials may contain ':' (host:port for network devices); the service is the last part
-        serial, _, rest = body.rpartition(":")
-        dev = self.devices.get(serial)
-        if dev is None:
-            return None, f"device '{serial}' not found"
-        return dev, rest
+        # Serials may contain ':' (host:port for network devices), and so may services (forward:tcp:0;…): the
+        # serial is the longest known one the request starts with, else what comes before the last ':'.
+        known = [s for s in self.devices if body.startswith(s + ":")]
+        if known:
+            serial = max(known, key=len)
+            return self.devices[serial], body[len(serial) + 1:]
+        parts = body.split(":")
+        serial = parts[0] + (f":{parts[1]}" if len(parts) > 2 and parts[1].isdigit() else "")
+        return None, f"device '{serial}' not found"
 
     def _host_device_query(self, conn: Conn, device: "VirtualDevice", what: str) -> None:
         if what == "features":
@@ -312,8 +327,54 @@ class AdbServer:
         elif what.startswith("wait-for-"):
             conn.okay()
             conn.okay()
+        elif what.startswith(("forward:", "killforward:")) or what in ("list-forward", "killforward-all"):
+            self._forward_service(conn, device, what)
         else:
             conn.fail(f"unknown host service: {what[:80]}")
+
+    # -- forwards --------------------------------------------------------------------------------------------------
+
+    def _forward_service(self, conn: Conn, device: "VirtualDevice | None", what: str) -> None:
+        """adb's forward services: the host's OKAY, then the service's own OKAY (and the port tcp:0 chose), or
+        FAIL with adb's reason. `list-forward` answers one length-prefixed block of every device's forwards."""
+        if what == "list-forward":
+            conn.okay(self.forwards.listing().encode())
+            return
+        try:
+            if what == "killforward-all":
+                self.forwards.remove_all(device.serial if device is not None else None)
+                port = None
+            elif what.startswith("killforward:"):
+                self.forwards.remove(what[len("killforward:"):])
+                port = None
+            else:
+                spec = what[len("forward:"):]
+                norebind = spec.startswith("norebind:")
+                local, sep, remote = spec.removeprefix("norebind:").partition(";")
+                if not sep or device is None:
+                    raise ForwardError(f"malformed forward spec '{spec}'")
+                port = self.forwards.add(device.serial, local, remote, norebind=norebind)
+        except ForwardError as exc:
+            conn.fail(str(exc))
+            return
+        conn.okay()
+        conn.okay(None if port is None else str(port).encode())
+
+    def _open_remote(self, serial: str, remote: str, sock: socket.socket) -> bool:
+        """A forwarded connection reaches the device's socket `remote`, if anything listens there."""
+        device = self.devices.get(serial)
+        if device is None or not remote.startswith("localabstract:"):
+            return False
+        return self._abstract(device, remote[len("localabstract:"):], sock)
+
+    def _abstract(self, device: "VirtualDevice", name: str, sock: socket.socket) -> bool:
+        with device.lock:
+            package = devtools_sockets(device).get(name)
+        if package is None:
+            return False
+        sock.settimeout(IDLE_TIMEOUT)
+        serve_devtools(sock, device, package)
+        return True
 
     def _misbehave(self, conn: Conn, kind: str) -> None:
         """The fault plan took this device command: drop it unanswered, hang on it, or answer garbage."""
@@ -374,6 +435,15 @@ class AdbServer:
             return
         if req.startswith("framebuffer:"):
             conn.fail("framebuffer: use `screencap -p`")
+            return
+        if req.startswith("localabstract:"):
+            with device.lock:
+                listening = req[len("localabstract:"):] in devtools_sockets(device)
+            if not listening:
+                conn.fail(f"closed: nothing listens on @{req[len('localabstract:'):]}")
+                return
+            conn.okay()
+            self._abstract(device, req[len("localabstract:"):], conn.sock)
             return
         if req.startswith(("tcp:", "localabstract:", "localreserved:", "localfilesystem:", "dev:", "jdwp:",
                            "track-jdwp", "track-app", "abb:", "abb_exec:", "reverse:")):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 
 from .device import VirtualDevice
+from .devtools import proc_net_unix
 
 ALIASES = (("/storage/emulated/0", "/sdcard"), ("/storage/self/primary", "/sdcard"), ("/mnt/sdcard", "/sdcard"),
            ("/mnt/user/0/primary", "/sdcard"))
@@ -38,7 +39,7 @@ def _system_file(device: VirtualDevice, path: str) -> bytes | None:
     if path == "/proc/meminfo":
         return b"MemTotal:        2015464 kB\nMemFree:          312580 kB\nMemAvailable:    1034812 kB\n"
     if path == "/proc/net/unix":
-        return b"Num       RefCount Protocol Flags    Type St Inode Path\n"
+        return proc_net_unix(device)
     return None
 
 

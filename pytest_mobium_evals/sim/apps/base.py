@@ -28,6 +28,8 @@ class App:
     version_code = 1
     system = False
     target_sdk = 35
+    # WebView.setWebContentsDebuggingEnabled(true): its WebViews open a DevTools socket (`sim.devtools`).
+    webview_debugging = False
     # Intent actions this activity answers (`am start -a ACTION`), besides MAIN/LAUNCHER for the launcher activity.
     actions: tuple[str, ...] = ()
     # The colours the screenshot renderer uses when nodes don't say (the app's theme).

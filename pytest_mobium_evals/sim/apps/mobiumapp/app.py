@@ -141,6 +141,7 @@ class MobiumApp(App):
     permissions = (FINE, COARSE, CAMERA, NOTIFICATIONS)
     version_name = "1.0.0"
     version_code = 1
+    webview_debugging = True  # a release build, but its WebViews are inspectable, as Mobium's checks need
 
     def __init__(self, device):
         super().__init__(device)
