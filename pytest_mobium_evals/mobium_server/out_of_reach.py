@@ -8,8 +8,8 @@ from .errors import MobiumError
 from .tool_state import NATIVE, Result
 
 CONSOLE = "the emulator's console (telephony, sensors, fingerprint, audio), which this server does not reach over ADB"
-DEVTOOLS = ("this server reads WebView pages through the accessibility tree and has no DevTools connection to run "
-            "script or read a page's storage")
+DEVTOOLS = ("this server runs script in a page through its DevTools socket (app_eval) but does not read or write "
+            "a page's cookies and storage yet")
 NOT_YET = "this server does not drive {what} yet"
 
 # tool -> (message, remedy)
@@ -36,7 +36,7 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "app_hook": ("no app here answers gray-box hooks: launch it with gray_box first, and this server does not "
                  "launch with the gray box", "drive the app through its screens with app_map and app_tap"),
 }
-WEBVIEW_TOOLS = ("app_eval", "app_cookies", "app_storage")
+WEBVIEW_TOOLS = ("app_cookies", "app_storage")
 
 
 def _refuse(name: str):

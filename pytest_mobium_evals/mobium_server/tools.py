@@ -40,11 +40,12 @@ from .snapshot import Snapshot
 from .system_ui import SystemUiTools
 from .tool_state import NATIVE, DeviceState, RefEntry, Result
 from .waiting import WaitingTools
+from .webview_eval import WebViewEvalTools
 
 
 class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, SystemUiTools, SessionTools,
              GestureTools, MultiTouchTools, DiagnosticTools, FileTools, PackageTools, DeviceSettingTools,
-             LocationTools, OutOfReachTools):
+             LocationTools, WebViewEvalTools, OutOfReachTools):
     """The tool implementations for one server process (one ref table per device, as `mobium mcp` keeps)."""
 
     def __init__(self, adb_host: str = "127.0.0.1", adb_port: int = 5037, device: Optional[str] = None):
