@@ -172,6 +172,3 @@ def _run(step: Step, cli: Cli) -> None:
 def _never(m: Cli) -> None:
     raise AssertionError("a hardware step ran")
 
-
-# Gaps read off the server and the virtual device, shared by several checks.
-NO_EVAL = "app_eval is not among the server's tools (mobium_server/schemas.py), so `mobium eval` exits 5"

@@ -4,7 +4,7 @@ each tap judged by the page's `frameOutcome`, read with `eval`."""
 
 import re
 
-from conformance_cli import APP, NO_EVAL, Flow
+from conformance_cli import APP, Flow
 
 CROSS_SEEN = ("WebView contexts: the WebView's map reaches into the cross-origin iframe#crossFrame (its Tap me and "
               "Card number) instead of saying '1 frame on this page is cross-origin' (mobium_server/snapshot.py)")
@@ -58,13 +58,13 @@ def _(m):
     assert "1 frame on this page is cross-origin" in page["map"], page["map"]
 
 
-@flow.step(51, xfail=NO_EVAL)
+@flow.step(51)
 def _(m):
     m.ok("tap", page["same"])
     assert "the same-origin frame" in outcome(m)
 
 
-@flow.step(53, xfail=NO_EVAL)
+@flow.step(53)
 def _(m):
     m.ok("context", page["web"])
     m.ok("tap", page["nested"])
@@ -77,7 +77,7 @@ def _(m):
     assert last_ref(m, r" Tap me \(button\)$"), "NATIVE_APP's map has no button inside the cross-origin frame"
 
 
-@flow.step(62, xfail=NO_EVAL)
+@flow.step(62)
 def _(m):
     m.ok("context", "NATIVE_APP")
     m.ok("swipe", "up")

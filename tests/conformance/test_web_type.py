@@ -2,7 +2,7 @@
 refused with the unified failed-check reason, a password never echoed, focus moved with the keyboard up — read back
 through the page's own `formState()`."""
 
-from conformance_cli import APP, NO_EVAL, Flow
+from conformance_cli import APP, Flow
 
 flow = Flow("web-type.sh")
 page: dict = {}
@@ -54,36 +54,36 @@ def _(m):
     assert "A checkbox (checkbox)" in page["map"], page["map"]
 
 
-@flow.step(56, xfail=NO_EVAL)
+@flow.step(56)
 def _(m):
     m.ok("type", ref("text input"), VALUE)
     assert field(m, "text") == VALUE
 
 
-@flow.step(57, xfail=NO_EVAL)
+@flow.step(57)
 def _(m):
     assert field(m, "mirror") == f"mirror: {VALUE}"
 
 
-@flow.step(60, xfail=NO_EVAL)
+@flow.step(60)
 def _(m):
     m.ok("type", ref("email input"), "a@b.co")
     assert field(m, "email") == "a@b.co"
 
 
-@flow.step(62, xfail=NO_EVAL)
+@flow.step(62)
 def _(m):
     m.ok("type", ref("notes"), "two words")
     assert field(m, "area") == "two words"
 
 
-@flow.step(67, xfail=NO_EVAL)
+@flow.step(67)
 def _(m):
     m.ok("type", ref("notes"), " more")
     assert field(m, "area") == "two words more"
 
 
-@flow.step(69, xfail=NO_EVAL)
+@flow.step(69)
 def _(m):
     m.ok("fill", ref("notes"), "replaced")
     assert field(m, "area") == "replaced"
@@ -94,7 +94,7 @@ def _(m):
     assert "cleared" in m.ok("type", ref("notes"), "").out
 
 
-@flow.step(75, xfail=NO_EVAL)
+@flow.step(75)
 def _(m):
     assert field(m, "area") == ""
 
@@ -104,7 +104,7 @@ def _(m):
     refuse(m, "fixed", "editable", "readonly")
 
 
-@flow.step(85, xfail=NO_EVAL)
+@flow.step(85)
 def _(m):
     assert field(m, "readonly") == "fixed"
 
@@ -132,7 +132,7 @@ def _(m):
     assert "not echoed" in said, said
 
 
-@flow.step(96, xfail=NO_EVAL)
+@flow.step(96)
 def _(m):
     assert m.value("eval", f"passwordIs('{SECRET}')") == "true"
 
@@ -142,7 +142,7 @@ def focused(m) -> str:
                            "|| a.id || a.name || a.tagName) : '' })()").replace('"', "")
 
 
-@flow.step(109, xfail=NO_EVAL)
+@flow.step(109)
 def _(m):
     m.ok("tap", ref("email input"))
     m.ok("tap", ref("text input"))
@@ -152,7 +152,7 @@ def _(m):
     assert t and e and t != e, (t, e)
 
 
-@flow.step(112, xfail=NO_EVAL)
+@flow.step(112)
 def _(m):
     m.ok("fill", ref("email input"), "k@up.io")
     assert field(m, "email") == "k@up.io"
