@@ -112,7 +112,18 @@ class Forwards:
         except OSError:
             pass
         finally:
-            try:
-                sock.close()
-            except OSError:
-                pass
+            _close_after_reading(sock)
+
+
+def _close_after_reading(sock: socket.socket) -> None:
+    """Half-close, then read what the client still sends before closing, so it sees an end, not a reset."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(0.5)
+        for _ in range(64):
+            if not sock.recv(65536):
+                break
+    except OSError:
+        pass
+    finally:
+        sock.close()
