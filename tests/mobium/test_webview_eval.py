@@ -1,0 +1,75 @@
+"""app_eval over MCP: script in the current WebView context's page through its DevTools socket (adb forward), its
+answer (the value as JSON), what the page throws, and the refusals (native context, a WebView not debuggable)."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import APP
+
+
+def open_case(tools, button: str) -> list[str]:
+    tools.call("app_tap", target="testid=webviewhubBtn")
+    tools.call("app_scroll_to", target=f"testid={button}")
+    tools.call("app_tap", target=f"testid={button}")
+    return [c["id"] for c in tools.call("app_contexts").data["contexts"] if c["id"].startswith("WEBVIEW_")]
+
+
+def test_eval_answers_the_value_as_json_and_reads_what_typing_changed(fresh):
+    [page] = open_case(fresh, "webformBtn")
+    fresh.call("app_context", context=page)
+    empty = fresh.call("app_eval", expression="formState().text")
+    assert empty.text == '""'
+    assert empty.data == {"value": "", "type": "string", "context": page, "device": "emulator-5554"}
+    ref = next(line.split()[0] for line in fresh.call("app_map").text.splitlines() if "text input (" in line)
+    fresh.call("app_type", target=ref, text="hello web")
+    assert fresh.call("app_eval", expression="formState().text").text == '"hello web"'
+    assert fresh.call("app_eval", expression="passwordIs('')").text == "true"
+    state = fresh.call("app_eval", expression="formState()")
+    assert json.loads(state.text)["mirror"] == "mirror: hello web" and state.data["type"] == "object"
+    assert fresh.call("app_eval", expression="document.getElementById('nope')").text == "null"
+    assert fresh.call("app_eval", expression="undefined").text == "undefined"
+
+
+def test_each_webview_context_evaluates_in_its_own_page(fresh):
+    first, second = open_case(fresh, "dualBtn")
+    assert (first, second) == (f"WEBVIEW_{APP}", f"WEBVIEW_{APP}_2")
+    fresh.call("app_context", context=first)
+    assert fresh.call("app_eval", expression="document.title").text == '"Plain page"'
+    fresh.call("app_context", context=second)
+    assert fresh.call("app_eval", expression="document.title").text == '"Second page"'
+
+
+def test_a_script_that_throws_is_refused_with_the_pages_error(fresh):
+    [page] = open_case(fresh, "webviewBtn")
+    fresh.call("app_context", context=page)
+    thrown = fresh.call("app_eval", expression="nope()", check=False)
+    assert thrown.is_error and thrown.data["code"] == "device_server"
+    assert thrown.text.startswith("the page threw ReferenceError: nope is not defined")
+    assert thrown.data["details"]["w3c"] == "javascript error"
+    outside = fresh.call("app_eval", expression="1 + 1", check=False)
+    assert "the virtual device evaluates a subset of JavaScript" in outside.text
+
+
+def test_native_context_and_a_webview_that_is_not_debuggable_are_refused(fresh):
+    native = fresh.call("app_eval", expression="document.title", check=False)
+    assert native.data["code"] == "unsupported" and "NATIVE_APP" in native.text
+    assert "app_context" in native.data["remedy"]
+    fresh.call("app_launch", app="com.android.chrome")
+    chrome = "WEBVIEW_com.android.chrome"
+    assert chrome in [c["id"] for c in fresh.call("app_contexts").data["contexts"]]
+    fresh.call("app_context", context=chrome)
+    refused = fresh.call("app_eval", expression="document.title", check=False)
+    assert refused.data["code"] == "unsupported"
+    assert "the WebView of com.android.chrome is not debuggable" in refused.text
+    assert "setWebContentsDebuggingEnabled" in refused.text and refused.data["remedy"]
+    fresh.call("app_context", context="NATIVE_APP")
+
+
+def test_storage_and_cookies_stay_refused_in_a_webview_context(fresh):
+    [page] = open_case(fresh, "webviewBtn")
+    fresh.call("app_context", context=page)
+    for tool in ("app_storage", "app_cookies"):
+        refused = fresh.call(tool, check=False)
+        assert refused.data["code"] == "unsupported" and refused.data["details"]["context"] == page
+    fresh.call("app_context", context="NATIVE_APP")
