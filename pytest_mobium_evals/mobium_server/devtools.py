@@ -101,10 +101,14 @@ class DevToolsLink:
 
     def evaluate(self, page: PageTarget, expression: str) -> dict:
         """Runtime.evaluate's result object ({result} or {result, exceptionDetails})."""
+        return self.call(page, "Runtime.evaluate",
+                         {"expression": expression, "returnByValue": True, "awaitPromise": True})
+
+    def call(self, page: PageTarget, method: str, params: dict) -> dict:
+        """One DevTools method on the page: its result, or device_server with the page's refusal."""
         try:
             with _WebSocket(self.host, self.port, page.ws_path) as ws:
-                ws.send({"id": 1, "method": "Runtime.evaluate",
-                         "params": {"expression": expression, "returnByValue": True, "awaitPromise": True}})
+                ws.send({"id": 1, "method": method, "params": params})
                 while True:
                     message = ws.receive()
                     if message is None:
@@ -112,7 +116,7 @@ class DevToolsLink:
                     if message.get("id") != 1:
                         continue  # an event
                     if "error" in message:
-                        raise MobiumError("device_server", f"Runtime.evaluate was refused: "
+                        raise MobiumError("device_server", f"{method} was refused: "
                                           f"{message['error'].get('message', message['error'])}")
                     return message.get("result") or {}
         except (OSError, ValueError) as exc:

@@ -5,11 +5,9 @@ Mobium's whole surface and learns why a tool does not apply, rather than finding
 from __future__ import annotations
 
 from .errors import MobiumError
-from .tool_state import NATIVE, Result
+from .tool_state import Result
 
 CONSOLE = "the emulator's console (telephony, sensors, fingerprint, audio), which this server does not reach over ADB"
-DEVTOOLS = ("this server runs script in a page through its DevTools socket (app_eval) but does not read or write "
-            "a page's cookies and storage yet")
 NOT_YET = "this server does not drive {what} yet"
 
 # tool -> (message, remedy)
@@ -36,7 +34,6 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "app_hook": ("no app here answers gray-box hooks: launch it with gray_box first, and this server does not "
                  "launch with the gray box", "drive the app through its screens with app_map and app_tap"),
 }
-WEBVIEW_TOOLS = ("app_cookies", "app_storage")
 
 
 def _refuse(name: str):
@@ -49,24 +46,9 @@ def _refuse(name: str):
     return tool
 
 
-def _webview(name: str):
-    def tool(self, args: dict) -> Result:
-        st = self.state(args)
-        if st.context == NATIVE:
-            raise MobiumError("unsupported", f"{name} runs in a WebView context, and the current one is "
-                              f"{NATIVE}", "switch to a WebView with app_context (app_contexts lists them)",
-                              {"tool": name, "context": NATIVE})
-        raise MobiumError("unsupported", f"{name}: {DEVTOOLS}", "read the page with app_map and app_text in this "
-                          "context", {"tool": name, "context": st.context})
-    tool.__name__ = "t_" + name
-    return tool
-
-
 class OutOfReachTools:
     """Mixed into `Mobium`: one method per refused tool, so dispatch finds each by name."""
 
 
 for _name in REFUSALS:
     setattr(OutOfReachTools, "t_" + _name, _refuse(_name))
-for _name in WEBVIEW_TOOLS:
-    setattr(OutOfReachTools, "t_" + _name, _webview(_name))

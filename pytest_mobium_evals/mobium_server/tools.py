@@ -41,11 +41,12 @@ from .system_ui import SystemUiTools
 from .tool_state import NATIVE, DeviceState, RefEntry, Result
 from .waiting import WaitingTools
 from .webview_eval import WebViewEvalTools
+from .webview_storage import WebViewStorageTools
 
 
 class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, SystemUiTools, SessionTools,
              GestureTools, MultiTouchTools, DiagnosticTools, FileTools, PackageTools, DeviceSettingTools,
-             LocationTools, WebViewEvalTools, OutOfReachTools):
+             LocationTools, WebViewEvalTools, WebViewStorageTools, OutOfReachTools):
     """The tool implementations for one server process (one ref table per device, as `mobium mcp` keeps)."""
 
     def __init__(self, adb_host: str = "127.0.0.1", adb_port: int = 5037, device: Optional[str] = None):

@@ -4,7 +4,8 @@ An app process that shows a WebView with debugging on (the app's `webview_debugg
 socket `@webview_devtools_remote_<pid>` (listed in /proc/net/unix). Over that socket (reached through
 `adb forward … localabstract:NAME`, or the `localabstract:` device service) it speaks HTTP: `GET /json/list` (or
 `/json`) lists the process's pages as targets, `GET /json/version` the browser, and a WebSocket upgrade on
-`/devtools/page/<id>` opens the DevTools protocol to one page, where `Runtime.evaluate` runs script in it.
+`/devtools/page/<id>` opens the DevTools protocol to one page, where `Runtime.evaluate` runs script in it, and
+`Network.getCookies` and `DOMStorage.getDOMStorageItems` read what the page holds (nothing writes it here).
 
 Script runs in the page model's JavaScript subset (`apps.script`); everything is read under the device's lock,
 after its due timers, as a shell command reads the device. Values always come back by value (an element as {}),
@@ -168,6 +169,42 @@ def evaluate_in(device: "VirtualDevice", package: str, target_id: str, expressio
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# Cookies and DOM storage: what the Network and DOMStorage domains read
+
+def _page(device: "VirtualDevice", package: str, target_id: str) -> "WebPage":
+    device.run_due()
+    target = next((t for t in targets(device, package) if t.id == target_id), None)
+    if target is None:
+        raise LookupError("Cannot find context with specified id")
+    return target.page
+
+
+def cookies_of(device: "VirtualDevice", package: str, target_id: str) -> dict:
+    """Network.getCookies for the page: its origin's cookies, each as DevTools describes a cookie."""
+    with device.lock:
+        page = _page(device, package, target_id)
+        held = page.web_storage()
+        host = urlsplit(page.url).hostname or ""
+        secure = page.url.startswith("https:")
+        return {"cookies": [{"name": k, "value": v, "domain": host, "path": "/", "expires": -1,
+                             "size": len(k) + len(v), "httpOnly": False, "secure": secure, "session": True,
+                             "sameSite": "Lax", "priority": "Medium", "sameParty": False,
+                             "sourceScheme": "Secure" if secure else "NonSecure", "sourcePort": 443 if secure else 80}
+                            for k, v in (held[0] if held else {}).items()]}
+
+
+def storage_items(device: "VirtualDevice", package: str, target_id: str, origin: str, local: bool) -> dict:
+    """DOMStorage.getDOMStorageItems: [[key, value], …] of the page's local or session storage for `origin`."""
+    with device.lock:
+        page = _page(device, package, target_id)
+        held = page.web_storage()
+        parts = urlsplit(page.url)
+        mine = held is not None and origin == f"{parts.scheme}://{parts.netloc}"
+        items = (held[1] if local else held[2]) if mine and held else {}
+        return {"entries": [[k, v] for k, v in items.items()]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # The socket: HTTP, then perhaps a WebSocket
 
 def serve(sock: socket.socket, device: "VirtualDevice", package: str) -> None:
@@ -260,7 +297,20 @@ def _protocol(sock: socket.socket, device: "VirtualDevice", package: str, target
                 return
             exceptions += "exceptionDetails" in answer
             _send_text(sock, {"id": call_id, "result": answer})
-        elif method in ("Runtime.enable", "Runtime.disable", "Runtime.runIfWaitingForDebugger"):
+        elif method in ("Network.getCookies", "DOMStorage.getDOMStorageItems"):
+            try:
+                if method == "Network.getCookies":
+                    answer = cookies_of(device, package, target_id)
+                else:
+                    storage_id = params.get("storageId") or {}
+                    answer = storage_items(device, package, target_id, str(storage_id.get("securityOrigin", "")),
+                                           bool(storage_id.get("isLocalStorage")))
+            except LookupError as gone:
+                _send_text(sock, {"id": call_id, "error": {"code": -32000, "message": str(gone)}})
+                continue
+            _send_text(sock, {"id": call_id, "result": answer})
+        elif method in ("Runtime.enable", "Runtime.disable", "Runtime.runIfWaitingForDebugger", "Network.enable",
+                        "Network.disable", "DOMStorage.enable", "DOMStorage.disable"):
             _send_text(sock, {"id": call_id, "result": {}})
         else:
             _send_text(sock, {"id": call_id, "error": {"code": -32601, "message": f"'{method}' wasn't found"}})

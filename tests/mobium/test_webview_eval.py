@@ -1,5 +1,6 @@
-"""app_eval over MCP: script in the current WebView context's page through its DevTools socket (adb forward), its
-answer (the value as JSON), what the page throws, and the refusals (native context, a WebView not debuggable)."""
+"""app_eval, app_storage and app_cookies over MCP: script in the current WebView context's page and what it holds,
+through its DevTools socket (adb forward); the answers, what the page throws, and the refusals (native context, a
+WebView not debuggable, a page with no origin, writes)."""
 
 from __future__ import annotations
 
@@ -66,10 +67,36 @@ def test_native_context_and_a_webview_that_is_not_debuggable_are_refused(fresh):
     fresh.call("app_context", context="NATIVE_APP")
 
 
-def test_storage_and_cookies_stay_refused_in_a_webview_context(fresh):
+def test_storage_and_cookies_read_what_the_page_holds(fresh):
+    [page] = open_case(fresh, "webstorageBtn")
+    fresh.call("app_context", context=page)
+    empty = fresh.call("app_storage")
+    assert empty.text == "https://mobiumapp.test: 0 cookies, 0 localStorage items, 0 sessionStorage items"
+    assert fresh.call("app_cookies").text == "no cookies"
+    save = next(e["ref"] for e in fresh.call("app_map").data["elements"] if e.get("label") == "Save a visit")
+    fresh.call("app_tap", target=save)
+    state = fresh.call("app_storage")
+    assert state.data == {
+        "cookies": [{"name": "visited", "value": "yes", "domain": "mobiumapp.test", "path": "/", "expires": -1,
+                     "httpOnly": False, "secure": True, "sameSite": "Lax"}],
+        "origins": [{"origin": "https://mobiumapp.test", "localStorage": [{"name": "visits", "value": "1"}],
+                     "sessionStorage": [{"name": "lastVisit", "value": "visit 1"}]}]}
+    assert state.text == "https://mobiumapp.test: 1 cookie, 1 localStorage item, 1 sessionStorage item"
+    cookies = fresh.call("app_cookies")
+    assert cookies.text == "visited=yes  (mobiumapp.test/)" and cookies.data["cookies"] == state.data["cookies"]
+    assert fresh.call("app_cookies", name="absent").text == "no cookie named absent"
+    for tool, action in (("app_storage", "clear"), ("app_storage", "restore"), ("app_cookies", "set")):
+        refused = fresh.call(tool, action=action, check=False)
+        assert refused.data["code"] == "unsupported" and "does not write" in refused.text, refused.text
+    fresh.call("app_context", context="NATIVE_APP")
+
+
+def test_a_page_with_no_origin_holds_no_storage(fresh):
     [page] = open_case(fresh, "webviewBtn")
     fresh.call("app_context", context=page)
-    for tool in ("app_storage", "app_cookies"):
-        refused = fresh.call(tool, check=False)
-        assert refused.data["code"] == "unsupported" and refused.data["details"]["context"] == page
+    refused = fresh.call("app_storage", check=False)
+    assert refused.data["code"] == "unsupported" and "has no origin of its own" in refused.text
+    assert fresh.call("app_cookies").text == "no cookies"
     fresh.call("app_context", context="NATIVE_APP")
+    native = fresh.call("app_storage", check=False)
+    assert native.data["code"] == "unsupported" and "NATIVE_APP" in native.text

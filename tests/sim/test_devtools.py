@@ -12,6 +12,7 @@ import socket
 import pytest
 
 from pytest_mobium_evals.mobium_server.devtools import DevToolsLink
+from pytest_mobium_evals.mobium_server.errors import MobiumError
 
 APP = "dev.mobium.mobiumapp"
 SERIAL = "emulator-5554"
@@ -129,7 +130,6 @@ def test_a_script_that_throws_comes_back_as_exception_details(sim_server, dev):
 
 
 def test_a_page_that_left_the_screen_is_gone(sim_server, dev):
-    from pytest_mobium_evals.mobium_server.errors import MobiumError
     show(sim_server, "webview")
     link = DevToolsLink(dev, "127.0.0.1", socket_name(dev))
     [page] = link.pages()
@@ -137,3 +137,24 @@ def test_a_page_that_left_the_screen_is_gone(sim_server, dev):
     with pytest.raises(MobiumError) as refused:
         link.evaluate(page, "document.title")
     assert "refused the WebSocket: HTTP/1.1 404" in refused.value.message
+
+
+def test_cookies_and_dom_storage_of_a_page_with_an_origin(sim_server, dev):
+    show(sim_server, "webstorage")
+    link = DevToolsLink(dev, "127.0.0.1", socket_name(dev))
+    [page] = link.pages()
+    assert page.url == "https://mobiumapp.test/"
+    sim_server.device(SERIAL).current_app().screen.webview_page("storageWebview").save_visit()
+    [cookie] = link.call(page, "Network.getCookies", {})["cookies"]
+    assert (cookie["name"], cookie["value"], cookie["domain"], cookie["secure"]) == ("visited", "yes",
+                                                                                     "mobiumapp.test", True)
+    local = {"securityOrigin": "https://mobiumapp.test", "isLocalStorage": True}
+    assert link.call(page, "DOMStorage.getDOMStorageItems", {"storageId": local}) == {"entries": [["visits", "1"]]}
+    session = dict(local, isLocalStorage=False)
+    assert link.call(page, "DOMStorage.getDOMStorageItems", {"storageId": session}) == {
+        "entries": [["lastVisit", "visit 1"]]}
+    other = dict(local, securityOrigin="https://elsewhere.test")
+    assert link.call(page, "DOMStorage.getDOMStorageItems", {"storageId": other}) == {"entries": []}
+    with pytest.raises(MobiumError) as unknown:
+        link.call(page, "Page.navigate", {"url": "https://x.test"})
+    assert "'Page.navigate' wasn't found" in unknown.value.message

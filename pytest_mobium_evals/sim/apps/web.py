@@ -80,6 +80,10 @@ class WebPage:
         return document_of(self.nodes(), title=self.title, url=self.url, tags=self.tags, attrs=self.attrs,
                            texts=self.element_texts, focused=focused)
 
+    def web_storage(self) -> tuple[dict[str, str], dict[str, str], dict[str, str]] | None:
+        """(cookies, localStorage, sessionStorage) by name, or None for a page with no origin, which holds none."""
+        return None
+
     def evaluate(self, expression: str, focused: str | None = None) -> Any:
         """The expression's value in this page (see `script` for the subset); raises ScriptError when it throws,
         UnsupportedScript (a ScriptError) when it is outside the subset."""
@@ -334,6 +338,9 @@ class StoragePage(WebPage):
     @property
     def cookies(self) -> dict:
         return self.data.setdefault("webview/cookies", {})
+
+    def web_storage(self):
+        return self.cookies, self.local, self.session
 
     def save_visit(self) -> None:
         n = int(self.local.get("visits", "0")) + 1
