@@ -4,6 +4,9 @@ through the page's own `formState()`."""
 
 from conformance_cli import APP, Flow
 
+ABOVE_THE_KEYBOARD = ("with the keyboard up after the password is typed, the email input has scrolled above the "
+                      "page's visible part and is not scrolled back into view before the tap or fill: `no element "
+                      "matches testid=fEmail, and the keyboard is up` (mobium_server/resolution.py)")
 flow = Flow("web-type.sh")
 page: dict = {}
 VALUE = "hello web"
@@ -142,7 +145,7 @@ def focused(m) -> str:
                            "|| a.id || a.name || a.tagName) : '' })()").replace('"', "")
 
 
-@flow.step(109)
+@flow.step(109, xfail=ABOVE_THE_KEYBOARD)
 def _(m):
     m.ok("tap", ref("email input"))
     m.ok("tap", ref("text input"))
@@ -152,7 +155,7 @@ def _(m):
     assert t and e and t != e, (t, e)
 
 
-@flow.step(112)
+@flow.step(112, xfail=ABOVE_THE_KEYBOARD)
 def _(m):
     m.ok("fill", ref("email input"), "k@up.io")
     assert field(m, "email") == "k@up.io"
