@@ -3,6 +3,7 @@ app_swipe, app_scroll_to."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .device import wait_until
@@ -106,6 +107,8 @@ class ActingTools:
         snap, node, aim, subject = self._acquire(st, target, kind="fill" if fill else "type")
         if node.is_slider:
             return self._fill_slider(st, target, text)
+        if st.context != NATIVE and node.rid:
+            self._check_page_editable(st, node, subject)
         held = node.value
         if node.password and held and not fill and text:
             raise MobiumError("unsupported", f"{subject} is a password field that already holds "
@@ -147,6 +150,21 @@ class ActingTools:
         if now is not None and now != want:
             msg += f'; it now holds "{now}"'
         return Result(msg, data)
+
+    def _check_page_editable(self, st, node, subject: str) -> None:
+        """A page's field marked aria-readonly looks editable to the accessibility tree and takes keys in the DOM;
+        Mobium asks the page, as Playwright's editable check does, and refuses it. A page without DevTools (not
+        debuggable) is not asked: the tree is all there is."""
+        try:
+            link, page = self._devtools_page(st, "app_type")
+            said = link.evaluate(page, "(() => { const e = document.getElementById(" + json.dumps(node.rid)
+                                 + "); return e ? e.getAttribute('aria-readonly') : null })()")
+        except MobiumError:
+            return
+        if (said.get("result") or {}).get("value") == "true":
+            raise failed_check(subject, "editable", "it is aria-readonly: the page marks it read-only",
+                               "app_type types into a field that accepts text; read this one with app_text",
+                               code="invalid_argument", remedy="app_text to read it", locator=subject)
 
     def t_app_type(self, args: dict) -> Result:
         self._typing_args(args, "app_type")

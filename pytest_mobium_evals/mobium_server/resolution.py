@@ -123,8 +123,8 @@ class Resolution:
                 continue
             hits = find(snap, loc, context)
             now = time.monotonic()
-            if snap.keyboard and context != NATIVE and pans < 3 and len(hits) <= 1 \
-                    and self._pan_above_keyboard(st, snap, loc, hits[0] if hits else None):
+            if context != NATIVE and pans < 3 and len(hits) <= 1 \
+                    and self._pan_into_view(st, snap, loc, hits[0] if hits else None):
                 pans += 1
                 prev = None
                 continue
@@ -199,20 +199,27 @@ class Resolution:
                                    "from app_map", locator=subject, cover=cover)
             return snap, node, aim, subject
 
-    def _pan_above_keyboard(self, st: DeviceState, snap: Snapshot, loc: Locator, node: Optional[UiNode]) -> bool:
-        """In a page, a field under the keyboard is scrolled into the page's visible part before acting on it, as
-        a DevTools client scrolls an element into view: what `loc` names, under the keyboard now or when last seen,
-        is dragged above it. False when nothing is under the keyboard."""
+    def _pan_into_view(self, st: DeviceState, snap: Snapshot, loc: Locator, node: Optional[UiNode]) -> bool:
+        """In a page, what `loc` names is brought into the page's visible part before acting on it, as a DevTools
+        client scrolls an element into view: dragged up from under the keyboard (or the WebView's bottom), or the
+        page dragged down to an element scrolled away above it. False when it is in view, or was never seen."""
+        page = next((w for w in snap.webviews if w.scrollable), None)
         box = node.bounds if node is not None else st.seen.get(str(loc))
-        kb_top = snap.keyboard[1]
-        if not box or box[3] <= kb_top:
+        if page is None or not box:
             return False
-        page = next((w for w in snap.webviews if w.scrollable and w.bounds[1] < kb_top), None)
-        if page is None:
+        top, bottom = page.bounds[1], page.bounds[3]
+        if snap.keyboard:
+            bottom = min(bottom, snap.keyboard[1])
+        if node is not None and box[1] >= top and box[3] <= bottom:
             return False
         x = (page.bounds[0] + page.bounds[2]) // 2
-        start = kb_top - 24
-        end = max(page.bounds[1] + 24, start - (box[3] - kb_top + 48))
+        if box[3] > bottom:
+            start = bottom - 24
+            end = max(top + 24, start - (box[3] - bottom + 48))
+        else:
+            # Above the visible part, or gone from it since it was seen: the page scrolled it away upwards.
+            start = top + 24
+            end = min(bottom - 24, start + (top - box[1] + 48)) if box[1] < top else bottom - 24
         st.link.swipe(x, start, x, end, 600)  # slow: a pan that stops where the finger does, not a fling
         return True
 

@@ -4,9 +4,6 @@ through the page's own `formState()`."""
 
 from conformance_cli import APP, Flow
 
-ABOVE_THE_KEYBOARD = ("with the keyboard up after the password is typed, the email input has scrolled above the "
-                      "page's visible part and is not scrolled back into view before the tap or fill: `no element "
-                      "matches testid=fEmail, and the keyboard is up` (mobium_server/resolution.py)")
 flow = Flow("web-type.sh")
 page: dict = {}
 VALUE = "hello web"
@@ -112,8 +109,7 @@ def _(m):
     assert field(m, "readonly") == "fixed"
 
 
-@flow.step(86, xfail="read-only web inputs: aria-readonly is not refused with `failed check editable` naming "
-                     "aria-readonly (mobium_server/acting.py)")
+@flow.step(86)
 def _(m):
     refuse(m, "aria-readonly", "editable", "aria-readonly")
 
@@ -145,7 +141,7 @@ def focused(m) -> str:
                            "|| a.id || a.name || a.tagName) : '' })()").replace('"', "")
 
 
-@flow.step(109, xfail=ABOVE_THE_KEYBOARD)
+@flow.step(109)
 def _(m):
     m.ok("tap", ref("email input"))
     m.ok("tap", ref("text input"))
@@ -155,7 +151,7 @@ def _(m):
     assert t and e and t != e, (t, e)
 
 
-@flow.step(112, xfail=ABOVE_THE_KEYBOARD)
+@flow.step(112)
 def _(m):
     m.ok("fill", ref("email input"), "k@up.io")
     assert field(m, "email") == "k@up.io"

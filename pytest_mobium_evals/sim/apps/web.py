@@ -116,6 +116,8 @@ class PlainPage(WebPage):
 class FormPage(WebPage):
     title = "Web form"
     tags = {"fArea": "TEXTAREA"}
+    attrs = {"fReadonly": {"readonly": ""}, "fAriaReadonly": {"aria-readonly": "true"},
+             "fDisabled": {"disabled": ""}}
 
     def __init__(self):
         super().__init__()
