@@ -90,7 +90,7 @@ def test_logs_give_what_arrived_since_the_last_read_and_outlive_a_crash(fresh):
     assert fresh.call("app_logs", app=APP).text == f"nothing logged since the last read by {APP}"
     fresh.call("app_tap", target="testid=crashJsBtn")
     crash = fresh.call("app_logs", app=APP, lines=2000).text
-    assert "mobium-crash-control: throwing now" in crash and "FATAL EXCEPTION: main" in crash
+    assert "mobium-crash-control: throwing now" in crash and "FATAL EXCEPTION: mqt_native_modules" in crash
     assert "unknown device log level" in refused(fresh, "app_logs", level="loud")
     assert "at least 1" in refused(fresh, "app_logs", lines=0)
 
