@@ -162,6 +162,28 @@ def _logcat(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+SHELL_UID = 2000
+
+
+@command("log")
+def _log(ctx: Ctx, args: list[str]) -> int:
+    """`log [-p PRIORITY] [-t TAG] MESSAGE…`: one line into the main ring, as the shell user."""
+    level, tag, words = "I", "log", []
+    it = iter(args)
+    for a in it:
+        if a == "-p":
+            level = next(it, "i")[:1].upper() or "I"
+        elif a == "-t":
+            tag = next(it, "log")
+        else:
+            words.append(a)
+    if level not in LEVELS:
+        ctx.errln(f"log: invalid priority '{level.lower()}'")
+        return 1
+    ctx.device.log(tag, " ".join(words), level, pid=ctx.device.system_pid + 9000, uid=SHELL_UID)
+    return 0
+
+
 def format_log(e, fmt: str) -> str:
     """One line as `logcat -v FORMAT[,MODIFIER…]` prints it; `epoch` stamps seconds since 1970 and `uid` puts the
     logging uid before the pid."""
