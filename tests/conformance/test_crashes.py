@@ -48,7 +48,7 @@ def _(m):
 
 @flow.step(119)
 def _(m):
-    assert contains(APP, m.ok("apps").out), "MobiumApp is not installed"
+    assert contains("dev.mobium.mobiumapp", m.ok("apps").out), "MobiumApp is not installed"
 
 
 @flow.step(123)
@@ -82,7 +82,7 @@ def _(m):
 @flow.step(201)
 def _(m):
     applog = m.value("logs", "--source", "device", "--app", APP, "--lines", "20000")
-    assert contains(DIED, applog), f"the app-filtered log lacks the system's line that {APP} died"
+    assert contains(DIED, applog, extended=True), f"the app-filtered log lacks the system's line that {APP} died"
 
 
 flow.hardware(247, f"an ANR dialog ('isn't responding') for a frozen app needs {NO_ROOT}")
