@@ -113,3 +113,11 @@ def test_an_app_bug_is_recorded_as_a_java_runtime_exception(d):
     d.tap("logLineBtn")
     [(_, text)] = entries(d)
     assert "\n\njava.lang.RuntimeException: ZeroDivisionError: division by zero\n\tat broken(" in text
+
+
+def test_dropbox_keeps_its_newest_thousand_entries(vdevice):
+    first = vdevice.dropbox_add("data_app_crash", "Process: dev.test.one\n\nx\n")
+    for _ in range(1000):
+        vdevice.dropbox_add("data_app_crash", "Process: dev.test.other\n\ny\n")
+    assert len(vdevice.dropbox) == 1000 and first not in vdevice.dropbox
+    assert len({e.path for e in vdevice.dropbox}) == 1000  # one name each, even within one millisecond
