@@ -175,6 +175,9 @@ VERBS: dict[str, Verb] = {
     "hit-test": Verb("app_hit_test", ("target",)),
     "hook": Verb("app_hook", ("hook", "*args"), flags={"--timeout-ms": Flag("timeout_ms", _int)}),
     "audio": Verb("app_audio", ("action",), flags={"--app": Flag("app"), "--output": Flag("path", _path)}),
+    "logs": Verb("app_logs", flags={"--source": Flag("source"), "--app": Flag("app"), "--level": Flag("level"),
+                                    "--lines": Flag("lines", _int)}),
+    "crashes": Verb("app_crashes", ("id",), flags={"--app": Flag("app"), "--limit": Flag("limit", _int)}),
 }
 
 NUMERIC_POSITIONALS = {("app_background", "seconds")}

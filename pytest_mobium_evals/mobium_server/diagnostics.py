@@ -1,6 +1,6 @@
 """The device's own readings: app_battery (what `dumpsys battery` says, in Mobium's words) and app_logs (the
-device log of one app, read by its uid so the lines of a process that has since died still count, each read
-giving what arrived since the last)."""
+device's log, or one app's read by its uid so the lines of a process that has since died still count, each read
+giving what arrived since the last read of the same app and level)."""
 
 from __future__ import annotations
 
@@ -60,13 +60,17 @@ class DiagnosticTools:
         if source == "webview":
             raise MobiumError("unsupported", "this server reads no WebView console: it reaches the device over ADB "
                               "only, and a page's console is not in the device log", 'use source "device"')
-        app = args.get("app") or st.link.foreground()
-        if not app or not st.link.installed(app):
-            raise invalid(f"{app or 'no app'} is not installed on {st.link.serial}", "pass app, a package name")
-        uid = self._app_uid(st, app)
+        # No app: the whole device's log, as Mobium reads it; an app: its uid's lines and the system's about it.
+        app = args.get("app") or ""
+        if app and not st.link.installed(app):
+            raise invalid(f"{app} is not installed on {st.link.serial}", "pass app, a package name")
+        uid = self._app_uid(st, app) if app else None
         floor = ORDER.index(LEVELS[level]) if level else 0
         out = st.link.shell("logcat -d -v epoch,uid -b main,system,crash", timeout=30)
-        mark = st.log_marks.get(app)
+        # One mark per app and level, each the newest line a read of that pair handed out: an empty read sets
+        # none, so it stays a first read.
+        key = f"{app}|{level or ''}"
+        mark = st.log_marks.get(key)
         entries = []
         for line in out.splitlines():
             m = LOG_LINE.match(line)
@@ -74,28 +78,35 @@ class DiagnosticTools:
                 continue
             secs, millis, who, pid, lvl, tag, message = m.groups()
             stamp = (int(secs), int(millis))
-            ours = who == uid or (who == SYSTEM_UID and app in message)
+            ours = uid is None or who == uid or (who == SYSTEM_UID and app in message)
             if not ours or (mark is not None and stamp <= mark) or ORDER.find(lvl) < floor:
                 continue
             entries.append((stamp, int(pid), lvl, tag, message))
         first = mark is None
         if entries:
-            st.log_marks[app] = max(e[0] for e in entries)
-        elif first:
-            st.log_marks[app] = (int(time.time()), 999)
+            st.log_marks[key] = max(e[0] for e in entries)
         skipped = max(0, len(entries) - lines)
         kept = entries[skipped:]
         data: dict = {"entries": [{"time": self._clock(e[0]), "level": e[2], "tag": e[3], "pid": e[1],
-                                   "message": e[4]} for e in kept], "app": app, "first": first,
-                      "device": st.link.serial}
-        if not kept:
-            said = "recently" if first else "since the last read"
-            return Result(f"nothing logged {said} by {app}", data)
-        text = [f"{self._clock(e[0])} {e[2]} {e[3]}: {e[4]}" for e in kept]
+                                   "message": e[4]} for e in kept]}
+        if app:
+            data["app"] = app
+        data["first"] = first
         if skipped:
             data["skipped"] = skipped
+        data["device"] = st.link.serial
+        if not kept:
+            said = "nothing logged recently" if first else "nothing logged since the last read"
+            by = f" by {app}" if app else ""
+            at = f' at level "{level}"' if level else ""
+            return Result(f"{said}{by}{at}", data)
+        text = [f"{self._clock(e[0])} {e[2]} {e[3]}: {e[4]}" for e in kept]
+        if skipped and first:
+            text.insert(0, f"the most recent {lines} line{'s' if lines != 1 else ''} — later reads return only "
+                           "what is new")
+        elif skipped:
             text.insert(0, f"{skipped} earlier lines since the last read were skipped to keep the newest {lines} "
-                           "— pass a larger lines to see more")
+                           "— narrow with app or level, or raise lines, to see them")
         return Result("\n".join(text), data)
 
     @staticmethod

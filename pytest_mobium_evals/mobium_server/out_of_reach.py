@@ -22,7 +22,6 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "app_audio": (f"audio is captured through {CONSOLE}", "read what the app shows about its sound with app_text"),
     "app_record": (NOT_YET.format(what="screen recording"), "take screenshots with app_screenshot"),
     "app_trace": (NOT_YET.format(what="traces"), "the harness keeps every call and answer in its transcript"),
-    "app_crashes": (NOT_YET.format(what="crash reports"), "app_state says whether the app is still running"),
     "app_boot": ("this server drives the devices its ADB server already has; it does not start emulators",
                  "start the emulator first, then app_devices"),
     "app_shutdown": ("this server drives the devices its ADB server already has; it does not stop emulators",

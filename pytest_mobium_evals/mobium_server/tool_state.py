@@ -65,7 +65,7 @@ class DeviceState:
     last: Optional[tuple[float, Snapshot]] = None
     session_app: Optional[str] = None
     session_open: bool = False
-    log_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # app -> the newest log line read
+    log_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # "app|level" -> newest line read
     previous_map: Optional[LastMap] = None   # the last map, for app_map diff
     # app_location: whether this server's test provider is installed (Android lists none to a shell), and the
     # route it is stepping

@@ -20,6 +20,7 @@ from typing import Optional
 
 from .acting import ActingTools
 from .apps import AppTools
+from .crash_reports import CrashTools
 from .device import AdbLink, device_list
 from .device_settings import DeviceSettingTools
 from .diagnostics import DiagnosticTools
@@ -45,7 +46,7 @@ from .webview_storage import WebViewStorageTools
 
 
 class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, SystemUiTools, SessionTools,
-             GestureTools, MultiTouchTools, DiagnosticTools, FileTools, PackageTools, DeviceSettingTools,
+             GestureTools, MultiTouchTools, DiagnosticTools, CrashTools, FileTools, PackageTools, DeviceSettingTools,
              LocationTools, WebViewEvalTools, WebViewStorageTools, OutOfReachTools):
     """The tool implementations for one server process (one ref table per device, as `mobium mcp` keeps)."""
 

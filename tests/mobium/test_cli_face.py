@@ -34,6 +34,11 @@ from pytest_mobium_evals.mobium_server.cli_grammar import GrammarError, duration
      {"latitude": 48.8566, "longitude": 2.3522}),
     (["--backend", "uiautomator", "--device", "d", "press", "back"], "app_press",
      {"button": "back", "device": "d", "driver": "uiautomator"}),
+    (["crashes", "--app", "dev.mobium.mobiumapp", "--limit", "1", "--json"], "app_crashes",
+     {"app": "dev.mobium.mobiumapp", "limit": 1}),
+    (["crashes", "data_app_crash@1790357773461"], "app_crashes", {"id": "data_app_crash@1790357773461"}),
+    (["logs", "--source", "device", "--app", "dev.mobium.mobiumapp", "--level", "error", "--lines", "20000"],
+     "app_logs", {"source": "device", "app": "dev.mobium.mobiumapp", "level": "error", "lines": 20000}),
 ])
 def test_a_command_line_becomes_its_tool_call(argv, tool, args):
     line = parse(argv)

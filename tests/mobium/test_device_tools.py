@@ -81,16 +81,21 @@ def test_battery_in_mobiums_words_and_the_apps(fresh, sim_server):
 
 def test_logs_give_what_arrived_since_the_last_read_and_outlive_a_crash(fresh):
     fresh.call("app_tap", target="testid=crashBtn")
-    fresh.call("app_logs", app=APP)  # the first read: whatever the launch logged
+    fresh.call("app_logs", app=APP, level="error")  # the first read of this pair: whatever came before
     for _ in range(3):
         fresh.call("app_tap", target="testid=logLineBtn")
-    res = fresh.call("app_logs", level="error")
+    res = fresh.call("app_logs", app=APP, level="error")
     assert [e["message"] for e in res.data["entries"]] == [f"mobium-log-control #{n}" for n in (1, 2, 3)]
     assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d{3} E ReactNativeJS: mobium-log-control #3", res.text.splitlines()[-1])
-    assert fresh.call("app_logs", app=APP).text == f"nothing logged since the last read by {APP}"
+    assert res.data["app"] == APP
+    assert fresh.call("app_logs", app=APP, level="error").text == \
+        f'nothing logged since the last read by {APP} at level "error"'
+    device_wide = fresh.call("app_logs", lines=5)  # no app: the whole device's log, a mark of its own
+    assert device_wide.data["first"] is True and "app" not in device_wide.data and device_wide.data["skipped"] > 0
+    assert device_wide.text.startswith("the most recent 5 lines — later reads return only what is new\n")
     fresh.call("app_tap", target="testid=crashJsBtn")
     crash = fresh.call("app_logs", app=APP, lines=2000).text
-    assert "mobium-crash-control: throwing now" in crash and "FATAL EXCEPTION: main" in crash
+    assert "mobium-crash-control: throwing now" in crash and "FATAL EXCEPTION: mqt_native_modules" in crash
     assert "unknown device log level" in refused(fresh, "app_logs", level="loud")
     assert "at least 1" in refused(fresh, "app_logs", lines=0)
 

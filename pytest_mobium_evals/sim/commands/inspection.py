@@ -69,6 +69,7 @@ def _screencap(ctx: Ctx, args: list[str]) -> int:
 
 
 LEVELS = "VDIWEF"
+DEFAULT_BUFFERS = frozenset({"main", "system", "crash"})
 
 
 @command("logcat")
@@ -81,6 +82,7 @@ def _logcat(ctx: Ctx, args: list[str]) -> int:
     silent_default = False
     regex = None
     pid_filter = None
+    buffers: set[str] = set()
     it = iter(args)
     for a in it:
         if a in ("-c", "--clear"):
@@ -101,8 +103,9 @@ def _logcat(ctx: Ctx, args: list[str]) -> int:
                 tail = int(v)
             except ValueError:
                 tail = None
-        elif a in ("-b", "--buffer"):
-            next(it, None)
+        elif a in ("-b", "--buffer") or a.startswith("--buffer="):
+            value = a.partition("=")[2] if "=" in a else next(it, "")
+            buffers.update(b.strip() for b in value.split(","))
         elif a == "-e" or a == "--regex":
             regex = next(it, None)
         elif a.startswith("--pid="):
@@ -126,7 +129,13 @@ def _logcat(ctx: Ctx, args: list[str]) -> int:
         ctx.errln(f"logcat: invalid regex {regex}")
         return 1
 
+    # No -b reads main, system and crash, as logcat does; `all` is every ring (events and radio hold nothing here).
+    wanted = DEFAULT_BUFFERS if not buffers else ({"main", "system", "crash"} if "all" in buffers or
+                                                  "default" in buffers else buffers)
+
     def allowed(e) -> bool:
+        if e.buffer not in wanted:
+            return False
         if r is not None and not r.search(e.message):
             return False
         if pid_filter is not None and e.pid != pid_filter:
@@ -140,14 +149,38 @@ def _logcat(ctx: Ctx, args: list[str]) -> int:
     entries = [e for e in entries if allowed(e)]
     if tail is not None:
         entries = entries[-tail:] if tail else []
-    if entries:
-        ctx.outln("--------- beginning of main")
+    begun: set[str] = set()
     for e in entries:
+        if e.buffer not in begun:  # logcat says so once per ring, where that ring's first line comes
+            begun.add(e.buffer)
+            ctx.outln(f"--------- beginning of {e.buffer}")
         ctx.outln(format_log(e, fmt))
     if not dump and ctx.is_top_output():
         # Without -d logcat keeps printing new lines until the client hangs up; the ADB server does the
         # following (only when logcat's output goes straight to the client, not into a pipe).
         ctx.shell.follow = (allowed, fmt, d.log_seq, bool(entries))
+    return 0
+
+
+SHELL_UID = 2000
+
+
+@command("log")
+def _log(ctx: Ctx, args: list[str]) -> int:
+    """`log [-p PRIORITY] [-t TAG] MESSAGE…`: one line into the main ring, as the shell user."""
+    level, tag, words = "I", "log", []
+    it = iter(args)
+    for a in it:
+        if a == "-p":
+            level = next(it, "i")[:1].upper() or "I"
+        elif a == "-t":
+            tag = next(it, "log")
+        else:
+            words.append(a)
+    if level not in LEVELS:
+        ctx.errln(f"log: invalid priority '{level.lower()}'")
+        return 1
+    ctx.device.log(tag, " ".join(words), level, pid=ctx.device.system_pid + 9000, uid=SHELL_UID)
     return 0
 
 

@@ -42,14 +42,16 @@ class DeviceNotifications:
         live = [t for t in self.toasts if t.until > now]
         return live[-1] if live else None
 
-    def log(self, tag: str, message: str, level: str = "I", *, pid: int | None = None) -> None:
+    def log(self, tag: str, message: str, level: str = "I", *, pid: int | None = None, buffer: str = "main",
+            uid: int | None = None) -> None:
         if pid is None:
             pkg = self._calling[-1] if self._calling else None
             proc = self.processes.get(pkg) if pkg else None
             pid = proc.pid if proc else self.system_pid
         tid = pid if pid != self.system_pid else pid + 17
         owner = next((p.package for p in self.processes.values() if p.pid == pid), None)
-        uid = self.packages[owner].uid if owner in self.packages else 1000
+        if uid is None:
+            uid = self.packages[owner].uid if owner in self.packages else 1000
         self.log_seq += 1
         self.logs.append(LogEntry(self.clock.wall(self.now()), pid, tid, level, tag, str(message), self.log_seq,
-                                  uid))
+                                  uid, buffer))

@@ -185,6 +185,7 @@ class LogEntry:
     message: str
     seq: int = 0  # increasing across the device's life: a streaming logcat follows from its last one
     uid: int = 1000  # the logging process's uid (logd records it; `logcat -v uid` prints it)
+    buffer: str = "main"  # logd's ring: main, system, or crash (an uncaught exception's AndroidRuntime lines)
 
 
 class Window:

@@ -21,7 +21,6 @@ import heapq
 import itertools
 import random
 import threading
-import traceback
 import zlib
 from collections import deque
 from typing import Any, Callable, Iterable
@@ -29,18 +28,19 @@ from typing import Any, Callable, Iterable
 from ..apps.base import App
 from ..clock import Clock
 from .activities import DeviceActivities
+from .crashes import DeviceCrashes, DropBoxEntry
 from .defaults import builtin_apps, default_props, default_settings
 from .input import DeviceInput
 from .notifications import DeviceNotifications
 from .packages import DevicePackages
-from .records import ActivityTask, Dialog, LogEntry, Notification, PackageInfo, PermissionState, Process, Timer, Toast
+from .records import ActivityTask, LogEntry, Notification, PackageInfo, PermissionState, Process, Timer, Toast
 from .settings import DeviceSettings
 from .touches import DeviceTouches
 from .windows import DeviceWindows
 
 
 class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceActivities, DeviceWindows, DeviceInput,
-                    DeviceTouches):
+                    DeviceTouches, DeviceCrashes):
     """One virtual Android device: its state is set up here, its concerns live in the parts it is made of."""
 
     def __init__(self, serial: str = "emulator-5554", *, clock: Clock | None = None, seed: int | None = None,
@@ -93,6 +93,7 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceA
         self.screen_on = True
         self.rotation = 0
         self._crashes: dict[str, list[float]] = {}
+        self.dropbox: list[DropBoxEntry] = []  # oldest first; kept across pm clear, restarts and reboots
         self.battery_level = 100
         # What `dumpsys battery set` overrides: the status (None: full at 100, else charging, as the emulator's
         # AC-powered battery reports), the charger (ac, usb, wireless, dock, or "" unplugged) and presence.
@@ -185,26 +186,3 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceA
         finally:
             if package is not None:
                 self._calling.pop()
-
-    def _crash(self, package: str, exc: BaseException) -> None:
-        proc = self.processes.get(package)
-        pid = proc.pid if proc else 0
-        self.log("AndroidRuntime", "FATAL EXCEPTION: main", "E", pid=pid)
-        self.log("AndroidRuntime", f"Process: {package}, PID: {pid}", "E", pid=pid)
-        for line in traceback.format_exception(type(exc), exc, exc.__traceback__)[-6:]:
-            for sub in line.rstrip().splitlines():
-                self.log("AndroidRuntime", sub, "E", pid=pid)
-        now = self.now()
-        recent = [t for t in self._crashes.get(package, []) if now - t < 60] + [now]
-        self._crashes[package] = recent
-        self.kill_process(package, reason="crash")
-        if len(recent) >= 2:
-            pkg = self.packages.get(package)
-            label = pkg.label if pkg else package
-            home = self._home_task().top
-            if home is not None:
-                home.dialogs.append(Dialog(f"{label} keeps stopping", "", [
-                    ("App info", "neutral", lambda: self.start_activity(
-                        "com.android.settings/.applications.InstalledAppDetailsTop", {"package": package})),
-                    ("Close app", "positive", None)], "android", cancelable=True, kind="crash",
-                    caps=False, token=self.new_hash()))

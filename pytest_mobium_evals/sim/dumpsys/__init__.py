@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .activity import _activity
+from .dropbox import _dropbox
 from .location import _location
 from .package import _package
 from .services import (
@@ -32,8 +33,9 @@ from .window import _window
 if TYPE_CHECKING:  # pragma: no cover
     from ..commands.base import Ctx
 
-SERVICES = ("activity", "audio", "battery", "display", "input", "input_method", "notification", "package", "power",
-            "SurfaceFlinger", "window", "wifi", "connectivity", "alarm", "meminfo", "cpuinfo", "uimode", "location")
+SERVICES = ("activity", "audio", "battery", "display", "dropbox", "input", "input_method", "notification", "package",
+            "power", "SurfaceFlinger", "window", "wifi", "connectivity", "alarm", "meminfo", "cpuinfo", "uimode",
+            "location")
 
 
 def dumpsys(ctx: "Ctx", args: list[str]) -> int:
@@ -55,6 +57,7 @@ def dumpsys(ctx: "Ctx", args: list[str]) -> int:
         "power": _power, "display": _display, "battery": _battery, "notification": _notification,
         "input": _input, "SurfaceFlinger": _surfaceflinger, "audio": _audio, "wifi": _wifi,
         "uimode": _uimode, "meminfo": _meminfo, "connectivity": _connectivity, "location": _location,
+        "dropbox": _dropbox,
     }.get(service)
     if fn is None:
         ctx.errln(f"Can't find service: {service}")

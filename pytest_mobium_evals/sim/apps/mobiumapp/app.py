@@ -7,6 +7,8 @@ the screen's parent (the gestures hub, the WebViews hub, or home) and finishes t
 
 from __future__ import annotations
 
+import zlib
+
 from ...views import Node
 from ..base import App
 from .screen import CAMERA, COARSE, FINE, NOTIFICATIONS, Screen
@@ -59,7 +61,30 @@ class GrayBox:
 
 
 class JavascriptException(RuntimeError):
-    """An unhandled JS error: in a release build it kills the app (the device logs FATAL EXCEPTION)."""
+    """An unhandled JS error: in a release build React Native's ExceptionsManager rethrows it on the native
+    modules thread as a JavascriptException, which kills the app; Android's crash report carries its text."""
+
+    android_thread = "mqt_native_modules"
+
+    def android_lines(self) -> list[str]:
+        # The bundle's one line and a column within it: where a minified release build says the error was thrown.
+        column = 700000 + zlib.crc32(str(self).encode()) % 90000
+        return [f"com.facebook.react.common.JavascriptException: Error: {self}, stack:", f"anonymous@1:{column}", "",
+                *(f"\tat {frame}" for frame in RN_EXCEPTION_FRAMES)]
+
+
+# The Java frames a JavascriptException is thrown through (React Native 0.7x, as an API 35 emulator reports them).
+RN_EXCEPTION_FRAMES = (
+    "com.facebook.react.modules.core.ExceptionsManagerModule.reportException(ExceptionsManagerModule.kt:52)",
+    "com.facebook.jni.NativeRunnable.run(Native Method)",
+    "android.os.Handler.handleCallback(Handler.java:959)",
+    "android.os.Handler.dispatchMessage(Handler.java:100)",
+    "com.facebook.react.bridge.queue.MessageQueueThreadHandler.dispatchMessage(MessageQueueThreadHandler.kt:21)",
+    "android.os.Looper.loopOnce(Looper.java:232)",
+    "android.os.Looper.loop(Looper.java:317)",
+    "com.facebook.react.bridge.queue.MessageQueueThreadImpl$Companion.startNewBackgroundThread$lambda$0"
+    "(MessageQueueThreadImpl.kt:152)",
+)
 
 
 class LivePlayers(list):

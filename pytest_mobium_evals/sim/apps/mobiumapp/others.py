@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...views import Node
 from .screen import Screen
-from .ui import Theme, back_btn, btn, gap, h1, page, text
+from .ui import Theme, back_btn, btn, gap, h1, note, page, text
 
 A11Y_LEAD = ("The accessibility settings this app is told about. Changes arrive as they happen; Refresh asks "
              "again.")
@@ -92,6 +92,7 @@ class Crash(Screen):
             btn(t, "logLineBtn", "Log a line", self.log_line),
             text(t, f"logged: {self.logged}", "loggedCount"),
             btn(t, "crashJsBtn", "Crash with a JavaScript error", self.crash),
+            note(t, "The app quits. Relaunch it to come back."),
         ])
 
 
