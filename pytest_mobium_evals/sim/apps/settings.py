@@ -335,7 +335,7 @@ class Settings(App):
         screen's density, as `wm density` does; Bold text and High contrast text are secure settings."""
         d = self.device
         system, secure = d.settings("system"), d.settings("secure")
-        density = d.__dict__.setdefault("_wm_overrides", {})
+        density = d.display_overrides
 
         def set_font(i: int) -> None:
             system["font_scale"] = str(FONT_SCALES[i])
