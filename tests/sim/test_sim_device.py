@@ -9,6 +9,7 @@ import pytest
 
 from pytest_mobium_evals import sim
 from pytest_mobium_evals.sim.apps.base import App
+from pytest_mobium_evals.sim.apps.settings import search_results
 from pytest_mobium_evals.sim.device import VirtualDevice, builtin_apps
 from pytest_mobium_evals.sim.shell import Shell
 from pytest_mobium_evals.sim.views import Node
@@ -151,6 +152,14 @@ def test_settings_font_size_steps_and_display_size(dev):
     assert dev.settings("system")["font_scale"] == "1.8"  # the other slider left the font alone
     tap(dev, text="Bold text")
     assert dev.settings("secure")["font_weight_adjustment"] == "300"
+
+
+def test_settings_display_size_and_text_from_accessibility_and_search(dev):
+    dev.launch("com.android.settings")
+    tap(dev, text="Accessibility")
+    tap(dev, text="Display size and text")
+    assert find(dev, content_desc="Font size", **{"class": "android.widget.SeekBar"})
+    assert [(t, c) for t, c, _ in search_results("font size")] == [("Font size", "Display > Display size and text")]
 
 
 def test_location_permission_dialog(dev):

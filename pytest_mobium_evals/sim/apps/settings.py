@@ -22,7 +22,7 @@ MAIN_ROWS = [
     ("Sound & vibration", "Volume, haptics, Do Not Disturb", "sound"),
     ("Display", "Dark theme, font size, brightness", "display"),
     ("Wallpaper & style", "Colors, themed icons, app grid", None),
-    ("Accessibility", "Display, interaction, audio", None),
+    ("Accessibility", "Display, interaction, audio", "accessibility"),
     ("Security & privacy", "App security, device lock, permissions", None),
     ("Location", "On - 2 apps have access to location", "location"),
     ("Safety & emergency", "Emergency SOS, medical info, alerts", None),
@@ -37,7 +37,7 @@ TITLES = {"main": "Settings", "network": "Network & internet", "internet": "Inte
           "connected": "Connected devices", "bluetooth": "Bluetooth", "display": "Display", "apps": "Apps",
           "appinfo": "App info", "location": "Location", "sims": "SIMs", "notifications": "Notifications",
           "sound": "Sound & vibration", "dnd": "Do Not Disturb", "search": "Search settings",
-          "text_reading": "Display size and text"}
+          "text_reading": "Display size and text", "accessibility": "Accessibility"}
 
 #: The Font size slider's steps (font_scale), smallest to largest, as Android 14 and later offer them.
 FONT_SCALES = (0.85, 1.0, 1.15, 1.3, 1.5, 1.8, 2.0)
@@ -328,6 +328,20 @@ class Settings(App):
             self.row("Screen timeout", "After 1 minute of inactivity", lambda: self.open("Screen timeout")),
             self.switch_row("Auto-rotate screen", system.get("accelerometer_rotation") == "1", toggle_rotation),
             self.row("Display size and text", None, lambda: self.open("text_reading")),
+        ]
+
+    def page_accessibility(self) -> list[Node]:
+        """Accessibility's main list: Display size and text is reached from here as well as from Display."""
+        screen_reader = self.device.settings("secure").get("touch_exploration_enabled") == "1"
+        return [
+            self.row("TalkBack", "On" if screen_reader else "Off", lambda: self.open("TalkBack")),
+            self.row("Select to Speak", "Off", lambda: self.open("Select to Speak")),
+            self.row("Display size and text", None, lambda: self.open("text_reading")),
+            self.row("Color and motion", None, lambda: self.open("Color and motion")),
+            self.row("Extra dim", "Off", lambda: self.open("Extra dim")),
+            self.row("Magnification", "Off", lambda: self.open("Magnification")),
+            self.row("Timing controls", None, lambda: self.open("Timing controls")),
+            self.row("Live Caption", None, lambda: self.open("Live Caption")),
         ]
 
     def page_text_reading(self) -> list[Node]:
