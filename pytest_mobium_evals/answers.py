@@ -242,6 +242,26 @@ def reading(name: str, accepts: str) -> AnswerRule:
     return AnswerRule(name, accepts, check)
 
 
+def signed_reading(name: str, accepts: str) -> AnswerRule:
+    """A signed decimal the device shows (the outcome's `observed`, such as "-118.0"), sign and places as shown:
+    every number of the same places in the answer must be it, so the same size with the other sign competes. A
+    dash right after a digit is a range's ("100.0-140.0"), not a minus; "minus 118.0" is a minus."""
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        m = re.fullmatch(r"([-+]?)(\d+)(?:\.(\d+))?", context.observed.strip())
+        if not m:
+            return False
+        places = len(m.group(3) or "")
+        want = float(context.observed)
+        fraction = rf"\.\d{{{places}}}" if places else ""
+        shape = rf"(?<![\d.])(?:(?<!\d)(-|\+|minus )\s?)?(\d+{fraction})(?![\d.]\d)"
+        given = [(-1 if sign and sign.strip() in ("-", "minus") else 1) * float(number)
+                 for sign, number in re.findall(shape, answer)]
+        return bool(given) and all(g == want for g in given)
+
+    return AnswerRule(name, accepts, check)
+
+
 # ---- refusal reasons ---------------------------------------------------------------------------------------------
 
 def refusal_reason(name: str, accepts: str, *, mentions: str, competing: str) -> AnswerRule:

@@ -121,3 +121,22 @@ def test_every_labelled_answer_of_every_task_agrees_with_its_rule():
     assert set(labelled) >= {"t02", "t06", "t08", "t22", "t23"}
     for tid, given_answers in labelled.items():
         assert {a.right for a in given_answers} == {True, False}, tid
+
+
+@given(tenths=st.integers(-3600, 3600), extra=filler, other=st.integers(-3600, 3600))
+def test_signed_reading_keeps_the_sign(tenths, extra, other):
+    rule = answers.signed_reading("angle", "the angle shown")
+    shown = f"{tenths / 10:.1f}"
+    context = AnswerContext(params={}, observed=shown)
+    assert rule(f"{extra} The page shows {shown} degrees turned.", context)
+    assert not rule(f"{abs(tenths) / 10:.1f}" if tenths < 0 else f"-{shown}", context) or tenths == 0
+    assume(other != tenths)
+    assert not rule(f"{shown}, or was it {other / 10:.1f}?", context)
+
+
+def test_signed_reading_words_and_ranges():
+    rule = answers.signed_reading("angle", "the angle shown")
+    assert rule("minus 118.0 degrees", AnswerContext(params={}, observed="-118.0"))
+    assert not rule("118.0", AnswerContext(params={}, observed="-118.0"))
+    assert not rule("120", AnswerContext(params={}, observed="118.0"))  # no reading of the shape at all
+    assert rule("the page shows 118.0 degrees turned (range 100-140)", AnswerContext(params={}, observed="118.0"))

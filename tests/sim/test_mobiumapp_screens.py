@@ -896,14 +896,24 @@ def test_accessibility_demo_reads_the_settings_and_counts_changes(d):
     assert d.text("a11yState") == ("bold=false contrast=false grayscale=false invert=false motion=false "
                                    "transparency=false screenReader=false fontScale=1.00 changes=0")
     d.shell("settings put secure touch_exploration_enabled 1")
-    d.shell("settings put system font_scale 1.3")
-    # The screen reader's change event arrives live; the font scale has none, so only Refresh shows it.
+    # The screen reader's change event arrives live.
     assert d.text("a11yState").endswith("screenReader=true fontScale=1.00 changes=1")
     d.shell("settings put secure accessibility_display_inversion_enabled 1")
     assert "invert=false" in d.text("a11yState")  # no live invert event on Android
     d.tap("a11yRefresh")
     assert d.text("a11yState") == ("bold=false contrast=false grayscale=false invert=true motion=false "
-                                   "transparency=false screenReader=true fontScale=1.30 changes=1")
+                                   "transparency=false screenReader=true fontScale=1.00 changes=1")
+
+
+def test_a_font_scale_change_recreates_the_app_on_its_home_screen(d):
+    d.open("a11yBtn")
+    d.shell("settings put system font_scale 1.3")
+    # The activity is recreated: the app starts over on its menu, and the demo opened again reads the new scale.
+    assert d.find("homeList") is not None and d.find("a11yState") is None
+    d.open("a11yBtn")
+    assert d.text("a11yState").endswith("fontScale=1.30 changes=0")
+    d.shell("settings put system font_scale 1.3")  # the same value again is no change
+    assert d.find("a11yState") is not None
 
 
 def test_gray_box_restates_busy_every_half_second_while_polling():

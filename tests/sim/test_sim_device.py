@@ -9,7 +9,9 @@ import pytest
 
 from pytest_mobium_evals import sim
 from pytest_mobium_evals.sim.apps.base import App
+from pytest_mobium_evals.sim.apps.settings import search_results
 from pytest_mobium_evals.sim.device import VirtualDevice, builtin_apps
+from pytest_mobium_evals.sim.shell import Shell
 from pytest_mobium_evals.sim.views import Node
 
 FINE = "android.permission.ACCESS_FINE_LOCATION"
@@ -117,6 +119,47 @@ def test_settings_bluetooth_brightness_dark_theme(dev):
     assert dev.settings("system")["screen_brightness"] == "1"
     tap(dev, text="Dark theme")
     assert dev.settings("secure")["ui_night_mode"] == "2" and dev.night_mode
+
+
+def _all(d: VirtualDevice, **attrs) -> list[dict]:
+    return [n.attrib for n in ET.fromstring(d.dump_xml()).iter("node")
+            if all(n.attrib.get(k.replace("_", "-")) == v for k, v in attrs.items())]
+
+
+def test_settings_font_size_steps_and_display_size(dev):
+    dev.launch("com.android.settings")
+    tap(dev, text="Display")
+    tap(dev, text="Display size and text")
+    assert find(dev, text="Font size") and find(dev, text="Make text bigger or smaller")
+    # Both sliders' buttons have the same labels; the first pair is Font size's.
+    larger = _all(dev, content_desc="Make larger")
+    assert len(larger) == 2 and len(_all(dev, content_desc="Make smaller")) == 2
+    l, t, r, b = map(int, re.findall(r"\d+", larger[0]["bounds"]))
+    dev.tap((l + r) // 2, (t + b) // 2)
+    assert dev.settings("system")["font_scale"] == "1.15"
+    bar = find(dev, content_desc="Font size", **{"class": "android.widget.SeekBar"})
+    l, t, r, b = map(int, re.findall(r"\d+", bar["bounds"]))
+    dev.swipe(l + 10, (t + b) // 2, r + 200, (t + b) // 2, 400)
+    assert dev.settings("system")["font_scale"] == "2.0"
+    assert _all(dev, content_desc="Make larger")[0]["enabled"] == "false"  # at the end, its button is off
+    tap(dev, content_desc="Make smaller")
+    assert dev.settings("system")["font_scale"] == "1.8"
+    bar = find(dev, content_desc="Display size", **{"class": "android.widget.SeekBar"})
+    l, t, r, b = map(int, re.findall(r"\d+", bar["bounds"]))
+    dev.swipe(l + 10, (t + b) // 2, r + 200, (t + b) // 2, 400)
+    out, _ = Shell(dev).run("wm density")
+    assert out.stdout().decode() == "Physical density: 420\nOverride density: 540\n"
+    assert dev.settings("system")["font_scale"] == "1.8"  # the other slider left the font alone
+    tap(dev, text="Bold text")
+    assert dev.settings("secure")["font_weight_adjustment"] == "300"
+
+
+def test_settings_display_size_and_text_from_accessibility_and_search(dev):
+    dev.launch("com.android.settings")
+    tap(dev, text="Accessibility")
+    tap(dev, text="Display size and text")
+    assert find(dev, content_desc="Font size", **{"class": "android.widget.SeekBar"})
+    assert [(t, c) for t, c, _ in search_results("font size")] == [("Font size", "Display > Display size and text")]
 
 
 def test_location_permission_dialog(dev):

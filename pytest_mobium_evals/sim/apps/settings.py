@@ -22,7 +22,7 @@ MAIN_ROWS = [
     ("Sound & vibration", "Volume, haptics, Do Not Disturb", "sound"),
     ("Display", "Dark theme, font size, brightness", "display"),
     ("Wallpaper & style", "Colors, themed icons, app grid", None),
-    ("Accessibility", "Display, interaction, audio", None),
+    ("Accessibility", "Display, interaction, audio", "accessibility"),
     ("Security & privacy", "App security, device lock, permissions", None),
     ("Location", "On - 2 apps have access to location", "location"),
     ("Safety & emergency", "Emergency SOS, medical info, alerts", None),
@@ -36,7 +36,15 @@ MAIN_ROWS = [
 TITLES = {"main": "Settings", "network": "Network & internet", "internet": "Internet",
           "connected": "Connected devices", "bluetooth": "Bluetooth", "display": "Display", "apps": "Apps",
           "appinfo": "App info", "location": "Location", "sims": "SIMs", "notifications": "Notifications",
-          "sound": "Sound & vibration", "dnd": "Do Not Disturb", "search": "Search settings"}
+          "sound": "Sound & vibration", "dnd": "Do Not Disturb", "search": "Search settings",
+          "text_reading": "Display size and text", "accessibility": "Accessibility"}
+
+#: The Font size slider's steps (font_scale), smallest to largest, as Android 14 and later offer them.
+FONT_SCALES = (0.85, 1.0, 1.15, 1.3, 1.5, 1.8, 2.0)
+#: The Display size slider's densities for this 1080 px, 420 dpi screen, by Android's rule: one step down to 0.85
+#: of the default, then equal steps up to where the screen is 320 dp wide (540 dpi).
+DENSITIES = (357, 420, 460, 500, 540)
+DEFAULT_DENSITY = 420
 
 #: What Settings' search finds: (title, words it also answers to, the pages it opens from the main list). Real
 #: Settings indexes every preference; these are the ones this device's pages draw.
@@ -50,6 +58,9 @@ SEARCH_INDEX = [
     ("Adaptive brightness", "screen brightness auto", ("display",)),
     ("Dark theme", "night mode dark", ("display",)),
     ("Auto-rotate screen", "rotation rotate orientation accelerometer", ("display",)),
+    ("Font size", "text font scale bigger smaller larger", ("display", "text_reading")),
+    ("Display size", "screen zoom density bigger smaller", ("display", "text_reading")),
+    ("Bold text", "font weight bold", ("display", "text_reading")),
     ("Use location", "location gps", ("location",)),
     ("Do Not Disturb", "dnd zen silence interruptions", ("sound", "dnd")),
 ]
@@ -110,6 +121,33 @@ class Settings(App):
                               Node("android.widget.Switch", id="android:id/switch_widget", checkable=True,
                                    checked=checked, height=32, width=52, overlay=True, left_frac=0.82,
                                    width_frac=0.15, touch="pass")])
+
+    def slider_row(self, title: str, summary: str, index: int, steps: int, set_step) -> Node:
+        """A labelled slider of whole steps: title and summary above, the bar between a smaller and a larger
+        button, each button disabled at its end. Both sliders' buttons carry the same labels, as Android's do; the
+        bar's text is its progress, as this device's other seek bars give theirs."""
+
+        def dragged(fraction: float) -> None:
+            set_step(round(fraction * (steps - 1)))
+
+        def button(which: str, desc: str, to: int, enabled: bool) -> Node:
+            return Node("android.widget.FrameLayout", id=SID + f"icon_{which}_frame", desc=desc, clickable=True,
+                        focusable=True, enabled=enabled, width=48, height=48,
+                        bg="#c4c6d0" if enabled else "#eceef4",
+                        on_tap=lambda: set_step(to) if enabled else None,
+                        children=[Node("android.widget.ImageView", id=SID + f"icon_{which}", height=48,
+                                       touch="pass")])
+
+        return Node("android.widget.LinearLayout", padding=12, margin_bottom=4, children=[
+            Node("android.widget.TextView", id="android:id/title", text=title, height=28),
+            Node("android.widget.TextView", id="android:id/summary", text=summary, height=24),
+            Node("android.widget.LinearLayout", horizontal=True, height=48, children=[
+                button("start", "Make smaller", index - 1, index > 0),
+                Node("android.widget.SeekBar", id=SID + "seekbar", desc=title, text=str(index), focusable=True,
+                     height=48, on_drag=dragged, bg="#d3e3fd"),
+                button("end", "Make larger", index + 1, index < steps - 1),
+            ]),
+        ])
 
     # -- pages ---------------------------------------------------------------------------------------------------
 
@@ -289,8 +327,57 @@ class Settings(App):
                             lambda: d.set_night_mode("no" if d.night_mode else "yes")),
             self.row("Screen timeout", "After 1 minute of inactivity", lambda: self.open("Screen timeout")),
             self.switch_row("Auto-rotate screen", system.get("accelerometer_rotation") == "1", toggle_rotation),
-            self.row("Font size and text", None, lambda: self.open("Font size and text")),
-            self.row("Display size", None, lambda: self.open("Display size")),
+            self.row("Display size and text", None, lambda: self.open("text_reading")),
+        ]
+
+    def page_accessibility(self) -> list[Node]:
+        """Accessibility's main list: Display size and text is reached from here as well as from Display."""
+        screen_reader = self.device.settings("secure").get("touch_exploration_enabled") == "1"
+        return [
+            self.row("TalkBack", "On" if screen_reader else "Off", lambda: self.open("TalkBack")),
+            self.row("Select to Speak", "Off", lambda: self.open("Select to Speak")),
+            self.row("Display size and text", None, lambda: self.open("text_reading")),
+            self.row("Color and motion", None, lambda: self.open("Color and motion")),
+            self.row("Extra dim", "Off", lambda: self.open("Extra dim")),
+            self.row("Magnification", "Off", lambda: self.open("Magnification")),
+            self.row("Timing controls", None, lambda: self.open("Timing controls")),
+            self.row("Live Caption", None, lambda: self.open("Live Caption")),
+        ]
+
+    def page_text_reading(self) -> list[Node]:
+        """Display size and text: Font size writes system font_scale (one of its steps); Display size overrides the
+        screen's density, as `wm density` does; Bold text and High contrast text are secure settings."""
+        d = self.device
+        system, secure = d.settings("system"), d.settings("secure")
+        density = d.display_overrides
+
+        def set_font(i: int) -> None:
+            system["font_scale"] = str(FONT_SCALES[i])
+
+        def set_density(i: int) -> None:
+            if DENSITIES[i] == DEFAULT_DENSITY:
+                density.pop("density", None)
+            else:
+                density["density"] = str(DENSITIES[i])
+
+        def toggle(key: str, on: str) -> None:
+            secure[key] = "0" if secure.get(key, "0") == on else on
+
+        return [
+            Node("android.widget.TextView", id=SID + "preview_label", text="Preview", height=28),
+            Node("android.widget.TextView", text="Get the most out of your phone with these text and display "
+                 "settings.", height=72, margin_bottom=12),
+            self.slider_row("Font size", "Make text bigger or smaller",
+                            _nearest(FONT_SCALES, float(system.get("font_scale") or 1.0)), len(FONT_SCALES),
+                            set_font),
+            self.slider_row("Display size", "Make everything bigger or smaller",
+                            _nearest(DENSITIES, float(density.get("density", DEFAULT_DENSITY))), len(DENSITIES),
+                            set_density),
+            self.switch_row("Bold text", secure.get("font_weight_adjustment", "0") == "300",
+                            lambda: toggle("font_weight_adjustment", "300")),
+            self.switch_row("High contrast text", secure.get("high_text_contrast_enabled", "0") == "1",
+                            lambda: toggle("high_text_contrast_enabled", "1"),
+                            "Change text color to black or white. Maximizes contrast with the background."),
         ]
 
     def page_location(self) -> list[Node]:
@@ -343,6 +430,10 @@ class Settings(App):
             self.row("Storage & cache", None, None),
             self.row("Version", f"version {pkg.version_name}", None),
         ]
+
+
+def _nearest(steps: tuple, value: float) -> int:
+    return min(range(len(steps)), key=lambda i: abs(steps[i] - value))
 
 
 def _fold(text: str) -> str:

@@ -11,7 +11,7 @@ from .base import Ctx, command, java_exception, sleep_real
 @command("wm")
 def _wm(ctx: Ctx, args: list[str]) -> int:
     d = ctx.device
-    overrides = d.__dict__.setdefault("_wm_overrides", {})
+    overrides = d.display_overrides
     if not args:
         ctx.outln("Window manager (window) commands:\n  help\n      Print this help text.\n"
                   "  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n      Return or override display size.\n"

@@ -76,5 +76,11 @@ class DeviceSettings:
     def set_brightness(self, value: int) -> None:
         self._settings["system"]["screen_brightness"] = str(max(0, min(255, int(value))))
 
+    @property
+    def display_overrides(self) -> dict[str, str]:
+        """What `wm size` and `wm density` override ("size": "WxH", "density": "DPI"), kept by the window
+        manager until reset; Settings' Display size sets the density too."""
+        return self.__dict__.setdefault("_wm_overrides", {})
+
     def storage(self, package: str) -> dict:
         return self._storage.setdefault(package, {})

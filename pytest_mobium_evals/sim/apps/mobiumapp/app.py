@@ -176,6 +176,7 @@ class MobiumApp(App):
         self.gray_box = GrayBox(self, False)
         self.player = Tone(self)
         self.screen: Screen = SCREENS["home"](self)
+        self._configuration = self.configuration()
 
     # --- lifecycle -------------------------------------------------------------------------------------------------
     def on_start(self, extras: dict) -> None:
@@ -232,6 +233,20 @@ class MobiumApp(App):
         t = self.theme
         return t.ground, t.ink
 
+    def configuration(self) -> tuple[float, str]:
+        """The parts of Android's configuration whose change recreates this activity: its manifest handles
+        orientation, screen size and night mode itself, but not the font scale nor the font weight."""
+        try:
+            scale = float(self.device.settings("system").get("font_scale") or 1.0)
+        except ValueError:
+            scale = 1.0
+        return scale, self.device.settings("secure").get("font_weight_adjustment") or "0"
+
     def render(self) -> Node:
+        now = self.configuration()
+        if now != self._configuration:
+            # Recreated: React Native mounts the root component again, so the app is back on its first screen.
+            self._configuration = now
+            self.go("home")
         t = self.theme
         return Node("android.widget.FrameLayout", bg=t.ground, fg=t.ink, children=[self.screen.render(t)])

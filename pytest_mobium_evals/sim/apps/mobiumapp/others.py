@@ -110,7 +110,7 @@ class Layout(Screen):
         self.last = "nothing yet"
 
     def window_dp(self) -> float:
-        overrides = getattr(self.device, "_wm_overrides", {})
+        overrides = self.device.display_overrides
         width = int(overrides.get("size", "1080x2400").split("x")[0])
         density = int(overrides.get("density", "420"))
         return width * 160 / density
