@@ -4,6 +4,9 @@ keyboard refused — each judged by the app's own `dialogOutcome`."""
 
 from conformance_cli import APP, Flow
 
+# dialogs.sh:106 reads the alert right after the late-alert tap and expects none yet: the app's 2 s run in real time
+# here, as on a device, so a CLI round trip on a loaded machine does not outlast them.
+CLOCK_SPEED = 1.0
 flow = Flow("dialogs.sh")
 said: dict = {}
 
