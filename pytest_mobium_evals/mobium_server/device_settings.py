@@ -185,15 +185,28 @@ class DeviceSettingTools:
         else:
             raise invalid(f'{name} is "on" or "off", not "{value}"', 'pass "on" or "off"')
         before = read(name)
+        keys = [(ns, key)]
         if name == "reduce_motion":
             # Android's "Remove animations" sets all three scales; apps read whichever they use.
-            st.link.shell("; ".join(f"settings put global {k}_animation_scale {raw}"
-                                    for k in ("window", "transition")) + f"; settings put global "
-                          f"animator_duration_scale {raw}")
-        st.link.shell(f"settings put {ns} {key} {raw}")
+            keys = [("global", "window_animation_scale"), ("global", "transition_animation_scale"),
+                    ("global", "animator_duration_scale")]
+        for k in keys:
+            if k not in st.put_back:
+                st.put_back[k] = self._setting(st, *k)
+        st.link.shell("; ".join(f"settings put {n} {k} {raw}" for n, k in keys))
         now = read(name)
         return Result(f"{name}: {now} (was {before}) — put back when the session ends",
                       {"settings": {name: now}, "previous": before, "device": st.link.serial})
+
+    def put_back_settings(self, st) -> list[str]:
+        """What the session changed, set as it was (deleted where it was unset); the keys put back."""
+        if not st.put_back:
+            return []
+        lines = [f"settings put {n} {k} {v}" if v else f"settings delete {n} {k}" for (n, k), v in st.put_back.items()]
+        st.link.shell("; ".join(lines))
+        done = [f"{n} {k}" for n, k in st.put_back]
+        st.put_back.clear()
+        return done
 
     def t_app_clipboard(self, args: dict) -> Result:
         st = self.state(args)

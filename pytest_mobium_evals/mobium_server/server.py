@@ -70,5 +70,10 @@ def build_server(mobium: Mobium) -> Server:
 
 async def serve_stdio(mobium: Mobium) -> None:
     server = build_server(mobium)
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    try:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        # The session ends with the server, as Mobium's does: what it changed for the session is put back.
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(mobium.end_all)

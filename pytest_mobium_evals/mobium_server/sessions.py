@@ -95,6 +95,9 @@ class SessionTools:
             text += f"; {st.session_app}, which the session launched, was stopped"
             data["terminated"] = st.session_app
             st.session_app = None
+        restored = self.put_back_settings(st)
+        if restored:
+            data["restored"] = restored
         self.drop_refs(st)
         st.rules.clear()
         st.context = NATIVE

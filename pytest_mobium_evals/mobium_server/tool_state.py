@@ -71,3 +71,6 @@ class DeviceState:
     # route it is stepping
     mocking: bool = False
     route: Optional[Any] = None
+    # settings (namespace, key) a tool changed for the session -> the value before ("" when it was unset), put back
+    # when the session ends or the server exits
+    put_back: dict[tuple[str, str], str] = field(default_factory=dict)

@@ -56,6 +56,16 @@ class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, Syst
         self.lock = threading.Lock()
         self.tools = TOOLS
 
+    def end_all(self) -> None:
+        """The server is going: every device's session-scoped changes put back, its routes stopped. A device that
+        no longer answers has nothing to put back to."""
+        for st in list(self.devices.values()):
+            try:
+                self._stop_route(st)
+                self.put_back_settings(st)
+            except Exception:  # noqa: BLE001 - best effort on the way out; the device may be gone
+                continue
+
     # ================================================================================================================
     # Dispatch and argument checking
 

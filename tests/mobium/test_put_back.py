@@ -1,0 +1,31 @@
+"""What a tool changes for the session is put back when the session ends and when the server exits, as Mobium's
+app_accessibility says ("Every change is put back when the session ends")."""
+
+from __future__ import annotations
+
+from conftest import APP
+
+from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
+
+
+def font_scale(sim_server) -> str:
+    return sim_server.device().settings("system").get("font_scale", "")
+
+
+def test_a_changed_text_scale_is_put_back_when_the_session_ends(fresh, sim_server):
+    before = font_scale(sim_server)
+    fresh.call("app_session", action="start", app=APP)
+    said = fresh.call("app_accessibility", setting="text_scale", value="1.3")
+    assert said.text.startswith("text_scale: 1.3") and font_scale(sim_server) == "1.3"
+    ended = fresh.call("app_session", action="end")
+    assert ended.data["restored"] == ["system font_scale"] and font_scale(sim_server) == before
+
+
+def test_the_server_exiting_puts_back_what_it_changed(sim_server):
+    settings = sim_server.device().settings("global")
+    before = {k: settings.get(k) for k in ("window_animation_scale", "transition_animation_scale",
+                                            "animator_duration_scale")}
+    with Tools(ToolServerSpec.builtin(sim_server.serials[0], "127.0.0.1", sim_server.port), timeout=120) as t:
+        t.call("app_accessibility", setting="reduce_motion", value="on")
+        assert settings.get("transition_animation_scale") == "0"
+    assert {k: settings.get(k) for k in before} == before
