@@ -4,7 +4,6 @@ app_accessibility says ("Every change is put back when the session ends")."""
 from __future__ import annotations
 
 from conftest import APP
-
 from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
 
 
