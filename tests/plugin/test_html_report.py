@@ -55,7 +55,7 @@ def test_the_report_opens_with_the_story_of_a_controls_run(suite):
     extra_html = [e["content"] for e in ref["extras"] if e["format_type"] == "html"][0]
     assert '<code>set(id="state", value="done")</code>' in extra_html and "Outcome read from the device" in extra_html
     screens = [e for e in ref["extras"] if e["format_type"] == "image"]
-    assert screens[0]["name"] == "final screen" and screens[0]["content"].startswith("data:image/jpeg;base64,")
+    assert screens[0]["name"] == "final screen" and screens[0]["content"].startswith("data:image/webp;base64,")
 
 
 def blob(page: str) -> dict:
@@ -134,7 +134,7 @@ def test_screens_are_scaled_to_a_small_jpeg():
     Image.new("RGB", (1080, 2400), (10, 200, 30)).save(buf, "PNG")
     small = scale_screen(buf.getvalue())
     with Image.open(io.BytesIO(small)) as img:
-        assert img.format == "JPEG" and img.size == (240, 533)
+        assert img.format == "WEBP" and img.size == (240, 533)
     assert scale_screen(b"not an image") is None
 
 
