@@ -125,7 +125,7 @@ def _paint(img, draw, palette, device, frame) -> None:
             draw.rounded_rectangle((l, t, r, b), radius=70, fill=wb)
             if win.root is not None:
                 _draw_tree(draw, win.root, _rgb(win.foreground, (27, 27, 31)), wb)
-        elif win.kind == "shade":
+        elif win.kind in ("shade", "keyguard"):
             draw.rectangle((0, 0, SCREEN_W, SCREEN_H), fill=_rgb(win.background, (31, 31, 36)))
             if win.root is not None:
                 _draw_tree(draw, win.root, _rgb(win.foreground, (230, 232, 240)), (31, 31, 36))

@@ -175,3 +175,30 @@ def test_upload_then_pick_it_in_the_files_demo_and_download_the_report(fresh, tm
     assert out.read_bytes() == b"MobiumApp report 1\nSaved by the Files Demo.\n" and "(44 bytes)" in res.text
     assert "not a file name" in refused(fresh, "app_upload", **{"content": "eA==", "name": "../x"})
     assert refused(fresh, "app_download", **{"name": "not-there.txt"}) == "no not-there.txt in the Download folder"
+
+
+def test_lock_and_unlock_read_back_from_the_lock_screen(fresh):
+    assert fresh.call("app_lock").text == "unlocked"
+    assert fresh.call("app_lock", state="lock").text == "locked (was unlocked)"
+    assert fresh.call("app_lock", state="lock").text == "already locked"
+    res = fresh.call("app_lock", state="unlock")
+    assert res.text == "unlocked (was locked)" and res.data["locked"] is False
+    assert fresh.call("app_lock").text == "unlocked"
+
+
+def test_a_locked_device_refuses_launch_and_says_so_in_the_map(fresh, sim_server):
+    adb = adbutils.AdbClient("127.0.0.1", sim_server.port).device(sim_server.serials[0])
+    adb.shell("input keyevent 26; input keyevent 224")  # the screen off and woken: the lock screen is up
+    try:
+        shown = fresh.call("app_map")
+        assert shown.data["locked"] is True and "`mobium lock unlock`" in shown.text
+        with pytest.raises(ToolError) as launch:
+            fresh.call("app_launch", app=APP)
+        assert launch.value.code == "device_not_ready"
+        assert "the device is locked" in launch.value.message and "`mobium lock unlock`" in launch.value.message
+        tap = refused(fresh, "app_tap", target="label=Layout Demo")
+        assert "the device is locked" in tap
+        assert fresh.call("app_lock").text == "locked"
+    finally:
+        fresh.call("app_lock", state="unlock")
+    assert "locked" not in fresh.call("app_map").data

@@ -31,8 +31,11 @@ def _wm(ctx: Ctx, args: list[str]) -> int:
             if "size" in overrides:
                 ctx.outln(f"Override size: {overrides['size']}")
         return 0
-    if sub in ("dismiss-keyguard", "user-rotation", "fixed-to-user-rotation"):
-        return 0  # no keyguard on the virtual device; rotation stays portrait
+    if sub == "dismiss-keyguard":
+        d.dismiss_keyguard("wm dismiss-keyguard")
+        return 0
+    if sub in ("user-rotation", "fixed-to-user-rotation"):
+        return 0  # rotation stays portrait
     if sub == "density":
         if rest and rest[0] == "reset":
             overrides.pop("density", None)

@@ -31,6 +31,8 @@ class DeviceInput:
             return
         frame = self.frame()
         top = frame.top
+        if top.kind == "keyguard":
+            return  # the lock screen has nothing to tap: the touch never reaches the app under it
         if top.kind == "shade":
             hit = views.hit_test(top.root, x, y) if top.root else None
             if hit is None:
@@ -129,6 +131,12 @@ class DeviceInput:
                     return
                 self._drag_or_scroll(top, top.root, x1, y1, x2, y2, SYSTEMUI_PACKAGE)
                 return
+            if top.kind == "keyguard":
+                if dy < -200 and abs(dy) > abs(dx):
+                    self.dismiss_keyguard("swipe")
+                elif y1 < STATUS_BAR_BOTTOM and dy > 200:
+                    self.shade_expanded = True
+                return
             if y1 < STATUS_BAR_BOTTOM and dy > 200 and top.kind != "dialog":
                 self.shade_expanded = True
                 self._clear_focus_keep()
@@ -193,6 +201,10 @@ class DeviceInput:
 
     def key(self, code: int, *, longpress: bool = False) -> None:
         with self.lock:
+            if self.keyguard_showing and self.screen_on and code not in (26, 223, 224, 83):
+                if code == 82:  # MENU dismisses a lock that needs no credential, as on an emulator
+                    self.dismiss_keyguard("menu")
+                return  # home, back and typing go to the lock screen, which ignores them
             if code == 3:
                 self.go_home()
             elif code == 4:
@@ -204,6 +216,10 @@ class DeviceInput:
                     self.screen_on = not self.screen_on
                 else:
                     self.screen_on = code == 224
+                if not self.screen_on and not self.keyguard_showing:
+                    self.keyguard_showing = True
+                    self.shade_expanded = False
+                    self.keyboard_shown = False
                 self.log("PowerManagerService", "Waking up from Asleep" if self.screen_on
                          else "Going to sleep due to power_button", pid=self.system_pid)
             elif code == 83:
@@ -212,6 +228,15 @@ class DeviceInput:
                 self.keyboard_shown = False
             elif self.focused_id:
                 self._edit_key(code)
+
+    def dismiss_keyguard(self, how: str) -> bool:
+        """Takes the lock screen away (a swipe lock needs nothing more); False when none was showing."""
+        with self.lock:
+            if not self.keyguard_showing:
+                return False
+            self.keyguard_showing = False
+            self.log("KeyguardViewMediator", f"keyguardDone: dismissed by {how}", pid=self.system_pid)
+            return True
 
     def key_back(self) -> None:
         with self.lock:
@@ -255,6 +280,8 @@ class DeviceInput:
     def type_text(self, text: str) -> bool:
         """Types into the focused field, as `input text` does. False if no field has focus."""
         with self.lock:
+            if self.keyguard_showing:
+                return False  # the lock screen has the input focus
             p, package = self._focused_node()
             if p is None or p.node.on_text is None or not p.node.enabled:
                 return False

@@ -4,6 +4,8 @@ view dump, and the focus summaries dumpsys prints."""
 from __future__ import annotations
 
 from .. import views
+from ..apps.keyguard import BACKGROUND as KEYGUARD_BACKGROUND
+from ..apps.keyguard import render_keyguard
 from ..apps.system import render_dialog, render_shade
 from ..views import CONTENT_BOX, IME_BOX, NAV_BAR_TOP, SCREEN_H, SCREEN_W, STATUS_BAR_BOTTOM, Node, Placed
 from .defaults import PERMISSION_PACKAGE, SYSTEMUI_PACKAGE
@@ -42,6 +44,12 @@ class DeviceWindows:
             windows.append(self._app_window(rec))
             if rec is not None and rec.dialogs:
                 windows.append(self._dialog_window(rec.dialogs[-1], rec))
+            if self.keyguard_showing:
+                # Over the app and its dialogs, in the NotificationShade window, as SystemUI draws it since
+                # Android 12; the shade pulled down over the lock screen still comes above it.
+                root = views.layout(render_keyguard(self), (0, 0, SCREEN_W, SCREEN_H), {})
+                windows.append(Window("keyguard", SYSTEMUI_PACKAGE, root, "NotificationShade",
+                                      background=KEYGUARD_BACKGROUND, foreground="#e6e8f0"))
             if self.shade_expanded:
                 root = views.layout(render_shade(self), (0, 0, SCREEN_W, SCREEN_H), {})
                 windows.append(Window("shade", SYSTEMUI_PACKAGE, root, "NotificationShade",
@@ -116,7 +124,7 @@ class DeviceWindows:
     def focus_window(self, frame: Frame | None = None) -> str:
         frame = frame or self.frame()
         top = frame.top
-        if top.kind == "shade":
+        if top.kind in ("shade", "keyguard"):
             return "Window{%s u0 NotificationShade}" % self._systemui_token
         if top.kind == "dialog" and top.dialog is not None:
             if top.dialog.kind == "permission":

@@ -24,9 +24,7 @@ def _window(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
         ctx.outln("    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true")
         ctx.outln(f"    mScreenOnEarly={boolean(d.screen_on)} mScreenOnFully={boolean(d.screen_on)}")
         ctx.outln("    mShowingDream=false mDreamingLockscreen=false")
-        ctx.outln("    mKeyguardDelegate")
-        ctx.outln("      showing=false")
-        ctx.outln("      inputRestricted=false")
+        _keyguard_delegate(ctx, d)
         ctx.outln("")
         _window_displays(ctx, d, frame)
         ctx.outln("")
@@ -39,6 +37,8 @@ def _window(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     elif what in ("policy", "p"):
         ctx.outln("WINDOW MANAGER POLICY STATE (dumpsys window policy)")
         ctx.outln(f"    mScreenOnEarly={boolean(d.screen_on)} mScreenOnFully={boolean(d.screen_on)}")
+        ctx.outln("    mShowingDream=false mDreamingLockscreen=false")
+        _keyguard_delegate(ctx, d)
     elif what in ("tokens", "t", "sessions", "s", "animator", "a", "lastanr", "l", "visible", "visible-apps",
                   "trace", "refresh", "constants", "containers", "focus"):
         ctx.outln(f"WINDOW MANAGER {what.upper()} (dumpsys window {what})")
@@ -49,6 +49,28 @@ def _window(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
                 for line in lines:
                     ctx.outln(line)
     return 0
+
+
+def _keyguard_delegate(ctx: "Ctx", d: "VirtualDevice") -> None:
+    """The policy's view of the lock screen: a swipe lock, so never secure, and input restricted while it shows."""
+    showing = boolean(d.keyguard_showing)
+    ctx.outln("    mKeyguardDelegate")
+    ctx.outln(f"      showing={showing}")
+    ctx.outln(f"      showingAndNotOccluded={showing}")
+    ctx.outln(f"      inputRestricted={showing}")
+    ctx.outln("      occluded=false")
+    ctx.outln("      secure=false")
+    ctx.outln("      dreaming=false")
+    ctx.outln("      systemIsReady=true")
+    ctx.outln("      deviceHasKeyguard=true")
+    ctx.outln("      enabled=true")
+    ctx.outln(f"      onScreen={boolean(d.screen_on)}")
+    ctx.outln("      KeyguardStateMonitor")
+    ctx.outln(f"        mIsShowing={showing}")
+    ctx.outln("        mSimSecure=false")
+    ctx.outln(f"        mInputRestricted={showing}")
+    ctx.outln("        mTrusted=false")
+    ctx.outln("        mCurrentUserId=0")
 
 
 def _focused_app(d: "VirtualDevice") -> str:
@@ -117,7 +139,7 @@ def _window_blocks(d: "VirtualDevice", frame) -> list[tuple[str, list[str]]]:
           True, [])
     block("Window{%s u0 StatusBar}" % stable_hash("status"), "com.android.systemui", 10120, "STATUS_BAR", True, [])
     block(f"Window{{{stable_hash('shade')} u0 NotificationShade}}", "com.android.systemui", 10120,
-          "NOTIFICATION_SHADE", d.shade_expanded, [])
+          "NOTIFICATION_SHADE", d.shade_expanded or d.keyguard_showing, [])
     touch = (f"    touchable region=SkRegion(({IME_BOX[0]},{IME_BOX[1]},{IME_BOX[2]},{IME_BOX[3]}))"
              if ime_shown else "    touchable region=SkRegion()")
     block(f"Window{{{stable_hash('ime')} u0 InputMethod}}", "com.google.android.inputmethod.latin", 10137,
