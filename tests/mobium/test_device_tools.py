@@ -202,3 +202,25 @@ def test_a_locked_device_refuses_launch_and_says_so_in_the_map(fresh, sim_server
     finally:
         fresh.call("app_lock", state="unlock")
     assert "locked" not in fresh.call("app_map").data
+
+
+def test_orientation_turns_settings_and_is_refused_for_portrait_only_mobiumapp(fresh):
+    try:
+        with pytest.raises(ToolError) as held:
+            fresh.call("app_orientation", orientation="landscape")  # MobiumApp is in front, and portrait only
+        assert held.value.code == "not_confirmed" and "still portrait" in held.value.message
+        assert fresh.call("app_orientation").text.startswith("portrait")
+        fresh.call("app_launch", app="com.android.settings")
+        # The request outlives the refusal: Settings, which rotates, comes up landscape.
+        assert fresh.call("app_orientation").text == "landscape (locked)"
+        fresh.call("app_orientation", orientation="portrait")
+        portrait_w = max(e["bounds"]["x2"] for e in fresh.call("app_map").data["elements"])
+        turned = fresh.call("app_orientation", orientation="landscape-reverse")
+        assert turned.text == "landscape-reverse (locked) (was portrait)"
+        landscape_w = max(e["bounds"]["x2"] for e in fresh.call("app_map").data["elements"])
+        assert landscape_w > portrait_w
+        assert fresh.call("app_orientation", orientation="landscape-reverse").text == "already landscape-reverse"
+        assert "following the sensor" in fresh.call("app_orientation", orientation="auto").text
+    finally:
+        fresh.call("app_orientation", orientation="portrait", check=False)
+        fresh.call("app_launch", app=APP)

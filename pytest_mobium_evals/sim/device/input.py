@@ -6,7 +6,7 @@ from typing import Callable
 
 from .. import views
 from ..keycodes import KEY_CHARS
-from ..views import IME_BOX, NAV_BAR_TOP, SCREEN_H, SCREEN_W, STATUS_BAR_BOTTOM, Placed
+from ..views import Placed
 from .defaults import SYSTEMUI_PACKAGE
 from .records import ActivityRecord, Dialog, Window
 
@@ -27,9 +27,10 @@ class DeviceInput:
     def _touch(self, x: int, y: int, *, long: bool) -> None:
         if not self.screen_on:
             return
-        if not (0 <= x < SCREEN_W and 0 <= y < SCREEN_H):
-            return
         frame = self.frame()
+        screen = frame.display
+        if not (0 <= x < screen.width and 0 <= y < screen.height):
+            return
         top = frame.top
         if top.kind == "keyguard":
             return  # the lock screen has nothing to tap: the touch never reaches the app under it
@@ -40,9 +41,9 @@ class DeviceInput:
             else:
                 self._activate(hit, SYSTEMUI_PACKAGE, long, x)
             return
-        if frame.ime and IME_BOX[1] <= y < IME_BOX[3]:
+        if frame.ime and screen.ime_top <= y < screen.nav_top:
             return  # the keyboard takes the touch and types nothing (a touch on the keyboard is swallowed)
-        if y < STATUS_BAR_BOTTOM or y >= NAV_BAR_TOP:
+        if y < screen.status_bottom or y >= screen.nav_top:
             return
         if top.kind == "dialog":
             b = top.box
@@ -124,6 +125,7 @@ class DeviceInput:
                 self._touch(x1, y1, long=duration_ms >= 500)
                 return
             frame = self.frame()
+            screen = frame.display
             top = frame.top
             if top.kind == "shade":
                 if dy < -200 and abs(dy) > abs(dx):
@@ -134,24 +136,24 @@ class DeviceInput:
             if top.kind == "keyguard":
                 if dy < -200 and abs(dy) > abs(dx):
                     self.dismiss_keyguard("swipe")
-                elif y1 < STATUS_BAR_BOTTOM and dy > 200:
+                elif y1 < screen.status_bottom and dy > 200:
                     self.shade_expanded = True
                 return
-            if y1 < STATUS_BAR_BOTTOM and dy > 200 and top.kind != "dialog":
+            if y1 < screen.status_bottom and dy > 200 and top.kind != "dialog":
                 self.shade_expanded = True
                 self._clear_focus_keep()
                 return
-            if y1 >= NAV_BAR_TOP - 20 and dy < -200 and top.kind != "dialog":
+            if y1 >= screen.nav_top - 20 and dy < -200 and top.kind != "dialog":
                 self.go_home()  # gesture navigation: swipe up from the bottom edge
                 return
-            if (x1 < 40 or x1 > SCREEN_W - 40) and abs(dx) > 150 and abs(dx) > abs(dy) \
+            if (x1 < 40 or x1 > screen.width - 40) and abs(dx) > 150 and abs(dx) > abs(dy) \
                     and not self._drag_target_at(top, x1, y1):
                 # gesture navigation: swipe in from a side edge (seek bars exclude themselves, as on Android)
                 self.key_back()
                 return
-            if frame.ime and IME_BOX[1] <= y1 < IME_BOX[3]:
+            if frame.ime and screen.ime_top <= y1 < screen.nav_top:
                 return
-            if y1 < STATUS_BAR_BOTTOM or y1 >= NAV_BAR_TOP:
+            if y1 < screen.status_bottom or y1 >= screen.nav_top:
                 return
             if top.kind == "dialog":
                 b = top.box

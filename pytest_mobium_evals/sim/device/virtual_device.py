@@ -93,7 +93,6 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceA
         self.screen_on = True
         # The lock screen: shown once the screen goes off (a swipe lock locks at once), until dismissed.
         self.keyguard_showing = False
-        self.rotation = 0
         self._crashes: dict[str, list[float]] = {}
         self.dropbox: list[DropBoxEntry] = []  # oldest first; kept across pm clear, restarts and reboots
         self.battery_level = 100
