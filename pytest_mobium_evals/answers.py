@@ -228,6 +228,23 @@ def percent(name: str, accepts: str) -> AnswerRule:
     return AnswerRule(name, accepts, check)
 
 
+def measure(name: str, accepts: str, *, unit: str) -> AnswerRule:
+    """A figure in `unit` ("dp", "px") the device shows: the first one in the outcome's `observed`. Every figure the
+    answer gives in that unit ("411dp", "411 dp") must be it, and there must be one; a figure in another unit
+    ("1080 px") does not compete."""
+    unit_re = re.escape(normalize(unit))
+    figure = re.compile(rf"(?<![\d.])(\d+(?:\.\d+)?)\s*{unit_re}\b")
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        shown = figure.search(normalize(context.observed))
+        if shown is None:
+            return False
+        given = [float(g) for g in figure.findall(answer)]
+        return bool(given) and all(g == float(shown.group(1)) for g in given)
+
+    return AnswerRule(name, accepts, check)
+
+
 def reading(name: str, accepts: str) -> AnswerRule:
     """The reading the device shows (the outcome's `observed`: coordinates, a file size), quoted whole; a second
     reading of the same shape that differs from it competes."""

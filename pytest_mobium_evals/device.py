@@ -219,9 +219,12 @@ class Device:
 
     def reset_app(self, package: str, *, ready_testid: Optional[str] = None, timeout: float = 20.0) -> None:
         """Force-stop, clear the app's data (which also revokes its runtime grants), dismiss what is left on
-        screen (a keyboard, a system dialog), and launch it cold; wait until `ready_testid` is on screen."""
-        # One round trip for the three steps that need no answer but pm clear's.
-        out = self.shell(f"am force-stop {package}; pm clear {package}; input keyevent KEYCODE_HOME").strip()
+        screen (a keyboard, a system dialog, the lock screen), and launch it cold; wait until `ready_testid` is on
+        screen."""
+        # One round trip for the steps that need no answer but pm clear's. A screen a previous trial left off
+        # or locked is woken and its (swipe-only) lock screen dismissed first, or home would not reach home.
+        out = self.shell(f"input keyevent KEYCODE_WAKEUP; wm dismiss-keyguard; am force-stop {package}; "
+                         f"pm clear {package}; input keyevent KEYCODE_HOME").strip()
         if "Success" not in out:
             raise DeviceError(f"{self.serial}: pm clear {package}: {out or 'no answer'}")
         self.launch(package)

@@ -8,7 +8,7 @@ from typing import Any
 
 from .device import wait_until
 from .errors import MobiumError, invalid
-from .tool_state import NATIVE, DeviceState, Result
+from .tool_state import NATIVE, UNLOCK_REMEDY, DeviceState, Result
 
 
 class AppTools:
@@ -42,6 +42,10 @@ class AppTools:
         st.context = NATIVE
         front = wait_until(lambda: (lambda f: f if f == app else None)(st.link.foreground()), 3.0, 0.1)
         data = {"app": app, "device": st.link.serial}
+        if self._locked(st):
+            raise MobiumError("device_not_ready", f"launched {app}, but the device is locked, so it is behind the "
+                              "lock screen and nothing after this would reach it — run `mobium lock unlock` "
+                              f"({UNLOCK_REMEDY}), then act", UNLOCK_REMEDY, {**data, "locked": True})
         if front:
             return Result(f"launched {app}", data)
         other = st.link.foreground()

@@ -14,6 +14,7 @@ from .errors import MobiumError, invalid
 from .tool_state import Result
 
 ROTATIONS = {"portrait": "0", "landscape": "1", "portrait-reverse": "2", "landscape-reverse": "3"}
+ORIENTATIONS = tuple(ROTATIONS)  # by quarter turns from the natural position
 
 # Mobium's accessibility names on Android: (settings namespace, key, value when on, value when off).
 ACCESSIBILITY = {
@@ -39,31 +40,45 @@ class DeviceSettingTools:
         value = st.link.shell(f"settings get {namespace} {key}").strip()
         return "" if value == "null" else value
 
+    def _orientation(self, st) -> tuple[str, bool]:
+        """Which way the display is turned (its rotation, which a portrait-only app in front holds upright whatever
+        the setting asks) and whether rotation is locked rather than following the sensor."""
+        out = st.link.shell("dumpsys window displays; echo; settings get system accelerometer_rotation")
+        m = re.search(r"\bmRotation=(\d)\b", out) or re.search(r"mCurrentRotation=ROTATION_(\d+)", out)
+        quarter = (int(m.group(1)) // 90 if int(m.group(1)) >= 90 else int(m.group(1))) if m else 0
+        auto = out.strip().splitlines()[-1].strip() == "1" if out.strip() else False
+        return ORIENTATIONS[quarter % 4], not auto
+
     def t_app_orientation(self, args: dict) -> Result:
         st = self.state(args)
-
-        def read() -> tuple[str, bool]:
-            auto = self._setting(st, "system", "accelerometer_rotation") == "1"
-            rot = self._setting(st, "system", "user_rotation") or "0"
-            return next((k for k, v in ROTATIONS.items() if v == rot), "portrait"), auto
-
         want = args.get("orientation")
+        if want is not None and want != "auto" and want not in ROTATIONS:
+            raise invalid(f'unknown orientation "{want}" (want "portrait", "landscape", "portrait-reverse", '
+                          f'"landscape-reverse", or "auto")')
+        before, locked_before = self._orientation(st)
         if want is None:
-            now, auto = read()
-            return Result(f"{now} (following the sensor)" if auto else f"{now} (locked)",
-                          {"orientation": now, "auto": auto, "device": st.link.serial})
-        if want == "auto":
-            st.link.shell("settings put system accelerometer_rotation 1")
-        else:
-            st.link.shell(f"settings put system accelerometer_rotation 0; settings put system user_rotation "
-                          f"{ROTATIONS[want]}")
-        now, auto = read()
-        if (want == "auto" and not auto) or (want != "auto" and now != want):
-            raise MobiumError("not_confirmed", f"asked for {want} and the device is still {now}",
-                              "the app may be portrait-only; app_orientation with no argument reads it",
-                              {"orientation": now, "wanted": want})
-        return Result(f"{now} following the sensor" if want == "auto" else f"{now} (locked)",
-                      {"orientation": now, "auto": auto, "device": st.link.serial})
+            return Result(f"{before} ({'locked' if locked_before else 'following the sensor'})",
+                          {"orientation": before, "locked": locked_before, "device": st.link.serial})
+        if want != "auto" and before == want and locked_before:
+            return Result(f"already {want}", {"orientation": want, "locked": True, "device": st.link.serial})
+        st.link.shell("cmd window user-rotation free" if want == "auto" else
+                      f"cmd window user-rotation lock {ROTATIONS[want]}")
+        self.drop_refs(st)  # every bound on screen moved with the rotation
+        now, locked = self._orientation(st)
+        if (want == "auto" and locked) or (want != "auto" and now != want):
+            front = st.link.foreground()
+            raise MobiumError("not_confirmed", f"asked for {want} and the screen is still {now}"
+                              + (f": {front} in front holds it {now}" if front and want != "auto" else ""),
+                              "the app in front may be fixed to one orientation; app_orientation with no argument "
+                              "reads which way the screen is turned",
+                              {"orientation": now, "wanted": want, "locked": locked})
+        text = f"{now} ({'locked' if locked else 'following the sensor'})"
+        if now != before:
+            text += f" (was {before})"
+        data = {"orientation": now, "locked": locked, "device": st.link.serial}
+        if now != before:
+            data["previous"] = before
+        return Result(text, data)
 
     def _locked(self, st) -> bool:
         out = st.link.shell("dumpsys window policy; dumpsys power")

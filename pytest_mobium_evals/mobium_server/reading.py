@@ -12,7 +12,7 @@ from .errors import MobiumError, invalid
 from .map_diff import LastMap, diff, seen_of
 from .shapes import bounds_json, box_text, mask_passwords
 from .snapshot import Snapshot, UiNode, clean, describe, short_id
-from .tool_state import IMPLICIT_WAIT, NATIVE, PASSWORD_NOTE, POLL, Result
+from .tool_state import IMPLICIT_WAIT, LOCKED_NOTE, NATIVE, PASSWORD_NOTE, POLL, Result
 
 
 class ReadingTools:
@@ -62,6 +62,9 @@ class ReadingTools:
 
     def _screen_notes(self, snap: Snapshot, context: str, data: dict) -> list[str]:
         notes = []
+        if snap.lock_screen:
+            data["locked"] = True
+            notes.append(LOCKED_NOTE)
         busy = spinners(snap, context)
         if busy:
             names = [clean(n.desc) or clean(n.text) or short_id(n.rid) or "a spinner" for n in busy]

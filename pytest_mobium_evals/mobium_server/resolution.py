@@ -11,7 +11,7 @@ from .elements import Aim, Locator, aim_at, cover_label, find, parse_locator, sp
 from .errors import KEYBOARD_HIDE, KEYBOARD_REMEDY, MobiumError, failed_check, invalid
 from .shapes import box_text
 from .snapshot import Snapshot, UiNode
-from .tool_state import IMPLICIT_WAIT, NATIVE, POLL, SETTLE_LIMIT, DeviceState
+from .tool_state import IMPLICIT_WAIT, NATIVE, POLL, SETTLE_LIMIT, UNLOCK_REMEDY, DeviceState
 
 
 class Resolution:
@@ -43,6 +43,10 @@ class Resolution:
         return loc, str(loc)
 
     def _miss(self, st: DeviceState, snap: Snapshot, loc: Locator, subject: str) -> MobiumError:
+        if snap.lock_screen:
+            return MobiumError("device_not_ready", f"no element matches {subject}: the device is locked, and the "
+                               "lock screen is all there is to reach — unlock it first", UNLOCK_REMEDY,
+                               {"locator": subject, "locked": True})
         dialog = snap.dialog
         if dialog is not None:
             return MobiumError(

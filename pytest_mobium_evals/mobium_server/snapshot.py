@@ -171,6 +171,11 @@ class Snapshot:
 
     # --- windows and system UI ----------------------------------------------------------------------------------
     @property
+    def lock_screen(self) -> bool:
+        """SystemUI's keyguard is what the dump shows: the device is locked and no app can be reached."""
+        return any(n.package == "com.android.systemui" and ":id/keyguard_" in n.rid for n in self.nodes)
+
+    @property
     def dialog_nodes(self) -> list[UiNode]:
         return [n for n in self.nodes if n.rid in DIALOG_IDS or n.package in PERMISSION_PACKAGES]
 

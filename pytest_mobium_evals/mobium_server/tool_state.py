@@ -16,6 +16,9 @@ POLL = 0.25
 SETTLE_LIMIT = 5.0
 NATIVE = "NATIVE_APP"
 PASSWORD_NOTE = "hidden: this is a password field"
+UNLOCK_REMEDY = 'app_lock with state "unlock"'
+LOCKED_NOTE = ("the device is locked: this is the lock screen, and no app can be reached until it is unlocked — "
+               f"run `mobium lock unlock` ({UNLOCK_REMEDY})")
 
 KEYCODES = {"back": 4, "home": 3, "recents": 187, "volume-up": 24, "volume-down": 25}
 KEYBOARD_KEYS = {"enter": 66, "delete": 67, "space": 62}

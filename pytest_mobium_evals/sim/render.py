@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw, ImageFont
 
-from .views import IME_BOX, NAV_BAR_TOP, SCREEN_H, SCREEN_W, Placed, keyboard_keys
+from .display import Display
+from .views import Placed, keyboard_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     from .device import VirtualDevice
@@ -97,7 +98,7 @@ def render(device: "VirtualDevice") -> Image.Image:
     """The frame as a palette image: a screen has few colours, and a palette PNG encodes several times faster than
     RGB (the screenshot is on the MCP server's hot path). Text is drawn without anti-aliasing, as palettes need."""
     frame = device.frame()
-    img = Image.new("P", (SCREEN_W, SCREEN_H), 0)
+    img = Image.new("P", (frame.display.width, frame.display.height), 0)
     palette = _Palette()
     img.putpalette(palette.flat())
     if not frame.screen_on:
@@ -110,13 +111,14 @@ def render(device: "VirtualDevice") -> Image.Image:
 
 def _paint(img, draw, palette, device, frame) -> None:
     app = frame.app_window
+    screen = frame.display
     bg = _rgb(app.background, (255, 255, 255))
     fg = _rgb(app.foreground, (20, 24, 38))
-    draw.rectangle((0, 0, SCREEN_W, SCREEN_H), fill=bg)
+    draw.rectangle(screen.box, fill=bg)
     if app.root is not None:
         _draw_tree(draw, app.root, fg, bg)
-    _status_bar(draw, device, bg)
-    _nav_bar(draw, bg)
+    _status_bar(draw, device, bg, screen)
+    _nav_bar(draw, bg, screen)
     for win in frame.windows[1:]:
         if win.kind == "dialog":
             palette.dim(0.55)
@@ -125,14 +127,14 @@ def _paint(img, draw, palette, device, frame) -> None:
             draw.rounded_rectangle((l, t, r, b), radius=70, fill=wb)
             if win.root is not None:
                 _draw_tree(draw, win.root, _rgb(win.foreground, (27, 27, 31)), wb)
-        elif win.kind == "shade":
-            draw.rectangle((0, 0, SCREEN_W, SCREEN_H), fill=_rgb(win.background, (31, 31, 36)))
+        elif win.kind in ("shade", "keyguard"):
+            draw.rectangle(screen.box, fill=_rgb(win.background, (31, 31, 36)))
             if win.root is not None:
                 _draw_tree(draw, win.root, _rgb(win.foreground, (230, 232, 240)), (31, 31, 36))
     if frame.ime:
-        _keyboard(draw)
+        _keyboard(draw, screen)
     if frame.toast is not None:
-        _toast(draw, frame.toast.text)
+        _toast(draw, frame.toast.text, screen)
 
 
 def _draw_tree(draw: ImageDraw.ImageDraw, root: Placed, fg: tuple[int, int, int], bg: tuple[int, int, int]) -> None:
@@ -197,10 +199,11 @@ def _switch(draw: ImageDraw.ImageDraw, b, checked: bool, ink) -> None:
     draw.ellipse((cx - 22, y1 + 8, cx + 22, y1 + h - 8), fill=(255, 255, 255))
 
 
-def _status_bar(draw: ImageDraw.ImageDraw, device: "VirtualDevice", bg) -> None:
+def _status_bar(draw: ImageDraw.ImageDraw, device: "VirtualDevice", bg, screen: Display) -> None:
     ink = (255, 255, 255) if _luma(bg) < 128 else (20, 20, 20)
     font = _font(38)
-    draw.text((60, 45), time.strftime("%H:%M", time.gmtime(device.clock.wall())), fill=ink, font=font)
+    y = max(8, (screen.status_bottom - 46) // 2)
+    draw.text((60, y), time.strftime("%H:%M", time.gmtime(device.clock.wall())), fill=ink, font=font)
     icons = []
     if device.airplane_mode:
         icons.append("✈")
@@ -209,31 +212,31 @@ def _status_bar(draw: ImageDraw.ImageDraw, device: "VirtualDevice", bg) -> None:
     if device.bluetooth_enabled:
         icons.append("BT")
     icons.append(f"{device.battery_level}%")
-    draw.text((SCREEN_W - 60 - 26 * len(" ".join(icons)), 45), " ".join(icons), fill=ink, font=font)
+    draw.text((screen.width - 60 - 26 * len(" ".join(icons)), y), " ".join(icons), fill=ink, font=font)
 
 
-def _nav_bar(draw: ImageDraw.ImageDraw, bg) -> None:
+def _nav_bar(draw: ImageDraw.ImageDraw, bg, screen: Display) -> None:
     ink = (255, 255, 255) if _luma(bg) < 128 else (40, 40, 40)
-    mid = SCREEN_W // 2
-    y = (NAV_BAR_TOP + SCREEN_H) // 2
+    mid = screen.width // 2
+    y = (screen.nav_top + screen.height) // 2
     draw.rounded_rectangle((mid - 110, y - 6, mid + 110, y + 6), radius=6, fill=ink)
 
 
-def _keyboard(draw: ImageDraw.ImageDraw) -> None:
-    l, t, r, b = IME_BOX
+def _keyboard(draw: ImageDraw.ImageDraw, screen: Display) -> None:
+    l, t, r, b = screen.ime_box
     draw.rectangle((l, t, r, b), fill=(232, 234, 237))
     font = _font(44)
-    for label, (x1, y1, x2, y2) in keyboard_keys():
+    for label, (x1, y1, x2, y2) in keyboard_keys(screen.ime_box):
         draw.rounded_rectangle((x1 + 6, y1 + 10, x2 - 6, y2 - 10), radius=14, fill=(255, 255, 255))
         text = "" if label == "space" else label
         draw.text(((x1 + x2) // 2 - 12 * len(text), (y1 + y2) // 2 - 24), text, fill=(30, 30, 30), font=font)
 
 
-def _toast(draw: ImageDraw.ImageDraw, text: str) -> None:
+def _toast(draw: ImageDraw.ImageDraw, text: str, screen: Display) -> None:
     font = _font(38)
-    w = min(SCREEN_W - 120, 60 + int(len(text) * 21))
-    l = (SCREEN_W - w) // 2
-    t = 2040
+    w = min(screen.width - 120, 60 + int(len(text) * 21))
+    l = (screen.width - w) // 2
+    t = screen.nav_top - 297
     draw.rounded_rectangle((l, t, l + w, t + 110), radius=55, fill=(48, 48, 52))
     draw.text((l + 30, t + 34), text[:48], fill=(240, 240, 240), font=font)
 
@@ -247,4 +250,4 @@ def screencap_png(device: "VirtualDevice") -> bytes:
 def screencap_raw(device: "VirtualDevice") -> bytes:
     """`screencap` without -p: width, height, format (1 = RGBA_8888), colour space (1 = sRGB), then pixels."""
     img = render(device).convert("RGBA")
-    return struct.pack("<IIII", SCREEN_W, SCREEN_H, 1, 1) + img.tobytes()
+    return struct.pack("<IIII", img.width, img.height, 1, 1) + img.tobytes()

@@ -28,9 +28,9 @@ KEYBOARD_ROWS = (
 )
 
 
-def keyboard_keys() -> list[tuple[str, tuple[int, int, int, int]]]:
-    """Every key of the soft keyboard with its box on screen."""
-    l, t, r, b = IME_BOX
+def keyboard_keys(box: tuple[int, int, int, int] = IME_BOX) -> list[tuple[str, tuple[int, int, int, int]]]:
+    """Every key of the soft keyboard with its box on screen (the keyboard's box: portrait's by default)."""
+    l, t, r, b = box
     inner_w = r - l - 40
     row_h = (b - t - 40) // len(KEYBOARD_ROWS)
     unit = inner_w / 10

@@ -175,3 +175,52 @@ def test_upload_then_pick_it_in_the_files_demo_and_download_the_report(fresh, tm
     assert out.read_bytes() == b"MobiumApp report 1\nSaved by the Files Demo.\n" and "(44 bytes)" in res.text
     assert "not a file name" in refused(fresh, "app_upload", **{"content": "eA==", "name": "../x"})
     assert refused(fresh, "app_download", **{"name": "not-there.txt"}) == "no not-there.txt in the Download folder"
+
+
+def test_lock_and_unlock_read_back_from_the_lock_screen(fresh):
+    assert fresh.call("app_lock").text == "unlocked"
+    assert fresh.call("app_lock", state="lock").text == "locked (was unlocked)"
+    assert fresh.call("app_lock", state="lock").text == "already locked"
+    res = fresh.call("app_lock", state="unlock")
+    assert res.text == "unlocked (was locked)" and res.data["locked"] is False
+    assert fresh.call("app_lock").text == "unlocked"
+
+
+def test_a_locked_device_refuses_launch_and_says_so_in_the_map(fresh, sim_server):
+    adb = adbutils.AdbClient("127.0.0.1", sim_server.port).device(sim_server.serials[0])
+    adb.shell("input keyevent 26; input keyevent 224")  # the screen off and woken: the lock screen is up
+    try:
+        shown = fresh.call("app_map")
+        assert shown.data["locked"] is True and "`mobium lock unlock`" in shown.text
+        with pytest.raises(ToolError) as launch:
+            fresh.call("app_launch", app=APP)
+        assert launch.value.code == "device_not_ready"
+        assert "the device is locked" in launch.value.message and "`mobium lock unlock`" in launch.value.message
+        tap = refused(fresh, "app_tap", target="label=Layout Demo")
+        assert "the device is locked" in tap
+        assert fresh.call("app_lock").text == "locked"
+    finally:
+        fresh.call("app_lock", state="unlock")
+    assert "locked" not in fresh.call("app_map").data
+
+
+def test_orientation_turns_settings_and_is_refused_for_portrait_only_mobiumapp(fresh):
+    try:
+        with pytest.raises(ToolError) as held:
+            fresh.call("app_orientation", orientation="landscape")  # MobiumApp is in front, and portrait only
+        assert held.value.code == "not_confirmed" and "still portrait" in held.value.message
+        assert fresh.call("app_orientation").text.startswith("portrait")
+        fresh.call("app_launch", app="com.android.settings")
+        # The request outlives the refusal: Settings, which rotates, comes up landscape.
+        assert fresh.call("app_orientation").text == "landscape (locked)"
+        fresh.call("app_orientation", orientation="portrait")
+        portrait_w = max(e["bounds"]["x2"] for e in fresh.call("app_map").data["elements"])
+        turned = fresh.call("app_orientation", orientation="landscape-reverse")
+        assert turned.text == "landscape-reverse (locked) (was portrait)"
+        landscape_w = max(e["bounds"]["x2"] for e in fresh.call("app_map").data["elements"])
+        assert landscape_w > portrait_w
+        assert fresh.call("app_orientation", orientation="landscape-reverse").text == "already landscape-reverse"
+        assert "following the sensor" in fresh.call("app_orientation", orientation="auto").text
+    finally:
+        fresh.call("app_orientation", orientation="portrait", check=False)
+        fresh.call("app_launch", app=APP)

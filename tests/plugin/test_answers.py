@@ -140,3 +140,17 @@ def test_signed_reading_words_and_ranges():
     assert not rule("118.0", AnswerContext(params={}, observed="-118.0"))
     assert not rule("120", AnswerContext(params={}, observed="118.0"))  # no reading of the shape at all
     assert rule("the page shows 118.0 degrees turned (range 100-140)", AnswerContext(params={}, observed="118.0"))
+
+
+@given(shown=st.integers(100, 1200), other=st.integers(100, 1200), before=filler,
+       form=st.sampled_from(["{n}dp", "{n} dp", "{n}DP", "a width of {n} dp", "window {n}dp"]))
+def test_measure_takes_the_first_figure_in_its_unit_the_device_shows(shown, other, before, form):
+    rule = answers.measure("width", "the width in dp", unit="dp")
+    context = AnswerContext(params={}, observed=f"window {shown}dp, narrow target {shown // 8}dp")
+    assert rule(f"{before} {form.format(n=shown)}", context)
+    assert rule(f"{form.format(n=shown)} (the screen is 1080 px across)", context)
+    assume(other != shown)
+    assert not rule(f"{before} {form.format(n=other)}", context)
+    assert not rule(f"{shown}dp in portrait, {other}dp in landscape", context)
+    assert not rule(f"{shown}", context), "a bare number is not a figure in dp"
+    assert not rule(f"{shown}dp", AnswerContext(params={}, observed="no Layout Demo on screen"))

@@ -32,6 +32,9 @@ class App:
     webview_debugging = False
     # Intent actions this activity answers (`am start -a ACTION`), besides MAIN/LAUNCHER for the launcher activity.
     actions: tuple[str, ...] = ()
+    # The manifest's android:screenOrientation: "portrait" holds the display upright while the activity is in
+    # front, whatever the user rotation says; "unspecified" follows it.
+    screen_orientation = "unspecified"
     # The colours the screenshot renderer uses when nodes don't say (the app's theme).
     background = "#ffffff"
     foreground = "#141826"

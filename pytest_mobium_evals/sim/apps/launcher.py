@@ -20,6 +20,7 @@ class Launcher(App):
     system = True
     version_name = "15"
     version_code = 35
+    screen_orientation = "portrait"  # a phone's home screen does not rotate unless allowed in its settings
     background = "#3a4a63"  # the wallpaper
     foreground = "#ffffff"
     follows_night_mode = True

@@ -23,9 +23,9 @@ ACCENT = "#0b57d0"
 # ---------------------------------------------------------------------------------------------------------------
 # dialogs
 
-def render_dialog(device: "VirtualDevice", dialog: "Dialog", rec: "ActivityRecord") -> tuple[Node, int]:
-    """The dialog's tree and its height in px (the device centres it on screen)."""
-    width_px = SCREEN_W - 126
+def render_dialog(device: "VirtualDevice", dialog: "Dialog", rec: "ActivityRecord",
+                  width_px: int = SCREEN_W - 126) -> tuple[Node, int]:
+    """The dialog's tree, `width_px` wide, and its height in px (the device centres it on screen)."""
     if dialog.kind == "permission":
         return _permission_dialog(device, dialog, rec, width_px)
     if dialog.kind == "crash":

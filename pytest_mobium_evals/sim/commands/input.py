@@ -9,7 +9,8 @@ from .base import Ctx, command, java_exception, sleep_real
 
 
 @command("wm")
-def _wm(ctx: Ctx, args: list[str]) -> int:
+def window_command(ctx: Ctx, args: list[str]) -> int:
+    """`wm`, which is `cmd window`."""
     d = ctx.device
     overrides = d.display_overrides
     if not args:
@@ -31,8 +32,13 @@ def _wm(ctx: Ctx, args: list[str]) -> int:
             if "size" in overrides:
                 ctx.outln(f"Override size: {overrides['size']}")
         return 0
-    if sub in ("dismiss-keyguard", "user-rotation", "fixed-to-user-rotation"):
-        return 0  # no keyguard on the virtual device; rotation stays portrait
+    if sub == "dismiss-keyguard":
+        d.dismiss_keyguard("wm dismiss-keyguard")
+        return 0
+    if sub == "user-rotation":
+        return _user_rotation(ctx, rest)
+    if sub == "fixed-to-user-rotation":
+        return 0
     if sub == "density":
         if rest and rest[0] == "reset":
             overrides.pop("density", None)
@@ -47,6 +53,29 @@ def _wm(ctx: Ctx, args: list[str]) -> int:
                 ctx.outln(f"Override density: {overrides['density']}")
         return 0
     ctx.outln(f"Unknown command: {sub}")
+    return 255
+
+
+def _user_rotation(ctx: Ctx, rest: list[str]) -> int:
+    """`wm user-rotation [free|lock [ROTATION]]`: the lock writes what the settings hold (auto-rotate off and the
+    user rotation), free hands rotation back to the sensor; with no argument, the mode and rotation."""
+    system = ctx.device.settings("system")
+    if not rest:
+        mode = "free" if system.get("accelerometer_rotation", "0") == "1" else "lock"
+        ctx.outln(f"{mode} {system.get('user_rotation', '0')}")
+        return 0
+    if rest[0] == "free":
+        system["accelerometer_rotation"] = "1"
+        return 0
+    if rest[0] == "lock":
+        if len(rest) > 1:
+            if rest[1] not in ("0", "1", "2", "3"):
+                ctx.errln(f"Error: bad rotation {rest[1]}")
+                return 255
+            system["user_rotation"] = rest[1]
+        system["accelerometer_rotation"] = "0"
+        return 0
+    ctx.errln(f"Error: unknown rotation mode {rest[0]}; want free or lock")
     return 255
 
 

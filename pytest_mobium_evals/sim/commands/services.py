@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .am import am
 from .base import Ctx, command, java_exception
-from .input import input_command
+from .input import input_command, window_command
 from .location import location_command
 from .pm import pm
 from .settings import settings
@@ -68,6 +68,8 @@ def _cmd(ctx: Ctx, args: list[str]) -> int:
         return settings(ctx, rest)
     if service == "input":
         return input_command(ctx, rest)
+    if service == "window":
+        return window_command(ctx, rest)
     if service == "uimode":
         return _uimode(ctx, rest)
     if service == "connectivity":

@@ -6,7 +6,7 @@ from typing import Callable
 
 from .. import views
 from ..keycodes import KEY_CHARS
-from ..views import IME_BOX, NAV_BAR_TOP, SCREEN_H, SCREEN_W, STATUS_BAR_BOTTOM, Placed
+from ..views import Placed
 from .defaults import SYSTEMUI_PACKAGE
 from .records import ActivityRecord, Dialog, Window
 
@@ -27,10 +27,13 @@ class DeviceInput:
     def _touch(self, x: int, y: int, *, long: bool) -> None:
         if not self.screen_on:
             return
-        if not (0 <= x < SCREEN_W and 0 <= y < SCREEN_H):
-            return
         frame = self.frame()
+        screen = frame.display
+        if not (0 <= x < screen.width and 0 <= y < screen.height):
+            return
         top = frame.top
+        if top.kind == "keyguard":
+            return  # the lock screen has nothing to tap: the touch never reaches the app under it
         if top.kind == "shade":
             hit = views.hit_test(top.root, x, y) if top.root else None
             if hit is None:
@@ -38,9 +41,9 @@ class DeviceInput:
             else:
                 self._activate(hit, SYSTEMUI_PACKAGE, long, x)
             return
-        if frame.ime and IME_BOX[1] <= y < IME_BOX[3]:
+        if frame.ime and screen.ime_top <= y < screen.nav_top:
             return  # the keyboard takes the touch and types nothing (a touch on the keyboard is swallowed)
-        if y < STATUS_BAR_BOTTOM or y >= NAV_BAR_TOP:
+        if y < screen.status_bottom or y >= screen.nav_top:
             return
         if top.kind == "dialog":
             b = top.box
@@ -122,6 +125,7 @@ class DeviceInput:
                 self._touch(x1, y1, long=duration_ms >= 500)
                 return
             frame = self.frame()
+            screen = frame.display
             top = frame.top
             if top.kind == "shade":
                 if dy < -200 and abs(dy) > abs(dx):
@@ -129,21 +133,27 @@ class DeviceInput:
                     return
                 self._drag_or_scroll(top, top.root, x1, y1, x2, y2, SYSTEMUI_PACKAGE)
                 return
-            if y1 < STATUS_BAR_BOTTOM and dy > 200 and top.kind != "dialog":
+            if top.kind == "keyguard":
+                if dy < -200 and abs(dy) > abs(dx):
+                    self.dismiss_keyguard("swipe")
+                elif y1 < screen.status_bottom and dy > 200:
+                    self.shade_expanded = True
+                return
+            if y1 < screen.status_bottom and dy > 200 and top.kind != "dialog":
                 self.shade_expanded = True
                 self._clear_focus_keep()
                 return
-            if y1 >= NAV_BAR_TOP - 20 and dy < -200 and top.kind != "dialog":
+            if y1 >= screen.nav_top - 20 and dy < -200 and top.kind != "dialog":
                 self.go_home()  # gesture navigation: swipe up from the bottom edge
                 return
-            if (x1 < 40 or x1 > SCREEN_W - 40) and abs(dx) > 150 and abs(dx) > abs(dy) \
+            if (x1 < 40 or x1 > screen.width - 40) and abs(dx) > 150 and abs(dx) > abs(dy) \
                     and not self._drag_target_at(top, x1, y1):
                 # gesture navigation: swipe in from a side edge (seek bars exclude themselves, as on Android)
                 self.key_back()
                 return
-            if frame.ime and IME_BOX[1] <= y1 < IME_BOX[3]:
+            if frame.ime and screen.ime_top <= y1 < screen.nav_top:
                 return
-            if y1 < STATUS_BAR_BOTTOM or y1 >= NAV_BAR_TOP:
+            if y1 < screen.status_bottom or y1 >= screen.nav_top:
                 return
             if top.kind == "dialog":
                 b = top.box
@@ -193,6 +203,10 @@ class DeviceInput:
 
     def key(self, code: int, *, longpress: bool = False) -> None:
         with self.lock:
+            if self.keyguard_showing and self.screen_on and code not in (26, 223, 224, 83):
+                if code == 82:  # MENU dismisses a lock that needs no credential, as on an emulator
+                    self.dismiss_keyguard("menu")
+                return  # home, back and typing go to the lock screen, which ignores them
             if code == 3:
                 self.go_home()
             elif code == 4:
@@ -204,6 +218,10 @@ class DeviceInput:
                     self.screen_on = not self.screen_on
                 else:
                     self.screen_on = code == 224
+                if not self.screen_on and not self.keyguard_showing:
+                    self.keyguard_showing = True
+                    self.shade_expanded = False
+                    self.keyboard_shown = False
                 self.log("PowerManagerService", "Waking up from Asleep" if self.screen_on
                          else "Going to sleep due to power_button", pid=self.system_pid)
             elif code == 83:
@@ -212,6 +230,15 @@ class DeviceInput:
                 self.keyboard_shown = False
             elif self.focused_id:
                 self._edit_key(code)
+
+    def dismiss_keyguard(self, how: str) -> bool:
+        """Takes the lock screen away (a swipe lock needs nothing more); False when none was showing."""
+        with self.lock:
+            if not self.keyguard_showing:
+                return False
+            self.keyguard_showing = False
+            self.log("KeyguardViewMediator", f"keyguardDone: dismissed by {how}", pid=self.system_pid)
+            return True
 
     def key_back(self) -> None:
         with self.lock:
@@ -255,6 +282,8 @@ class DeviceInput:
     def type_text(self, text: str) -> bool:
         """Types into the focused field, as `input text` does. False if no field has focus."""
         with self.lock:
+            if self.keyguard_showing:
+                return False  # the lock screen has the input focus
             p, package = self._focused_node()
             if p is None or p.node.on_text is None or not p.node.enabled:
                 return False

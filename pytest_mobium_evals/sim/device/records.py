@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from ..apps.base import App
+from ..display import PORTRAIT, Display
 from ..views import SCREEN_H, SCREEN_W, Placed
 
 if TYPE_CHECKING:
@@ -206,11 +207,13 @@ class Window:
 
 
 class Frame:
-    def __init__(self, windows: list[Window], ime: bool, toast: Toast | None, screen_on: bool):
+    def __init__(self, windows: list[Window], ime: bool, toast: Toast | None, screen_on: bool,
+                 display: Display = PORTRAIT):
         self.windows = windows
         self.ime = ime
         self.toast = toast
         self.screen_on = screen_on
+        self.display = display
 
     @property
     def top(self) -> Window:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import views
-from ..views import NAV_BAR_TOP, SCREEN_H, SCREEN_W, STATUS_BAR_BOTTOM, Placed
+from ..views import Placed
 
 
 @dataclass
@@ -50,7 +50,8 @@ class DeviceTouches:
         top = frame.top
         if top.kind != "app" or top.root is None or top.activity is None:
             return None, ""
-        if not (0 <= x < SCREEN_W and STATUS_BAR_BOTTOM <= y < min(NAV_BAR_TOP, SCREEN_H)):
+        screen = frame.display
+        if not (0 <= x < screen.width and screen.status_bottom <= y < screen.nav_top):
             return None, ""
         hit = views.hit_test(top.root, int(x), int(y))
         if hit is None or hit.node.on_touch is None or not hit.node.enabled:

@@ -91,7 +91,8 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceA
         self._cursor: int | None = None  # None = end of the field
         self._select_all = False
         self.screen_on = True
-        self.rotation = 0
+        # The lock screen: shown once the screen goes off (a swipe lock locks at once), until dismissed.
+        self.keyguard_showing = False
         self._crashes: dict[str, list[float]] = {}
         self.dropbox: list[DropBoxEntry] = []  # oldest first; kept across pm clear, restarts and reboots
         self.battery_level = 100

@@ -76,7 +76,7 @@ def _activity_activities(ctx: "Ctx", d: "VirtualDevice") -> None:
         ctx.outln("    mBounds=Rect(0, 0 - 0, 0)")
         ctx.outln("    mCreatedByOrganizer=false")
         ctx.outln("    mLastNonFullscreenBounds=null")
-        ctx.outln("    isSleeping=false")
+        ctx.outln(f"    isSleeping={'true' if d.keyguard_showing or not d.screen_on else 'false'}")
         if visible and resumed is not None and resumed.task is task:
             ctx.outln(f"    topResumedActivity={override or resumed.record()}")
         elif task.top is not None:

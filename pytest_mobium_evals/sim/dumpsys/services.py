@@ -80,10 +80,11 @@ def _display(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     ctx.outln("  mOnlyCode=false")
     ctx.outln("  mSafeMode=false")
     ctx.outln("  mPendingTraversal=false")
+    screen = d.display
+    w, h = screen.width, screen.height
     ctx.outln(f"  mViewports=[DisplayViewport{{type=INTERNAL, valid=true, isActive=true, displayId=0, "
-              f"uniqueId='{DISPLAY_UID}', physicalPort=0, orientation={d.rotation}, logicalFrame=Rect(0, 0 - "
-              f"{SCREEN_W}, {SCREEN_H}), physicalFrame=Rect(0, 0 - {SCREEN_W}, {SCREEN_H}), deviceWidth={SCREEN_W}, "
-              f"deviceHeight={SCREEN_H}}}]")
+              f"uniqueId='{DISPLAY_UID}', physicalPort=0, orientation={screen.rotation}, logicalFrame=Rect(0, 0 - "
+              f"{w}, {h}), physicalFrame=Rect(0, 0 - {w}, {h}), deviceWidth={w}, deviceHeight={h}}}]")
     ctx.outln("  mDefaultDisplayDefaultColorMode=0")
     ctx.outln("  mWifiDisplayScanRequestCount=0")
     ctx.outln(f"  mStableDisplaySize=Point({SCREEN_W}, {SCREEN_H})")
@@ -98,7 +99,7 @@ def _display(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     ctx.outln(f'  DisplayDeviceInfo{{"Built-in Screen": uniqueId="{DISPLAY_UID}", {SCREEN_W} x {SCREEN_H}, modeId 1, '
               f"defaultModeId 1, supportedModes [{{id=1, width={SCREEN_W}, height={SCREEN_H}, fps=60.0, "
               f"alternativeRefreshRates=[]}}], density 420, 420.0 x 420.0 dpi, appVsyncOff 1000000, "
-              f"presDeadline 16666666, touch INTERNAL, rotation {d.rotation}, type INTERNAL, address "
+              f"presDeadline 16666666, touch INTERNAL, rotation 0, type INTERNAL, address "
               f"{{port=0, model=0x0}}, deviceProductInfo DeviceProductInfo{{name=EMU_display_0}}, state {state}, "
               f"FLAG_DEFAULT_DISPLAY, FLAG_ROTATES_WITH_CONTENT, FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS}}")
     return 0
@@ -170,9 +171,11 @@ def _input(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     ctx.outln("  Show Touches: false")
     ctx.outln("  Pointer Capture: Disabled, seq=0")
     ctx.outln("  Viewports:")
-    ctx.outln(f"    Viewport INTERNAL: displayId=0, uniqueId={DISPLAY_UID}, port=0, orientation={d.rotation}, "
-              f"logicalFrame=[0, 0, {SCREEN_W}, {SCREEN_H}], physicalFrame=[0, 0, {SCREEN_W}, {SCREEN_H}], "
-              f"deviceSize=[{SCREEN_W}, {SCREEN_H}], isActive=[1]")
+    screen = d.display
+    w, h = screen.width, screen.height
+    ctx.outln(f"    Viewport INTERNAL: displayId=0, uniqueId={DISPLAY_UID}, port=0, orientation={screen.rotation}, "
+              f"logicalFrame=[0, 0, {w}, {h}], physicalFrame=[0, 0, {w}, {h}], "
+              f"deviceSize=[{w}, {h}], isActive=[1]")
     ctx.outln("")
     ctx.outln("Input Reader State (Nums of device: 2):")
     ctx.outln("  Device 1: virtio_input_multi_touch_1")
@@ -183,9 +186,9 @@ def _input(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     ctx.outln("      Parameters:")
     ctx.outln("        DeviceType: TOUCH_SCREEN")
     ctx.outln("        AssociatedDisplay: hasAssociatedDisplay=true, isExternal=false, displayId=''")
-    ctx.outln(f"      DisplayBounds: {SCREEN_W}x{SCREEN_H}")
-    ctx.outln(f"      PhysicalFrameInRotatedDisplay: Rect{{0, 0, {SCREEN_W}, {SCREEN_H}}}")
-    ctx.outln(f"      InputDeviceOrientation: Rotation{d.rotation * 90}")
+    ctx.outln(f"      DisplayBounds: {w}x{h}")
+    ctx.outln(f"      PhysicalFrameInRotatedDisplay: Rect{{0, 0, {w}, {h}}}")
+    ctx.outln(f"      InputDeviceOrientation: Rotation{screen.rotation * 90}")
     ctx.outln("  Device 2: qwerty2")
     ctx.outln("    Sources: KEYBOARD | DPAD")
     ctx.outln("    Keyboard Input Mapper:")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..views import IME_BOX, SCREEN_H, SCREEN_W
+from ..views import DP, SCREEN_H, SCREEN_W
 from .activity import focus_override
 from .common import boolean, stable_hash
 
@@ -24,9 +24,7 @@ def _window(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
         ctx.outln("    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true")
         ctx.outln(f"    mScreenOnEarly={boolean(d.screen_on)} mScreenOnFully={boolean(d.screen_on)}")
         ctx.outln("    mShowingDream=false mDreamingLockscreen=false")
-        ctx.outln("    mKeyguardDelegate")
-        ctx.outln("      showing=false")
-        ctx.outln("      inputRestricted=false")
+        _keyguard_delegate(ctx, d)
         ctx.outln("")
         _window_displays(ctx, d, frame)
         ctx.outln("")
@@ -39,6 +37,8 @@ def _window(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     elif what in ("policy", "p"):
         ctx.outln("WINDOW MANAGER POLICY STATE (dumpsys window policy)")
         ctx.outln(f"    mScreenOnEarly={boolean(d.screen_on)} mScreenOnFully={boolean(d.screen_on)}")
+        ctx.outln("    mShowingDream=false mDreamingLockscreen=false")
+        _keyguard_delegate(ctx, d)
     elif what in ("tokens", "t", "sessions", "s", "animator", "a", "lastanr", "l", "visible", "visible-apps",
                   "trace", "refresh", "constants", "containers", "focus"):
         ctx.outln(f"WINDOW MANAGER {what.upper()} (dumpsys window {what})")
@@ -49,6 +49,28 @@ def _window(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
                 for line in lines:
                     ctx.outln(line)
     return 0
+
+
+def _keyguard_delegate(ctx: "Ctx", d: "VirtualDevice") -> None:
+    """The policy's view of the lock screen: a swipe lock, so never secure, and input restricted while it shows."""
+    showing = boolean(d.keyguard_showing)
+    ctx.outln("    mKeyguardDelegate")
+    ctx.outln(f"      showing={showing}")
+    ctx.outln(f"      showingAndNotOccluded={showing}")
+    ctx.outln(f"      inputRestricted={showing}")
+    ctx.outln("      occluded=false")
+    ctx.outln("      secure=false")
+    ctx.outln("      dreaming=false")
+    ctx.outln("      systemIsReady=true")
+    ctx.outln("      deviceHasKeyguard=true")
+    ctx.outln("      enabled=true")
+    ctx.outln(f"      onScreen={boolean(d.screen_on)}")
+    ctx.outln("      KeyguardStateMonitor")
+    ctx.outln(f"        mIsShowing={showing}")
+    ctx.outln("        mSimSecure=false")
+    ctx.outln(f"        mInputRestricted={showing}")
+    ctx.outln("        mTrusted=false")
+    ctx.outln("        mCurrentUserId=0")
 
 
 def _focused_app(d: "VirtualDevice") -> str:
@@ -62,9 +84,12 @@ def _focused_app(d: "VirtualDevice") -> str:
 def _window_displays(ctx: "Ctx", d: "VirtualDevice", frame) -> None:
     ctx.outln("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)")
     ctx.outln("  Display: mDisplayId=0 (organized)")
-    ctx.outln(f"    init={SCREEN_W}x{SCREEN_H} 420dpi mMinSizeOfResizeableTaskDp=220 cur={SCREEN_W}x{SCREEN_H} "
-              f"app={SCREEN_W}x{SCREEN_H - 63} rng={SCREEN_W}x{SCREEN_W - 63}-{SCREEN_H - 63}x{SCREEN_H - 63}")
-    ctx.outln(f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,{SCREEN_W},{SCREEN_H}))")
+    screen = frame.display
+    cur = f"{screen.width}x{screen.height}"
+    ctx.outln(f"    init={SCREEN_W}x{SCREEN_H} 420dpi mMinSizeOfResizeableTaskDp=220 cur={cur} "
+              f"app={screen.width}x{screen.nav_top} rng={SCREEN_W}x{SCREEN_W - 63}-{SCREEN_H - 63}x{SCREEN_H - 63}")
+    ctx.outln(f"    deferred=false mLayoutNeeded=false "
+              f"mTouchExcludeRegion=SkRegion((0,0,{screen.width},{screen.height}))")
     ctx.outln("")
     ctx.outln(f"  mLayoutSeq={d.frames}")
     ctx.outln(f"  mCurrentFocus={d.focus_window(frame)}")
@@ -75,16 +100,20 @@ def _window_displays(ctx: "Ctx", d: "VirtualDevice", frame) -> None:
         ctx.outln(f"      mLastFocusedRootTask={front.header(brief=True)}")
     ctx.outln("")
     ctx.outln("  DisplayRotation")
-    ctx.outln("    mCurrentAppOrientation=SCREEN_ORIENTATION_PORTRAIT")
-    ctx.outln("    mLastOrientation=1")
-    ctx.outln(f"    mRotation={d.rotation} mDeferredRotationPauseCount=0")
-    ctx.outln(f"    mUserRotationMode=USER_ROTATION_LOCKED mUserRotation=ROTATION_{d.rotation * 90} "
+    requested = d.requested_orientation()
+    auto = d.settings("system").get("accelerometer_rotation", "0") == "1"
+    user = d.settings("system").get("user_rotation", "0")
+    user = int(user) if user in ("0", "1", "2", "3") else 0
+    ctx.outln(f"    mCurrentAppOrientation=SCREEN_ORIENTATION_{requested.upper()}")
+    ctx.outln(f"    mLastOrientation={1 if requested == 'portrait' else -1}")
+    ctx.outln(f"    mRotation={screen.rotation} mDeferredRotationPauseCount=0")
+    ctx.outln(f"    mUserRotationMode=USER_ROTATION_{'FREE' if auto else 'LOCKED'} mUserRotation=ROTATION_{user * 90} "
               f"mCameraRotationMode=0")
     ctx.outln("    mAllowAllRotations=unknown")
     ctx.outln("    mFixedToUserRotation=false")
     ctx.outln("    WindowOrientationListener")
-    ctx.outln("      mEnabled=false")
-    ctx.outln(f"      mCurrentRotation=ROTATION_{d.rotation * 90}")
+    ctx.outln(f"      mEnabled={boolean(auto)}")
+    ctx.outln(f"      mCurrentRotation=ROTATION_{screen.rotation * 90}")
     ctx.outln("      mSensorType=null")
     ctx.outln("")
     ctx.outln(f"    mFocusedWindow={d.focus_window(frame)}")
@@ -117,13 +146,14 @@ def _window_blocks(d: "VirtualDevice", frame) -> list[tuple[str, list[str]]]:
           True, [])
     block("Window{%s u0 StatusBar}" % stable_hash("status"), "com.android.systemui", 10120, "STATUS_BAR", True, [])
     block(f"Window{{{stable_hash('shade')} u0 NotificationShade}}", "com.android.systemui", 10120,
-          "NOTIFICATION_SHADE", d.shade_expanded, [])
-    touch = (f"    touchable region=SkRegion(({IME_BOX[0]},{IME_BOX[1]},{IME_BOX[2]},{IME_BOX[3]}))"
+          "NOTIFICATION_SHADE", d.shade_expanded or d.keyguard_showing, [])
+    ime = frame.display.ime_box
+    touch = (f"    touchable region=SkRegion(({ime[0]},{ime[1]},{ime[2]},{ime[3]}))"
              if ime_shown else "    touchable region=SkRegion()")
     block(f"Window{{{stable_hash('ime')} u0 InputMethod}}", "com.google.android.inputmethod.latin", 10137,
           "INPUT_METHOD", ime_shown,
           ["    mIsImWindow=true mIsWallpaper=false mIsFloatingLayer=true",
-           f"    mGivenContentInsets=[0,{IME_BOX[1]}][0,0] mGivenVisibleInsets=[0,{IME_BOX[1]}][0,0]",
+           f"    mGivenContentInsets=[0,{ime[1]}][0,0] mGivenVisibleInsets=[0,{ime[1]}][0,0]",
            "    mTouchableInsets=3 mGivenInsetsPending=false", touch])
     for win in reversed(frame.windows[1:]):
         if win.kind == "dialog" and win.dialog is not None:
@@ -145,9 +175,12 @@ def _window_windows(ctx: "Ctx", d: "VirtualDevice", frame) -> None:
         for line in lines:
             ctx.outln(line)
     ctx.outln("")
-    ctx.outln(f"  mGlobalConfiguration={{1.0 310mcc260mnc [en_US] ldltr sw411dp w411dp h914dp 420dpi nrml long "
-              f"{'night' if d.night_mode else 'notnight'} port finger -keyb/v/h -nav/h winConfig={{ mBounds=Rect(0, "
-              f"0 - {SCREEN_W}, {SCREEN_H}) mRotation=ROTATION_0}}}}")
+    screen = frame.display
+    w_dp, h_dp = round(screen.width / DP), round(screen.nav_top / DP)
+    ctx.outln(f"  mGlobalConfiguration={{1.0 310mcc260mnc [en_US] ldltr sw411dp w{w_dp}dp h{h_dp}dp 420dpi nrml "
+              f"long {'night' if d.night_mode else 'notnight'} {'land' if screen.landscape else 'port'} finger "
+              f"-keyb/v/h -nav/h winConfig={{ mBounds=Rect(0, 0 - {screen.width}, {screen.height}) "
+              f"mRotation=ROTATION_{screen.rotation * 90}}}}}")
     ctx.outln("  mHasPermanentDpad=false")
     ctx.outln("  mTopFocusedDisplayId=0")
     app = app_window_title(d, frame)

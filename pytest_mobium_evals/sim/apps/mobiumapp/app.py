@@ -167,6 +167,7 @@ class MobiumApp(App):
     version_name = "1.0.0"
     version_code = 1
     webview_debugging = True  # a release build, but its WebViews are inspectable, as Mobium's checks need
+    screen_orientation = "portrait"  # app.json's orientation
 
     def __init__(self, device):
         super().__init__(device)

@@ -111,9 +111,10 @@ class Layout(Screen):
 
     def window_dp(self) -> float:
         overrides = self.device.display_overrides
-        width = int(overrides.get("size", "1080x2400").split("x")[0])
+        width, height = (int(v) for v in overrides.get("size", "1080x2400").split("x"))
         density = int(overrides.get("density", "420"))
-        return width * 160 / density
+        # `wm size` is the panel's; a quarter turn makes its long side the window's width.
+        return (height if self.device.display.landscape else width) * 160 / density
 
     def render(self, t: Theme) -> Node:
         def hit(what):
