@@ -152,17 +152,21 @@ class ActingTools:
         return Result(msg, data)
 
     def _check_page_editable(self, st, node, subject: str) -> None:
-        """A page's field marked aria-readonly looks editable to the accessibility tree and takes keys in the DOM;
-        Mobium asks the page, as Playwright's editable check does, and refuses it. A page without DevTools (not
-        debuggable) is not asked: the tree is all there is."""
+        """A page's field marked readonly or aria-readonly is refused as not editable, asked of the page as
+        Playwright's editable check asks it (the accessibility tree shows both as fields). A page without DevTools
+        (not debuggable) is not asked: the tree is all there is."""
         try:
             link, page = self._devtools_page(st, "app_type")
             said = link.evaluate(page, "(() => { const e = document.getElementById(" + json.dumps(node.rid)
-                                 + "); return e ? e.getAttribute('aria-readonly') : null })()")
+                                 + "); return e ? (e.getAttribute('readonly') !== null ? 'readonly' : "
+                                 "e.getAttribute('aria-readonly') === 'true' ? 'aria-readonly' : '') : '' })()")
         except MobiumError:
             return
-        if (said.get("result") or {}).get("value") == "true":
-            raise failed_check(subject, "editable", "it is aria-readonly: the page marks it read-only",
+        marked = (said.get("result") or {}).get("value")
+        if marked in ("readonly", "aria-readonly"):
+            # Refused before a key is sent: a read-only field does not take focus from the one that has it, so a
+            # key sent anyway would land in that other field.
+            raise failed_check(subject, "editable", f"it is {marked}: the page marks it read-only",
                                "app_type types into a field that accepts text; read this one with app_text",
                                code="invalid_argument", remedy="app_text to read it", locator=subject)
 

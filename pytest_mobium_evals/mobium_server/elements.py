@@ -171,8 +171,10 @@ def build_elements(snap: Snapshot, context: str = "NATIVE_APP") -> list[Element]
         target = clickable[-1] if clickable else g[-1]
         named = next((n for n in g if n.text or n.desc or n.password), target)
         label = describe(named, act_ids)
-        if context != "NATIVE_APP" and named.password and named.hint:
-            label = clean(named.hint)  # a page's field is named by its placeholder, as Mobium's page map does
+        if context != "NATIVE_APP" and (named.password or named.editable_class) and named.hint:
+            # A page's field is named by its placeholder, as Mobium's page map (over DevTools) names it: what is
+            # typed into it is its value, not its name.
+            label = clean(named.hint)
         role = target.role() or named.role()
         # Frames are the page's notion, named in a WebView context's map; NATIVE_APP reads the accessibility tree,
         # where a frame's controls are plain nodes of the WebView.

@@ -3,8 +3,9 @@ app_accessibility says ("Every change is put back when the session ends")."""
 
 from __future__ import annotations
 
-from conftest import APP
 from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
+
+APP = "dev.mobium.mobiumapp"
 
 
 def font_scale(sim_server) -> str:

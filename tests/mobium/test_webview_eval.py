@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import APP
+APP = "dev.mobium.mobiumapp"
+
 
 
 def open_case(tools, button: str) -> list[str]:

@@ -1,0 +1,60 @@
+"""t56 web-form-whole: every field of the Web form that takes text, with a name a shell would mangle, the box
+checked, and the fields that refuse left as they are (WebViews: Web form)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from mobiumapp import line, mobiumapp, open_web_case, ref_for
+
+from pytest_mobium_evals.scripting import refusal
+from pytest_mobium_evals.tasks import Claim, Controls, Outcome
+from pytest_mobium_evals.toolserver import Tools
+
+NAMES = ("Zoë Brontë", "Chloé O'Connor", "Søren Kierkegaard", "Anaïs Nin", "José Martí")
+REFUSING = ("fixed", "aria-readonly", "disabled")
+
+
+def _fill(tools: Tools, params: dict, name: str) -> list[str]:
+    open_web_case(tools, "webformBtn")
+    tools.call("app_type", target=ref_for(tools, r" text input \(input"), text=name)
+    tools.call("app_type", target=ref_for(tools, r" email input \(input"), text=params["email"])
+    tools.call("app_type", target=ref_for(tools, r" notes \(input"), text=params["notes"])
+    tools.call("app_keyboard", hide=True)  # the fields below are under it
+    refused = [label for label in REFUSING
+               if refusal(tools.call, "app_type", target=ref_for(tools, rf" {label} \(input"), text="x")]
+    tools.call("app_keyboard", hide=True)
+    tools.call("app_tap", target=ref_for(tools, r" A checkbox \(checkbox"))
+    return refused
+
+
+def ref_t56(tools: Tools, params: dict) -> Claim:
+    refused = _fill(tools, params, params["name"])
+    tools.call("app_context", context="NATIVE_APP")
+    return Claim("done", None, f"filled Text, Email and Notes and checked the box; refused: {', '.join(refused)}")
+
+
+def wrong_t56(tools: Tools, params: dict) -> Claim:
+    """Types the name without its accents, as text sent through a shell's `input text` arrives."""
+    plain = unicodedata.normalize("NFKD", params["name"]).encode("ascii", "ignore").decode()
+    _fill(tools, params, plain)
+    tools.call("app_context", context="NATIVE_APP")
+    return Claim("done", None, "filled the form")
+
+
+@mobiumapp(id="t56", reference=ref_t56, wrong=wrong_t56, tier="hard", slug="web-form-whole",
+           params=lambda rng: {"name": rng.choice(NAMES), "email": f"reader{rng.randint(10, 99)}@example.org",
+                               "notes": rng.choice(["two words", "call me back", "see you at noon"])},
+           aims_at="a long horizon in a page, and text a shell would mangle (non-ASCII, quotes): each field typed "
+                   "exactly, the ones that refuse text found and left alone, the box checked",
+           prompt="In MobiumApp, open WebViews, then Web form. Type \"{name}\" into the Text field, \"{email}\" into "
+                  "Email and \"{notes}\" into Notes, check the checkbox, and leave every field that does not take "
+                  "text as it is. Tell me which fields refused.",
+           controls=Controls(reasons={"wrong": "types the name without its accents"}))
+def test_t56_web_form_whole(device, params) -> Outcome:
+    got = {k: line(device, k) for k in ("fText", "fEmail", "fArea", "fReadonly")}
+    box = device.find("fCheck")
+    checked = box is not None and box.checked
+    ok = (got["fText"] == params["name"] and got["fEmail"] == params["email"] and got["fArea"] == params["notes"]
+          and got["fReadonly"] == "fixed" and checked)
+    return Outcome(ok, observed=f"{got}; checkbox {'checked' if checked else 'not checked'}")
