@@ -1,0 +1,60 @@
+"""t57 night-drive: allow location while the app is in use, turn the app's dark mode on, then set Volume to a seeded
+level, in three screens (Location Demo, Form Demo, Slider Demo)."""
+
+from __future__ import annotations
+
+import re
+
+from hard import app_theme, back_to_menu
+from mobiumapp import line, mobiumapp, open_screen, ref_for, text_of
+
+from pytest_mobium_evals.tasks import Claim, Controls, Outcome
+from pytest_mobium_evals.toolserver import Tools
+
+FINE = "android.permission.ACCESS_FINE_LOCATION"
+
+
+def _run(tools: Tools, params: dict, answer: str) -> str:
+    open_screen(tools, "Location Demo")
+    tools.call("app_wait_for", target=f"text={answer}", timeout_ms=5000)
+    tools.call("app_tap", target=f"text={answer}")
+    tools.call("app_wait_for", target="testid=fixCount", condition="text", text="fixes")
+    back_to_menu(tools)
+    open_screen(tools, "Form Demo")
+    tools.call("app_check", target="testid=darkSwitch", checked=True)
+    back_to_menu(tools)
+    open_screen(tools, "Slider Demo")
+    tools.call("app_fill", target=ref_for(tools, r" Volume \(slider"), text=f"{params['volume'] / 100:g}")
+    return text_of(tools, "sliderState")
+
+
+def ref_t57(tools: Tools, params: dict) -> Claim:
+    return Claim("done", None, _run(tools, params, "While using the app"))
+
+
+def wrong_t57(tools: Tools, params: dict) -> Claim:
+    """Answers the location prompt with "Only this time": granted now, gone once the app is left for a while."""
+    return Claim("done", None, _run(tools, params, "Only this time"))
+
+
+def _location(device) -> str:
+    out = device.shell("dumpsys package dev.mobium.mobiumapp")
+    m = re.search(rf"{re.escape(FINE)}: granted=(\w+), flags=\[([^\]]*)\]", out)
+    if m is None or m.group(1) != "true":
+        return "not granted"
+    return "granted once" if "ONE_TIME" in m.group(2) else "granted while in use"
+
+
+@mobiumapp(id="t57", reference=ref_t57, wrong=wrong_t57, tier="hard", slug="night-drive",
+           params=lambda rng: {"volume": rng.choice([20, 30, 40, 60])},
+           aims_at="a long horizon (three screens, over 15 tool calls) whose first step has a near miss: a "
+                   "permission granted only this time looks the same as one granted while in use until it lapses",
+           prompt="Get MobiumApp ready for a night drive: allow it location while the app is in use (the Location "
+                  "Demo asks), turn on the app's own Dark mode in the Form Demo, and set the Slider Demo's Volume "
+                  "to {volume}.",
+           controls=Controls(reasons={"wrong": "allows location only this time"}))
+def test_t57_night_drive(device, params) -> Outcome:
+    state = line(device, "sliderState")  # read first: the slider's state is the screen's, left behind below
+    theme, location = app_theme(device), _location(device)
+    ok = f"volume: {params['volume']}," in state and theme == "dark" and location == "granted while in use"
+    return Outcome(ok, observed=f"{state}; theme={theme}; location {location}")
