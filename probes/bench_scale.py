@@ -4,9 +4,11 @@ ratio to one device.
 
 Each round is one pytest run of the MobiumApp tasks' reference controls (`--device HOST:PORT/SERIAL,… -n N`): the
 wall time from the command to its exit, so each worker's start (pytest, collection, the prepared tool server) is in
-it, as it is in a user's run. `busy` is the CPU time the run's processes used (pytest and its workers, their tool
-servers; not the device servers, nor the forked tool servers, which the kernel reaps: a lower bound) over the wall
-time: when it nears the core count, more devices only queue for the cores. The same rate is also given over the
+it, as it is in a user's run. `busy` is the CPU time the run's processes used (pytest and its workers, the prepared
+tool servers, the device servers; not the forked tool servers, which the kernel reaps: a lower bound) over the wall
+time: when it nears the core count, more devices only queue for the cores. `CPU/trial` is that CPU time per trial,
+and the ceiling it sets, cores / CPU per trial, is the most trials a minute this machine can run however many
+devices wait in parallel: where the rate stops growing, it has met that ceiling. The same rate is also given over the
 trials alone (from the first trial's start to the last one's end), without the workers' start, which a longer run
 spreads thinner.
 
@@ -58,7 +60,8 @@ def one_round(devices: int, tasks: list[str], repeats: int, folder: Path, checko
         started = time.monotonic()
         proc = subprocess.run(command, capture_output=True, text=True, cwd=folder)
         wall = time.monotonic() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # Taken once the device servers have exited and been reaped, so their CPU time is in it too.
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"bench_scale: the run on {devices} device(s) failed (exit {proc.returncode}):\n"
                          f"{proc.stdout[-1500:]}{proc.stderr[-800:]}")
@@ -97,15 +100,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.checkout.resolve()}: {len(tasks)} tasks x {args.repeats} repeats, reference control, each virtual "
           f"device {where}")
     print(f"{'devices':>8} {'trials':>7} {'wall s':>8} {'trials/min':>11} {'vs 1':>6} {'busy (cores)':>13}"
-          f" {'trials s':>9} {'trials/min':>11} {'vs 1':>6}")
+          f" {'CPU/trial s':>12} {'trials s':>9} {'trials/min':>11} {'vs 1':>6}")
     base = steady_base = None
+    cores = os.cpu_count() or 1
     for n, wall, cpu, trials, window in rows:
         rate, steady = trials / wall * 60, trials / window * 60
         if n == counts[0]:
             base, steady_base = rate, steady
         print(f"{n:>8} {trials:>7} {wall:>8.1f} {rate:>11.1f} {rate / base:>5.2f}x {cpu / wall:>13.2f}"
-              f" {window:>9.1f} {steady:>11.1f} {steady / steady_base:>5.2f}x")
+              f" {cpu / max(trials, 1):>12.2f} {window:>9.1f} {steady:>11.1f} {steady / steady_base:>5.2f}x")
     print("wall: the whole pytest run, workers' start included; trials: first trial's start to last one's end")
+    widest = rows[-1]
+    per_trial = widest[2] / max(widest[3], 1)
+    print(f"ceiling: {per_trial:.2f} CPU s a trial (workers' start included) on {cores} cores caps the whole run "
+          f"at {cores / per_trial * 60:.0f} trials/min however many devices wait in parallel")
     print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
     return 0
 
