@@ -20,7 +20,11 @@ settings after, outcome read, grading, records). Target: overhead under 0.35 s (
 Each figure is printed as the median and, in brackets, the minimum over the trials: on a shared machine the
 minimum is the better estimate of what the work itself costs. The load average is printed beside them.
 
-    python probes/bench_overhead.py [--rounds 5] [--providers claude,ollama,openai]
+    python probes/bench_overhead.py [--rounds 5] [--providers claude,ollama,openai] [--checkout DIR]
+
+With --checkout, the same bench is first run in that checkout (its own probes/bench_overhead.py and .venv, e.g. an
+export of main) and its table printed above this one's, so old and new figures come from one run under the same
+load.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -147,16 +152,37 @@ def endpoint_for(provider: str):
     return endpoint, endpoint.base_url
 
 
+def compare_with(checkout: Path, rounds: int, providers: list[str]) -> bool:
+    """The other checkout's own bench, run to its end before this one's; its table printed as it is."""
+    python, script = checkout / ".venv" / "bin" / "python", checkout / "probes" / "bench_overhead.py"
+    missing = [str(path) for path in (python, script) if not path.exists()]
+    if missing:
+        print(f"bench_overhead: --checkout {checkout}: no {' and no '.join(missing)}", file=sys.stderr)
+        return False
+    proc = subprocess.run([str(python), str(script), "--rounds", str(rounds), "--providers", ",".join(providers)],
+                          cwd=checkout, capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(f"bench_overhead: the bench in {checkout} failed (exit {proc.returncode}): "
+              f"{(proc.stderr or proc.stdout).strip()[-600:]}", file=sys.stderr)
+        return False
+    print(f"--- {checkout} (for comparison) ---\n{proc.stdout.rstrip()}\n--- {ROOT} (this checkout) ---", flush=True)
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="trials per provider (default 5)")
     parser.add_argument("--providers", default="claude,ollama,openai", help="comma list of claude, ollama, openai")
+    parser.add_argument("--checkout", type=Path, default=None,
+                        help="another checkout with its own .venv, measured first for comparison")
     args = parser.parse_args(argv)
     providers = [p.strip() for p in args.providers.split(",") if p.strip()]
     unknown = [p for p in providers if p not in MODELS]
     if unknown or args.rounds < 1:
         print(f"bench_overhead: unknown provider(s) {', '.join(unknown)} (use claude, ollama, openai)" if unknown
               else "bench_overhead: --rounds must be at least 1", file=sys.stderr)
+        return 2
+    if args.checkout is not None and not compare_with(args.checkout.resolve(), args.rounds, providers):
         return 2
 
     t01 = load_task_definitions([Path(__file__).resolve().parents[1] / "tasks" / "mobiumapp"])["t01"]

@@ -4,14 +4,16 @@ ratio to one device.
 
 Each round is one pytest run of the MobiumApp tasks' reference controls (`--device HOST:PORT/SERIAL,… -n N`): the
 wall time from the command to its exit, so each worker's start (pytest, collection, the prepared tool server) is in
-it, as it is in a user's run. `busy` is the CPU time the run's processes used (pytest and its workers, their tool
-servers; not the device servers, nor the forked tool servers, which the kernel reaps: a lower bound) over the wall
-time: when it nears the core count, more devices only queue for the cores. The same rate is also given over the
+it, as it is in a user's run. `busy` is the CPU time the run's processes used (pytest and its workers, the prepared
+tool servers, the device servers; not the forked tool servers, which the kernel reaps: a lower bound) over the wall
+time: when it nears the core count, more devices only queue for the cores. `CPU/trial` is that CPU time per trial,
+and the ceiling it sets, cores / CPU per trial, is the most trials a minute this machine can run however many
+devices wait in parallel: where the rate stops growing, it has met that ceiling. The same rate is also given over the
 trials alone (from the first trial's start to the last one's end), without the workers' start, which a longer run
 spreads thinner.
 
     python probes/bench_scale.py [--devices 1,2,4,8] [--tasks t01,t04,t07,t09,t15,t11] [--repeats 4]
-                                 [--in-workers] [--checkout DIR]
+                                 [--in-workers] [--checkout DIR [--checkout DIR]]
 """
 
 from __future__ import annotations
@@ -58,7 +60,8 @@ def one_round(devices: int, tasks: list[str], repeats: int, folder: Path, checko
         started = time.monotonic()
         proc = subprocess.run(command, capture_output=True, text=True, cwd=folder)
         wall = time.monotonic() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # Taken once the device servers have exited and been reaped, so their CPU time is in it too.
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"bench_scale: the run on {devices} device(s) failed (exit {proc.returncode}):\n"
                          f"{proc.stdout[-1500:]}{proc.stderr[-800:]}")
@@ -75,8 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--in-workers", action="store_true",
                         help="each worker's virtual device in the worker itself (--device sim), not a process of "
                              "its own: the form an older checkout understands")
-    parser.add_argument("--checkout", type=Path, default=ROOT,
-                        help="the checkout to measure, with its own .venv (default: this one)")
+    parser.add_argument("--checkout", type=Path, action="append", default=None,
+                        help="a checkout to measure, with its own .venv (default: this one); given twice (old and "
+                             "new), each device count runs on both in turn, so both tables share the run's load")
     args = parser.parse_args(argv)
     try:
         counts = [int(c) for c in args.devices.split(",") if c.strip()]
@@ -86,28 +90,44 @@ def main(argv: list[str] | None = None) -> int:
     if not counts or min(counts) < 1 or args.repeats < 1:
         print("bench_scale: device counts and --repeats must be at least 1", file=sys.stderr)
         return 2
+    checkouts = [c.resolve() for c in (args.checkout or [ROOT])]
+    missing = [str(c) for c in checkouts if not (c / ".venv" / "bin" / "python").exists()]
+    if missing:
+        print(f"bench_scale: --checkout {', '.join(missing)}: no .venv/bin/python there", file=sys.stderr)
+        return 2
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
     load_before = os.getloadavg()[0]
-    rows = []
+    rows: dict[Path, list] = {c: [] for c in checkouts}
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         for n in counts:
-            rows.append((n, *one_round(n, tasks, args.repeats, Path(tmp), args.checkout.resolve(),
-                                       args.in_workers)))
+            for i, checkout in enumerate(checkouts):
+                folder = Path(tmp) / str(i)
+                folder.mkdir(exist_ok=True)
+                rows[checkout].append((n, *one_round(n, tasks, args.repeats, folder, checkout, args.in_workers)))
     where = "in each worker" if args.in_workers else "behind an ADB server process of its own"
-    print(f"{args.checkout.resolve()}: {len(tasks)} tasks x {args.repeats} repeats, reference control, each virtual "
-          f"device {where}")
+    for checkout in checkouts:
+        print_table(checkout, rows[checkout], counts, tasks, args.repeats, where)
+    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
+    return 0
+
+
+def print_table(checkout: Path, rows: list, counts: list[int], tasks: list[str], repeats: int, where: str) -> None:
+    print(f"{checkout}: {len(tasks)} tasks x {repeats} repeats, reference control, each virtual device {where}")
     print(f"{'devices':>8} {'trials':>7} {'wall s':>8} {'trials/min':>11} {'vs 1':>6} {'busy (cores)':>13}"
-          f" {'trials s':>9} {'trials/min':>11} {'vs 1':>6}")
+          f" {'CPU/trial s':>12} {'trials s':>9} {'trials/min':>11} {'vs 1':>6}")
     base = steady_base = None
+    cores = os.cpu_count() or 1
     for n, wall, cpu, trials, window in rows:
         rate, steady = trials / wall * 60, trials / window * 60
         if n == counts[0]:
             base, steady_base = rate, steady
         print(f"{n:>8} {trials:>7} {wall:>8.1f} {rate:>11.1f} {rate / base:>5.2f}x {cpu / wall:>13.2f}"
-              f" {window:>9.1f} {steady:>11.1f} {steady / steady_base:>5.2f}x")
+              f" {cpu / max(trials, 1):>12.2f} {window:>9.1f} {steady:>11.1f} {steady / steady_base:>5.2f}x")
     print("wall: the whole pytest run, workers' start included; trials: first trial's start to last one's end")
-    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
-    return 0
+    widest = rows[-1]
+    per_trial = widest[2] / max(widest[3], 1)
+    print(f"ceiling: {per_trial:.2f} CPU s a trial (workers' start included) on {cores} cores caps the whole run "
+          f"at {cores / per_trial * 60:.0f} trials/min however many devices wait in parallel")
 
 
 if __name__ == "__main__":

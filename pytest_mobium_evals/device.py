@@ -61,8 +61,9 @@ class Device:
     `shell(cmd, timeout=, encoding=)` method, which is how tests inject a fake)."""
 
     def __init__(self, adb_device, serial: str, *, adb_host: str = "127.0.0.1", adb_port: int = 5037,
-                 shell_timeout: float = 30.0):
+                 shell_timeout: float = 30.0, client=None):
         self._adb = adb_device
+        self._client = client  # the adbutils AdbClient the commands' connections are made by (connect() sets it)
         self.serial = serial
         self.adb_host = adb_host
         self.adb_port = adb_port
@@ -74,7 +75,7 @@ class Device:
         import adbutils
 
         client = adbutils.AdbClient(host=host, port=port, socket_timeout=kwargs.pop("socket_timeout", 30))
-        return cls(client.device(serial), serial, adb_host=host, adb_port=port, **kwargs)
+        return cls(client.device(serial), serial, adb_host=host, adb_port=port, client=client, **kwargs)
 
     # ---- the shell --------------------------------------------------------------------------------------------
 
@@ -93,21 +94,27 @@ class Device:
         return out if isinstance(out, bytes) else str(out).encode()
 
     def _run(self, cmd: str, timeout: float, encoding: Optional[str]):
-        """One shell command, with `timeout` bounding every wait, the transport and the service's OKAY included:
-        adbutils' own shell() waits up to ten minutes for those, so a device that hangs on a request would hold the
-        trial far past its limits. A stand-in without adbutils' connection API (a test's fake) is asked plainly."""
-        open_transport = getattr(self._adb, "open_transport", None)
-        if open_transport is None:
+        """One shell command on a connection of its own, with `timeout` bounding every wait (adbutils' own shell()
+        waits up to ten minutes for the transport and the service's OKAY, so a device that hangs on a request
+        would hold the trial far past its limits). The transport is chosen with `host:transport:SERIAL`, which
+        every adb server understands, so no `host:version` round trip comes first, and the connection is closed
+        as soon as the device has closed its end: adbutils' close() pauses 10 ms per connection for a half-close
+        that a finished shell does not need, and those pauses were most of a command's time on the virtual
+        device. A stand-in without a client (a test's fake) is asked plainly."""
+        if self._client is None:
             return self._adb.shell(cmd, timeout=timeout, encoding=encoding)
-        conn = open_transport(timeout=timeout)
+        conn = self._client.make_connection(timeout=timeout)
         try:
-            conn.conn.settimeout(timeout)
+            conn.send_command(f"host:transport:{self.serial}")
+            conn.check_okay()
             conn.send_command("shell:" + cmd)
             conn.check_okay()
-            out = conn.read_until_close(encoding=encoding)
+            out = _read_to_end(conn.conn)
         finally:
-            conn.close()
-        return out.rstrip() if encoding else out
+            conn.conn.close()
+        if encoding is None:
+            return out
+        return out.decode(encoding, "replace").rstrip()
 
     def getprop(self, name: str) -> str:
         return self.shell(f"getprop {name}").strip()
@@ -404,3 +411,11 @@ def _quote(value: str) -> str:
     if re.fullmatch(r"[\w.,:/@%+=-]+", value):
         return value
     return "'" + value.replace("'", "'\\''") + "'"
+
+
+def _read_to_end(sock) -> bytes:
+    """What the device sends until it closes the stream, in chunks joined once (a screenshot is megabytes)."""
+    chunks = []
+    while chunk := sock.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)

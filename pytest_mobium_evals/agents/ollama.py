@@ -4,7 +4,7 @@ level."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from .base import AgentInfraError, ModelSetting, RetryableAPIError, tls_context
 from .provider import Reply, ToolCall
@@ -22,9 +22,20 @@ class OllamaProvider:
         self.setting = setting
         self.label = f"{setting.label} at {host}"
         self._client = ollama.AsyncClient(host=host, timeout=REQUEST_TIMEOUT_S, verify=tls_context())
+        self._functions: Optional[list[dict]] = None
+        self._tools: list[Any] = []
 
     async def chat(self, messages: list[dict], tools: list[dict]) -> Reply:
-        return await self._call(messages=messages, tools=tools)
+        return await self._call(messages=messages, tools=self._typed(tools))
+
+    def _typed(self, functions: list[dict]) -> list[Any]:
+        """The functions as the client's own Tool type, made once per trial: the client validates plain dicts
+        into it on every request, and the trial offers the same ~70 functions every turn."""
+        if functions is not self._functions:
+            import ollama
+
+            self._functions, self._tools = functions, [ollama.Tool.model_validate(f) for f in functions]
+        return self._tools
 
     async def final(self, messages: list[dict], schema: dict) -> Reply:
         return await self._call(messages=messages, format=schema)

@@ -5,10 +5,11 @@ It is run by path as `python -I -S attach.py SOCKET mcp OPTION…`, so it import
 the standard library and starts in a few milliseconds. Its exit status is the server's. If the prepared process is
 gone it runs the server itself, slower but the same (`python -m pytest_mobium_evals.cli mcp OPTION…`)."""
 
-import _socket  # not `socket`: its enum and selectors imports would double this process's start
-import array
+# The C modules, not `socket`, `signal` and `array`: their Python wrappers import enum and collections, which would
+# double this process's start.
+import _signal
+import _socket
 import os
-import signal
 import sys
 
 FALLBACK_MODULE = "pytest_mobium_evals.cli"
@@ -24,10 +25,10 @@ def attach(path: str, args: list[str]) -> int:
               file=sys.stderr, flush=True)
         os.execv(sys.executable, [sys.executable, "-m", FALLBACK_MODULE, *args])
     request = "\0".join(args).encode("utf-8")
-    fds = array.array("i", [0, 1, 2])
+    fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))  # three C ints, as SCM_RIGHTS carries them
     sock.sendmsg([len(request).to_bytes(4, "big") + request], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
     # A client that ends this process means to end the server: closing the socket tells it (see prefork).
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(143))
+    _signal.signal(_signal.SIGTERM, lambda *_: os._exit(143))
     answer = b""
     while True:
         chunk = sock.recv(16)

@@ -64,6 +64,8 @@ def _import_everything() -> None:
 
     from . import server, tools  # noqa: F401  (the imports are the point)
 
+    server.tool_list()  # the tool list, built once here rather than in every fork
+
 
 def _fork_for(conn: socket.socket, listener: socket.socket, run_server) -> None:
     try:

@@ -11,7 +11,7 @@ from .elements import Aim, Locator, aim_at, cover_label, find, parse_locator, sp
 from .errors import KEYBOARD_HIDE, KEYBOARD_REMEDY, MobiumError, failed_check, invalid
 from .shapes import box_text
 from .snapshot import Snapshot, UiNode
-from .tool_state import IMPLICIT_WAIT, NATIVE, POLL, SETTLE_LIMIT, UNLOCK_REMEDY, DeviceState
+from .tool_state import IMPLICIT_WAIT, NATIVE, POLL, SETTLE_LIMIT, SETTLE_WINDOW, UNLOCK_REMEDY, DeviceState
 
 
 class Resolution:
@@ -171,11 +171,18 @@ class Resolution:
                                    "app_wait_for and condition \"enabled\"", code="timeout",
                                    remedy="app_wait_for with condition \"enabled\", or do what enables it first",
                                    locator=subject)
-            # Settle: the same node at the same place in an earlier read taken moments ago.
+            # Settle: the same node at the same place in an earlier read taken moments ago, but no less than a
+            # settle window ago, as Mobium compares: reads a few ms apart would take an easing animation's
+            # sub-pixel tail for rest.
             still = False
-            if prev is not None and now - prev[0] < 3.0 and prev[1] is not snap:
-                before = find(prev[1], loc, context)
-                still = len(before) == 1 and before[0].bounds == node.bounds
+            if prev is not None and prev[1] is not snap:
+                age = now - prev[0]
+                if age < SETTLE_WINDOW and now < settle_deadline:
+                    time.sleep(SETTLE_WINDOW - age)
+                    continue
+                if age < 3.0:
+                    before = find(prev[1], loc, context)
+                    still = len(before) == 1 and before[0].bounds == node.bounds
             if not still:
                 if now < settle_deadline:
                     prev = st.last

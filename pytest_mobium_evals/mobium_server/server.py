@@ -4,6 +4,7 @@ structuredContent, and a failed tool is a normal result with isError true (never
 from __future__ import annotations
 
 import base64
+import functools
 import logging
 import traceback
 from typing import Any, Optional
@@ -23,8 +24,14 @@ SERVER_VERSION = "0.1.0-evals"
 
 
 def tool_list() -> list[types.Tool]:
-    return [types.Tool(name=s.name, description=s.description, input_schema=s.schema,
-                       annotations=types.ToolAnnotations(read_only_hint=s.read_only)) for s in TOOLS.values()]
+    return list(_tools())
+
+
+@functools.lru_cache(maxsize=1)
+def _tools() -> tuple[types.Tool, ...]:
+    # Built once: a prepared server (prefork) builds it before forking, so no trial's server spends its start on it.
+    return tuple(types.Tool(name=s.name, description=s.description, input_schema=s.schema,
+                            annotations=types.ToolAnnotations(read_only_hint=s.read_only)) for s in TOOLS.values())
 
 
 def to_call_result(res: Result) -> types.CallToolResult:

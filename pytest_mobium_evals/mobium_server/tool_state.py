@@ -14,6 +14,7 @@ from .snapshot import Snapshot
 IMPLICIT_WAIT = 2.0
 POLL = 0.25
 SETTLE_LIMIT = 5.0
+SETTLE_WINDOW = 0.1  # a target counts as still when two reads this far apart see it at the same place
 NATIVE = "NATIVE_APP"
 PASSWORD_NOTE = "hidden: this is a password field"
 UNLOCK_REMEDY = 'app_lock with state "unlock"'

@@ -1,4 +1,4 @@
-"""device.py and devices.py without a device: a fake adb shell with a scripted screen."""
+"""device.py and devices.py: a fake adb shell with a scripted screen, and the shell itself on a virtual ADB server."""
 
 from __future__ import annotations
 
@@ -163,3 +163,24 @@ def test_the_device_record_says_what_kind_of_device_it_is(props, kind):
     info = Device(PropsAdb(props), "x").properties()
     assert info["kind"] == kind
     assert info["image"] == props.get("ro.build.fingerprint", "")  # a real device keeps its own fingerprint
+
+
+@pytest.fixture(scope="module")
+def virtual_adb():
+    from pytest_mobium_evals import sim
+
+    with sim.start(devices=1) as server:
+        yield server
+
+
+def test_on_an_adb_server_a_command_answers_its_output_and_a_screenshot_comes_whole(virtual_adb):
+    device = Device.connect(virtual_adb.serials[0], port=virtual_adb.port)
+    assert device.shell("echo one; echo two") == "one\ntwo"
+    png = device.screencap()
+    assert png is not None and png.endswith(b"IEND\xaeB`\x82") and len(png) > 16384
+
+
+def test_on_an_adb_server_a_serial_it_does_not_hold_is_a_device_error_naming_it(virtual_adb):
+    device = Device.connect("emulator-5999", port=virtual_adb.port, shell_timeout=5)
+    with pytest.raises(DeviceError, match=r"emulator-5999: `echo hi` failed: .*not found"):
+        device.shell("echo hi")
