@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 from .device import AdbLink, device_list
 from .elements import build_elements, element_of, find, parse_locator, spinners
@@ -46,11 +48,23 @@ class ReadingTools:
         snap = self.snap(st)
         context = self._context_ok(st, snap)
         elements = build_elements(snap, context)
+        cross: list[str] = []
+        if context != NATIVE:
+            # A page's map is read through the page, which cannot see into a cross-origin frame: its controls are
+            # left out and counted, and NATIVE_APP (the accessibility tree) is where they are reached.
+            cross = self._cross_origin_frames(st, sorted({el.frames[0] for el in elements if el.frames}))
+            elements = [el for el in elements if not (el.frames and el.frames[0] in cross)]
         self._remember(st, snap, elements, context)
         lines = [el.line() for el in elements]
         data: dict[str, Any] = {"elements": [el.to_json() for el in elements], "context": context,
                                 "device": st.link.serial}
         notes = self._screen_notes(snap, context, data)
+        if cross:
+            data["cross_origin_frames"] = cross
+            notes.append(f"{len(cross)} frame{' on this page is' if len(cross) == 1 else 's on this page are'} "
+                         f"cross-origin ({', '.join('iframe#' + f for f in cross)}): the page cannot see into "
+                         f"{'it' if len(cross) == 1 else 'them'}, so what is inside is not listed — switch to "
+                         "NATIVE_APP with app_context and map there to reach it")
         text = "\n".join(lines) if lines else "No actionable elements found"
         if notes:
             text += "\n" + "\n".join(notes)
@@ -59,6 +73,24 @@ class ReadingTools:
         if args.get("diff"):
             text, data["diff"] = diff(last, now)
         return Result(text, data)
+
+    def _cross_origin_frames(self, st, frames: list[str]) -> list[str]:
+        """Which of the page's frames (by id) are cross-origin, asked of the page over DevTools: a data: URL has an
+        origin of its own, and so has a URL on another scheme, host or port. None when the page cannot be asked."""
+        if not frames:
+            return []
+        try:
+            link, page = self._devtools_page(st, "app_map")
+
+            def value(expression: str):
+                return (link.evaluate(page, expression).get("result") or {}).get("value")
+
+            here = value("document.URL") or ""
+            sources = {f: value("(() => { const f = document.getElementById(" + json.dumps(f) + "); return f ? "
+                                "f.getAttribute('src') : null })()") for f in frames}
+        except MobiumError:
+            return []
+        return [f for f in frames if isinstance(sources[f], str) and _other_origin(sources[f], here)]
 
     def _screen_notes(self, snap: Snapshot, context: str, data: dict) -> list[str]:
         notes = []
@@ -194,3 +226,18 @@ class ReadingTools:
             full = os.path.abspath(path)
             return Result(f"saved {full} ({len(png)} bytes)", {"path": full, "bytes": len(png)})
         return Result("", None, image=png)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else ""
+
+
+def _other_origin(src: str, page_url: str) -> bool:
+    """A frame loaded from `src` is cross-origin to a page at `page_url`: a data: URL always (its origin is
+    opaque), an absolute http(s) URL when its scheme, host and port differ; srcdoc, about:blank and relative URLs
+    share the page's."""
+    if src.startswith("data:"):
+        return True
+    theirs = _origin(src)
+    return bool(theirs) and theirs != _origin(page_url)

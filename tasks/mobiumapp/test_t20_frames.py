@@ -9,11 +9,13 @@ from pytest_mobium_evals.toolserver import Tools
 
 
 def ref_t20(tools: Tools, params: dict) -> Claim:
-    """Open the Frames page, switch to the WebView, and fill the Card number field inside iframe#crossFrame."""
+    """Open the Frames page; its WebView's map says the cross-origin frame cannot be seen into, so the Card number
+    field is reached from NATIVE_APP, whose map is the accessibility tree, frames and all."""
     open_frames_page(tools)
-    tools.call("app_fill", target=ref_for(tools, r"\(input\) in iframe#crossFrame$"), text=params["card"])
-    tools.call("app_keyboard", hide=True)
+    tools.call("app_map")
     tools.call("app_context", context="NATIVE_APP")
+    tools.call("app_fill", target=ref_for(tools, r" Card number \(input\)$"), text=params["card"])
+    tools.call("app_keyboard", hide=True)
     typed = next((ln for ln in tools.call("app_text").text.splitlines() if ln.startswith("typed: ")), "")
     return Claim("done", None, typed or "typed the card number")
 
@@ -21,8 +23,9 @@ def ref_t20(tools: Tools, params: dict) -> Claim:
 def wrong_t20(tools: Tools, params: dict) -> Claim:
     """Taps the cross-origin frame's button instead of typing into its field."""
     open_frames_page(tools)
-    tools.call("app_tap", target=ref_for(tools, r"Tap me \(button\) in iframe#crossFrame$"))
     tools.call("app_context", context="NATIVE_APP")
+    taps = [ln.split()[0] for ln in tools.call("app_map").text.splitlines() if ln.endswith(" Tap me (button)")]
+    tools.call("app_tap", target=taps[-1])  # the last "Tap me" is the cross-origin frame's
     return Claim("done", None, "typed the card number")
 
 

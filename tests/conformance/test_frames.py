@@ -6,8 +6,6 @@ import re
 
 from conformance_cli import APP, Flow
 
-CROSS_SEEN = ("WebView contexts: the WebView's map reaches into the cross-origin iframe#crossFrame (its Tap me and "
-              "Card number) instead of saying '1 frame on this page is cross-origin' (mobium_server/snapshot.py)")
 flow = Flow("frames.sh")
 page: dict = {}
 
@@ -53,7 +51,7 @@ def _(m):
     page["same"], page["nested"] = same[0], nested[0]
 
 
-@flow.step(47, xfail=CROSS_SEEN)
+@flow.step(47)
 def _(m):
     assert "1 frame on this page is cross-origin" in page["map"], page["map"]
 

@@ -183,6 +183,9 @@ class FormPage(WebPage):
 
 class FramesPage(WebPage):
     title = "Frames"
+    # The same-origin frames are inline (srcdoc); the other is a data: URL, whose origin is its own.
+    attrs = {"sameFrame": {"srcdoc": "<p>A same-origin frame</p>"}, "nestedFrame": {"srcdoc": "<p>A frame inside</p>"},
+             "crossFrame": {"src": "data:text/html,<p>A cross-origin frame</p>"}}
 
     def __init__(self):
         super().__init__()
