@@ -131,7 +131,7 @@ VERBS: dict[str, Verb] = {
     "find": Verb("app_find", ("locator",)),
     "text": Verb("app_text", ("target",)),
     "source": Verb("app_source"),
-    "screenshot": Verb("app_screenshot", flags={"--output": Flag("path", _path)}),
+    "screenshot": Verb("app_screenshot", flags={"--output": Flag("path", _path), "-o": Flag("path", _path)}),
     "tap": Verb("app_tap", shape=_xy_or_target, flags={"--fingers": Flag("fingers", _int)}),
     "double-tap": Verb("app_tap", ("target",), fixed={"double": True}),
     "long-press": Verb("app_long_press", shape=_xy_or_target, flags={"--duration": _ms("duration_ms")}),

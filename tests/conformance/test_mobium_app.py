@@ -377,7 +377,20 @@ def _(m):
     assert "theme=dark" in read_text(m)
 
 
-flow.hardware(692, "the pixel luminance of a screenshot (pixel.py): the dark theme drawn dark")
+def luma(m) -> int:
+    """mobium-app.sh's luma(): the screenshot's luminance at (0.97, 0.85), as pixel.py reads it."""
+    from PIL import Image
+
+    shot = os.path.join(m.env["MOBIUM_HOME"], "shot.png")
+    m.ok("screenshot", "-o", shot)
+    with Image.open(shot) as img:
+        r, g, b = img.convert("RGB").getpixel((int(img.width * 0.97), int(img.height * 0.85)))
+    return round(0.299 * r + 0.587 * g + 0.114 * b)
+
+
+@flow.step(692)
+def _(m):
+    assert luma(m) < 60, "the app says theme=dark and the screen is not dark"
 
 
 @flow.step(695)
@@ -386,5 +399,7 @@ def _(m):
     assert "theme=light" in read_text(m)
 
 
-flow.hardware(696, "the pixel luminance of a screenshot (pixel.py): the light theme drawn light")
+@flow.step(696)
+def _(m):
+    assert luma(m) > 200, "the app says theme=light and the screen is not light"
 test_mobium_app = flow.test()
