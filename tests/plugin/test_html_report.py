@@ -134,7 +134,7 @@ def test_screens_are_scaled_to_a_small_jpeg():
     Image.new("RGB", (1080, 2400), (10, 200, 30)).save(buf, "PNG")
     small = scale_screen(buf.getvalue())
     with Image.open(io.BytesIO(small)) as img:
-        assert img.format == "WEBP" and img.size == (240, 533)
+        assert img.format == "WEBP" and img.size == (216, 480)
     assert scale_screen(b"not an image") is None
 
 
