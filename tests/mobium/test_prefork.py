@@ -4,10 +4,11 @@ process ends its server; with no prepared server the attach command starts a ser
 
 from __future__ import annotations
 
+import json
 import os
+import select
 import signal
 import subprocess
-import time
 
 import pytest
 
@@ -52,16 +53,20 @@ def _children(pid: int) -> set[int]:
 
 
 def _wait_gone(pid: int, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().split(") ", 1)[1].startswith("Z"):
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.05)
-    return False
+    """Whether the process ends within `timeout`: its pidfd turns readable when it exits, reaped or not."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([fd], [], [], timeout)[0])
+    finally:
+        os.close(fd)
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "test_prefork", "version": "0"}}}
 
 
 def test_ending_the_attach_process_ends_its_server(sim_server, prepared):
@@ -70,9 +75,11 @@ def test_ending_the_attach_process_ends_its_server(sim_server, prepared):
     zygote = prepared._proc.pid
     before = _children(zygote)
     attach = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while not (_children(zygote) - before) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    # The server's answer to initialize is the sign its fork is up.
+    attach.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+    attach.stdin.flush()
+    assert select.select([attach.stdout], [], [], 20)[0], "the forked server never answered initialize"
+    assert b'"result"' in attach.stdout.readline()
     (fork,) = _children(zygote) - before
     attach.send_signal(signal.SIGKILL)
     attach.wait()
