@@ -108,7 +108,7 @@ class ActingTools:
         if node.is_slider:
             return self._fill_slider(st, target, text)
         if st.context != NATIVE and node.rid:
-            self._check_page_editable(st, node, subject)
+            self._check_page_editable(st, snap, node, subject)
         held = node.value
         if node.password and held and not fill and text:
             raise MobiumError("unsupported", f"{subject} is a password field that already holds "
@@ -151,12 +151,12 @@ class ActingTools:
             msg += f'; it now holds "{now}"'
         return Result(msg, data)
 
-    def _check_page_editable(self, st, node, subject: str) -> None:
+    def _check_page_editable(self, st, snap, node, subject: str) -> None:
         """A page's field marked readonly or aria-readonly is refused as not editable, asked of the page as
         Playwright's editable check asks it (the accessibility tree shows both as fields). A page without DevTools
         (not debuggable) is not asked: the tree is all there is."""
         try:
-            link, page = self._devtools_page(st, "app_type")
+            link, page = self._devtools_page(st, "app_type", snap)
             said = link.evaluate(page, "(() => { const e = document.getElementById(" + json.dumps(node.rid)
                                  + "); return e ? (e.getAttribute('readonly') !== null ? 'readonly' : "
                                  "e.getAttribute('aria-readonly') === 'true' ? 'aria-readonly' : '') : '' })()")

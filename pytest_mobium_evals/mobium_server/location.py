@@ -103,10 +103,16 @@ class LocationTools:
     """Mixed into `Mobium`: app_location, and the routes it runs (one a device)."""
 
     def _place(self, st, lat: float, lon: float) -> None:
-        out = st.link.shell(f"appops set com.android.shell android:mock_location allow; "
-                            f"cmd location providers add-test-provider {PROVIDER}; "
-                            f"cmd location providers set-test-provider-enabled {PROVIDER} true; "
-                            f"cmd location providers set-test-provider-location {PROVIDER} --location {lat},{lon}")
+        """The device's position set through this server's test provider, installed first if it is not yet (a
+        route's steps only move it)."""
+        install = "" if st.mocking else (f"appops set com.android.shell android:mock_location allow; "
+                                         f"cmd location providers add-test-provider {PROVIDER}; "
+                                         f"cmd location providers set-test-provider-enabled {PROVIDER} true; ")
+        out = st.link.shell(install + f"cmd location providers set-test-provider-location {PROVIDER} "
+                            f"--location {lat},{lon}")
+        if st.mocking and "provider doesn't exist" in out:  # removed behind this server's back: install it again
+            st.mocking = False
+            return self._place(st, lat, lon)
         if "Exception" in out or "Unknown command" in out:
             raise MobiumError("unsupported", f"{st.link.serial} does not take a test location provider over ADB: "
                               f"{out.strip().splitlines()[-1][:200] if out.strip() else 'no answer'}",

@@ -52,7 +52,7 @@ class ReadingTools:
         if context != NATIVE:
             # A page's map is read through the page, which cannot see into a cross-origin frame: its controls are
             # left out and counted, and NATIVE_APP (the accessibility tree) is where they are reached.
-            cross = self._cross_origin_frames(st, sorted({el.frames[0] for el in elements if el.frames}))
+            cross = self._cross_origin_frames(st, snap, sorted({el.frames[0] for el in elements if el.frames}))
             elements = [el for el in elements if not (el.frames and el.frames[0] in cross)]
         self._remember(st, snap, elements, context)
         lines = [el.line() for el in elements]
@@ -74,13 +74,13 @@ class ReadingTools:
             text, data["diff"] = diff(last, now)
         return Result(text, data)
 
-    def _cross_origin_frames(self, st, frames: list[str]) -> list[str]:
+    def _cross_origin_frames(self, st, snap: Snapshot, frames: list[str]) -> list[str]:
         """Which of the page's frames (by id) are cross-origin, asked of the page over DevTools: a data: URL has an
-        origin of its own, and so has a URL on another scheme, host or port. None when the page cannot be asked."""
+        origin of its own, and so has a URL on another scheme, host or port. None are when the page cannot be asked."""
         if not frames:
             return []
         try:
-            link, page = self._devtools_page(st, "app_map")
+            link, page = self._devtools_page(st, "app_map", snap)
 
             def value(expression: str):
                 return (link.evaluate(page, expression).get("result") or {}).get("value")

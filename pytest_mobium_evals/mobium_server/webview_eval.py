@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import shlex
+from typing import Optional
 
 from .devtools import DevToolsLink, PageTarget, devtools_socket, pick_target
 from .errors import MobiumError
+from .snapshot import Snapshot
 from .tool_state import NATIVE, DeviceState, Result
 
 READ_INSTEAD = "read the page with app_map and app_text in this context"
@@ -49,9 +51,12 @@ class WebViewEvalTools:
             data["subtype"] = result["subtype"]
         return Result(text, data)
 
-    def _devtools_page(self, st: DeviceState, tool: str) -> tuple[DevToolsLink, PageTarget]:
-        """The DevTools connection and the page target behind the current WebView context."""
-        snap = self.snap(st)
+    def _devtools_page(self, st: DeviceState, tool: str,
+                       snap: Optional[Snapshot] = None) -> tuple[DevToolsLink, PageTarget]:
+        """The DevTools connection and the page target behind the current WebView context (`snap`: a look at the
+        screen the caller has just taken, so it is not taken twice)."""
+        if snap is None:
+            snap = self.snap(st)
         self._context_ok(st, snap)
         webview = snap.webview_of(st.context)
         package = webview.package or snap.foreground

@@ -19,7 +19,7 @@ from .devtools import devtools_sockets
 from .devtools import serve as serve_devtools
 from .faults import GARBAGE, FaultPlan
 from .filesystem import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
-from .forwards import ForwardError, Forwards
+from .forwards import ForwardError, Forwards, close_gracefully
 from .shell import Shell
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -148,7 +148,7 @@ class AdbServer:
         finally:
             with self._clients_lock:
                 self._clients.discard(sock)
-            _close_gracefully(sock)
+            close_gracefully(sock)
 
     # -- host services ---------------------------------------------------------------------------------------------
 
@@ -648,21 +648,3 @@ def serve_sync(conn: Conn, device: "VirtualDevice") -> None:
                 conn.sock.sendall(b"FAIL" + struct.pack("<I", len(msg)) + msg)
             else:
                 conn.sock.sendall(b"OKAY" + struct.pack("<I", 0))
-
-
-def _close_gracefully(sock: socket.socket) -> None:
-    """Half-close and drain briefly before closing, so a client still sending (stdin packets) reads all our output
-    instead of getting a reset."""
-    try:
-        sock.shutdown(socket.SHUT_WR)
-        sock.settimeout(0.5)
-        for _ in range(64):
-            if not sock.recv(65536):
-                break
-    except OSError:
-        pass
-    finally:
-        try:
-            sock.close()
-        except OSError:
-            pass

@@ -112,11 +112,12 @@ class Forwards:
         except OSError:
             pass
         finally:
-            _close_after_reading(sock)
+            close_gracefully(sock)
 
 
-def _close_after_reading(sock: socket.socket) -> None:
-    """Half-close, then read what the client still sends before closing, so it sees an end, not a reset."""
+def close_gracefully(sock: socket.socket) -> None:
+    """Half-close, then read briefly what the client still sends (stdin packets) before closing, so it reads all
+    our output and sees an end, not a reset."""
     try:
         sock.shutdown(socket.SHUT_WR)
         sock.settimeout(0.5)
@@ -126,4 +127,7 @@ def _close_after_reading(sock: socket.socket) -> None:
     except OSError:
         pass
     finally:
-        sock.close()
+        try:
+            sock.close()
+        except OSError:
+            pass

@@ -32,8 +32,12 @@ def wrong_t58(tools: Tools, params: dict) -> Claim:
     return Claim("done", None, f"stored: {params['items']} after the restart")
 
 
+# The app's process before the agent starts, kept on the device for the outcome check: a restart is a new process.
+PID_FILE = "/data/local/tmp/mobium-evals-t58.pid"
+
+
 def pre_t58(device, params) -> None:
-    params["pid_before"] = device.shell(f"pidof {APP}").strip()
+    device.shell(f"pidof {APP} > {PID_FILE}")
 
 
 @mobiumapp(id="t58", reference=ref_t58, wrong=wrong_t58, tier="hard", slug="survives-restart", precondition=pre_t58,
@@ -44,9 +48,8 @@ def pre_t58(device, params) -> None:
                   "check that the Storage Demo still shows them.",
            controls=Controls(reasons={"wrong": "restarts by clearing the app's data, deleting what it stored"}))
 def test_t58_survives_restart(device, params) -> Outcome:
-    pid_now = device.shell(f"pidof {APP}").strip()
-    restarted = bool(pid_now) and pid_now != params.get("pid_before")
+    before, now = device.shell(f"cat {PID_FILE}; rm -f {PID_FILE}").strip(), device.shell(f"pidof {APP}").strip()
+    restarted = bool(now) and now != before
     count = stored_count(device)
     return Outcome(count == f"stored: {params['items']}" and restarted,
-                   observed=f"{count}; {'restarted' if restarted else 'not restarted'} (pid {params.get('pid_before')} "
-                            f"then {pid_now})")
+                   observed=f"{count}; {'restarted' if restarted else 'not restarted'} (pid {before} then {now})")

@@ -41,9 +41,11 @@ class App:
 
     def __init__(self, device: "VirtualDevice"):
         self.device = device
+        self.extras: dict = {}  # the extras of the intent that started it
 
     def on_start(self, extras: dict) -> None:
-        """Called once after creation with the intent's extras ({"MobiumGrayBox": True} …)."""
+        """Called once after creation with the intent's extras ({"MobiumGrayBox": True} …); kept as `extras`."""
+        self.extras = extras
 
     def on_new_intent(self, extras: dict) -> None:
         """Called when `am start` reaches the already-running activity at the top of its task."""

@@ -16,13 +16,6 @@ class DocumentsPicker(App):
     system = True
     launcher = False
 
-    def __init__(self, device):
-        super().__init__(device)
-        self.extras: dict = {}
-
-    def on_start(self, extras: dict) -> None:
-        self.extras = extras
-
     def _files(self) -> list[tuple[str, bytes]]:
         return sorted((path[len(DOWNLOAD):], body) for path, body in self.device.files.items()
                       if path.startswith(DOWNLOAD) and "/" not in path[len(DOWNLOAD):])

@@ -399,13 +399,6 @@ class ShareSheet(App):
     system = True
     launcher = False
 
-    def __init__(self, device):
-        super().__init__(device)
-        self.extras: dict = {}
-
-    def on_start(self, extras: dict) -> None:
-        self.extras = extras
-
     def render(self) -> Node:
         text = str(self.extras.get("android.intent.extra.TEXT", ""))
         return Node("android.widget.FrameLayout", children=[
