@@ -16,6 +16,7 @@ import pytest
 
 from . import collection, protocol, terminal
 from .session import SESSION, EvalSession, XdistHooks
+from .verdicts import DRIVERS
 
 GROUP = "mobium-evals"
 
@@ -23,11 +24,13 @@ GROUP = "mobium-evals"
 def pytest_addoption(parser: pytest.Parser) -> None:
     g = parser.getgroup(GROUP, "mobium-evals: agents driving Android apps through Mobium's MCP tools, graded on "
                                "the device's own state")
-    g.addoption("--driver", dest="mobium_driver", default="agent",
-                choices=("agent", "reference", "null", "wrong", "controls"),
+    g.addoption("--driver", dest="mobium_driver", default="agent", choices=DRIVERS + ("controls",),
                 help="who drives each task: the agent (a model), or a control: reference (the scripted solution, "
-                     "must pass), null (claims done, does nothing), wrong (the plausible wrong action); controls = "
-                     "all three on every task. Default: agent.")
+                     "must pass), null (claims done, does nothing), wrong (the plausible wrong action), "
+                     "reference+wait, +home, +menu, +answers (the reference, then 30 s of the app's time, HOME, back "
+                     "to the menu, its answer in other forms: each must get the reference's verdict), near-miss "
+                     "(each nearly-right action a task declares, with its declared verdict); controls = all of them "
+                     "on every task. Default: agent.")
     g.addoption("--model", dest="mobium_model", default=None, metavar="NAME[:EFFORT],…",
                 help="model settings for --driver agent, comma separated; haiku, sonnet, opus stand for "
                      "claude-<name>-5-5; also ollama/NAME and openai/NAME. Default: opus:medium.")

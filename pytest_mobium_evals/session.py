@@ -18,7 +18,7 @@ from typing import Any, Optional
 import pytest
 
 from . import __version__
-from .verdicts import CONTROL_DRIVERS
+from .verdicts import ALL_CONTROL_DRIVERS
 
 SESSION = pytest.StashKey["EvalSession"]()
 APP_PACKAGE_PROPERTY = "dev.mobium.mobiumapp"  # the package whose version the device record carries
@@ -132,7 +132,7 @@ class EvalSession:
 
     @property
     def drivers(self) -> tuple[str, ...]:
-        return CONTROL_DRIVERS if self.driver == "controls" else (self.driver,)
+        return ALL_CONTROL_DRIVERS if self.driver == "controls" else (self.driver,)
 
     def model_settings(self) -> list:
         from . import agents
@@ -157,8 +157,15 @@ class EvalSession:
         from .trial import TrialSpec
 
         specs = []
+        controls = task.control_drivers()
         for driver in self.drivers:
-            settings = self.model_settings() if driver == "agent" else [None]
+            if driver != "agent":
+                for control, variant in controls:
+                    if control == driver:
+                        specs += [TrialSpec(task=task, driver=driver, repeat=repeat, variant=variant)
+                                  for repeat in range(self.repeats)]
+                continue
+            settings = self.model_settings()
             names = Counter(s.name for s in settings if s is not None)
             for setting in settings:
                 qualify = setting is not None and names[setting.name] > 1
