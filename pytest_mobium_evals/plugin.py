@@ -16,7 +16,6 @@ import pytest
 
 from . import collection, protocol, terminal
 from .session import SESSION, EvalSession, XdistHooks
-from .verdicts import DRIVERS
 
 GROUP = "mobium-evals"
 
@@ -24,8 +23,9 @@ GROUP = "mobium-evals"
 def pytest_addoption(parser: pytest.Parser) -> None:
     g = parser.getgroup(GROUP, "mobium-evals: agents driving Android apps through Mobium's MCP tools, graded on "
                                "the device's own state")
-    g.addoption("--driver", dest="mobium_driver", default="agent", choices=DRIVERS + ("controls",),
-                help="who drives each task: the agent (a model), or a control: reference (the scripted solution, "
+    g.addoption("--driver", dest="mobium_driver", default="agent", metavar="DRIVER[,DRIVER…]",
+                help="who drives each task, one or several, comma separated: the agent (a model), or a "
+                     "control: reference (the scripted solution, "
                      "must pass), null (claims done, does nothing), wrong (the plausible wrong action), "
                      "reference+wait, +home, +menu, +answers (the reference, then 30 s of the app's time, HOME, back "
                      "to the menu, its answer in other forms: each must get the reference's verdict), near-miss "

@@ -32,7 +32,7 @@ def trial_name(task: str, driver: str, model: Optional[str], repeat: int) -> str
 
 def default_run_dir(driver: str, root: os.PathLike | str = "runs", now: Optional[datetime] = None) -> Path:
     now = now or datetime.now(timezone.utc)
-    return Path(root) / f"{now.strftime('%Y%m%d-%H%M%S')}-{driver}"
+    return Path(root) / f"{now.strftime('%Y%m%d-%H%M%S')}-{driver.replace(',', '_')}"
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

@@ -107,6 +107,9 @@ def to_task(gt: GhostTask) -> Task:
         max_steps=gt.max_steps,
         platforms=gt.platforms,
         source=gt.source,
+        evidence=plan.evidence if plan else "device",
+        evidence_reason=plan.evidence_reason if plan else None,
+        near_misses=plan.near_misses if plan else (),
     )
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from .. import scripting
 from ..drivers import DriverError
-from ..tasks import Claim
+from ..tasks import Claim, NearMiss
 from .check import Check
 from .loading import GhostBenchError, GhostTask
 
@@ -59,6 +59,9 @@ class ControlPlan:
     reference_does: str
     wrong_does: str
     allowed_settings: tuple[str, ...] = ()
+    evidence: str = "device"  # tasks.EVIDENCE: "foreground" when the goal is the app in front
+    evidence_reason: str | None = None
+    near_misses: tuple[NearMiss, ...] = ()
 
 
 def setting_of(check: Check) -> str | None:
@@ -124,10 +127,21 @@ def _launch_plan(task: GhostTask) -> ControlPlan:
         tools.tap(target=(after or others)[0]["ref"])
         return Claim("done", reason=f"Opened {icon['label']} from the home screen.")
 
+    def open_then_home(tools: Tools, params: dict) -> Claim:
+        claim = reference(tools, params)
+        tools.call("app_press", button="home")
+        return claim
+
     target = f"the {fixed} icon" if fixed else "the icon the goal names"
     return ControlPlan(reference, wrong,
                        reference_does=f"presses home and taps {target} on the launcher",
-                       wrong_does="presses home and taps the icon after it instead (the wrong app)")
+                       wrong_does="presses home and taps the icon after it instead (the wrong app)",
+                       evidence="foreground",
+                       evidence_reason="the eval reads the app in front: the goal is that app open, which going "
+                                       "home afterwards undoes",
+                       near_misses=(NearMiss("open-then-home", open_then_home, "false_success",
+                                             "opens the right app, then goes back to the home screen before "
+                                             "claiming: the app is no longer open, as the eval reads it"),))
 
 
 # ---- settings tasks ----------------------------------------------------------------------------------------------
