@@ -124,8 +124,8 @@ def _refuse_values_taken_for_paths(early_config: pytest.Config, parser: pytest.P
     pytest settles the rootdir and the config file from the free arguments of its first parse, before it loads
     entry-point plugins (Config.parse: determine_setup, then load_setuptools_entrypoints), so no plugin's option can
     be known there. `--mobium PATH` with a space therefore hands PATH to that parse as a test path: a binary
-    outside the project makes its folder the rootdir, the project's pyproject is ignored, and what gets collected
-    is another tree. By now the options are known, so the setup pytest would have made without those values can be
+    outside the project moves the rootdir out of it, the project's pyproject is ignored, and what gets collected is
+    another tree. By now the options are known, so the setup pytest would have made without those values can be
     computed again; only when it differs is the run stopped (a value inside the project changes nothing). Putting
     the setup right in place would mean redoing what pytest already derived from the wrong config file (addopts,
     pythonpath, the assertion rewriter's python_files), so the line says how to write the option instead."""
@@ -155,8 +155,7 @@ def _refuse_values_taken_for_paths(early_config: pytest.Config, parser: pytest.P
         import shlex
 
         option, value = misled[0]
-        rootdir = setup([value])[0]
         raise pytest.UsageError(
             f"{option} {shlex.quote(value)}: pytest took the value for a test path (it chooses its rootdir, here "
-            f"{rootdir}, before it knows a plugin's options); write "
+            f"{early_config.rootpath}, before it knows a plugin's options); write "
             + " ".join(shlex.quote(f"{o}={v}") for o, v in misled))
