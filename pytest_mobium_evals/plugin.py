@@ -77,6 +77,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    _refuse_values_taken_for_paths(early_config, parser, args)
     from .parallel import default_workers
 
     workers = default_workers(early_config)
@@ -118,3 +119,46 @@ def _register_ghost_bench(config: pytest.Config) -> None:
 
     if not config.pluginmanager.is_registered(ghost_bench):
         config.pluginmanager.register(ghost_bench, "mobium-evals-ghost-bench")
+
+
+def _refuse_values_taken_for_paths(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """Stop, in one line, a run whose rootdir and config file pytest chose from this plugin's option values.
+
+    pytest settles the rootdir and the config file from the free arguments of its first parse, before it loads
+    entry-point plugins (Config.parse: determine_setup, then load_setuptools_entrypoints), so no plugin's option can
+    be known there. `--mobium PATH` with a space therefore hands PATH to that parse as a test path: a binary
+    outside the project moves the rootdir out of it, the project's pyproject is ignored, and what gets collected is
+    another tree. By now the options are known, so the setup pytest would have made without those values can be
+    computed again; only when it differs is the run stopped (a value inside the project changes nothing). Putting
+    the setup right in place would mean redoing what pytest already derived from the wrong config file (addopts,
+    pythonpath, the assertion rewriter's python_files), so the line says how to write the option instead."""
+    group = parser.getgroup(GROUP)
+    takes_value = {name for option in group.options if option.attrs().get("nargs") != 0 for name in option.names()}
+    spaced = []
+    for option, value in zip(args, args[1:]):
+        if option == "--":
+            break
+        if option in takes_value:
+            spaced.append((option, value))
+    if not spaced:
+        return
+    from _pytest.config.findpaths import determine_setup
+
+    known = early_config.known_args_namespace
+
+    def setup(values: list[str]) -> tuple:
+        rootdir, inipath, _, _ = determine_setup(
+            inifile=known.inifilename, override_ini=known.override_ini, args=[*known.file_or_dir, *values],
+            rootdir_cmd_arg=known.rootdir or None, invocation_dir=early_config.invocation_params.dir)
+        return rootdir, inipath
+
+    meant = setup([])
+    misled = [(option, value) for option, value in spaced if setup([value]) != meant]
+    if misled:
+        import shlex
+
+        option, value = misled[0]
+        raise pytest.UsageError(
+            f"{option} {shlex.quote(value)}: pytest took the value for a test path (it chooses its rootdir, here "
+            f"{early_config.rootpath}, before it knows a plugin's options); write "
+            + " ".join(shlex.quote(f"{o}={v}") for o, v in misled))
