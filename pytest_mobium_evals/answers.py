@@ -400,3 +400,21 @@ def rival_forms(answer: str, rule: AnswerRule, context: AnswerContext) -> tuple[
     denied = [f"{a}, not {r}." for r in rivals]
     asserted = [f"{a}, or {r}." for r in rivals] + [f"{a}. It could also be {r}." for r in rivals]
     return denied, asserted
+
+
+# ---- another figure offered as a possibility beside the right one ------------------------------------------------
+
+_HEDGE = re.compile(r"\b(or|maybe|perhaps|possibly|probably|might be|could be|could also be|either)\b(?:\s+(?:maybe|"
+                    r"perhaps|possibly|about|around|even|also|be|it is|it's))*\s+(\d+)\b")
+
+
+def rejecting_hedged(rule: AnswerRule, expected: int) -> AnswerRule:
+    """`rule`, and also no asserting clause may offer another number as a possibility ("60 rows, or maybe 40",
+    "possibly 40"): a hedge between two figures answers with both. A number named to deny it does not count."""
+    def check(answer: str, context: AnswerContext) -> bool:
+        if not rule.check(answer, context):
+            return False
+        offered = [int(m.group(2)) for clause in _asserting(_clauses(answer)) for m in _HEDGE.finditer(clause)]
+        return all(n == expected for n in offered)
+
+    return replace(rule, check=check)

@@ -154,3 +154,15 @@ def test_measure_takes_the_first_figure_in_its_unit_the_device_shows(shown, othe
     assert not rule(f"{shown}dp in portrait, {other}dp in landscape", context)
     assert not rule(f"{shown}", context), "a bare number is not a figure in dp"
     assert not rule(f"{shown}dp", AnswerContext(params={}, observed="no Layout Demo on screen"))
+
+
+@given(n=st.integers(2, 500), other=st.integers(1, 500),
+       hedge=st.sampled_from(["or {o}", "or maybe {o}", "possibly {o}", "it could also be {o}", "perhaps {o} rows"]))
+def test_rejecting_hedged_fails_another_figure_offered_beside_the_count(n, other, hedge):
+    rule = answers.rejecting_hedged(answers.count_of("rows", n, unit="rows"), n)
+    context = AnswerContext(params={})
+    assert rule(f"{n} rows", context)
+    assert rule(f"{n} rows, not {other}", context), "a figure named to deny it does not compete"
+    assert rule(f"{n} rows, or {n} in all", context)
+    assume(other != n)
+    assert not rule(f"{n} rows, {hedge.format(o=other)}", context)
