@@ -418,3 +418,22 @@ def rejecting_hedged(rule: AnswerRule, expected: int) -> AnswerRule:
         return all(n == expected for n in offered)
 
     return replace(rule, check=check)
+
+
+# ---- a refusal's reason named only to deny it ------------------------------------------------------------------------
+
+# A denial just before the words it denies: "not covered", "isn't really disabled", "nothing covers".
+_DENIED_BEFORE = re.compile(r"\b(not|never|isn't|wasn't|aren't|no longer|nothing|nowhere)\s+(?:[\w']+\s+){0,2}$")
+
+
+def rejecting_denied_reason(rule: AnswerRule, mentions: str) -> AnswerRule:
+    """`rule`, and the reason must assert what it mentions at least once: "it is not covered; it is disabled"
+    names the cover only to deny it, and gives another reason."""
+    wanted = re.compile(mentions)
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        if not rule.check(answer, context):
+            return False
+        return any(not _DENIED_BEFORE.search(answer[:m.start()]) for m in wanted.finditer(answer))
+
+    return replace(rule, check=check)

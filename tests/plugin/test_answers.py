@@ -166,3 +166,19 @@ def test_rejecting_hedged_fails_another_figure_offered_beside_the_count(n, other
     assert rule(f"{n} rows, or {n} in all", context)
     assume(other != n)
     assert not rule(f"{n} rows, {hedge.format(o=other)}", context)
+
+
+@pytest.mark.parametrize("reason, ok", [
+    ("The button is covered by a scrim.", True),
+    ("It is not a bug: the button is covered.", True),
+    ("The scrim would receive the touch, not the button.", True),
+    ("It is not covered; it is disabled.", False),
+    ("It isn't really covered, it is disabled.", False),
+    ("Nothing covers it, but it ignores taps.", False),
+    ("It is not covered by anything visible, yet a translucent cover takes the tap.", True),
+])
+def test_rejecting_denied_reason_needs_the_reason_asserted(reason, ok):
+    mentions = r"scrim|cover"
+    rule = answers.rejecting_denied_reason(
+        answers.refusal_reason("r", "covered", mentions=mentions, competing=r"disabled"), mentions)
+    assert rule(reason) is ok
