@@ -437,3 +437,21 @@ def rejecting_denied_reason(rule: AnswerRule, mentions: str) -> AnswerRule:
         return any(not _DENIED_BEFORE.search(answer[:m.start()]) for m in wanted.finditer(answer))
 
     return replace(rule, check=check)
+
+
+# ---- what the answer says about something other than its figure -------------------------------------------------
+
+def setting_aside(rule: AnswerRule, clauses: str, phrases: str = "") -> AnswerRule:
+    """`rule`, judged without the clauses matching `clauses` (how things looked on the way: "it seemed to stop at
+    20 rows", "I first thought 20 rows") and the phrases matching `phrases` (another size: "pages of 20 rows
+    each"). The figures they give describe something other than the answer, so they do not compete with it."""
+    drop_clause = re.compile(clauses)
+    drop_phrase = re.compile(phrases) if phrases else None
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        text = " ; ".join(c for c in _clauses(answer) if not drop_clause.search(c))
+        if drop_phrase is not None:
+            text = drop_phrase.sub(" ", text)
+        return rule.check(text, context)
+
+    return replace(rule, check=check)

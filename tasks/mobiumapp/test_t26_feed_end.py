@@ -41,9 +41,15 @@ def near_t26_second_pause(tools: Tools, params: dict) -> Claim:
     return Claim("done", "40 rows; tapped Row 40, the last one", "the list stopped moving again at Row 40")
 
 
-# The pauses at Row 20 and Row 40 are the counts a model gives beside the right one ("60 rows, or maybe 40").
-ANSWER = answers.rejecting_hedged(
-    replace(answers.count_of("feed_rows", 60, unit="rows"), rivals=lambda _a, _c: ("20 rows", "40 rows")), 60)
+# The pauses at Row 20 and Row 40 are the counts a model gives beside the right one ("60 rows, or maybe 40"). The
+# same pauses are what a right answer tells of on the way ("it seemed to stop at 20 rows"), and a page's size
+# ("pages of 20 rows each") is not a count of the list.
+ANSWER = answers.rejecting_hedged(answers.setting_aside(
+    replace(answers.count_of("feed_rows", 60, unit="rows"),
+            rivals=lambda _a, _c: ("20 rows", "40 rows", "61 rows")),
+    clauses=r"\b(looked|seemed|appeared|thought|paused|stopped)\b",
+    phrases=r"\b(pages?|batches|chunks) of \d+( rows)?( each)?\b|\b\d+ rows? (each|at a time|per page)\b|"
+            r"\bfirst \d+ rows\b"), 60)
 JUDGE = JudgeSpec(
     question="Tap the last row of the Feed Demo's list (it loads more rows as it scrolls) and say how many rows "
              "the list has.",
@@ -56,6 +62,12 @@ JUDGE = JudgeSpec(
         LabelledAnswer("60 rows, or maybe 40; it paused there too", False, "offers the second pause as well"),
         LabelledAnswer("60 rows, not 40: it only paused at Row 40 while the last page loaded", True,
                        "names the pause only to deny it"),
+        LabelledAnswer("It looked like it ended at 20 rows, but it has 60 rows.", True,
+                       "tells of the first pause on the way to the count"),
+        LabelledAnswer("The list has 60 rows, loaded in 3 pages of 20 rows each.", True, "a page's size is not "
+                       "the count"),
+        LabelledAnswer("The list stopped at 20 rows, so it has 20 rows.", False, "the first page's pause taken "
+                       "for the end"),
     ))
 
 
@@ -77,7 +89,10 @@ JUDGE = JudgeSpec(
                    "its rows when left) and the prompt says to leave it showing"),
                (5, "'60 rows, or maybe 40' passed: a count beside a bare figure offered as a possibility was "
                    "not seen; now a hedged other figure fails, and the pauses (20, 40 rows) are the rule's "
-                   "rivals")))
+                   "rivals"),
+               (4, "a right count that told of the pause on the way ('it looked like it ended at 20 rows, but "
+                   "it has 60 rows', 'pages of 20 rows each') failed, the pause's figure read as a second count; "
+                   "now how the list looked on the way and a page's size are set aside")))
 def test_t26_feed_end(device, params) -> Outcome:
     state = line(device, "feedState")
     return Outcome("rows: 60, end" in state and state.endswith("tapped: Row 60"), observed=state)

@@ -182,3 +182,12 @@ def test_rejecting_denied_reason_needs_the_reason_asserted(reason, ok):
     rule = answers.rejecting_denied_reason(
         answers.refusal_reason("r", "covered", mentions=mentions, competing=r"disabled"), mentions)
     assert rule(reason) is ok
+
+
+def test_setting_aside_drops_what_the_answer_tells_of_on_the_way():
+    rule = answers.setting_aside(answers.count_of("rows", 60, unit="rows"), clauses=r"\b(seemed|stopped)\b",
+                                 phrases=r"\bpages of \d+ rows\b")
+    assert rule("It seemed to stop at 20 rows, but it has 60 rows.")
+    assert rule("60 rows, in 3 pages of 20 rows")
+    assert not rule("It stopped at 20 rows, so it has 20 rows.")
+    assert not rule("It seemed to have 60 rows.")  # nothing is left that gives the count
