@@ -408,13 +408,21 @@ _HEDGE = re.compile(r"\b(or|maybe|perhaps|possibly|probably|might be|could be|co
                     r"perhaps|possibly|about|around|even|also|be|it is|it's))*\s+(\d+)\b")
 
 
-def rejecting_hedged(rule: AnswerRule, expected: int) -> AnswerRule:
+def rejecting_hedged(rule: AnswerRule, expected: int, unit: str = "") -> AnswerRule:
     """`rule`, and also no asserting clause may offer another number as a possibility ("60 rows, or maybe 40",
-    "possibly 40"): a hedge between two figures answers with both. A number named to deny it does not count."""
+    "possibly 40"): a hedge between two figures answers with both. A number named to deny it does not count, nor
+    one that measures something other than `unit` ("2 or 3 seconds a page")."""
+    single = normalize(unit).rstrip("s")
+
+    def rival(clause: str, m: re.Match) -> bool:
+        rest = clause[m.end():]
+        return not _measures_something(rest) or bool(single) and rest.lstrip().startswith(single)
+
     def check(answer: str, context: AnswerContext) -> bool:
         if not rule.check(answer, context):
             return False
-        offered = [int(m.group(2)) for clause in _asserting(_clauses(answer)) for m in _HEDGE.finditer(clause)]
+        offered = [int(m.group(2)) for clause in _asserting(_clauses(answer)) for m in _HEDGE.finditer(clause)
+                   if rival(clause, m)]
         return all(n == expected for n in offered)
 
     return replace(rule, check=check)

@@ -49,7 +49,7 @@ ANSWER = answers.rejecting_hedged(answers.setting_aside(
             rivals=lambda _a, _c: ("20 rows", "40 rows", "61 rows")),
     clauses=r"\b(looked|seemed|appeared|thought|paused|stopped)\b",
     phrases=r"\b(pages?|batches|chunks) of \d+( rows)?( each)?\b|\b\d+ rows? (each|at a time|per page)\b|"
-            r"\bfirst \d+ rows\b"), 60)
+            r"\bfirst \d+ rows\b"), 60, unit="rows")
 JUDGE = JudgeSpec(
     question="Tap the last row of the Feed Demo's list (it loads more rows as it scrolls) and say how many rows "
              "the list has.",

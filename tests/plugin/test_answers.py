@@ -159,11 +159,12 @@ def test_measure_takes_the_first_figure_in_its_unit_the_device_shows(shown, othe
 @given(n=st.integers(2, 500), other=st.integers(1, 500),
        hedge=st.sampled_from(["or {o}", "or maybe {o}", "possibly {o}", "it could also be {o}", "perhaps {o} rows"]))
 def test_rejecting_hedged_fails_another_figure_offered_beside_the_count(n, other, hedge):
-    rule = answers.rejecting_hedged(answers.count_of("rows", n, unit="rows"), n)
+    rule = answers.rejecting_hedged(answers.count_of("rows", n, unit="rows"), n, unit="rows")
     context = AnswerContext(params={})
     assert rule(f"{n} rows", context)
     assert rule(f"{n} rows, not {other}", context), "a figure named to deny it does not compete"
     assert rule(f"{n} rows, or {n} in all", context)
+    assert rule(f"{n} rows; each page took 2 or 3 seconds", context), "a figure of something else is no rival"
     assume(other != n)
     assert not rule(f"{n} rows, {hedge.format(o=other)}", context)
 
