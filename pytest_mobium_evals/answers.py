@@ -400,3 +400,66 @@ def rival_forms(answer: str, rule: AnswerRule, context: AnswerContext) -> tuple[
     denied = [f"{a}, not {r}." for r in rivals]
     asserted = [f"{a}, or {r}." for r in rivals] + [f"{a}. It could also be {r}." for r in rivals]
     return denied, asserted
+
+
+# ---- another figure offered as a possibility beside the right one ------------------------------------------------
+
+_HEDGE = re.compile(r"\b(or|maybe|perhaps|possibly|probably|might be|could be|could also be|either)\b(?:\s+(?:maybe|"
+                    r"perhaps|possibly|about|around|even|also|be|it is|it's))*\s+(\d+)\b")
+
+
+def rejecting_hedged(rule: AnswerRule, expected: int, unit: str = "") -> AnswerRule:
+    """`rule`, and also no asserting clause may offer another number as a possibility ("60 rows, or maybe 40",
+    "possibly 40"): a hedge between two figures answers with both. A number named to deny it does not count, nor
+    one that measures something other than `unit` ("2 or 3 seconds a page")."""
+    single = normalize(unit).rstrip("s")
+
+    def rival(clause: str, m: re.Match) -> bool:
+        rest = clause[m.end():]
+        return not _measures_something(rest) or bool(single) and rest.lstrip().startswith(single)
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        if not rule.check(answer, context):
+            return False
+        offered = [int(m.group(2)) for clause in _asserting(_clauses(answer)) for m in _HEDGE.finditer(clause)
+                   if rival(clause, m)]
+        return all(n == expected for n in offered)
+
+    return replace(rule, check=check)
+
+
+# ---- a refusal's reason named only to deny it ------------------------------------------------------------------------
+
+# A denial just before the words it denies: "not covered", "isn't really disabled", "nothing covers".
+_DENIED_BEFORE = re.compile(r"\b(not|never|isn't|wasn't|aren't|no longer|nothing|nowhere)\s+(?:[\w']+\s+){0,2}$")
+
+
+def rejecting_denied_reason(rule: AnswerRule, mentions: str) -> AnswerRule:
+    """`rule`, and the reason must assert what it mentions at least once: "it is not covered; it is disabled"
+    names the cover only to deny it, and gives another reason."""
+    wanted = re.compile(mentions)
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        if not rule.check(answer, context):
+            return False
+        return any(not _DENIED_BEFORE.search(answer[:m.start()]) for m in wanted.finditer(answer))
+
+    return replace(rule, check=check)
+
+
+# ---- what the answer says about something other than its figure -------------------------------------------------
+
+def setting_aside(rule: AnswerRule, clauses: str, phrases: str = "") -> AnswerRule:
+    """`rule`, judged without the clauses matching `clauses` (how things looked on the way: "it seemed to stop at
+    20 rows", "I first thought 20 rows") and the phrases matching `phrases` (another size: "pages of 20 rows
+    each"). The figures they give describe something other than the answer, so they do not compete with it."""
+    drop_clause = re.compile(clauses)
+    drop_phrase = re.compile(phrases) if phrases else None
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        text = " ; ".join(c for c in _clauses(answer) if not drop_clause.search(c))
+        if drop_phrase is not None:
+            text = drop_phrase.sub(" ", text)
+        return rule.check(text, context)
+
+    return replace(rule, check=check)
