@@ -303,8 +303,13 @@ def reading(name: str, accepts: str) -> AnswerRule:
         if not want or want not in answer:
             return False
         shape = re.sub(r"\d", r"\\d", re.escape(want)).replace(r"\\d", r"\d")
-        asserted = " ; ".join(_asserting(_clauses(answer)))
-        return all(normalize(m) == want for m in re.findall(shape, asserted))
+        # Each reading is held whole while the answer is cut into clauses: the clause marks would cut one with a
+        # comma in it ("37.421998,-122.084000") in two, and a rival beside it would then go unseen.
+        found = re.findall(shape, answer)
+        held = re.sub(shape, lambda m: f"\x00{found.index(m.group(0))}\x00", answer)
+        asserted = " ; ".join(_asserting(_clauses(held)))
+        given = [normalize(found[int(i)]) for i in re.findall(r"\x00(\d+)\x00", asserted)]
+        return bool(given) and all(g == want for g in given)
 
     def rivals(_answer: str, context: AnswerContext) -> tuple[str, ...]:
         want = context.observed.strip()

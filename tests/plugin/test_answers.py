@@ -154,3 +154,13 @@ def test_measure_takes_the_first_figure_in_its_unit_the_device_shows(shown, othe
     assert not rule(f"{shown}dp in portrait, {other}dp in landscape", context)
     assert not rule(f"{shown}", context), "a bare number is not a figure in dp"
     assert not rule(f"{shown}dp", AnswerContext(params={}, observed="no Layout Demo on screen"))
+
+
+def test_reading_with_a_comma_inside_sees_a_rival_beside_it():
+    # Coordinates carry a comma before a minus sign, where the clause marks would cut them in two.
+    rule = answers.reading("coords", "the coordinates shown")
+    context = answers.AnswerContext(params={}, observed="37.421998,-122.084000")
+    assert rule("37.421998,-122.084000", context)
+    assert rule("It shows 37.421998,-122.084000, not 37.421998,-122.084003.", context)
+    assert not rule("37.421998,-122.084000, or 37.421998,-122.084003.", context)
+    assert not rule("It is not 37.421998,-122.084000.", context)
