@@ -8,7 +8,7 @@ import re
 from hard import back_to_menu, granted, save_in_storage, stored_count
 from mobiumapp import line, mobiumapp, open_screen, text_of
 
-from pytest_mobium_evals.tasks import Claim, Controls, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 POST = "android.permission.POST_NOTIFICATIONS"
@@ -25,7 +25,7 @@ def _code(tools: Tools) -> str:
     return re.search(r"(\d{6})", text_of(tools, "otpCodeShown")).group(1)
 
 
-def _run(tools: Tools, answer: str) -> str:
+def _run(tools: Tools, answer: str, *, boxes: bool = True) -> str:
     open_screen(tools, "Dialog Demo")
     tools.call("app_scroll_to", target="testid=notificationsBtn", direction="down")
     tools.call("app_tap", target="testid=notificationsBtn")
@@ -40,10 +40,14 @@ def _run(tools: Tools, answer: str) -> str:
     tools.call("app_tap", target="testid=otpSend")
     if answer == "dismiss":  # sending asks for the permission again; turned down the same way
         tools.call("app_alert", action="dismiss", check=False)
-    for i, digit in enumerate(_code(tools)):
-        tools.call("app_type", target=f"testid=otpBox{i}", text=digit)
+    code = _code(tools)
+    if boxes:
+        for i, digit in enumerate(code):
+            tools.call("app_type", target=f"testid=otpBox{i}", text=digit)
+    else:
+        tools.call("app_type", target="testid=otpField", text=code)
     tools.call("app_keyboard", hide=True)
-    tools.call("app_tap", target="testid=otpVerifyBoxes")
+    tools.call("app_tap", target="testid=otpVerifyBoxes" if boxes else "testid=otpVerifyField")
     return text_of(tools, "otpOutcome")
 
 
@@ -57,16 +61,35 @@ def wrong_t42(tools: Tools, params: dict) -> Claim:
     return Claim("done", None, _run(tools, "dismiss"))
 
 
+def near_t42_field(tools: Tools, params: dict) -> Claim:
+    """Does the first two steps, then verifies the code in the single field beside the six boxes."""
+    return Claim("done", None, _run(tools, "accept", boxes=False))
+
+
 @mobiumapp(id="t42", reference=ref_t42, wrong=wrong_t42, tier="hard", slug="code-after-permission",
            aims_at="a long horizon: three screens and over 20 tool calls, where the last screen's success can hide "
                    "that an earlier step was skipped",
            prompt="In MobiumApp: in the Dialog Demo press 'Notification permission' and allow it; store two items "
                   "with the Storage Demo's 'Save one more'; then in the OTP Demo send a code and verify it in the "
-                  "six boxes.",
-           controls=Controls(reasons={"wrong": "denies notifications and reads the code off the screen"}))
+                  "six boxes, and leave the OTP Demo showing.",
+           evidence="screen",
+           evidence_reason="the OTP Demo's code and its verdict are the screen's own state, gone when it is left "
+                           "(the real app keeps no record of a verification)",
+           controls=Controls(reasons={"wrong": "denies notifications and reads the code off the screen"}),
+           near_misses=(NearMiss("one-field", script=near_t42_field, verdict="false_success",
+                                 why="the single field beside the six boxes verifies the same code, but the task "
+                                     "asks for the boxes, which stay empty"),),
+           grader_history=(
+               (2, "read the verification line from whatever screen showed, so verifying and then going back to "
+                   "the menu read as not verified; the evidence is the OTP Demo's screen, and the prompt now says "
+                   "to leave it showing"),
+               (1, "the single field's verification counted as the six boxes'; the boxes must now hold the code")))
 def test_t42_code_after_permission(device, params) -> Outcome:
     got = line(device, "otpOutcome")
+    entered = line(device, "otpEntered")
+    in_boxes = re.fullmatch(r"entered: \d{6}", entered) is not None
     count = stored_count(device)
     ok = granted(device, POST)
-    return Outcome(got == "verified" and count == "stored: 2" and ok,
-                   observed=f"{got}; {count}; notifications {'granted' if ok else 'not granted'}")
+    return Outcome(got == "verified" and in_boxes and count == "stored: 2" and ok,
+                   observed=f"{got}; {entered or 'no boxes'}; {count}; "
+                            f"notifications {'granted' if ok else 'not granted'}")
