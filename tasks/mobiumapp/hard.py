@@ -83,7 +83,7 @@ def granted_while_in_use(device, permission: str, package: str = APP) -> bool:
     granted=true, with the ONE_TIME flag, and Android takes it back once the app is gone."""
     out = device.shell(f"dumpsys package {package}")
     m = re.search(rf"{re.escape(permission)}: granted=true(?:, flags=\[([^\]]*)\])?", out)
-    return m is not None and "ONE_TIME" not in (m.group(1) or "")
+    return m is not None and "ONE_TIME" not in re.split(r"[|\s]+", m.group(1) or "")
 
 
 def mark_log(device, marker: str) -> None:
@@ -102,3 +102,11 @@ def cleared_since(device, marker: str, package: str = APP) -> Optional[bool]:
     after = out[at:]
     return (f"Clearing data for {package}" in after
             or re.search(rf"Force stopping {re.escape(package)} appid=\d+ user=\d+: clear data", after) is not None)
+
+
+def granted_by_user(device, permission: str, package: str = APP) -> bool:
+    """Granted by a person's answer (the app's prompt, or the permission's page in Settings): Android's permission
+    controller marks such a grant USER_SET, which `pm grant` does not."""
+    out = device.shell(f"dumpsys package {package}")
+    m = re.search(rf"{re.escape(permission)}: granted=true, flags=\[([^\]]*)\]", out)
+    return m is not None and "USER_SET" in re.split(r"[|\s]+", m.group(1))
