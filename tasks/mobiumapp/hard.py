@@ -92,16 +92,15 @@ def mark_log(device, marker: str) -> None:
 
 
 def cleared_since(device, marker: str, package: str = APP) -> Optional[bool]:
-    """Whether the package's data was cleared after `marker` was logged, as the system logs a clear; None when the
-    log no longer holds the marker (cleared, or rolled over), which is no evidence either way. A clear that was
-    followed by putting the data back leaves the same count and grants, but not this."""
+    """Whether the package's data was cleared after `marker` was logged: ActivityManager stops the app for a clear
+    and logs why ("Force stopping PKG appid=N user=0: clear data"). None when the log no longer holds the marker
+    (cleared, or rolled over), which is no evidence either way. A clear followed by putting the data back leaves
+    the same count and grants, but not this line."""
     out = device.shell("logcat -d -v brief")
     at = out.rfind(marker)
     if at < 0:
         return None
-    after = out[at:]
-    return (f"Clearing data for {package}" in after
-            or re.search(rf"Force stopping {re.escape(package)} appid=\d+ user=\d+: clear data", after) is not None)
+    return re.search(rf"Force stopping {re.escape(package)} appid=\d+ user=\d+: clear data", out[at:]) is not None
 
 
 def granted_by_user(device, permission: str, package: str = APP) -> bool:
