@@ -51,11 +51,16 @@ def _coords(device) -> str:
     return got
 
 
-ANSWER = answers.reading("coords", "the coordinates the Location Demo shows")
+ANSWER = answers.coordinates("coords", "the coordinates the Location Demo shows")
 JUDGE = JudgeSpec(
     question="Grant MobiumApp location from outside the app, then report the coordinates its Location Demo shows.",
     answers=(
         LabelledAnswer("48.856600,2.352200", True, "the coordinates", "48.856600,2.352200"),
+        LabelledAnswer("48.856600, 2.352200", True, "the same pair, a space after its comma", "48.856600,2.352200"),
+        LabelledAnswer("Latitude 48.8566, longitude 2.3522.", True, "the same pair, named, trailing zeros dropped",
+                       "48.856600,2.352200"),
+        LabelledAnswer("48.856600,2.352200, or maybe 48.856600,2.352203", False, "a second reading beside it",
+                       "48.856600,2.352200"),
         LabelledAnswer("unknown", False, "no fix: the permission was not granted", "48.856600,2.352200"),
     ))
 
@@ -72,7 +77,10 @@ JUDGE = JudgeSpec(
                                      "no coordinates, so claiming them is a false success"),),
            grader_history=((5, "the coordinates' rule cut '37.421998,-122.084000' at its comma, so a second reading "
                                "named beside it ('…, or 37.421998,-122.084003') went unseen; the reading is now held "
-                               "whole and a rival beside it fails"),))
+                               "whole and a rival beside it fails"),
+                           (4, "the rule wanted the screen's string exactly, so '37.421998, -122.084000' (a space "
+                               "after the comma) or 'latitude …, longitude …' was wrong; answers.coordinates now "
+                               "compares the pair's values")))
 def test_t38_grant_outside(device, params) -> Outcome:
     ok = granted(device, FINE)
     coords = _coords(device) if ok else line(device, "coords")
