@@ -303,8 +303,13 @@ def reading(name: str, accepts: str) -> AnswerRule:
         if not want or want not in answer:
             return False
         shape = re.sub(r"\d", r"\\d", re.escape(want)).replace(r"\\d", r"\d")
-        asserted = " ; ".join(_asserting(_clauses(answer)))
-        return all(normalize(m) == want for m in re.findall(shape, asserted))
+        # Each reading is held whole while the answer is cut into clauses: the clause marks would cut one with a
+        # comma in it ("37.421998,-122.084000") in two, and a rival beside it would then go unseen.
+        found = re.findall(shape, answer)
+        held = re.sub(shape, lambda m: f"\x00{found.index(m.group(0))}\x00", answer)
+        asserted = " ; ".join(_asserting(_clauses(held)))
+        given = [normalize(found[int(i)]) for i in re.findall(r"\x00(\d+)\x00", asserted)]
+        return bool(given) and all(g == want for g in given)
 
     def rivals(_answer: str, context: AnswerContext) -> tuple[str, ...]:
         want = context.observed.strip()
@@ -463,3 +468,42 @@ def setting_aside(rule: AnswerRule, clauses: str, phrases: str = "") -> AnswerRu
         return rule.check(text, context)
 
     return replace(rule, check=check)
+
+
+# ---- coordinates ---------------------------------------------------------------------------------------------------
+
+_PAIR = re.compile(r"(?<![\d.])([-+]?\d{1,3}\.\d+)\s*,\s*([-+]?\d{1,3}\.\d+)(?!\.?\d)")
+_NAMED_PAIR = re.compile(r"\blat(?:itude)?\b\s*(?:is|of|=|:)?\s*([-+]?\d{1,3}\.\d+)\b.{0,40}?\blong?(?:itude)?\b\s*"
+                         r"(?:is|of|=|:)?\s*([-+]?\d{1,3}\.\d+)(?!\.?\d)")
+
+
+def coordinates(name: str, accepts: str) -> AnswerRule:
+    """The coordinates the device shows (the outcome's `observed`, "lat,lon"), as a pair with or without a space
+    after its comma, or named ("latitude 37.421998, longitude -122.084"), trailing zeros or not. Every pair the
+    answer asserts must be them, and there must be one; a pair named only to deny it does not compete."""
+    fallback = reading(name, accepts)
+
+    def pairs(text: str) -> list[tuple[str, str]]:
+        return _NAMED_PAIR.findall(text) or _PAIR.findall(text)
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        shown = _PAIR.findall(normalize(context.observed))
+        if len(shown) != 1:  # a positive three-digit longitude loses its comma to normalize's thousands rule
+            return fallback.check(answer, context)
+        want = tuple(float(v) for v in shown[0])
+        # Each pair is held whole while the answer is cut into clauses, whose marks include its comma.
+        found: list[tuple[str, str]] = []
+
+        def hold(m: re.Match) -> str:
+            found.append(m.groups())
+            return f"\x00{len(found) - 1}\x00"
+
+        held = _PAIR.sub(hold, _NAMED_PAIR.sub(hold, answer))
+        asserted = " ; ".join(_asserting(_clauses(held)))
+        given = [tuple(float(v) for v in found[int(i)]) for i in re.findall(r"\x00(\d+)\x00", asserted)]
+        return bool(given) and all(g == want for g in given)
+
+    def rivals(_answer: str, context: AnswerContext) -> tuple[str, ...]:
+        return fallback.rivals(_answer, context) if fallback.rivals else ()
+
+    return AnswerRule(name, accepts, check, rivals=rivals)

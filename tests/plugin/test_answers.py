@@ -192,3 +192,28 @@ def test_setting_aside_drops_what_the_answer_tells_of_on_the_way():
     assert rule("60 rows, in 3 pages of 20 rows")
     assert not rule("It stopped at 20 rows, so it has 20 rows.")
     assert not rule("It seemed to have 60 rows.")  # nothing is left that gives the count
+
+
+def test_reading_with_a_comma_inside_sees_a_rival_beside_it():
+    # Coordinates carry a comma before a minus sign, where the clause marks would cut them in two.
+    rule = answers.reading("coords", "the coordinates shown")
+    context = answers.AnswerContext(params={}, observed="37.421998,-122.084000")
+    assert rule("37.421998,-122.084000", context)
+    assert rule("It shows 37.421998,-122.084000, not 37.421998,-122.084003.", context)
+    assert not rule("37.421998,-122.084000, or 37.421998,-122.084003.", context)
+    assert not rule("It is not 37.421998,-122.084000.", context)
+
+
+@pytest.mark.parametrize("text, right", [
+    ("37.421998,-122.084000", True),
+    ("37.421998, -122.084000", True),
+    ("Latitude 37.421998, longitude -122.084.", True),
+    ("It shows 37.421998,-122.084000 (not 48.8566, 2.3522).", True),
+    ("unknown", False),
+    ("37.421998, -122.084003", False),
+    ("37.421998,-122.084000, or 37.421998, -122.084003.", False),
+    ("It is not 37.421998,-122.084000.", False),
+])
+def test_coordinates_are_compared_as_a_pair(text, right):
+    rule = answers.coordinates("coords", "the coordinates shown")
+    assert rule(text, answers.AnswerContext(params={}, observed="37.421998,-122.084000")) is right
