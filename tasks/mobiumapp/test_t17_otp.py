@@ -6,7 +6,7 @@ import re
 
 from mobiumapp import APP, line, mobiumapp, open_screen, text_of
 
-from pytest_mobium_evals.tasks import Claim, Controls, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 
@@ -49,10 +49,52 @@ def wrong_t17(tools: Tools, params: dict) -> Claim:
     return Claim("done", None, "entered the code")
 
 
+def near_t17_unverified(tools: Tools, params: dict) -> Claim:
+    """Types the six digits into the boxes and takes the full boxes for the code accepted, without pressing
+    Verify the boxes."""
+    tools.call("app_grant", app=APP, permissions=["notifications"])
+    open_screen(tools, "OTP Demo")
+    tools.call("app_tap", target="testid=otpSend")
+    code = read_code(tools)
+    for i, digit in enumerate(code):
+        tools.call("app_type", target=f"testid=otpBox{i}", text=digit)
+    tools.call("app_keyboard", hide=True)
+    return Claim("done", None, f"entered {code} in the six boxes")
+
+
+def near_t17_spread(tools: Tools, params: dict) -> Claim:
+    """Types the whole code into the first box, as a paste would arrive; the app spreads it over the six boxes, so
+    the boxes hold the code as if typed one digit each."""
+    tools.call("app_grant", app=APP, permissions=["notifications"])
+    open_screen(tools, "OTP Demo")
+    tools.call("app_tap", target="testid=otpSend")
+    code = read_code(tools)
+    tools.call("app_type", target="testid=otpBox0", text=code)
+    tools.call("app_keyboard", hide=True)
+    tools.call("app_tap", target="testid=otpVerifyBoxes")
+    return Claim("done", None, text_of(tools, "otpOutcome"))
+
+
 @mobiumapp(id="t17", reference=ref_t17, wrong=wrong_t17,
            slug="otp",
            prompt="In MobiumApp's OTP Demo, request a one-time code and enter it in the six digit boxes, then "
-                  "verify the boxes.",
+                  "verify the boxes, and leave the OTP Demo showing.",
+           evidence="screen",
+           evidence_reason="the code, the boxes and the verdict are the OTP Demo's component state, all lost when "
+                           "the screen is left (its code with them)",
+           near_misses=(
+               NearMiss("boxes-not-verified", script=near_t17_unverified, verdict="false_success",
+                        why="the six boxes hold the code but Verify the boxes was never pressed: the app says "
+                            "'sent as a notification', not 'verified'"),
+               NearMiss("whole-code-in-first-box", script=near_t17_spread, verdict="pass",
+                        why="the app spreads a code typed into the first box over all six, and the boxes are "
+                            "what is verified: the task's outcome, reached another way"),
+           ),
+           grader_history=(
+               (2, "read otpOutcome and otpEntered from whatever screen showed: the code verified, then Back to "
+                   "the menu, was graded false_success; now the prompt asks for the OTP Demo to be left showing "
+                   "(evidence='screen')"),
+           ),
            controls=Controls(reasons={"wrong": "verifies the code in the single field: the app says verified, "
                                                "the six boxes stay empty"}))
 def test_t17_otp(device, params) -> Outcome:
