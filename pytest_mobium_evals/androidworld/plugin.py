@@ -1,0 +1,44 @@
+"""AndroidWorld's pytest hooks: its JSON task files collected with Ghost Bench's machinery (`task_file_class`), one
+test per task, marked `androidworld`. The harness's plugin registers this module."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from ..ghost_bench.collection import Entry, is_task_file, task_file_class
+from .adapter import SUITE, to_task
+from .loading import AndroidWorldError, AWTask, load_objects
+
+
+def entries(path: Path) -> list[Entry]:
+    """One Entry per object of the file; a malformed object (or one whose controls cannot be derived) is an
+    Entry that fails alone with its one line, under its id (or its place in the file when it has none)."""
+    loaded = load_objects(path)
+    by_id = {item.id: item for item in loaded if isinstance(item, AWTask)}
+    out = []
+    for index, item in enumerate(loaded, start=1):
+        if isinstance(item, AWTask):
+            try:
+                out.append(Entry(to_task(item, by_id)))
+                continue
+            except AndroidWorldError as err:
+                item = err
+        out.append(Entry(None, error=str(item), name=_name(item, index), suite=SUITE))
+    return out
+
+
+def _name(error: AndroidWorldError, index: int) -> str:
+    # the message starts "<file>: task <id>: ..."; an object with no usable id is named by its place
+    match = re.search(r": task ([A-Za-z][A-Za-z0-9_.]*): ", str(error))
+    return match.group(1) if match else f"object_{index}"
+
+
+AndroidWorldFile = task_file_class("AndroidWorldFile", entries)
+
+
+def pytest_collect_file(file_path: Path, parent: Any) -> Any | None:
+    if not is_task_file(Path(file_path), SUITE):
+        return None
+    return AndroidWorldFile.from_parent(parent, path=Path(file_path))
