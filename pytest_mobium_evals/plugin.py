@@ -45,6 +45,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--mobium", dest="mobium_bin", default=None, metavar="PATH",
                 help="the Mobium binary whose `mobium mcp` is the tool server; default $MOBIUM_BIN, else the "
                      "built-in Mobium-compatible server.")
+    g.addoption("--androidworld-native", dest="mobium_androidworld_native", action="store_true", default=False,
+                help="beside each AndroidWorld task, its twin run by AndroidWorld's own TaskEval class (setup and "
+                     "grader), over this harness's ADB; needs android_world importable.")
     g.addoption("--run-dir", dest="mobium_run_dir", default=None, metavar="DIR",
                 help="where record.json and the trials go. Default: runs/<UTC time>-<driver>.")
     g.addoption("--resume", dest="mobium_resume", default=None, metavar="RUN_DIR",

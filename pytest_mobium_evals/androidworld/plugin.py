@@ -10,23 +10,38 @@ from typing import Any
 from ..ghost_bench.collection import Entry, is_task_file, task_file_class
 from .adapter import SUITE, to_task
 from .loading import AndroidWorldError, AWTask, load_objects
+from .native import NativeUnavailable, native_class, native_twin
 
 
-def entries(path: Path) -> list[Entry]:
+def entries(path: Path, config: Any = None) -> list[Entry]:
     """One Entry per object of the file; a malformed object (or one whose controls cannot be derived) is an
-    Entry that fails alone with its one line, under its id (or its place in the file when it has none)."""
+    Entry that fails alone with its one line, under its id (or its place in the file when it has none). With
+    --androidworld-native, each task is followed by its twin graded by AndroidWorld's own class."""
+    native = bool(config is not None and config.getoption("mobium_androidworld_native", False))
     loaded = load_objects(path)
     by_id = {item.id: item for item in loaded if isinstance(item, AWTask)}
     out = []
     for index, item in enumerate(loaded, start=1):
         if isinstance(item, AWTask):
             try:
-                out.append(Entry(to_task(item, by_id)))
-                continue
+                task = to_task(item, by_id)
             except AndroidWorldError as err:
                 item = err
+            else:
+                out.append(Entry(task))
+                if native:
+                    out.append(_native_entry(item, task))
+                continue
         out.append(Entry(None, error=str(item), name=_name(item, index), suite=SUITE))
     return out
+
+
+def _native_entry(aw: AWTask, task: Any) -> Entry:
+    try:
+        return Entry(native_twin(task, native_class(aw.cls)))
+    except NativeUnavailable as err:
+        return Entry(None, error=f"{aw.source}: --androidworld-native: {err}", name=f"{aw.id}.native",
+                     suite=SUITE)
 
 
 def _name(error: AndroidWorldError, index: int) -> str:

@@ -43,7 +43,7 @@ def is_task_file(path: Path, folder: str = SUITE) -> bool:
     return path.suffix == ".json" and path.parent.name == folder
 
 
-def ghost_bench_entries(path: Path) -> list[Entry]:
+def ghost_bench_entries(path: Path, config: Any = None) -> list[Entry]:
     entries = []
     for gt in load_file(path):
         entries.append(Entry(to_task(gt), marks=((gt.category, f"Ghost Bench tasks of category {gt.category}"),),
@@ -51,13 +51,13 @@ def ghost_bench_entries(path: Path) -> list[Entry]:
     return entries
 
 
-def task_file_class(name: str, load: Callable[[Path], list[Entry]]) -> type:
-    """A pytest.Module subclass that builds its module from a JSON file with `load`. A TaskFileError from it fails
-    the file's collection with its one line; the other files still run."""
+def task_file_class(name: str, load: Callable[[Path, Any], list[Entry]]) -> type:
+    """A pytest.Module subclass that builds its module from a JSON file with `load(path, config)`. A TaskFileError
+    from it fails the file's collection with its one line; the other files still run."""
 
     def _getobj(self):
         try:
-            return build_module(load(self.path), self.path, self.config)
+            return build_module(load(self.path, self.config), self.path, self.config)
         except TaskFileError as err:
             raise self.CollectError(str(err)) from None
 
