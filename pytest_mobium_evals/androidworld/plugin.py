@@ -1,5 +1,6 @@
 """AndroidWorld's pytest hooks: its JSON task files collected with Ghost Bench's machinery (`task_file_class`), one
-test per task, marked `androidworld`. The harness's plugin registers this module."""
+test per task, marked `androidworld`, and its run summary (`androidworld.json`) written as Ghost Bench's is. The
+harness's plugin registers this module; it hears the run through the hooks the harness declares."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from ..ghost_bench.collection import Entry, is_task_file, task_file_class
+from ..ghost_bench.summary import write_summary
 from .adapter import SUITE, to_task
 from .loading import AndroidWorldError, AWTask, load_objects
 from .native import NativeUnavailable, native_class, native_twin
+from .summary import SPEC
 
 
 def entries(path: Path, config: Any = None) -> list[Entry]:
@@ -51,6 +54,19 @@ def _name(error: AndroidWorldError, index: int) -> str:
 
 
 AndroidWorldFile = task_file_class("AndroidWorldFile", entries)
+
+
+def pytest_mobium_trial_recorded(config: Any, run_dir: Path, result: Any) -> None:
+    # Rewritten after every AndroidWorld trial, so a run that is killed still leaves a summary of what it finished.
+    if isinstance(result, dict) and result.get("suite") == SUITE:
+        write_summary(run_dir, status="running", spec=SPEC)
+
+
+def pytest_mobium_run_finished(config: Any, run_dir: Path, status: str) -> None:
+    path = write_summary(run_dir, status=status, spec=SPEC)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if path is not None and reporter is not None:
+        reporter.write_line(f"AndroidWorld summary: {path}")
 
 
 def pytest_collect_file(file_path: Path, parent: Any) -> Any | None:

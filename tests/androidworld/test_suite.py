@@ -215,3 +215,36 @@ def test_a_control_that_cannot_finish_a_part_stops_there():
 
     assert _in_turn([part("done"), part("cannot"), part("done")], None, {}).status == "cannot"
     assert calls == ["done", "cannot"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the run summary: AndroidWorld's score beside our verdict
+
+def test_the_summary_scores_as_androidworld_does(tmp_path):
+    from pytest_mobium_evals.androidworld.summary import SPEC
+    from pytest_mobium_evals.ghost_bench import write_summary
+
+    rows = [  # (task, claim, observed, reached, verdict) -> AndroidWorld's score
+        ("aw.A", "done", "score 1: got '1' (expected '1')", True, "pass", 1.0),
+        ("aw.B", "done", "score 0.5: aw.X: got '0'; aw.Y: got '0'", False, "false_success", 0.5),
+        ("aw.C", "cannot", "score 1: got '0' (expected '0')", True, "false_refusal", 1.0),
+        ("aw.D", None, "score 1: got '1'", True, "unreported", 0.0),
+        ("aw.E", "done", "AndroidWorld TurnOffWifiAndTurnOnBluetooth.is_successful: 0.5", False, "false_success",
+         0.5),
+    ]
+    for n, (task, claim, observed, reached, verdict, _) in enumerate(rows):
+        folder = tmp_path / "trials" / f"{task}-agent-m-r0"
+        folder.mkdir(parents=True)
+        (folder / "verdict.json").write_text(json.dumps({
+            "task": task, "suite": "androidworld", "driver": "agent", "model": "m", "repeat": 0,
+            "verdict": verdict, "claim": {"status": claim}, "outcome_reached": reached,
+            "outcome_observed": observed, "timings": {"total_s": 1.0}}), "utf-8")
+    other = tmp_path / "trials" / "SystemWifiTurnOn-agent-m-r0"
+    other.mkdir()
+    (other / "verdict.json").write_text(json.dumps({"task": "SystemWifiTurnOn", "suite": "ghost_bench"}), "utf-8")
+    path = write_summary(tmp_path, spec=SPEC)
+    assert path.name == "androidworld.json"
+    (run,) = json.loads(path.read_text("utf-8"))["runs"]
+    assert [r["score"] for r in run["results"]] == [row[-1] for row in rows]
+    assert [r["verdict"] for r in run["results"]] == [row[-2] for row in rows]
+    assert run["success_rate"] == 0.6 and run["passed"] == 2 and run["total_tasks"] == 5
