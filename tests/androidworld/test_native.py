@@ -164,6 +164,10 @@ def test_androidworlds_grader_and_ours_agree_on_a_settings_task(phone, stand_in)
     phone.shell("svc wifi enable")
     assert ours.outcome(phone, params).reached
     assert twin.outcome(phone, params) == aw_outcome(1, "SystemWifiTurnOn")
+    # where adbd runs as root, our own start-up freezes the date as AndroidWorld's does
+    phone.shell("date 010100002020")
+    ours.precondition(phone, params)
+    assert phone.shell("date +%Y-%m-%dT%H:%M") == "2023-10-15T15:34"
 
 
 def aw_outcome(value, name="SystemWifiTurnOn"):

@@ -169,7 +169,10 @@ def test_the_precondition_runs_androidworlds_start_up(phone):
     assert not phone.shell("date +%Y").startswith("2023")
 
 
-def test_the_start_state_is_checked(phone, tmp_path):
+def test_the_start_state_is_checked(phone, tmp_path, monkeypatch):
+    from pytest_mobium_evals.androidworld import adapter
+
+    monkeypatch.setattr(adapter, "START_TIMEOUT_S", 0.5)  # the broken setup never takes: no need to wait 10 s
     task = OURS["aw.SystemWifiTurnOnVerify"]
     task.precondition(phone, {"on_or_off": "on"})  # the setup turns wifi on: the goal holds, as a Verify needs
     broken = aw.to_task(aw.load_file(_write(tmp_path / "b.json", [
@@ -232,7 +235,7 @@ def test_the_summary_scores_as_androidworld_does(tmp_path):
         ("aw.E", "done", "AndroidWorld TurnOffWifiAndTurnOnBluetooth.is_successful: 0.5", False, "false_success",
          0.5),
     ]
-    for n, (task, claim, observed, reached, verdict, _) in enumerate(rows):
+    for task, claim, observed, reached, verdict, _ in rows:
         folder = tmp_path / "trials" / f"{task}-agent-m-r0"
         folder.mkdir(parents=True)
         (folder / "verdict.json").write_text(json.dumps({
