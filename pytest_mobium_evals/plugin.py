@@ -48,6 +48,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--mobium", dest="mobium_bin", default=None, metavar="PATH",
                 help="the Mobium binary whose `mobium mcp` is the tool server; default $MOBIUM_BIN, else the "
                      "built-in Mobium-compatible server.")
+    g.addoption("--androidworld-native", dest="mobium_androidworld_native", action="store_true", default=False,
+                help="beside each AndroidWorld task, its twin run by AndroidWorld's own TaskEval class (setup and "
+                     "grader), over this harness's ADB; needs android_world importable.")
     g.addoption("--run-dir", dest="mobium_run_dir", default=None, metavar="DIR",
                 help="where record.json and the trials go. Default: runs/<UTC time>-<driver>.")
     g.addoption("--resume", dest="mobium_resume", default=None, metavar="RUN_DIR",
@@ -97,6 +100,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mobiumapp: a task of the MobiumApp suite (tasks/mobiumapp/)")
     config.addinivalue_line("markers", "hard: a task of the hard tier (reported apart from the core tier)")
     config.addinivalue_line("markers", "ghost_bench: a task of the Ghost Bench suite (tasks/ghost_bench/*.json)")
+    config.addinivalue_line("markers", "androidworld: a task of the AndroidWorld suite (tasks/androidworld/*.json)")
     config.addinivalue_line("markers", "mobium_trial: internal; the trial fixture each task is parametrized over")
     session = EvalSession.from_config(config)
     config.stash[SESSION] = session
@@ -113,12 +117,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _register_ghost_bench(config: pytest.Config) -> None:
-    """Ghost Bench's JSON tasks are collected by its own hooks (that module owns them); it is registered here so one
-    entry point loads both. Its imports are light, like this module's."""
+    """Ghost Bench's and AndroidWorld's JSON tasks are collected by their own hooks (those modules own them); they
+    are registered here so one entry point loads all. Their imports are light, like this module's."""
     from .ghost_bench import plugin as ghost_bench
 
     if not config.pluginmanager.is_registered(ghost_bench):
         config.pluginmanager.register(ghost_bench, "mobium-evals-ghost-bench")
+    from .androidworld import plugin as androidworld
+
+    if not config.pluginmanager.is_registered(androidworld):
+        config.pluginmanager.register(androidworld, "mobium-evals-androidworld")
 
 
 def _refuse_values_taken_for_paths(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from .. import scripting
 from ..drivers import DriverError
 from ..tasks import Claim, NearMiss
-from .check import Check
+from .check import TOP_PACKAGE, Check
 from .loading import GhostBenchError, GhostTask
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -75,7 +75,8 @@ def control_plan(task: GhostTask) -> ControlPlan:
     nothing a script can reach."""
     if setting_of(task.check) is not None:
         return _settings_plan(task)
-    if _READS_FRONT_APP.match(task.check.cmd) and task.check.kind == "expect_contains":
+    if (_READS_FRONT_APP.match(task.check.cmd) and task.check.kind == "expect_contains") \
+            or task.check.kind == TOP_PACKAGE:
         return _launch_plan(task)
     raise GhostBenchError(f"no scripted controls can be derived: the eval neither reads a setting (`settings get "
                           f"<namespace> <key>`) nor the app in front (`dumpsys activity ...` with "

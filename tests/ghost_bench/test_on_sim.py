@@ -11,23 +11,11 @@ from pathlib import Path
 import pytest
 
 from pytest_mobium_evals import ghost_bench as gb
-from pytest_mobium_evals.device import Device
 
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = {t.id: t for t in gb.load_dir(ROOT / "tasks" / "ghost_bench")}
-
-
-@pytest.fixture(scope="module")
-def phone():
-    from pytest_mobium_evals import sim
-
-    server = sim.start(devices=1, port=0)
-    try:
-        yield Device.connect(server.serials[0], "127.0.0.1", server.port)
-    finally:
-        server.close()
 
 
 def wait_until(predicate, what: str, timeout: float = 10.0):
