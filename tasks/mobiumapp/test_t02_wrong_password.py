@@ -60,9 +60,15 @@ JUDGE = JudgeSpec(
 @mobiumapp(id="t02", reference=ref_t02, wrong=wrong_t02,
            slug="wrong-password", answer=ANSWER, judge=JUDGE, params=gen_t02,
            prompt="In MobiumApp's Login Demo, try to sign in as mobium with the password {password}. Report the "
-                  "exact message the app shows.",
+                  "exact message the app shows, and leave the Login Demo showing.",
            controls=Controls(reasons={"wrong": "reports the button's 'Signing in…' caption read too early; the "
-                                               "app's error does appear, so only the answer is wrong"}))
+                                               "app's error does appear, so only the answer is wrong"}),
+           evidence="screen",
+           evidence_reason="the login error lives in the Login Demo's form, which the app rebuilds empty each time "
+                           "the screen is opened",
+           grader_history=((2, "read loginError from whatever screen showed, so a right attempt followed by a "
+                               "return to the menu was graded false_success; now the prompt asks for the Login Demo "
+                               "to be left showing (evidence='screen')"),))
 def test_t02_wrong_password(device, params) -> Outcome:
     got = line(device, "loginError")
     return Outcome(got == LOGIN_ERROR, observed=got)
