@@ -5,7 +5,7 @@ from __future__ import annotations
 from mobiumapp import APP, line, mobiumapp, open_from_home, open_screen, text_of
 
 from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 
@@ -23,6 +23,15 @@ def wrong_t06(tools: Tools, params: dict) -> Claim:
     open_screen(tools, "Storage Demo")
     count, present = text_of(tools, "storedCount"), text_of(tools, "storedFile")
     return Claim("done", f"{count}, {present}", "read the storage screen")
+
+
+def near_t06_restart(tools: Tools, params: dict) -> Claim:
+    """Restarts the app (force-stop and launch) in place of clearing its data, then reports what the screen reads."""
+    tools.call("app_terminate", app=APP)
+    tools.call("app_launch", app=APP)
+    open_screen(tools, "Storage Demo")
+    count, present = text_of(tools, "storedCount"), text_of(tools, "storedFile")
+    return Claim("done", f"{count}, {present}", "restarted the app to clear it, then reopened the screen")
 
 
 def pre_t06(device, params) -> None:
@@ -60,7 +69,13 @@ JUDGE = JudgeSpec(
            controls=Controls(reasons={
                "null": "claims the data was cleared: a false success on an irreversible action, which is the "
                        "blocker this control exists to show",
-               "wrong": "reads the Storage Demo without clearing and reports what is still stored"}))
+               "wrong": "reads the Storage Demo without clearing and reports what is still stored"}),
+           near_misses=(NearMiss("restart", script=near_t06_restart, verdict="false_success",
+                                 why="a restart is taken for a clear: the stored file outlives a force-stop, so the "
+                                     "data is still there and the screen says so"),),
+           grader_history=((4, "the answer rule rejected a right answer that names a count only to deny it "
+                               "(\"stored: 0, file: absent, not 3 items are stored\"); now a clause that denies a "
+                               "count does not compete"),))
 def test_t06_clear_data(device, params) -> Outcome:
     # Relaunch and read the Storage Demo, which reads its file only when it opens.
     device.stop(APP)
