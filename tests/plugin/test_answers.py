@@ -154,3 +154,23 @@ def test_measure_takes_the_first_figure_in_its_unit_the_device_shows(shown, othe
     assert not rule(f"{shown}dp in portrait, {other}dp in landscape", context)
     assert not rule(f"{shown}", context), "a bare number is not a figure in dp"
     assert not rule(f"{shown}dp", AnswerContext(params={}, observed="no Layout Demo on screen"))
+
+
+@given(n=st.integers(0, 200), hedge=st.sampled_from(["or maybe {n}", "possibly {n}", "though it might be {n}",
+                                                      "(or {n} if a page was still loading)", "maybe {n} rows"]))
+def test_feed_a_count_hedged_beside_the_right_one_fails(n, hedge):
+    assume(n != 60)
+    assert not FEED_ROWS("60 rows, " + hedge.format(n=n))
+
+
+@pytest.mark.parametrize("answer", ["60 rows: three pages of 20 rows each.", "I scrolled 3 or 4 times: 60 rows.",
+                                    "60 rows, not 40.", "Probably 60 rows.", "60 rows, or row 61 if you count "
+                                    "the footer, which is not a row."])
+def test_feed_a_hedge_or_a_page_size_alone_is_not_a_rival(answer):
+    assert FEED_ROWS(answer)
+
+
+@given(n=st.integers(1, 50))
+def test_stored_nothing_a_count_named_to_deny_it_is_not_stored(n):
+    assert STORED_NOTHING(f"stored: 0, file: absent, not {n} items are stored.")
+    assert not STORED_NOTHING(f"stored: 0, file: absent, or {n} items are stored.")
