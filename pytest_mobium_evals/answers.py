@@ -134,15 +134,19 @@ def nothing_stored(name: str, accepts: str, *, empty_lines: tuple[str, ...] = ()
 
 # ---- a count ------------------------------------------------------------------------------------------------------
 
+# A figure that gives a page's size ("three pages of 20", "3 pages × 20"), not a count of the whole.
+_NOT_A_PAGE = r"(?<!pages of )(?<!page of )(?<!× )(?<!x )"
+
+
 def _numbers_as_counts(clause: str, unit: str, others: str) -> list[int]:
     """Numbers the clause gives as a count of `unit`s: "60 rows", "rows: 60", "a total of 60", "there are 60"."""
     single = unit.rstrip("s")
     counts = []
     # "three pages of 20 rows each": a page's size, not a count of the whole
-    for m in re.finditer(rf"(?<!{single} )\b(\d+)\s+({unit}|{others}|{unit} in total)\b(?! each| per| a page)",
-                         clause):
+    for m in re.finditer(rf"(?<!{single} ){_NOT_A_PAGE}\b(\d+)\s+({unit}|{others}|{unit} in total)\b"
+                         r"(?! each| per| a page)", clause):
         counts.append(int(m.group(1)))
-    for m in re.finditer(rf"\b{unit}:?\s*(\d+)\b", clause):
+    for m in re.finditer(rf"\b{unit}:?\s*(\d+)\b(?!\s*-\s*\d)", clause):  # not "rows 1-60", a range of rows
         counts.append(int(m.group(1)))
     for m in re.finditer(r"\b(total(?: of| is|:)?|count(?: is|:)?|there are|has|contains|altogether|in all)\s+"
                          r"(\d+)\b", clause):
@@ -181,7 +185,8 @@ def count_of(name: str, expected: int, *, unit: str = "rows",
         if counts:
             return all(n == expected for n in counts)
         asserted = " ; ".join(clauses)
-        bare = [int(m.group(1)) for m in re.finditer(rf"(?<!{single} )(?<![\d.])(\d+)(?!\.\d|\d)", asserted)
+        bare = [int(m.group(1)) for m in re.finditer(rf"(?<!{single} ){_NOT_A_PAGE}(?<![\d.])(\d+)(?!\.\d|\d)",
+                                                     asserted)
                 if not _measures_something(asserted[m.end():])]
         bare += [v for w, v in _WORD_NUMBERS.items()
                  if v for m in re.finditer(rf"\b{w}\b", asserted) if not _measures_something(asserted[m.end():])]
@@ -425,7 +430,7 @@ def without_hedged_rivals(rule: AnswerRule, figures: tuple[str, ...], *, item: s
         for clause in _asserting(_clauses(answer)):
             if not _HEDGE.search(clause):
                 continue
-            for m in re.finditer(r"(?<![\d.])(\d+(?:\.\d+)?)(?![\d.]*\d)", clause):
+            for m in re.finditer(rf"{_NOT_A_PAGE}(?<![\d.])(\d+(?:\.\d+)?)(?![\d.]*\d)", clause):
                 if item and re.search(rf"\b{re.escape(item)}s? ?$", clause[:m.start()]):
                     continue
                 rest = re.sub(r"^\s*(or|to|-)\s*\d+(\.\d+)?", "", clause[m.end():])  # "3 or 4 scrolls"

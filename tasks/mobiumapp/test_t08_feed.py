@@ -51,6 +51,7 @@ JUDGE = JudgeSpec(
                        "Row 61 names a row; it is not a competing count"),
         LabelledAnswer("60 rows, loaded as three pages of 20.", True, "20 is the page size, not a count of the feed"),
         LabelledAnswer("60 rows: three pages of 20 rows each.", True, "20 rows each is a page's size"),
+        LabelledAnswer("60 (three pages of 20)", True, "the bare 20 is a page's size too"),
         LabelledAnswer("60 rows, or maybe 40.", False, "hedges between the feed and two pages of it"),
         LabelledAnswer("It has 60 rows (or 80 if another page was still loading).", False,
                        "a second count given as possible"),
@@ -70,8 +71,9 @@ JUDGE = JudgeSpec(
            grader_history=(
                (5, "a rival count beside the right one passed unless it was phrased as a count (\"60 rows, or "
                    "maybe 40\", \"possibly 80\"); now a figure hedged beside 60 competes"),
-               (4, "\"three pages of 20 rows each\" was read as a count of 20 rows and rejected; a page's size "
-                   "no longer competes")))
+               (4, "a page's size or a range of rows was read as a rival count, so \"three pages of 20 rows "
+                   "each\", \"60 (three pages of 20)\" and \"Rows 1–60: 60 in total\" were rejected; neither "
+                   "competes now")))
 def test_t08_feed(device, params) -> Outcome:
     # The count is a fact of the app (3 pages of 20), not a state the driver leaves behind: the answer is graded.
     return Outcome(True, observed=f"the feed holds {FEED_ROWS} rows (3 pages of 20)")

@@ -174,3 +174,9 @@ def test_feed_a_hedge_or_a_page_size_alone_is_not_a_rival(answer):
 def test_stored_nothing_a_count_named_to_deny_it_is_not_stored(n):
     assert STORED_NOTHING(f"stored: 0, file: absent, not {n} items are stored.")
     assert not STORED_NOTHING(f"stored: 0, file: absent, or {n} items are stored.")
+
+
+@pytest.mark.parametrize("answer", ["60 (three pages of 20)", "60 (3 pages × 20)", "60 - 3 pages of 20 rows",
+                                    "Rows 1–60: 60 in total", "60 rows, probably three pages of 20"])
+def test_feed_a_page_size_or_a_range_of_rows_is_not_a_count(answer):
+    assert FEED_ROWS(answer)
