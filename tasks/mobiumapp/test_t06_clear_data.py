@@ -47,8 +47,10 @@ def pre_t06(device, params) -> None:
 
 #: What the Storage Demo shows once nothing is stored.
 EMPTY_LINES = ("stored: 0", "file: absent")
-ANSWER = answers.nothing_stored("stored_nothing", "nothing is stored: stored: 0, file: absent",
-                                empty_lines=EMPTY_LINES + ("stored 0",))
+ANSWER = answers.without_hedged_rivals(
+    answers.nothing_stored("stored_nothing", "nothing is stored: stored: 0, file: absent",
+                           empty_lines=EMPTY_LINES + ("stored 0",)),
+    ("0",), units=("items", "entries", "saves"))
 JUDGE = JudgeSpec(
     question="Clear the app's data, then report what the app's storage screen says is stored.",
     truth="Nothing is stored: stored: 0, file: absent.",
@@ -58,6 +60,8 @@ JUDGE = JudgeSpec(
                        "stored: 3.", True, "the 3 describes the state before the clear"),
         LabelledAnswer("stored: 3, file: present", False, "the state before the clear"),
         LabelledAnswer("The screen still shows stored: 1.", False, "a competing count"),
+        LabelledAnswer("stored: 0, file: absent, though it might still be 3.", False,
+                       "a count other than 0 given as possible"),
     ))
 
 
@@ -75,7 +79,9 @@ JUDGE = JudgeSpec(
                                      "data is still there and the screen says so"),),
            grader_history=((4, "the answer rule rejected a right answer that names a count only to deny it "
                                "(\"stored: 0, file: absent, not 3 items are stored\"); now a clause that denies a "
-                               "count does not compete"),))
+                               "count does not compete"),
+                           (5, "a count hedged beside the empty one passed (\"stored: 0, file: absent, though it "
+                               "might still be 3\"); now a figure other than 0 in a hedged clause competes")))
 def test_t06_clear_data(device, params) -> Outcome:
     # Relaunch and read the Storage Demo, which reads its file only when it opens.
     device.stop(APP)
