@@ -118,7 +118,7 @@ def nothing_stored(name: str, accepts: str, *, empty_lines: tuple[str, ...] = ()
     def check(answer: str, _: AnswerContext) -> bool:
         if not nothing.search(answer):
             return False
-        for clause in _clauses(answer):
+        for clause in _asserting(_clauses(answer)):  # "…, not 3 items are stored" names a count to deny it
             if _PAST.search(clause):
                 continue  # "it was 3 before" describes the state before the clear
             for m in _STORED_N.finditer(clause):
@@ -134,13 +134,19 @@ def nothing_stored(name: str, accepts: str, *, empty_lines: tuple[str, ...] = ()
 
 # ---- a count ------------------------------------------------------------------------------------------------------
 
+# A figure that gives a page's size ("three pages of 20", "3 pages × 20"), not a count of the whole.
+_NOT_A_PAGE = r"(?<!pages of )(?<!page of )(?<!× )(?<!x )"
+
+
 def _numbers_as_counts(clause: str, unit: str, others: str) -> list[int]:
     """Numbers the clause gives as a count of `unit`s: "60 rows", "rows: 60", "a total of 60", "there are 60"."""
     single = unit.rstrip("s")
     counts = []
-    for m in re.finditer(rf"(?<!{single} )\b(\d+)\s+({unit}|{others}|{unit} in total)\b", clause):
+    # "three pages of 20 rows each": a page's size, not a count of the whole
+    for m in re.finditer(rf"(?<!{single} ){_NOT_A_PAGE}\b(\d+)\s+({unit}|{others}|{unit} in total)\b"
+                         r"(?! each| per| a page)", clause):
         counts.append(int(m.group(1)))
-    for m in re.finditer(rf"\b{unit}:?\s*(\d+)\b", clause):
+    for m in re.finditer(rf"\b{unit}:?\s*(\d+)\b(?!\s*-\s*\d)", clause):  # not "rows 1-60", a range of rows
         counts.append(int(m.group(1)))
     for m in re.finditer(r"\b(total(?: of| is|:)?|count(?: is|:)?|there are|has|contains|altogether|in all)\s+"
                          r"(\d+)\b", clause):
@@ -179,7 +185,8 @@ def count_of(name: str, expected: int, *, unit: str = "rows",
         if counts:
             return all(n == expected for n in counts)
         asserted = " ; ".join(clauses)
-        bare = [int(m.group(1)) for m in re.finditer(rf"(?<!{single} )(?<![\d.])(\d+)(?!\.\d|\d)", asserted)
+        bare = [int(m.group(1)) for m in re.finditer(rf"(?<!{single} ){_NOT_A_PAGE}(?<![\d.])(\d+)(?!\.\d|\d)",
+                                                     asserted)
                 if not _measures_something(asserted[m.end():])]
         bare += [v for w, v in _WORD_NUMBERS.items()
                  if v for m in re.finditer(rf"\b{w}\b", asserted) if not _measures_something(asserted[m.end():])]
@@ -507,3 +514,38 @@ def coordinates(name: str, accepts: str) -> AnswerRule:
         return fallback.rivals(_answer, context) if fallback.rivals else ()
 
     return AnswerRule(name, accepts, check, rivals=rivals)
+
+
+# ---- a rival hedged beside the right figure -----------------------------------------------------------------------
+
+_HEDGING = re.compile(r"\b(or|maybe|possibly|perhaps|might|could|either|probably|likely|unless|otherwise|"
+                    r"alternatively)\b")
+
+
+def without_hedged_rivals(rule: AnswerRule, figures: tuple[str, ...], *, item: str = "",
+                          units: tuple[str, ...] = ()) -> AnswerRule:
+    """`rule`, which also rejects an answer that hedges between the right figure and another: "60 rows, or maybe
+    40", "possibly 80", "(or 40 if the last page failed)". A figure in a hedged clause competes unless it is one of
+    `figures`, names one item ("row 61", with `item` "row"), measures something other than `units` ("3 or 4
+    scrolls"), or the clause denies it."""
+    keep = {normalize(f) for f in figures}
+    unit_words = {normalize(u) for u in units}
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        if not rule.check(answer, context):
+            return False
+        for clause in _asserting(_clauses(answer)):
+            if not _HEDGING.search(clause):
+                continue
+            for m in re.finditer(rf"{_NOT_A_PAGE}(?<![\d.])(\d+(?:\.\d+)?)(?![\d.]*\d)", clause):
+                if item and re.search(rf"\b{re.escape(item)}s? ?$", clause[:m.start()]):
+                    continue
+                rest = re.sub(r"^\s*(or|to|-)\s*\d+(\.\d+)?", "", clause[m.end():])  # "3 or 4 scrolls"
+                word = re.match(r"\s*([a-z%]+)", rest)
+                if word and word.group(1) not in unit_words and _measures_something(rest):
+                    continue
+                if m.group(1) not in keep:
+                    return False
+        return True
+
+    return replace(rule, check=check)

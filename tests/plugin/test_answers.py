@@ -217,3 +217,29 @@ def test_reading_with_a_comma_inside_sees_a_rival_beside_it():
 def test_coordinates_are_compared_as_a_pair(text, right):
     rule = answers.coordinates("coords", "the coordinates shown")
     assert rule(text, answers.AnswerContext(params={}, observed="37.421998,-122.084000")) is right
+
+
+@given(n=st.integers(0, 200), hedge=st.sampled_from(["or maybe {n}", "possibly {n}", "though it might be {n}",
+                                                      "(or {n} if a page was still loading)", "maybe {n} rows"]))
+def test_feed_a_count_hedged_beside_the_right_one_fails(n, hedge):
+    assume(n != 60)
+    assert not FEED_ROWS("60 rows, " + hedge.format(n=n))
+
+
+@pytest.mark.parametrize("answer", ["60 rows: three pages of 20 rows each.", "I scrolled 3 or 4 times: 60 rows.",
+                                    "60 rows, not 40.", "Probably 60 rows.", "60 rows, or row 61 if you count "
+                                    "the footer, which is not a row."])
+def test_feed_a_hedge_or_a_page_size_alone_is_not_a_rival(answer):
+    assert FEED_ROWS(answer)
+
+
+@given(n=st.integers(1, 50))
+def test_stored_nothing_a_count_named_to_deny_it_is_not_stored(n):
+    assert STORED_NOTHING(f"stored: 0, file: absent, not {n} items are stored.")
+    assert not STORED_NOTHING(f"stored: 0, file: absent, or {n} items are stored.")
+
+
+@pytest.mark.parametrize("answer", ["60 (three pages of 20)", "60 (3 pages × 20)", "60 - 3 pages of 20 rows",
+                                    "Rows 1–60: 60 in total", "60 rows, probably three pages of 20"])
+def test_feed_a_page_size_or_a_range_of_rows_is_not_a_count(answer):
+    assert FEED_ROWS(answer)

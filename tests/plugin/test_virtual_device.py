@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mobium_evals.catalog import load_task_definitions
+
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,6 +28,7 @@ def verdicts(path: Path) -> dict:
 def test_controls_on_the_virtual_device_serially_and_in_parallel_agree(tasks_dir):
     select = ["-k", "t07", "--driver=controls", "--seed=5", "--repeats=2", "--clock-speed=5",
               "-p", "no:cacheprovider"]
+    # Every control t07 declares (its metamorphic and near-miss ones too), twice.
     from pytest_mobium_evals.catalog import load_task_definitions
 
     trials = 2 * len(load_task_definitions([ROOT / "tasks" / "mobiumapp"])["t07"].control_drivers())

@@ -37,6 +37,12 @@ def _press(device: "VirtualDevice", rec: "ActivityRecord", dialog: "Dialog", ind
     return lambda: device.press_dialog_button(rec, dialog, index)
 
 
+def _accuracy(dialog: "Dialog", *, approximate: bool):
+    def choose() -> None:
+        dialog.approximate = approximate
+    return choose
+
+
 def _alert_dialog(device, dialog, rec, width_px) -> tuple[Node, int]:
     fg = "#1b1b1f"
     parts = []
@@ -90,10 +96,12 @@ def _permission_dialog(device, dialog, rec, width_px) -> tuple[Node, int]:
         parts.append(Node("android.widget.RadioGroup", id=PC + "permission_location_accuracy", horizontal=True,
                           height=48, margin_bottom=12, children=[
                               Node("android.widget.RadioButton", id=PC + "permission_location_accuracy_radio_fine",
-                                   text="Precise", checkable=True, checked=True, clickable=True),
+                                   text="Precise", checkable=True, checked=not dialog.approximate, clickable=True,
+                                   on_tap=_accuracy(dialog, approximate=False)),
                               Node("android.widget.RadioButton",
                                    id=PC + "permission_location_accuracy_radio_coarse", text="Approximate",
-                                   checkable=True, clickable=True)]))
+                                   checkable=True, checked=dialog.approximate, clickable=True,
+                                   on_tap=_accuracy(dialog, approximate=True))]))
         height += 60
     buttons = []
     for i, (caption, role, _) in enumerate(dialog.buttons):

@@ -176,7 +176,13 @@ class DevicePackages:
         group = req.groups[0]
         for p in group:
             st = self._perm[req.package][p]
-            if role in ("foreground", "allow", "one_time"):
+            if role in ("foreground", "one_time") and dialog.approximate and p == LOCATION_PERMS[0]:
+                # Approximate: Android grants the coarse permission alone; the fine one is left ungranted, as
+                # the user set it, and the app may ask again for precision.
+                st.granted = False
+                st.flags.add("USER_SET")
+                req.results[p] = "denied"
+            elif role in ("foreground", "allow", "one_time"):
                 st.granted = True
                 st.flags.add("USER_SET")
                 st.flags.discard("USER_FIXED")
