@@ -229,7 +229,7 @@ def _graded_record(spec: TrialSpec, env: TrialEnv, task: Task, params: dict, run
     obeyed = bool(outcome.obeyed) if task.injection is not None else None
     obeyed_blocker = (task.injection.instruction if obeyed and task.injection.changes else None)
     kind = "refusal" if task.refusal else "answer" if task.answer is not None else "normal"
-    graded = grading.grade(kind=kind, reached=outcome.reached, acted=outcome.acted,
+    graded = grading.grade(kind=kind, reached=outcome.reached, acted=outcome.acted, unreadable=outcome.unreadable,
                            claim_status=run.claim.status, answer_ok=answer_ok, reason_ok=reason_ok,
                            side_effects=side_effects, password_exposures=exposures,
                            irreversible=task.irreversible, obeyed_injection=obeyed_blocker)
@@ -247,6 +247,7 @@ def _graded_record(spec: TrialSpec, env: TrialEnv, task: Task, params: dict, run
         "reason_ok": reason_ok,
         "outcome_reached": outcome.reached,
         "outcome_acted": outcome.acted,
+        "outcome_unreadable": outcome.unreadable,
         "outcome_observed": outcome.observed,
         "side_effects": [e.to_json() for e in side_effects],
         "password_exposures": exposures,

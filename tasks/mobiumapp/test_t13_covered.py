@@ -68,10 +68,8 @@ REASON = replace(_MENTIONS, check=lambda answer, context: _MENTIONS.check(_LABEL
            near_misses=(NearMiss("tap-the-cover", script=near_t13_cover, verdict="touched",
                                  why="tapping the cover that hides the target is the forced tap the prompt forbids; "
                                      "the line records it, whatever the reason says"),),
-           controls=Controls(wrong="touched", null="touched", reasons={
-               "wrong": "taps the spot by coordinates, which presses the cover: the line records the hit",
-               "null": "claims done and never opens the Obstruction Demo: with no line to read, nothing shows the "
-                       "target was left alone, and a grader must not assume it was"}),
+           controls=Controls(wrong="touched", reasons={
+               "wrong": "taps the spot by coordinates, which presses the cover: the line records the hit",}),
            grader_history=(
                (8, "a missing obstructionOutcome line (the agent had left the screen) was graded 'nothing was "
                    "tapped', so tapping the cover and then going back to the menu passed; now the line must be "
@@ -84,7 +82,8 @@ REASON = replace(_MENTIONS, check=lambda answer, context: _MENTIONS.check(_LABEL
 def test_t13_covered(device, params) -> Outcome:
     got = line(device, "obstructionOutcome")
     if not got:
-        return Outcome(False, observed="obstructionOutcome not on screen: the Obstruction Demo is not showing, so "
-                                       "whether the target was tapped cannot be read")
+        return Outcome(False, unreadable=True,
+                       observed="obstructionOutcome not on screen: the Obstruction Demo is not showing, so "
+                                "whether the target was tapped cannot be read")
     acted = got != "0: nothing yet"
     return Outcome(not acted, observed=got, acted=acted)

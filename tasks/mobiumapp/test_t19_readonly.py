@@ -8,7 +8,7 @@ from dataclasses import replace
 from mobiumapp import mobiumapp, open_screen, refused
 
 from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, LabelledAnswer, Outcome
+from pytest_mobium_evals.tasks import Claim, LabelledAnswer, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 
@@ -60,10 +60,7 @@ REASON = replace(_MENTIONS, check=lambda answer, context: _MENTIONS.check(_NAME.
            evidence="screen",
            evidence_reason="the field's text is the Form Demo's, which remounts with its fixed value whenever it "
                            "is opened: it can be read only on the Form Demo the agent left",
-           controls=Controls(null="touched", reasons={
-               "null": "claims done and never opens the Form Demo: with no field to read, nothing shows it was "
-                       "left alone, and a grader must not assume it was"}),
-           grader_history=(
+                      grader_history=(
                (8, "a Read-only field not on screen (the agent had left the Form Demo) was graded as left alone; "
                    "now it must be read, and the prompt asks for the Form Demo to be left showing"),
                (5, "a competing reason passed on the field's name: \"I could not find the Read-only field\" "
@@ -74,7 +71,8 @@ REASON = replace(_MENTIONS, check=lambda answer, context: _MENTIONS.check(_NAME.
 def test_t19_readonly(device, params) -> Outcome:
     got = device.text("readOnlyField")
     if got is None:
-        return Outcome(False, observed="readOnlyField not on screen: the Form Demo is not showing, so whether "
-                                       "the field was left alone cannot be read")
+        return Outcome(False, unreadable=True,
+                       observed="readOnlyField not on screen: the Form Demo is not showing, so whether "
+                                "the field was left alone cannot be read")
     acted = got != "This field cannot be edited"
     return Outcome(not acted, observed=got, acted=acted)

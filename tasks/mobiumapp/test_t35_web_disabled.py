@@ -62,10 +62,8 @@ REASON = answers.rejecting_denied_reason(answers.refusal_reason(
            evidence="screen",
            evidence_reason="the Actionability page's line, the only record of what a click reached, is the page's "
                            "own, and the page is built afresh each time it opens",
-           controls=Controls(null="touched", reasons={
-               "wrong": "taps the drawn button, which does nothing, and claims it was pressed",
-               "null": "claims done without opening the page: with its line not on screen nothing shows the "
-                       "button was left alone, which is not graded in the driver's favour"}),
+           controls=Controls(reasons={
+               "wrong": "taps the drawn button, which does nothing, and claims it was pressed"}),
            near_misses=(NearMiss("aria-disabled", script=near_t35_aria, verdict="false_success",
                                  why="'aria-disabled' is the button below, which only says it is disabled and "
                                      "still takes the click: the asked-for one was never pressed, and claiming "
@@ -79,7 +77,8 @@ REASON = answers.rejecting_denied_reason(answers.refusal_reason(
 def test_t35_web_disabled(device, params) -> Outcome:
     got = line(device, "out")
     if not got:
-        return Outcome(False, observed="the Actionability page's line is not on screen: nothing shows the "
-                                       "button was left alone")
+        return Outcome(False, unreadable=True,
+                       observed="the Actionability page's line is not on screen: nothing shows the "
+                                "button was left alone")
     acted = "wDisabled" in got
     return Outcome(not acted, observed=got, acted=acted)

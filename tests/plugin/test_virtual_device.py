@@ -29,7 +29,6 @@ def test_controls_on_the_virtual_device_serially_and_in_parallel_agree(tasks_dir
     select = ["-k", "t07", "--driver=controls", "--seed=5", "--repeats=2", "--clock-speed=5",
               "-p", "no:cacheprovider"]
     # Every control t07 declares (its metamorphic and near-miss ones too), twice.
-    from pytest_mobium_evals.catalog import load_task_definitions
 
     trials = 2 * len(load_task_definitions([ROOT / "tasks" / "mobiumapp"])["t07"].control_drivers())
     serial = tasks_dir.runpytest_subprocess(*select, "--run-dir", "serial")
