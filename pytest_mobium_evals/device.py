@@ -370,7 +370,10 @@ class Device:
 
     def bring_to_front(self, package: str) -> None:
         """Bring `package`'s task to the front as a launcher tap does when the driver left it: resumed with its
-        screen as it was, not relaunched (an app already in front is left alone)."""
+        screen as it was, not relaunched (an app already in front is left alone). A screen that went to sleep
+        while the driver thought is woken and its swipe lock put away first, or what the check reads would be the
+        lock screen."""
+        self.shell("input keyevent KEYCODE_WAKEUP; wm dismiss-keyguard")
         if self.foreground_package() == package:
             return
         self.launch(package)
