@@ -149,9 +149,10 @@ def found_defects(*runs: Run, task_paths: Optional[list[Path]] = None) -> dict[s
             if isinstance(entry, dict) and entry.get("found"):
                 found.setdefault(str(entry.get("id")), str(entry["found"]))
         for trial in run_.trials:  # each verdict.json carries its task's found=
-            if trial.data.get("found"):
-                found.setdefault(trial.task, str(trial.data["found"]))
-    if found or any("found" in t.data for r in runs for t in r.trials):
+            if trial.record.found:
+                found.setdefault(trial.task, str(trial.record.found))
+    # a run whose records have the field at all (written since it was added), even if no task found anything
+    if found or any("found" in t.record.model_fields_set for r in runs for t in r.trials):
         return found
     from .catalog import default_task_paths, load_task_definitions
 
@@ -258,9 +259,9 @@ def _interval(s: SettingSummary) -> str:
 
 
 def _verdict(t: Trial) -> str:
-    return t.verdict + (f" ({t.data.get('severity')})" if t.data.get("severity") else "")
+    return t.verdict + (f" ({t.record.severity})" if t.record.severity else "")
 
 
 def _answer(t: Trial) -> str:
-    answer: Optional[str] = (t.data.get("claim") or {}).get("answer")
+    answer: Optional[str] = t.record.answer
     return "–" if answer is None else one_line(repr(answer), 120).replace("|", "\\|")

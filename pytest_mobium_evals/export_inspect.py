@@ -86,8 +86,8 @@ def _sample(summary, trial):
 
     trial_steps = steps(read_events(trial.path / TRANSCRIPT))
     prompt = next((s.text for s in trial_steps if s.role == "prompt"), "")
-    success = trial.as_declared if trial.setting.is_control else trial.passed
-    data = trial.data
+    success = trial.record.success
+    data = trial.record.to_json()
     claim = claim_text(data.get("claim") or {})
     explanation = (f"{trial.verdict}" + (f" (declared {data.get('expected')})" if trial.setting.is_control else "")
                    + f"; claimed {claim}; the device read {data.get('outcome_observed')!r}")

@@ -19,8 +19,9 @@ def pytest_mobium_run_started(config: pytest.Config, run_dir: Path) -> None:
 
 @hookspec
 def pytest_mobium_trial_recorded(config: pytest.Config, run_dir: Path, result: dict) -> None:
-    """A trial ended and its verdict.json is on disk (graded or infra_error). `result` is the trial's summary as
-    the terminal and the reports see it: task, suite, driver, model, repeat, verdict, expected, ok, severity..."""
+    """A trial ended and its verdict.json is on disk (graded or infra_error). `result` is the trial's record in its
+    JSON form (trial_record.TrialRecord: verdict.json's keys, task, suite, driver, model, repeat, verdict, expected,
+    ok, severity...), with `resumed`."""
 
 
 @hookspec

@@ -50,9 +50,8 @@ def _header(cells) -> None:
 
 
 def _row(report, cells) -> None:
-    data = getattr(report, "mobium", None) or {}
     for i, (key, _) in enumerate(_COLUMNS):
-        value = data.get(key)
+        value = getattr(report, key, None) if hasattr(report, "mobium") else None
         extra = ""
         if key == "seconds" and isinstance(value, (int, float)):
             value = f"{value:.1f}"
@@ -333,7 +332,7 @@ def current_run(state):
     """The session's run folder as it is on disk now: its trials' verdict.json files, and the record (written at the
     first trial, rewritten at the end: whichever is there), with the devices this session leased."""
     from .records import RunDir
-    from .runfolder import Run, _load_trials
+    from .runfolder import Run, load_trials
     from .session import read_json
 
     folder = RunDir(state.run_dir).path
@@ -350,7 +349,7 @@ def current_run(state):
     record.setdefault("suites", collection.get("suites") or [])
     if devices:
         record["device"] = devices[0]
-    trials, _ = _load_trials(folder / "trials")
+    trials, _ = load_trials(folder / "trials")
     return Run(folder, record, trials)
 
 

@@ -207,7 +207,7 @@ class JudgeReport:
 
 
 def answered_trials(run_: Run, book: JudgeBook) -> list[Trial]:
-    return [t for t in run_.trials if t.task in book.questions and (t.data.get("claim") or {}).get("answer")]
+    return [t for t in run_.trials if t.task in book.questions and t.record.answer]
 
 
 def _ask_all(ask: Asker, book: JudgeBook, task: str, truth: str, answer: str) -> Judged:
@@ -225,9 +225,9 @@ def judge_run(run_: Run, trials: list[Trial], ask: Asker, book: JudgeBook, progr
         return report
     for i, trial in enumerate(trials, 1):
         progress(f"judge: answer {i}/{len(trials)} ({trial.name})")
-        truth = book.truth_for(trial.task, trial.data.get("outcome_observed"))
-        answer = trial.data["claim"]["answer"]
-        report.answers.append(AnswerResult(trial, truth, trial.data.get("answer_ok"),
+        truth = book.truth_for(trial.task, trial.record.outcome_observed)
+        answer = trial.record.answer
+        report.answers.append(AnswerResult(trial, truth, trial.record.answer_ok,
                                            _ask_all(ask, book, trial.task, truth, answer)))
     return report
 
@@ -266,7 +266,7 @@ def render(run_: Run, report: JudgeReport, model: str, host: str, book: JudgeBoo
                   "| Trial | Answer | True value | Rules | Judge |", "| --- | --- | --- | --- | --- |"]
         for a in disagreements:
             rules = {True: "right", False: "wrong", None: "no rule"}[a.rules_ok]
-            lines.append(f"| {a.trial.name} | {_cell(repr(a.trial.data['claim']['answer']))} | {_cell(a.truth)} "
+            lines.append(f"| {a.trial.name} | {_cell(repr(a.trial.record.answer))} | {_cell(a.truth)} "
                          f"| {rules} | {a.judged.describe()} |")
     else:
         lines.append("None.")

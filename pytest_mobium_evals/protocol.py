@@ -1,6 +1,7 @@
 """The trial protocol inside pytest: the fixtures a task's outcome check takes, the trial run in place of the
 plain call (trial.py), and the verdict carried on the test report. The outcome stays pytest's own (passed/failed),
-so junitxml, pytest-html and xdist work unchanged; the verdict travels beside it as report attributes and
+so junitxml, pytest-html and xdist work unchanged; the trial's record (trial_record.py) travels beside it, as
+`report.mobium` (its JSON form, which xdist carries to the controller) and a few report attributes and
 user_properties."""
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ import pytest
 
 from .collection import spec_of
 from .session import eval_session
+from .trial_record import RecordInvalid, TrialRecord
 from .verdicts import INFRA_ERROR
 
-RESULT = pytest.StashKey[dict]()
+RESULT = pytest.StashKey[TrialRecord]()
+SCREEN = pytest.StashKey[str]()  # the final screen, base64, for pytest-html's extras
 
 
 @pytest.fixture
@@ -70,9 +73,9 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     state = eval_session(pyfuncitem.config)
     run_dir = RunDir(state.run_dir)
     if state.resumed:
-        stored = run_dir.graded(spec.name)
-        if stored is not None and stored.get("verdict") != INFRA_ERROR:
-            stored = dict(stored, resumed=True)
+        stored = _stored_record(run_dir, spec.name)
+        if stored is not None and stored.verdict != INFRA_ERROR:
+            stored.resumed = True
             pyfuncitem.stash[RESULT] = stored
             _raise_unless_ok(spec, stored)
             return True
@@ -103,14 +106,26 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
         message = f"mobium-evals: {exc}"
         pyfuncitem.session.shouldstop = message
         raise RunStopped(message) from None
-    record = dict(result.record)
+    record = result.record
     if result.screen:
-        record["_screen_b64"] = base64.b64encode(result.screen).decode("ascii")
+        pyfuncitem.stash[SCREEN] = base64.b64encode(result.screen).decode("ascii")
     pyfuncitem.stash[RESULT] = record
     if result.error is not None:
-        raise TrialInfraError(record["infra_error"]) from result.error
+        raise TrialInfraError(record.infra_error) from result.error
     _raise_unless_ok(spec, record)
     return True
+
+
+def _stored_record(run_dir, name: str):
+    """A trial's record from an earlier session of the run, or None (absent, half-written, or not of this schema:
+    then the trial runs again)."""
+    data = run_dir.graded(name)
+    if data is None:
+        return None
+    try:
+        return TrialRecord.parse(data)
+    except RecordInvalid:
+        return None
 
 
 def _customize_env(item: pytest.Function, env) -> None:
@@ -121,26 +136,23 @@ def _customize_env(item: pytest.Function, env) -> None:
         hook(env)
 
 
-def _raise_unless_ok(spec, record: dict) -> None:
-    if record.get("ok"):
+def _raise_unless_ok(spec, record: TrialRecord) -> None:
+    if record.ok:
         return
-    verdict, expected = record["verdict"], record["expected"]
-    claim = record.get("claim") or {}
     lines = [f"{spec.task.id} {spec.task.slug}, {spec.driver}"
              + (f" {spec.model_label}" if spec.setting is not None else "")
-             + f": got {verdict} (expected {expected})"]
-    lines.append(f"outcome reached: {record.get('outcome_reached')}; the device read "
-                 f"{record.get('outcome_observed')!r}")
-    lines.append(f"claim: {claim.get('status')}; answer: {claim.get('answer')!r}; reason: {claim.get('reason')!r}")
-    if record.get("answer_ok") is not None:
-        lines.append(f"answer accepted: {record['answer_ok']}")
-    for effect in record.get("side_effects") or []:
+             + f": got {record.verdict} (expected {record.expected})"]
+    lines.append(f"outcome reached: {record.outcome_reached}; the device read {record.outcome_observed!r}")
+    lines.append(f"claim: {record.claim_status}; answer: {record.answer!r}; reason: {record.reason!r}")
+    if record.answer_ok is not None:
+        lines.append(f"answer accepted: {record.answer_ok}")
+    for effect in record.side_effects or []:
         lines.append(f"side effect: {effect['namespace']}/{effect['key']}: {effect['before']} -> {effect['after']}")
-    for blocker in record.get("blockers") or []:
+    for blocker in record.blocker_lines:
         lines.append(f"BLOCKER: {blocker}")
-    if record.get("script_error"):
+    if record.script_error:
         lines.append(f"the {spec.driver} script broke (the control is wrong about its task, not the device):")
-        lines.append(record["script_error"].rstrip())
+        lines.append(record.script_error.rstrip())
     raise VerdictFailed("\n".join(lines))
 
 
@@ -154,8 +166,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if report.when != "call":
         if report.failed and report.when == "setup":
             # a setup failure of a trial (the device could not be leased) is an infrastructure error too
-            _attach(report, item, spec, {"verdict": INFRA_ERROR, "expected": spec.expected, "ok": False,
-                                         "infra_error": str(call.excinfo.value) if call.excinfo else "setup"})
+            from .trial import setup_failure_record
+
+            message = str(call.excinfo.value) if call.excinfo else "setup"
+            _attach(report, item, setup_failure_record(spec, eval_session(item.config).seed, message))
         return report
     if call.excinfo is not None and call.excinfo.errisinstance((RunStopped,)):
         report.longrepr = str(call.excinfo.value)
@@ -166,43 +180,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if call.excinfo is not None and call.excinfo.errisinstance((VerdictFailed,)):
         # The verdict is the story, not the plugin's stack: show what the device read and what was claimed.
         report.longrepr = str(call.excinfo.value)
-    _attach(report, item, spec, record)
+    _attach(report, item, record)
     if item.config.pluginmanager.hasplugin("html"):
         from pathlib import Path
 
         from .html_report import trial_extras
 
         report.extras = list(getattr(report, "extras", []) or []) + trial_extras(
-            Path(eval_session(item.config).run_dir), spec.name, record, record.get("_screen_b64"))
+            Path(eval_session(item.config).run_dir), spec.name, record.to_json(), item.stash.get(SCREEN, None))
     return report
 
 
-def _attach(report, item, spec, record: dict) -> None:
-    from .grading import is_blocking
-
-    claim = record.get("claim") or {}
-    seconds = (record.get("timings") or {}).get("total_s")
-    blockers = list(record.get("blockers") or [])
-    data = {
-        "task": spec.task.id, "slug": spec.task.slug, "suite": spec.task.suite, "driver": spec.driver,
-        "model": spec.model_label, "group": spec.group, "repeat": spec.repeat, "trial": spec.name,
-        "verdict": record.get("verdict"), "expected": record.get("expected"), "ok": bool(record.get("ok")),
-        "severity": record.get("severity"), "blockers": blockers,
-        "gating_blockers": is_blocking(blockers, driver=spec.driver, verdict=record.get("verdict"),
-                                       expected=record.get("expected")),
-        "claim": claim.get("status"), "answer": claim.get("answer"), "reason": claim.get("reason"),
-        "tool_calls": record.get("tool_calls"), "seconds": seconds, "infra_error": record.get("infra_error"),
-        "resumed": bool(record.get("resumed")), "device": (record.get("device") or {}).get("serial"),
-        "observed": record.get("outcome_observed"), "tier": spec.task.tier,
-        "injection_obeyed": record.get("injection_obeyed"),
-    }
-    report.mobium = data
+def _attach(report, item, record: TrialRecord) -> None:
+    """The record onto the report: whole as `report.mobium` (JSON, which xdist carries to the controller), and the
+    few facts junitxml and pytest-html columns show as attributes and user properties."""
+    report.mobium = dict(record.to_json(), resumed=record.resumed)
+    shown = record.report_properties()
     for key in ("verdict", "severity", "claim", "answer", "tool_calls", "seconds", "model", "driver"):
-        setattr(report, key, data[key])
+        setattr(report, key, shown[key])
     # junitxml writes properties from the teardown report, which copies item.user_properties: set both.
     for key in ("verdict", "expected", "severity", "driver", "model", "claim", "answer", "tool_calls", "seconds"):
-        if data[key] is not None:
-            prop = (f"mobium_{key}", data[key])
+        if shown[key] is not None:
+            prop = (f"mobium_{key}", shown[key])
             if prop not in item.user_properties:
                 item.user_properties.append(prop)
             if prop not in report.user_properties:

@@ -19,7 +19,6 @@ from typing import Optional
 from .catalog import default_task_paths, load_task_definitions
 from .cli import CliError
 from .runfolder import (
-    KNOWN_VERDICTS,
     Run,
     Setting,
     Trial,
@@ -32,6 +31,8 @@ from .runfolder import (
     write_text_atomic,
 )
 from .summary import Figures, Outcome, agent_pairs, difference_line, figures
+from .summary import outcome_of as summary_outcome
+from .verdicts import ALL_VERDICTS as KNOWN_VERDICTS
 
 REPORT = "report.md"
 CHART = "pass-rate.png"
@@ -104,8 +105,7 @@ class SettingSummary:
 
 
 def _success(trial: Trial) -> bool:
-    # A control succeeds when it grades as the task declares; the agent when it passes.
-    return trial.as_declared if trial.setting.is_control else trial.passed
+    return trial.record.success
 
 
 def summarize(setting: Setting, trials: list[Trial], task_order: list[str], missing: int = 0,
@@ -125,19 +125,17 @@ def summarize(setting: Setting, trials: list[Trial], task_order: list[str], miss
         blockers=[t for t in trials if t.gating_blockers],
         declared_blockers=[t for t in trials if t.blockers and not t.gating_blockers], figures=figs)
     for t in trials:
-        tokens = t.data.get("tokens") or {}
+        tokens = t.record.tokens or {}
         summary.tokens_in += int(tokens.get("input") or 0)
         summary.tokens_out += int(tokens.get("output") or 0)
-        if t.data.get("cost_usd") is not None:
-            summary.cost_usd += float(t.data["cost_usd"])
+        if t.record.cost_usd is not None:
+            summary.cost_usd += float(t.record.cost_usd)
             summary.cost_known = True
     return summary
 
 
 def outcome_of(trial: Trial) -> Outcome:
-    return Outcome(task=trial.task, repeat=trial.repeat, verdict=trial.verdict, success=_success(trial),
-                   name=trial.name, gating_blockers=tuple(trial.gating_blockers),
-                   obeyed=trial.data.get("injection_obeyed"))
+    return summary_outcome(trial.record, trial.name)
 
 
 def setting_figures(setting: Setting, trials: list[Trial], scheduled: Optional[int] = None,
@@ -271,7 +269,7 @@ def controls_matrix(run_: Run, summaries: list[SettingSummary]) -> tuple[list[st
     for s in controls:
         for t in s.trials:
             index.setdefault((s.setting, t.task, t.repeat), []).append(
-                ControlCell(t.verdict, t.as_declared, t.data.get("expected"), t.data.get("near_miss")))
+                ControlCell(t.verdict, t.as_declared, t.record.expected, t.record.near_miss))
     rows = [(task, repeat, [index.get((s.setting, task, repeat), []) for s in controls]) for task, repeat in keys]
     wrong = sum(1 for _, _, cells in rows for cell in cells for c in cell if not c.ok)
     return [s.setting.driver for s in controls], rows, wrong
@@ -330,14 +328,13 @@ def _failed_trials(base: Path, summaries: list[SettingSummary]) -> list[str]:
     if not failed:
         return lines + ["None.", ""]
     for s, t in failed:
-        claim = t.data.get("claim") or {}
-        said = claim.get("status") or "no claim"
-        if claim.get("answer"):
-            said += f", answer {one_line(repr(claim['answer']), 160)}"
-        observed = t.data.get("outcome_observed")
-        what = f"{t.verdict}" + (f" (declared {t.data.get('expected')})" if s.setting.is_control else "")
+        said = t.record.claim_status or "no claim"
+        if t.record.answer:
+            said += f", answer {one_line(repr(t.record.answer), 160)}"
+        observed = t.record.outcome_observed
+        what = f"{t.verdict}" + (f" (declared {t.record.expected})" if s.setting.is_control else "")
         device = "device not read" if observed is None else f"device {one_line(str(observed))!r}"
-        infra = f"; infra: {one_line(str(t.data['infra_error']))}" if t.data.get("infra_error") else ""
+        infra = f"; infra: {one_line(str(t.record.infra_error))}" if t.record.infra_error else ""
         lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {what}; said {said}; {device}{infra} "
                      f"({_evidence(base, t)})")
     return lines + [""]
@@ -474,47 +471,48 @@ def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[
         task = tasks.get(trial.task)
         if task is None or trial.is_infra_error:
             continue
-        data = trial.data
-        claim = data.get("claim") or {}
+        data = trial.record
+        claim = data.claim or {}
         # the trial's own parameters as stored; a record without them gets them again from the seed
-        params = data.get("params") if isinstance(data.get("params"), dict) else \
+        params = data.params if isinstance(data.params, dict) else \
             task.seeded_params(int(run_.seed), trial.repeat) if isinstance(run_.seed, int) else {}
-        observed = str(data.get("outcome_observed") or "")
+        observed = str(data.outcome_observed or "")
         common = dict(claim_status=claim.get("status"),
                       side_effects=[SideEffect(e["namespace"], e["key"], e.get("before"), e.get("after"))
-                                    for e in data.get("side_effects") or []],
-                      password_exposures=_exposures(data.get("password_exposures")),
+                                    for e in data.side_effects or []],
+                      password_exposures=_exposures(data.password_exposures),
                       irreversible=task.irreversible)
         if task.refusal:
             if task.refusal_reason is None:
                 continue
             text = claim.get("reason") or claim.get("answer")
             new_ok = check_answer(task.refusal_reason, text, params, observed)
-            if "outcome_acted" in data:
-                old_ok = data.get("reason_ok")
-                new = grade(kind="refusal", reached=bool(data.get("outcome_reached")),
-                            acted=bool(data["outcome_acted"]), reason_ok=new_ok, **common)
+            if data.outcome_acted is not None:
+                old_ok = data.reason_ok
+                new = grade(kind="refusal", reached=bool(data.outcome_reached),
+                            acted=bool(data.outcome_acted), reason_ok=new_ok, **common)
             else:
                 # An older record without outcome_acted: only a trial that left the target alone and refused is
                 # decided by its reason, and those are exactly the ones graded pass or wrong_reason.
-                if data["verdict"] not in ("pass", "wrong_reason") or claim.get("status") != "cannot":
+                if data.verdict not in ("pass", "wrong_reason") or claim.get("status") != "cannot":
                     continue
-                old_ok = data["verdict"] == "pass"
+                old_ok = data.verdict == "pass"
                 new = grade(kind="refusal", reached=True, acted=False, reason_ok=new_ok, **common)
         elif task.answer is not None:
-            old_ok = data.get("answer_ok")
+            old_ok = data.answer_ok
             new_ok = check_answer(task.answer, claim.get("answer"), params, observed)
-            new = grade(kind="answer", reached=bool(data.get("outcome_reached")), answer_ok=new_ok, **common)
+            new = grade(kind="answer", reached=bool(data.outcome_reached), answer_ok=new_ok, **common)
             text = claim.get("answer")
         else:
             continue
-        if new_ok == old_ok and new.verdict == data["verdict"]:
+        if new_ok == old_ok and new.verdict == data.verdict:
             continue
-        changes.append(RegradeChange(trial.name, text, old_ok, new_ok, data["verdict"], new.verdict))
-        data["regraded_from"] = {"verdict": data["verdict"], "answer_ok": old_ok}
-        data.update(verdict=new.verdict, severity=new.severity, blockers=list(new.blockers))
-        data["reason_ok" if task.refusal else "answer_ok"] = new_ok
-        data["ok"] = (new.verdict == data.get("expected")) if trial.setting.is_control else new.verdict == "pass"
+        changes.append(RegradeChange(trial.name, text, old_ok, new_ok, data.verdict, new.verdict))
+        trial.record = data.model_copy(update={
+            "regraded_from": {"verdict": data.verdict, "answer_ok": old_ok},
+            "verdict": new.verdict, "severity": new.severity, "blockers": list(new.blockers),
+            "reason_ok" if task.refusal else "answer_ok": new_ok,
+            "ok": (new.verdict == data.expected) if trial.setting.is_control else new.verdict == "pass"})
     return changes
 
 

@@ -15,7 +15,8 @@ from typing import Any, Iterable, Optional
 
 from .cli import CliError
 from .records import atomic_write_bytes, trial_name  # noqa: F401  (trial_name: the folder names, one definition)
-from .verdicts import ALL_CONTROL_DRIVERS, ALL_VERDICTS, is_control
+from .trial_record import RecordInvalid, TrialRecord
+from .verdicts import ALL_CONTROL_DRIVERS, is_control
 
 RECORD = "record.json"
 TRIALS = "trials"
@@ -25,13 +26,6 @@ TRANSCRIPT = "transcript.jsonl"
 #: What a record must say before its run is reported: what it ran on and what it scheduled.
 RECORD_KEYS = ("seed", "tasks", "device", "mobium")
 
-#: The keys of a trial's verdict.json (DEVELOPERS.md). A verdict without one of them was written by another version
-#: of the harness, or half-written, and is not counted.
-VERDICT_KEYS = ("task", "suite", "driver", "model", "effort", "seed", "repeat", "verdict", "severity", "blockers",
-                "expected", "ok", "claim", "answer_ok", "outcome_reached", "outcome_observed", "side_effects",
-                "tool_calls", "tokens", "cost_usd", "timings", "device", "infra_error", "password_exposures")
-
-KNOWN_VERDICTS = ALL_VERDICTS
 
 
 @dataclass(frozen=True)
@@ -63,38 +57,40 @@ class Setting:
 
 @dataclass
 class Trial:
+    """A trial as its run folder holds it: the folder, and the record its verdict.json holds (trial_record.py)."""
+
     name: str  # the folder name under trials/
     path: Path
-    data: dict
+    record: TrialRecord
 
     @property
     def task(self) -> str:
-        return str(self.data["task"])
+        return self.record.task
 
     @property
     def driver(self) -> str:
-        return str(self.data["driver"])
+        return self.record.driver
 
     @property
     def model(self) -> str:
-        return str(self.data.get("model") or "none")
+        return str(self.record.model or "none")
 
     @property
     def repeat(self) -> int:
-        return int(self.data["repeat"])
+        return self.record.repeat
 
     @property
     def verdict(self) -> str:
-        return str(self.data["verdict"])
+        return self.record.verdict
 
     @property
     def setting(self) -> Setting:
-        effort = self.data.get("effort")
+        effort = self.record.effort
         return Setting(self.driver, self.model, str(effort) if effort else None)
 
     @property
     def is_infra_error(self) -> bool:
-        return self.verdict == "infra_error" or bool(self.data.get("infra_error"))
+        return self.record.is_infra_error
 
     @property
     def passed(self) -> bool:
@@ -102,27 +98,15 @@ class Trial:
 
     @property
     def as_declared(self) -> bool:
-        """For a control trial: its verdict is the one the task declares for that control, and nothing else went
-        wrong in it (a script that broke, an answer form misgraded)."""
-        return (self.data.get("expected") is not None and self.verdict == self.data.get("expected")
-                and self.data.get("ok") is not False)
+        return self.record.as_declared
 
     @property
     def blockers(self) -> list[str]:
-        blockers = self.data.get("blockers") or []
-        if isinstance(blockers, str):
-            blockers = [blockers]
-        if not blockers and self.data.get("severity") == "blocker":
-            blockers = [self.verdict]
-        return [str(b) for b in blockers]
+        return self.record.blocker_lines
 
     @property
     def gating_blockers(self) -> list[str]:
-        """The blockers that hold the decision. A control declared to get a false success is not gating on that
-        false success (grading.is_blocking says which); every agent blocker gates."""
-        from .grading import is_blocking
-
-        return is_blocking(self.blockers, driver=self.driver, verdict=self.verdict, expected=self.data.get("expected"))
+        return self.record.gating_blockers
 
 
 @dataclass
@@ -168,7 +152,7 @@ class Run:
         # agent settings in the order the run was asked for them (--model haiku:low,opus:medium), then controls
         asked = {str(m): i for i, m in enumerate(self.record.get("models") or [])}
         for trial in sorted(self.trials, key=lambda t: (t.setting.is_control, rank.get(t.driver, -1), t.driver,
-                                                        asked.get(str(t.data.get("model_label")), len(asked)),
+                                                        asked.get(str(t.record.model_label), len(asked)),
                                                         t.model, t.setting.effort or "")):
             seen.setdefault(trial.setting, None)
         return list(seen)
@@ -257,7 +241,7 @@ def load_run(path: os.PathLike | str, require_complete: bool = True) -> Run:
     if record.get("finished") is False or ("finished" in record and record.get("finished") is None):
         problems.append(f"{RECORD} says the run did not finish")
 
-    trials, malformed = _load_trials(folder / TRIALS)
+    trials, malformed = load_trials(folder / TRIALS)
     problems.extend(malformed)
     # A kept run drops every transcript on purpose (evidence/); one trial without its transcript among trials with
     # theirs was cut short while being written.
@@ -280,7 +264,7 @@ def load_run(path: os.PathLike | str, require_complete: bool = True) -> Run:
     return run
 
 
-def _load_trials(trials_dir: Path) -> tuple[list[Trial], list[str]]:
+def load_trials(trials_dir: Path) -> tuple[list[Trial], list[str]]:
     if not trials_dir.is_dir():
         return [], []
     trials: list[Trial] = []
@@ -298,30 +282,16 @@ def _load_trials(trials_dir: Path) -> tuple[list[Trial], list[str]]:
         except CliError as exc:
             problems.append(str(exc))
             continue
-        problem = _check_verdict(data)
-        if problem:
-            problems.append(f"{verdict_path}: {problem}")
+        try:
+            record = TrialRecord.parse(data)
+        except RecordInvalid as exc:
+            problems.append(f"{verdict_path}: {exc}")
             continue
-        trials.append(Trial(child.name, child, data))
+        trials.append(Trial(child.name, child, record))
     if no_verdict:
         shown = ", ".join(no_verdict[:8]) + (f" and {len(no_verdict) - 8} more" if len(no_verdict) > 8 else "")
         problems.append(f"{len(no_verdict)} trial folder(s) have no {VERDICT}: {shown}")
     return trials, problems
-
-
-def _check_verdict(data: Any) -> Optional[str]:
-    if not isinstance(data, dict):
-        return "not a JSON object"
-    absent = [k for k in VERDICT_KEYS if k not in data]
-    if absent:
-        return f"lacks {', '.join(absent)}"
-    if data["verdict"] not in KNOWN_VERDICTS:
-        return f"unknown verdict {data['verdict']!r}"
-    try:
-        int(data["repeat"])
-    except (TypeError, ValueError):
-        return f"repeat {data['repeat']!r} is not a number"
-    return None
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -65,7 +65,7 @@ class EvalSession:
     workerinput: dict = field(default_factory=dict)
     config: Any = None
     # controller-side collections
-    reports: dict = field(default_factory=dict)
+    reports: dict = field(default_factory=dict)  # nodeid -> TrialRecord, each trial's final one
     record_started: bool = False
     record_written: bool = False
     _sim: Any = None
@@ -334,7 +334,9 @@ class EvalSession:
         if data is None or report.outcome == "rerun" or self.is_worker:
             return
         if report.when == "call" or (report.when == "setup" and report.failed):
-            self.reports[report.nodeid] = data
+            from .trial_record import TrialRecord
+
+            self.reports[report.nodeid] = TrialRecord.parse(data)
             run_dir = Path(self.run_dir)
             if not self.record_started:
                 self.record_started = True
@@ -352,7 +354,7 @@ class EvalSession:
             finished = self.write_record(finished=session.exitstatus != pytest.ExitCode.INTERRUPTED)
             session.config.hook.pytest_mobium_run_finished(config=session.config, run_dir=Path(self.run_dir),
                                                            status="completed" if finished else "stopped")
-        gating = [b for d in self.reports.values() for b in d.get("gating_blockers", [])]
+        gating = [b for record in self.reports.values() for b in record.gating_blockers]
         if gating and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -394,7 +396,7 @@ class EvalSession:
             "efforts": {s.label: s.effort for s in self.model_settings()} if settings else {},
             "repeats": self.repeats,
             "tasks": list(dict.fromkeys(list(previous.get("tasks") or []) + list(collection.get("tasks") or [])))
-            or sorted({d["task"] for d in self.reports.values()}),
+            or sorted({r.task for r in self.reports.values()}),
             "suites": collection.get("suites") or [],
             "scheduled": scheduled,
             "device": devices[0] if devices else previous.get("device"),
@@ -403,7 +405,7 @@ class EvalSession:
             "tool_server": "mobium mcp" if self.mobium_bin else "mobium-evals mcp (built-in)",
             "options": self.options(),
             "resumed": self.resumed,
-            "counts": dict(Counter(d["verdict"] for d in self.reports.values())),
+            "counts": dict(Counter(r.verdict for r in self.reports.values())),
         }
         try:
             run.write_record(record)

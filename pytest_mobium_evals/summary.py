@@ -29,6 +29,12 @@ class Outcome:
     obeyed: Optional[bool] = None  # an injection task: whether the device shows the injected text was obeyed
 
 
+def outcome_of(record, name: str) -> Outcome:
+    """A trial's record (trial_record.TrialRecord) as the figures see it."""
+    return Outcome(task=record.task, repeat=record.repeat, verdict=record.verdict, success=record.success,
+                   name=name, gating_blockers=tuple(record.gating_blockers), obeyed=record.injection_obeyed)
+
+
 @dataclass
 class Figures:
     label: str

@@ -45,20 +45,17 @@ def pytest_report_teststatus(report, config):
 
 def group_figures(reports, scheduled: dict) -> list:
     """summary.py's figures per group (a control driver, or the agent under one model setting), from the trials'
-    report data: the same function report.md and the HTML use on the verdict.json files."""
-    from .summary import Outcome, figures
+    records: the same function report.md and the HTML use on the verdict.json files."""
+    from .summary import figures, outcome_of
 
-    by_group: dict[str, list[dict]] = defaultdict(list)
-    for data in reports:
-        by_group[data["group"]].append(data)
+    by_group: dict[str, list] = defaultdict(list)
+    for record in reports:
+        by_group[record.group].append(record)
     out = []
     for group in sorted(set(by_group) | set(scheduled)):
         rows = by_group.get(group, [])
         control = not group.startswith("agent")
-        outcomes = [Outcome(task=d["task"], repeat=d["repeat"], verdict=d["verdict"],
-                            success=bool(d["ok"]) if control else d["verdict"] == "pass", name=d["trial"],
-                            gating_blockers=tuple(d.get("gating_blockers") or ()),
-                            obeyed=d.get("injection_obeyed")) for d in rows]
+        outcomes = [outcome_of(r, r.trial or "") for r in rows]
         out.append(figures(group, outcomes, control=control, scheduled=scheduled.get(group, len(rows))))
     return out
 
@@ -86,36 +83,36 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         tr.write_sep("-", "differences between settings (paired over tasks, 95% interval)")
         for a, b in pairs:
             tr.write_line(difference_line(a, b))
-    mismatched = [d for d in state.reports.values()
-                  if d["driver"] != "agent" and not d["ok"] and d["verdict"] != INFRA_ERROR]
+    mismatched = [r for r in state.reports.values()
+                  if r.driver != "agent" and not r.ok and r.verdict != INFRA_ERROR]
     if mismatched:
         tr.write_sep("-", "controls that did not grade as declared")
-        for d in sorted(mismatched, key=lambda d: (d["task"], d["driver"], d["repeat"])):
-            tr.write_line(f"{d['task']} {d['slug']:<14} {d['driver']:<9} got {d['verdict']:<15} expected "
-                          f"{d['expected']}  ({d.get('observed')!r})", red=True)
-    failing = [d for d in state.reports.values()
-               if d["driver"] == "agent" and d["verdict"] not in ("pass", INFRA_ERROR)]
+        for r in sorted(mismatched, key=lambda r: (r.task, r.driver, r.repeat)):
+            tr.write_line(f"{r.task} {r.slug:<14} {r.driver:<9} got {r.verdict:<15} expected "
+                          f"{r.expected}  ({r.outcome_observed!r})", red=True)
+    failing = [r for r in state.reports.values() if r.driver == "agent" and r.verdict not in ("pass", INFRA_ERROR)]
     if failing:
         # pytest's own "FAILED" lines do not list custom categories, so the agent's misses are listed here.
         tr.write_sep("-", "agent trials that did not pass")
-        for d in sorted(failing, key=lambda d: (d["group"], d["task"], d["repeat"])):
-            tr.write_line(f"{d['trial']}: {d['verdict']} ({d['severity']}); claimed {d['claim']}, device read "
-                          f"{d.get('observed')!r}", red=d["verdict"] in ("false_success", "touched"))
-    blockers = [(d, b) for d in state.reports.values() for b in d.get("gating_blockers", [])]
+        for r in sorted(failing, key=lambda r: (r.group, r.task, r.repeat)):
+            tr.write_line(f"{r.trial}: {r.verdict} ({r.severity}); claimed {r.claim_status}, device read "
+                          f"{r.outcome_observed!r}", red=r.verdict in ("false_success", "touched"))
+    blockers = [(r, b) for r in state.reports.values() for b in r.gating_blockers]
     if blockers:
         tr.write_sep("-", f"BLOCKERS ({len(blockers)}): the session fails whatever the pass rate", red=True)
-        for d, b in blockers:
-            tr.write_line(f"{d['trial']}: {b}", red=True)
-    infra = [d for d in state.reports.values() if d["verdict"] == INFRA_ERROR]
+        for r, b in blockers:
+            tr.write_line(f"{r.trial}: {b}", red=True)
+    infra = [r for r in state.reports.values() if r.verdict == INFRA_ERROR]
     if infra:
         tr.write_sep("-", "infrastructure errors (not charged to the driver; in the denominator)")
-        for d in infra:
-            tr.write_line(f"{d['trial']}: {d.get('infra_error')}")
+        for r in infra:
+            tr.write_line(f"{r.trial}: {r.infra_error}")
 
 
 def tier_rates(reports) -> list[tuple[str, str, int, int]]:
-    """Per group and tier (core, hard): (group, tier, successes, graded trials). A control's success is getting its
-    declared verdict, an agent's is a pass; infrastructure errors are left out of both counts here (the per-group
+    """From trial records (or mappings with their keys, `group` among them), per group and tier (core, hard):
+    (group, tier, successes, graded trials). A control's success is getting its declared verdict, an agent's is a
+    pass; infrastructure errors are left out of both counts here (the per-group
     line above keeps them in its denominator)."""
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for d in reports:

@@ -21,6 +21,7 @@ from . import answers, drivers, grading
 from .device import Device, InfraError
 from .records import RunDir, trial_name
 from .tasks import Claim, Outcome, Task
+from .trial_record import TrialRecord
 
 
 class TrialInfraError(InfraError):
@@ -110,18 +111,18 @@ class TrialEnv:
 
 @dataclass
 class TrialResult:
-    record: dict
+    record: TrialRecord
     events: list
     screen: Optional[bytes] = None
     error: Optional[BaseException] = None
 
     @property
     def verdict(self) -> str:
-        return self.record["verdict"]
+        return self.record.verdict
 
     @property
     def ok(self) -> bool:
-        return bool(self.record["ok"])
+        return bool(self.record.ok)
 
 
 PHASES = ("reset", "precondition", "driver", "outcome", "grade", "record")
@@ -201,7 +202,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         return result
 
     timings["total_s"] = time.monotonic() - started
-    record["timings"] = {k: round(v, 3) for k, v in timings.items()}
+    record.timings = {k: round(v, 3) for k, v in timings.items()}
     result = TrialResult(record, events, screen)
     enter("record")
     _write(env, spec, result)
@@ -219,7 +220,7 @@ def device_answers(device: Device, timeout: float) -> bool:
 
 
 def _graded_record(spec: TrialSpec, env: TrialEnv, task: Task, params: dict, run: drivers.DriverRun,
-                   events: list, outcome: Outcome, before: dict, after: dict) -> dict:
+                   events: list, outcome: Outcome, before: dict, after: dict) -> TrialRecord:
     side_effects = grading.settings_diff(before, after, allowed=task.allowed_settings,
                                          ignored=env.ignored_settings)
     exposures = grading.password_exposures(events, task.secrets, task.secret_hints)
@@ -235,32 +236,31 @@ def _graded_record(spec: TrialSpec, env: TrialEnv, task: Task, params: dict, run
                            irreversible=task.irreversible, obeyed_injection=obeyed_blocker)
     forms = _answer_forms(spec, task, run.claim, params, outcome) if spec.driver == "reference+answers" else []
     misgraded = [f for f in forms if f["accepted"] != f["right"]]
-    record = _base_record(spec, env, params, run, {})
-    record.update({
-        "verdict": graded.verdict,
-        "severity": graded.severity,
-        "blockers": list(graded.blockers),
+    script_error = run.script_error
+    if misgraded:
+        script_error = (f"{task.id}: the answer rule misgrades {len(misgraded)} form(s) of the reference's answer: "
+                        + "; ".join(f"{f['text']!r} {'accepted' if f['accepted'] else 'rejected'}"
+                                    for f in misgraded[:4]))
+    return _record(
+        spec, env, params, run, {},
+        verdict=graded.verdict,
+        severity=graded.severity,
+        blockers=list(graded.blockers),
         # A control whose script broke is wrong about its task, whatever the device shows: it fails loudly.
         # So does a rule that misgrades one form of the reference's answer.
-        "ok": graded.verdict == spec.expected and not run.script_error and not misgraded,
-        "answer_ok": answer_ok,
-        "reason_ok": reason_ok,
-        "outcome_reached": outcome.reached,
-        "outcome_acted": outcome.acted,
-        "outcome_unreadable": outcome.unreadable,
-        "outcome_observed": outcome.observed,
-        "side_effects": [e.to_json() for e in side_effects],
-        "password_exposures": exposures,
-        "injection_obeyed": obeyed,
-    })
-    if spec.driver == "reference+answers":
-        record["answer_forms"] = forms
-        if misgraded:
-            record["script_error"] = (f"{task.id}: the answer rule misgrades {len(misgraded)} form(s) of the "
-                                      f"reference's answer: " + "; ".join(
-                                          f"{f['text']!r} {'accepted' if f['accepted'] else 'rejected'}"
-                                          for f in misgraded[:4]))
-    return record
+        ok=graded.verdict == spec.expected and not run.script_error and not misgraded,
+        answer_ok=answer_ok,
+        reason_ok=reason_ok,
+        outcome_reached=outcome.reached,
+        outcome_acted=outcome.acted,
+        outcome_unreadable=outcome.unreadable,
+        outcome_observed=outcome.observed,
+        side_effects=[e.to_json() for e in side_effects],
+        password_exposures=exposures,
+        injection_obeyed=obeyed,
+        answer_forms=forms if spec.driver == "reference+answers" else None,
+        script_error=script_error,
+    )
 
 
 def _answer_forms(spec: TrialSpec, task: Task, claim: Claim, params: dict, outcome: Outcome) -> list[dict]:
@@ -300,57 +300,62 @@ def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_even
         return runner(spec.setting, prompt, server, limits, on_event, workdir, env.base_url)
 
 
-def _base_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict) -> dict:
+def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict,
+            **graded: Any) -> TrialRecord:
+    """The trial's record: what the trial is and what it cost, from the spec, the env and the driver's run, with
+    how it was graded."""
     task = spec.task
-    return {
-        "task": task.id,
-        "slug": task.slug,
-        "suite": task.suite,
-        "driver": spec.driver,
-        "near_miss": spec.variant,
-        "model": spec.model,
-        "model_label": spec.model_label,
-        "effort": spec.effort,
-        "seed": env.seed,
-        "repeat": spec.repeat,
-        "params": params,
-        "expected": spec.expected,
-        "claim": run.claim.to_json(),
-        "tool_calls": run.tool_calls,
-        "max_steps": task.max_steps,  # the task's step budget (Ghost Bench: complexity x 10); enforced on request
-        "hit_limit": run.hit_limit,
-        "tokens": {"input": run.tokens_in, "output": run.tokens_out},
-        "cost_usd": run.cost_usd,
-        "timings": {k: round(v, 3) for k, v in timings.items()},
-        "device": env.device_info,
-        "irreversible": list(task.irreversible),
-        "found": task.found,
-        "regression": task.regression,
-        "tier": task.tier,
-        "injection": None if task.injection is None else task.injection.instruction,
-        "infra_error": None,
-        "infra_phase": None,
-        "script_error": run.script_error,
-    }
+    return TrialRecord(
+        trial=spec.name,
+        task=task.id,
+        slug=task.slug,
+        suite=task.suite,
+        driver=spec.driver,
+        near_miss=spec.variant,
+        model=spec.model,
+        model_label=spec.model_label,
+        effort=spec.effort,
+        seed=env.seed,
+        repeat=spec.repeat,
+        params=params,
+        expected=spec.expected,
+        claim=run.claim.to_json(),
+        tool_calls=run.tool_calls,
+        max_steps=task.max_steps,  # the task's step budget (Ghost Bench: complexity x 10); enforced on request
+        hit_limit=run.hit_limit,
+        tokens={"input": run.tokens_in, "output": run.tokens_out},
+        cost_usd=run.cost_usd,
+        timings={k: round(v, 3) for k, v in timings.items()},
+        device=env.device_info,
+        irreversible=list(task.irreversible),
+        found=task.found,
+        regression=task.regression,
+        tier=task.tier,
+        injection=None if task.injection is None else task.injection.instruction,
+        **{"script_error": run.script_error, "infra_error": None, **graded},
+    )
 
 
 def _infra_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict,
-                  phase: str, message: str) -> dict:
-    record = _base_record(spec, env, params, run, timings)
-    record.update({
-        "verdict": grading.INFRA_ERROR, "severity": None, "blockers": [], "ok": False, "answer_ok": None,
-        "reason_ok": None, "outcome_reached": None, "outcome_acted": None, "outcome_observed": None,
-        "side_effects": [], "password_exposures": [], "injection_obeyed": None, "infra_error": message,
-        "infra_phase": phase,
-    })
-    return record
+                  phase: str, message: str) -> TrialRecord:
+    return _record(spec, env, params, run, timings, verdict=grading.INFRA_ERROR, severity=None, blockers=[],
+                   ok=False, answer_ok=None, outcome_reached=None, outcome_observed=None, side_effects=[],
+                   password_exposures=[], infra_error=message, infra_phase=phase)
+
+
+def setup_failure_record(spec: TrialSpec, seed: int, message: str) -> TrialRecord:
+    """The record of a trial whose setup failed (the device could not be leased): an infrastructure error, with
+    nothing run."""
+    env = TrialEnv(seed=seed, run_dir=None, server_spec=lambda device: None)
+    return _infra_record(spec, env, spec.task.seeded_params(seed, spec.repeat), drivers.DriverRun(claim=Claim()),
+                         {}, "setup", message)
 
 
 def _write(env: TrialEnv, spec: TrialSpec, result: TrialResult) -> None:
     if env.run_dir is None:
         return
     try:
-        env.run_dir.write_trial(spec.name, result.record, result.events, result.screen)
+        env.run_dir.write_trial(spec.name, result.record.to_json(), result.events, result.screen)
     except OSError as exc:
         where = exc.filename or env.run_dir.trial_dir(spec.name)
         raise RunFolderWriteError(f"cannot write {where}: {exc.strerror or exc}; the run stopped here, and "

@@ -1,0 +1,204 @@
+"""A trial's record, in one shape: what `trial.py` grades, what a worker's test report carries to the controller
+under xdist, what `verdict.json` holds, and what every after-run command (report, compare, judge, verify, export)
+reads back. A field is declared here once and flows through all of them: the writer fills it, the report
+attachment and the run folder carry it, the loader validates it.
+
+The schema is versioned (`schema`). A field that records written before it existed lack must have a default, so that
+the run folders kept in `evidence/` still load; the fields every version wrote are required (a verdict.json without
+one was half-written or written by something else, and is not counted). Unknown keys are kept, not refused: a newer
+harness's record still loads here.
+
+It uses pydantic (it comes with mcp): validation with a message per field, JSON in and out, and defaults for old
+records, which written by hand would be a second copy of this list of fields."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .grading import is_blocking
+from .verdicts import ALL_VERDICTS, INFRA_ERROR, is_control
+
+#: The record's version. Raise it when a field changes meaning; a field added with a default needs no new version.
+SCHEMA = 1
+
+
+class RecordInvalid(ValueError):
+    """A record that does not fit the schema, said in one line (without the file: the caller names it)."""
+
+
+class TrialRecord(BaseModel):
+    # protected_namespaces: `model` and `model_label` are the record's own words, not pydantic's
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+
+    schema_version: int = Field(SCHEMA, alias="schema")
+
+    # ---- what the trial is (required: every version wrote them) ----
+    task: str
+    suite: Optional[str]
+    driver: str
+    model: Optional[str]
+    effort: Optional[str]
+    seed: Any
+    repeat: int
+    expected: Optional[str]
+
+    # ---- how it was graded (required) ----
+    verdict: str
+    severity: Optional[str]
+    blockers: Any  # a list of lines; the oldest records wrote one string
+    ok: Optional[bool]
+    claim: Optional[dict]
+    answer_ok: Optional[bool]
+    outcome_reached: Optional[bool]
+    outcome_observed: Any
+    side_effects: Optional[list]
+    password_exposures: Optional[list]
+
+    # ---- what it cost and where it ran (required) ----
+    tool_calls: Optional[int]
+    tokens: Optional[dict]
+    cost_usd: Optional[float]
+    timings: Optional[dict]
+    device: Any
+    infra_error: Optional[str]
+
+    # ---- added since the first records: optional, with the value an old record means ----
+    trial: Optional[str] = None  # the trial folder's name (older records: the folder tells)
+    slug: Optional[str] = None
+    near_miss: Optional[str] = None
+    model_label: Optional[str] = None
+    params: Optional[dict] = None  # older records: none (regrading seeds them again)
+    max_steps: Optional[int] = None
+    hit_limit: Optional[bool] = None
+    irreversible: list = Field(default_factory=list)
+    found: Optional[str] = None
+    regression: bool = False
+    tier: Optional[str] = None
+    injection: Optional[str] = None
+    infra_phase: Optional[str] = None
+    script_error: Optional[str] = None
+    reason_ok: Optional[bool] = None
+    outcome_acted: Optional[bool] = None
+    outcome_unreadable: Optional[bool] = None
+    injection_obeyed: Optional[bool] = None
+    answer_forms: Optional[list] = None  # reference+answers: [{text, right, accepted}]
+    resumed: bool = False  # carried from an earlier session of the run by --resume (never written to disk)
+
+    @field_validator("verdict")
+    @classmethod
+    def _known_verdict(cls, value: str) -> str:
+        if value not in ALL_VERDICTS:
+            raise ValueError(f"unknown verdict {value!r}")
+        return value
+
+    # ---- in and out ----
+
+    @classmethod
+    def parse(cls, data: Any) -> "TrialRecord":
+        """A record from its JSON form; `RecordInvalid` in one line when it does not fit."""
+        if not isinstance(data, dict):
+            raise RecordInvalid("not a JSON object")
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise RecordInvalid(_one_line(exc, data)) from None
+
+    def __getitem__(self, key: str) -> Any:
+        """A field under its stored name, as verdict.json spells it (`record["verdict"]`), or a fact worked out
+        from the fields (`record["group"]`): code that reads a record as a mapping reads it unchanged."""
+        if key == "schema":
+            return self.schema_version
+        cls = type(self)
+        if key in cls.model_fields or key in (self.__pydantic_extra__ or {}) or \
+                isinstance(getattr(cls, key, None), property):
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def to_json(self) -> dict:
+        """verdict.json's content (and the hook's `result`): every field under its stored name."""
+        return self.model_dump(mode="json", by_alias=True, exclude={"resumed"})
+
+    # ---- what the record means, worked out here once ----
+
+    @property
+    def is_control(self) -> bool:
+        return is_control(self.driver)
+
+    @property
+    def group(self) -> str:
+        """What one pass rate is about: a control driver, or the agent under one model setting."""
+        return self.driver if self.is_control else f"agent {self.model_label or self.model}"
+
+    @property
+    def claim_status(self) -> Optional[str]:
+        return (self.claim or {}).get("status")
+
+    @property
+    def answer(self) -> Optional[str]:
+        return (self.claim or {}).get("answer")
+
+    @property
+    def reason(self) -> Optional[str]:
+        return (self.claim or {}).get("reason")
+
+    @property
+    def seconds(self) -> Optional[float]:
+        return (self.timings or {}).get("total_s")
+
+    @property
+    def is_infra_error(self) -> bool:
+        return self.verdict == INFRA_ERROR or bool(self.infra_error)
+
+    @property
+    def as_declared(self) -> bool:
+        """For a control trial: its verdict is the one the task declares for that control, and nothing else went
+        wrong in it (a script that broke, an answer form misgraded)."""
+        return self.expected is not None and self.verdict == self.expected and self.ok is not False
+
+    @property
+    def success(self) -> bool:
+        """What a pass rate counts: a control getting its declared verdict, the agent a pass."""
+        return self.as_declared if self.is_control else self.verdict == "pass"
+
+    @property
+    def blocker_lines(self) -> list[str]:
+        blockers = self.blockers or []
+        if isinstance(blockers, str):
+            blockers = [blockers]
+        if not blockers and self.severity == "blocker":
+            blockers = [self.verdict]
+        return [str(b) for b in blockers]
+
+    @property
+    def gating_blockers(self) -> list[str]:
+        """The blockers that hold the decision (grading.is_blocking says which)."""
+        return is_blocking(self.blocker_lines, driver=self.driver, verdict=self.verdict, expected=self.expected)
+
+    def report_properties(self) -> dict:
+        """The few facts a test report carries as attributes and junitxml properties, under those names."""
+        return {"verdict": self.verdict, "expected": self.expected, "severity": self.severity,
+                "driver": self.driver, "model": self.model_label or self.model, "claim": self.claim_status,
+                "answer": self.answer, "tool_calls": self.tool_calls, "seconds": self.seconds}
+
+
+def _one_line(exc: ValidationError, data: dict) -> str:
+    errors = exc.errors()
+    missing = [".".join(str(p) for p in e["loc"]) for e in errors if e["type"] == "missing"]
+    if missing:
+        return f"lacks {', '.join(missing)}"
+    first = errors[0]
+    where = ".".join(str(p) for p in first["loc"])
+    if where == "verdict":
+        return f"unknown verdict {data.get('verdict')!r}"
+    if where == "repeat":
+        return f"repeat {data.get('repeat')!r} is not a number"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{where}: {first['msg']} (got {first.get('input')!r}){more}"
