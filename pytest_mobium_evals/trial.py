@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from . import answers, drivers, grading
+from . import __version__, answers, drivers, grading
 from .device import Device, InfraError
 from .records import RunDir, trial_name
 from .tasks import Claim, Outcome, Task
@@ -332,6 +332,7 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         regression=task.regression,
         tier=task.tier,
         injection=None if task.injection is None else task.injection.instruction,
+        plugin_version=__version__,
         **{"script_error": run.script_error, "infra_error": None, **graded},
     )
 

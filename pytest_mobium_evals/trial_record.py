@@ -84,6 +84,7 @@ class TrialRecord(BaseModel):
     outcome_unreadable: Optional[bool] = None
     injection_obeyed: Optional[bool] = None
     answer_forms: Optional[list] = None  # reference+answers: [{text, right, accepted}]
+    plugin_version: Optional[str] = None  # the pytest-mobium-evals that wrote the record
     resumed: bool = False  # carried from an earlier session of the run by --resume (never written to disk)
 
     @field_validator("verdict")
