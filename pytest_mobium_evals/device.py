@@ -16,6 +16,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
+from .adb_shell import shell_bytes
+
 try:
     from .toolserver import InfraError
 except ImportError:  # toolserver.py not there yet in a partial checkout; the same contract
@@ -95,24 +97,11 @@ class Device:
         return out if isinstance(out, bytes) else str(out).encode()
 
     def _run(self, cmd: str, timeout: float, encoding: Optional[str]):
-        """One shell command on a connection of its own, with `timeout` bounding every wait (adbutils' own shell()
-        waits up to ten minutes for the transport and the service's OKAY, so a device that hangs on a request
-        would hold the trial far past its limits). The transport is chosen with `host:transport:SERIAL`, which
-        every adb server understands, so no `host:version` round trip comes first, and the connection is closed
-        as soon as the device has closed its end: adbutils' close() pauses 10 ms per connection for a half-close
-        that a finished shell does not need, and those pauses were most of a command's time on the virtual
-        device. A stand-in without a client (a test's fake) is asked plainly."""
+        """One shell command on a connection of its own, with `timeout` bounding every wait, the fast way
+        (adb_shell.py says why). A stand-in without a client (a test's fake) is asked plainly."""
         if self._client is None:
             return self._adb.shell(cmd, timeout=timeout, encoding=encoding)
-        conn = self._client.make_connection(timeout=timeout)
-        try:
-            conn.send_command(f"host:transport:{self.serial}")
-            conn.check_okay()
-            conn.send_command("shell:" + cmd)
-            conn.check_okay()
-            out = _read_to_end(conn.conn)
-        finally:
-            conn.conn.close()
+        out = shell_bytes(self._client, self.serial, cmd, timeout)
         if encoding is None:
             return out
         return out.decode(encoding, "replace").rstrip()
@@ -434,11 +423,3 @@ def _quote(value: str) -> str:
     if re.fullmatch(r"[\w.,:/@%+=-]+", value):
         return value
     return "'" + value.replace("'", "'\\''") + "'"
-
-
-def _read_to_end(sock) -> bytes:
-    """What the device sends until it closes the stream, in chunks joined once (a screenshot is megabytes)."""
-    chunks = []
-    while chunk := sock.recv(65536):
-        chunks.append(chunk)
-    return b"".join(chunks)

@@ -11,6 +11,7 @@ import time
 
 import adbutils
 
+from ..adb_shell import shell_bytes
 from .errors import MobiumError
 from .snapshot import Snapshot, parse_dump
 
@@ -51,23 +52,8 @@ class AdbLink:
             raise MobiumError("device_server", f"adb shell failed on {self.serial}: {exc}") from exc
 
     def _run(self, cmd: str, timeout: float) -> bytes:
-        """One shell command's output. The transport is chosen with `host:transport:SERIAL`, which every adb server
-        understands, so no `host:version` round trip comes first (as adbutils' shell() makes), and the connection
-        is closed once the device has closed its end, without the 10 ms pause adbutils' close() makes for a
-        half-close: together they were most of a command's time on the virtual device, and a tool call makes
-        several commands."""
-        conn = self.client.make_connection(timeout=timeout)
-        try:
-            conn.send_command(f"host:transport:{self.serial}")
-            conn.check_okay()
-            conn.send_command("shell:" + cmd)
-            conn.check_okay()
-            chunks = []
-            while chunk := conn.conn.recv(65536):
-                chunks.append(chunk)
-            return b"".join(chunks)
-        finally:
-            conn.conn.close()
+        """One shell command's output, the fast way (adb_shell.py says why: a tool call makes several)."""
+        return shell_bytes(self.client, self.serial, cmd, timeout)
 
     def state(self) -> str:
         try:
