@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from . import collection, protocol, terminal
+from . import broken_tasks, collection, protocol, terminal
 from .session import SESSION, EvalSession, XdistHooks
 
 GROUP = "mobium-evals"
@@ -105,7 +105,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = EvalSession.from_config(config)
     config.stash[SESSION] = session
     config.pluginmanager.register(session, "mobium-evals-session")
-    for module in (collection, protocol, terminal):
+    for module in (collection, protocol, terminal, broken_tasks):
         config.pluginmanager.register(module, f"mobium-evals-{module.__name__.rsplit('.', 1)[-1]}")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(), "mobium-evals-xdist")

@@ -4,11 +4,10 @@ harness's plugin registers this module; it hears the run through the hooks the h
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
-from ..ghost_bench.collection import Entry, is_task_file, task_file_class
+from ..ghost_bench.collection import Entry, is_task_file, object_name, task_file_class
 from ..ghost_bench.summary import write_summary
 from .adapter import SUITE, to_task
 from .loading import AndroidWorldError, AWTask, load_objects
@@ -35,7 +34,7 @@ def entries(path: Path, config: Any = None) -> list[Entry]:
                 if native:
                     out.append(_native_entry(item, task))
                 continue
-        out.append(Entry(None, error=str(item), name=_name(item, index), suite=SUITE))
+        out.append(Entry(None, error=str(item), name=object_name(item, index), suite=SUITE))
     return out
 
 
@@ -45,12 +44,6 @@ def _native_entry(aw: AWTask, task: Any) -> Entry:
     except NativeUnavailable as err:
         return Entry(None, error=f"{aw.source}: --androidworld-native: {err}", name=f"{aw.id}.native",
                      suite=SUITE)
-
-
-def _name(error: AndroidWorldError, index: int) -> str:
-    # the message starts "<file>: task <id>: ..."; an object with no usable id is named by its place
-    match = re.search(r": task ([A-Za-z][A-Za-z0-9_.]*): ", str(error))
-    return match.group(1) if match else f"object_{index}"
 
 
 AndroidWorldFile = task_file_class("AndroidWorldFile", entries)

@@ -6,6 +6,7 @@ own loader to `task_file_class` and reuses the rest."""
 
 from __future__ import annotations
 
+import re
 import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -14,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from ..tasks import TASK_ATTR, Outcome, Task, mark
+from ..broken_tasks import BROKEN_ATTR, TaskModule
+from ..tasks import TASK_ATTR, Outcome, Task, TaskDefinitionError, mark
 from .adapter import SUITE, to_task
-from .loading import TaskFileError, load_file
+from .loading import TaskFileError, load_objects
 
 #: How a suite's name reads in a task's docstring.
 SUITE_TITLES = {SUITE: "Ghost Bench", "androidworld": "AndroidWorld"}
@@ -44,27 +46,44 @@ def is_task_file(path: Path, folder: str = SUITE) -> bool:
 
 
 def ghost_bench_entries(path: Path, config: Any = None) -> list[Entry]:
+    """One Entry per object of the file; a malformed object is an Entry that errors alone with its one line."""
     entries = []
-    for gt in load_file(path):
-        entries.append(Entry(to_task(gt), marks=((gt.category, f"Ghost Bench tasks of category {gt.category}"),),
+    for index, gt in enumerate(load_objects(path), start=1):
+        if isinstance(gt, TaskFileError):
+            entries.append(Entry(None, error=str(gt), name=object_name(gt, index), suite=SUITE))
+            continue
+        try:
+            task = to_task(gt)
+        except TaskFileError as err:
+            entries.append(Entry(None, error=str(err), name=gt.id, suite=SUITE))
+            continue
+        entries.append(Entry(task, marks=((gt.category, f"Ghost Bench tasks of category {gt.category}"),),
                              skip=None if gt.runs_here else gt.skip_reason))
     return entries
 
 
+def object_name(error: TaskFileError, index: int) -> str:
+    """What an unusable object's error item is called: its id, read from the message ("<file>: task <id>: ..."),
+    or its place in the file when it has no usable id."""
+    match = re.search(r": task ([A-Za-z][A-Za-z0-9_.]*): ", str(error))
+    return match.group(1) if match else f"object_{index}"
+
+
 def task_file_class(name: str, load: Callable[[Path, Any], list[Entry]]) -> type:
-    """A pytest.Module subclass that builds its module from a JSON file with `load(path, config)`. A TaskFileError
-    from it fails the file's collection with its one line; the other files still run."""
+    """A module collector (broken_tasks.TaskModule) that builds its module from a JSON file with
+    `load(path, config)`. A TaskFileError from it makes the file one error item with its one line, and an unusable
+    object one error item of its own; every other task still runs."""
 
     def _getobj(self):
         try:
             return build_module(load(self.path, self.config), self.path, self.config)
         except TaskFileError as err:
-            raise self.CollectError(str(err)) from None
+            raise TaskDefinitionError(str(err)) from None
 
     def _no_fixture(self) -> None:  # a JSON file has no setup_module or setup_function
         return None
 
-    return type(name, (pytest.Module,), {
+    return type(name, (TaskModule,), {
         "__doc__": "A JSON task file as a pytest module of task functions.", "_getobj": _getobj,
         "_register_setup_module_fixture": _no_fixture, "_register_setup_function_fixture": _no_fixture})
 
@@ -88,9 +107,11 @@ def build_module(entries: Iterable[Entry], path: Path, config: Any | None = None
     """A module object holding one test function per task, each marked and carrying its Task."""
     module = types.ModuleType(f"{Path(path).parent.name}_{Path(path).stem}")
     module.__file__ = str(path)
+    broken = []
+    setattr(module, BROKEN_ATTR, broken)
     for entry in entries:
         if entry.task is None:
-            setattr(module, entry.name, _broken_function(entry))
+            broken.append((entry.name, entry.error or "not a task", entry.suite))
             continue
         value = entry.task
         fn = mark(_task_function(value), value)
@@ -107,17 +128,6 @@ def build_module(entries: Iterable[Entry], path: Path, config: Any | None = None
 
 def _registered(config: Any) -> set[str]:
     return {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
-
-
-def _broken_function(entry: Entry) -> Callable:
-    message = entry.error or "not a task"
-
-    def broken() -> None:
-        pytest.fail(message, pytrace=False)
-
-    broken.__name__ = broken.__qualname__ = entry.name
-    broken.__test__ = True
-    return getattr(pytest.mark, entry.suite)(broken) if entry.suite else broken
 
 
 def _task_function(value: Task) -> Callable:

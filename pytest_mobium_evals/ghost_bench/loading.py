@@ -145,6 +145,21 @@ def load_file(path: Path | str) -> list[GhostTask]:
     return tasks
 
 
+def load_objects(path: Path | str) -> list[GhostTask | GhostBenchError]:
+    """Each object of a task file, validated on its own: a GhostTask, or the GhostBenchError (one line naming the
+    file and the task) that makes it unusable, so one typo costs one task, not the file's others. A file that is
+    not a JSON array of objects, or that uses an id twice, raises."""
+    path = Path(path)
+    loaded: list[GhostTask | GhostBenchError] = []
+    for index, raw in enumerate(read_objects(path), start=1):
+        try:
+            loaded.append(_parse_task(path, index, raw))
+        except GhostBenchError as err:
+            loaded.append(err)
+    unique_ids(path, [t for t in loaded if isinstance(t, GhostTask)])
+    return loaded
+
+
 def load_dir(directory: Path | str) -> list[GhostTask]:
     """Every `*.json` in a directory, in file-name order; an id used in two files is an error."""
     directory = Path(directory)

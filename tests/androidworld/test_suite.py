@@ -130,9 +130,10 @@ def test_a_malformed_object_fails_alone_in_one_line(pytester, bad, message):
     assert run.ret == 1
 
 
-def test_a_file_that_is_not_json_fails_its_collection_in_one_line(pytester):
+def test_a_file_that_is_not_json_is_one_error_in_one_line(pytester):
     suite_file(pytester, '[{"id": "aw.A",\n  "class": }]')
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--run-dir", "run", "--collect-only", "-q")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--run-dir", "run", "-n", "0")
+    result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*androidworld/mine.json:2:12: not valid JSON: Expecting value*"])
 
 

@@ -66,13 +66,19 @@ def test_repeats_multiply_trials(pytester):
     ([dict(WIFI_ON, teardwon={"cmd": "svc wifi enable"})],
      "ghost_bench/bad.json: task SystemWifiTurnOn: unknown key 'teardwon'*"),
 ])
-def test_a_malformed_file_fails_collection_with_one_line(pytester, content, message):
-    suite_file(pytester, "good.json", [OPEN_CLOCK])
-    suite_file(pytester, "bad.json", content)
-    result = run(pytester, "--driver=controls", "--collect-only", "-q")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*ERROR collecting ghost_bench/bad.json*", f"*{message}"])
+def test_a_malformed_file_or_object_is_one_error_and_the_other_tasks_run(pytester, monkeypatch, content, message):
+    from pytest_mobium_evals import agents
+
+    monkeypatch.setattr(agents, "check_ready", lambda setting, base_url=None: None)  # the conftest's stand-in agent
+    pytester.makeconftest(STEP_CONFTEST)
+    suite_file(pytester, "good.json", [AIRPLANE_ON])
+    # a malformed object beside a good one costs that object alone; a file that is not JSON is one error
+    suite_file(pytester, "bad.json", content if isinstance(content, str) else [AIRPLANE_ON_TOO] + content)
+    result = run(pytester, "--driver=agent", "--model=haiku", "-n", "0")
+    result.assert_outcomes(passed=1 if isinstance(content, str) else 2, errors=1)
     out = result.stdout.str() + result.stderr.str()
+    assert "error during collection" not in out
+    result.stdout.fnmatch_lines(["*ERROR at setup of bad.json: *", f"*{message}", "*ERROR ghost_bench/bad.json::*"])
     assert "Traceback" not in out and "ghost_bench.py" not in out, out
 
 
@@ -85,6 +91,11 @@ def test_a_task_for_another_platform_is_skipped_with_the_reason(pytester):
     result.stdout.fnmatch_lines(["SKIPPED*Ghost Bench task OpenAppClockIos is for ios; this harness drives android "
                                  "devices over ADB"])
 
+
+AIRPLANE_ON = {"id": "SystemAirplaneModeOn", "goal": "Turn airplane mode on.", "app": "com.android.settings",
+               "category": "settings", "complexity": 1.5, "init": {"cmd": "cmd connectivity airplane-mode disable"},
+               "eval": {"cmd": "settings get global airplane_mode_on", "expect": "1"}}
+AIRPLANE_ON_TOO = dict(AIRPLANE_ON, id="SystemAirplaneModeOnAgain")
 
 STEP_CONFTEST = r'''
 import json
