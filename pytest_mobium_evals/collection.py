@@ -32,11 +32,29 @@ def pytest_pycollect_makeitem(collector, name: str, obj):
     task = task_of(obj) if callable(obj) else None
     if task is None:
         return None
+    mark(obj, task)
     sources = collector.config.stash.setdefault(TASK_SOURCES, {})
     seen = sources.setdefault(task.id, task.source)
     if seen != task.source:
         raise TaskDefinitionError(f"{task.source.split('::')[0]}: task {task.id}: the id is already taken by {seen}")
     return None
+
+
+def mark(fn, task) -> None:
+    """The pytest marks a task function carries, put on it as pytest is about to make it an item (the task core,
+    tasks.py, knows no pytest): its suite (`-m mobiumapp`), its tier when it is hard (`-m hard`), `regression` when
+    its failure once found a Mobium defect, and the trial fixture that the plugin parametrizes over driver × model
+    × repeat. Once per function, however many modules hold it."""
+    if getattr(fn, "__mobium_marked__", False):
+        return
+    marks = [pytest.mark.usefixtures("mobium_trial"), getattr(pytest.mark, task.suite)]
+    if task.tier == "hard":
+        marks.append(pytest.mark.hard)
+    if task.regression:
+        marks.append(pytest.mark.regression)
+    for m in marks:
+        m(fn)
+    fn.__mobium_marked__ = True
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

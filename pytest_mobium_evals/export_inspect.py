@@ -49,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
 def build_log(run_):
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalResults, EvalScore, EvalSpec
 
-    from .html_report import run_facts
     from .reports import summarize_run
+    from .runfolder import run_facts
 
     summaries = summarize_run(run_)
     samples = [_sample(s, t) for s in summaries for t in s.trials]

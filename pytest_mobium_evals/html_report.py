@@ -22,7 +22,9 @@ from typing import Optional
 
 import pytest
 
+from .runfolder import run_facts
 from .verdicts import ALL_VERDICTS
+from .verdicts import SEVERITIES as SEVERITY_WORDS
 
 SCREEN_WIDTH = 216  # px: a phone screen's layout and its lines still read
 # WebP (Chromium, Firefox and Safari show it) at about half a JPEG's bytes for the same legibility: the 213 screens
@@ -30,7 +32,7 @@ SCREEN_WIDTH = 216  # px: a phone screen's layout and its lines still read
 SCREEN_FORMAT, SCREEN_MIME, SCREEN_QUALITY = "WEBP", "image/webp", 40
 ANSWER_CHARS = 400  # a tool answer (an element map) is cut here in the report; transcript.jsonl keeps it whole
 PROMPT_CHARS = 2000
-SEVERITIES = ("blocker", "major", "minor", "none")
+SEVERITIES = SEVERITY_WORDS + ("none",)  # "none": the filter for trials without a severity
 
 _COLUMNS = (("verdict", "Verdict"), ("severity", "Severity"), ("claim", "Claim"), ("answer", "Answer"),
             ("tool_calls", "Tool calls"), ("seconds", "Seconds"))
@@ -248,36 +250,6 @@ def _controls_html(run_, summaries) -> str:
     return ("<h3>Controls: declared vs got</h3>" + verdict + "<details><summary>The table, task by task"
             "</summary>" + _table(["Task", "Repeat"] + [esc(c) for c in columns], rows)
             + "</details>")
-
-
-def run_facts(run_) -> list[tuple[str, str]]:
-    """The run's facts, one (name, value) each: the summary's facts table and the Environment table."""
-    from .runfolder import describe_app, describe_device, describe_mobium
-
-    rec = run_.record
-    device = rec.get("device") if isinstance(rec.get("device"), dict) else {}
-    mobium = rec.get("mobium")
-    if mobium == "built-in" or not mobium:
-        mobium_text = "the built-in Mobium-compatible server (mobium-evals mcp), not a Mobium build"
-    else:
-        mobium_text = f"Mobium commit {describe_mobium(rec)}" + (
-            f" ({mobium.get('binary')})" if isinstance(mobium, dict) and mobium.get("binary") else "")
-    efforts = rec.get("efforts") or {}
-    models = ", ".join(f"{m}" + (f" ({efforts[m]} effort)" if efforts.get(m) else "") for m in rec.get("models")
-                       or []) or "none (controls only)"
-    tasks = run_.task_ids
-    facts = [("Seed", str(rec.get("seed"))), ("Run folder", str(run_.path)),
-             ("Device", describe_device(rec, short=True) if device else "not recorded"),
-             ("System image", str(device.get("image") or "unknown")),
-             ("Mobium", mobium_text), ("Drivers", ", ".join(rec.get("drivers") or []) or "unknown"),
-             ("Models", models), ("Repeats", str(rec.get("repeats"))),
-             ("Tasks", f"{len(tasks)}: " + ", ".join(tasks) if tasks else "unknown"),
-             ("Suites", ", ".join(rec.get("suites") or []) or "unknown"),
-             ("Plugin", f"{rec.get('plugin', 'pytest-mobium-evals')} {rec.get('plugin_version', '?')}")]
-    app = describe_app(rec)
-    if app:
-        facts.insert(4, ("App", app))
-    return facts
 
 
 def _facts_html(run_) -> str:

@@ -7,15 +7,18 @@ user_properties."""
 from __future__ import annotations
 
 import base64
+from typing import TYPE_CHECKING
 
 import pytest
 
 from .collection import spec_of
 from .session import eval_session
-from .trial_record import RecordInvalid, TrialRecord
 from .verdicts import INFRA_ERROR
 
-RESULT = pytest.StashKey[TrialRecord]()
+if TYPE_CHECKING:  # pydantic's import is left to the first trial: this module loads in every pytest run
+    from .trial_record import TrialRecord
+
+RESULT = pytest.StashKey["TrialRecord"]()
 SCREEN = pytest.StashKey[str]()  # the final screen, base64, for pytest-html's extras
 
 
@@ -119,6 +122,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
 def _stored_record(run_dir, name: str):
     """A trial's record from an earlier session of the run, or None (absent, half-written, or not of this schema:
     then the trial runs again)."""
+    from .trial_record import RecordInvalid, TrialRecord
+
     data = run_dir.graded(name)
     if data is None:
         return None

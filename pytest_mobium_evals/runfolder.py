@@ -348,3 +348,31 @@ def describe_app(record: dict) -> Optional[str]:
 def join(items: Iterable[str]) -> str:
     items = list(items)
     return ", ".join(items) if items else "none"
+
+
+def run_facts(run_) -> list[tuple[str, str]]:
+    """The run's facts, one (name, value) each: the summary's facts table and the Environment table."""
+    rec = run_.record
+    device = rec.get("device") if isinstance(rec.get("device"), dict) else {}
+    mobium = rec.get("mobium")
+    if mobium == "built-in" or not mobium:
+        mobium_text = "the built-in Mobium-compatible server (mobium-evals mcp), not a Mobium build"
+    else:
+        mobium_text = f"Mobium commit {describe_mobium(rec)}" + (
+            f" ({mobium.get('binary')})" if isinstance(mobium, dict) and mobium.get("binary") else "")
+    efforts = rec.get("efforts") or {}
+    models = ", ".join(f"{m}" + (f" ({efforts[m]} effort)" if efforts.get(m) else "") for m in rec.get("models")
+                       or []) or "none (controls only)"
+    tasks = run_.task_ids
+    facts = [("Seed", str(rec.get("seed"))), ("Run folder", str(run_.path)),
+             ("Device", describe_device(rec, short=True) if device else "not recorded"),
+             ("System image", str(device.get("image") or "unknown")),
+             ("Mobium", mobium_text), ("Drivers", ", ".join(rec.get("drivers") or []) or "unknown"),
+             ("Models", models), ("Repeats", str(rec.get("repeats"))),
+             ("Tasks", f"{len(tasks)}: " + ", ".join(tasks) if tasks else "unknown"),
+             ("Suites", ", ".join(rec.get("suites") or []) or "unknown"),
+             ("Plugin", f"{rec.get('plugin', 'pytest-mobium-evals')} {rec.get('plugin_version', '?')}")]
+    app = describe_app(rec)
+    if app:
+        facts.insert(4, ("App", app))
+    return facts

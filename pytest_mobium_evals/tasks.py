@@ -19,8 +19,6 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
-import pytest
-
 from .verdicts import ALL_CONTROL_DRIVERS, CONTROL_DRIVERS, DRIVERS, METAMORPHIC_DRIVERS, NEAR_MISS, VERDICTS  # noqa: F401  (re-exported: part of the task API)
 
 if TYPE_CHECKING:  # the concrete types live in modules with heavier imports
@@ -170,9 +168,9 @@ class JudgeSpec:
     answers: tuple[LabelledAnswer, ...] = ()
 
 
-class TaskDefinitionError(pytest.Collector.CollectError):
-    """A task declared wrongly. pytest shows a CollectError as its message alone: one line naming the file and the
-    task, and only that file fails to collect."""
+class TaskDefinitionError(ValueError):
+    """A task declared wrongly, in one line naming the file and the task. Nothing here knows pytest: its collection
+    makes the file one error item with that line (broken_tasks.py), and the other files' tasks run."""
 
 
 Params = dict[str, Any]
@@ -377,7 +375,7 @@ def task(**declared: Any) -> Callable[[Callable], Callable]:
         if problems:
             raise TaskDefinitionError(f"{where}: task {tid}: " + "; ".join(problems))
         setattr(fn, TASK_ATTR, value)
-        return mark(fn, value)
+        return fn
 
     return decorate
 
@@ -391,19 +389,6 @@ def _source_file(fn: Callable) -> str:
         return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:
         return str(path)
-
-
-def mark(fn: Callable, value: "Task") -> Callable:
-    """The pytest marks every task function carries: its suite (`-m mobiumapp`), its tier when it is hard
-    (`-m hard`), `regression` when its failure once found a Mobium defect, and the trial fixture that the plugin
-    parametrizes over driver × model × repeat."""
-    fn = pytest.mark.usefixtures("mobium_trial")(fn)
-    fn = getattr(pytest.mark, value.suite)(fn)
-    if value.tier == "hard":
-        fn = pytest.mark.hard(fn)
-    if value.regression:
-        fn = pytest.mark.regression(fn)
-    return fn
 
 
 def task_of(obj: Any) -> Optional[Task]:

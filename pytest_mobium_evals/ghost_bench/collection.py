@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ..broken_tasks import BROKEN_ATTR, TaskModule
-from ..tasks import TASK_ATTR, Outcome, Task, TaskDefinitionError, mark
+from ..tasks import TASK_ATTR, Outcome, Task, TaskDefinitionError
 from .adapter import SUITE, to_task
 from .loading import TaskFileError, load_objects
 
@@ -114,7 +114,7 @@ def build_module(entries: Iterable[Entry], path: Path, config: Any | None = None
             broken.append((entry.name, entry.error or "not a task", entry.suite))
             continue
         value = entry.task
-        fn = mark(_task_function(value), value)
+        fn = _task_function(value)  # the plugin's collection marks it, as every task function
         for name, what in entry.marks:
             if config is not None and name not in _registered(config):
                 config.addinivalue_line("markers", f"{name}: {what}")
