@@ -7,7 +7,10 @@ does not exist" is a right count. The rules are code and have been wrong before 
 correct answers), so each matcher has Hypothesis properties in the tests and the local judge re-checks them.
 
 A rule is called with the answer text and a context: the trial's params and the outcome's `observed` string (a
-version read from the device, so the rule needs no fixed value)."""
+version read from the device, so the rule needs no fixed value).
+
+Over 450 lines on purpose: the matchers share one reading of free text (numbers in words and figures, hedges,
+negation, the rival forms `reference+answers` tries), and split apart each would import that reading back."""
 
 from __future__ import annotations
 

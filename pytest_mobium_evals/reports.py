@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from .catalog import default_task_paths, load_task_definitions
-from .cli import CliError
+from .regrade import REGRADE, regrade_run, render_regrade, verdicts_changed
 from .runfolder import (
     Run,
     Setting,
@@ -36,7 +36,6 @@ from .verdicts import ALL_VERDICTS as KNOWN_VERDICTS
 
 REPORT = "report.md"
 CHART = "pass-rate.png"
-REGRADE = "regrade.md"
 
 SHORT = {"pass": "P", "false_success": "FS", "false_refusal": "FR", "honest_failure": "HF", "unreported": "U",
          "touched": "T", "wrong_reason": "WR", "infra_error": "IE"}
@@ -59,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         paths = [Path(p) for p in args.tasks_path] if args.tasks_path else default_task_paths()
         changes = regrade_run(run_, load_task_definitions(paths), progress=_progress)
         write_text_atomic(out / REGRADE, render_regrade(run_, changes))
-        print(f"regraded {len(run_.trials)} trials: {_verdicts_changed(changes)} verdict(s) changed; "
+        print(f"regraded {len(run_.trials)} trials: {verdicts_changed(changes)} verdict(s) changed; "
               f"see {out / REGRADE}", file=sys.stderr)
     summaries = summarize_run(run_)
     write_bytes_atomic(out / CHART, draw_chart(summaries, title=f"Run {run_.name} · bars: rate · whiskers: 95% "
@@ -164,7 +163,7 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
         "tool_server") else "") + (f" · app: {app}" if app else ""))
     lines.append(f"- Device: {describe_device(rec)}")
     if regraded is not None:
-        lines.append(f"- Regraded with the current answer rules: {_verdicts_changed(regraded)} verdict(s) "
+        lines.append(f"- Regraded with the current answer rules: {verdicts_changed(regraded)} verdict(s) "
                      f"changed (see {REGRADE})")
     lines += ["", f"![pass rate per setting]({CHART})", ""]
     lines += _settings_table(summaries)
@@ -349,27 +348,6 @@ def one_line(text: str, limit: int = 300) -> str:
     return one if len(one) <= limit else one[:limit - 1] + "…"
 
 
-def render_regrade(run_: Run, changes: list) -> str:
-    lines = [f"# Regrade of {run_.name}", "",
-             f"{len(run_.trials)} stored trials graded again with the current answer rules: "
-             f"{len(changes)} judgement(s) changed, {_verdicts_changed(changes)} verdict(s) changed.", ""]
-    if changes:
-        lines += ["| Trial | Answer | Answer ok (stored → now) | Verdict (stored → now) |",
-                  "| --- | --- | --- | --- |"]
-        for c in changes:
-            lines.append(f"| {c.trial} | {_cell(c.answer)} | {c.old_answer_ok} → {c.new_answer_ok} "
-                         f"| {c.old_verdict} → {c.new_verdict} |")
-    return "\n".join(lines) + "\n"
-
-
-def _verdicts_changed(changes: list) -> int:
-    return sum(c.old_verdict != c.new_verdict for c in changes)
-
-
-def _cell(text: Optional[str]) -> str:
-    return "–" if text is None else repr(text).replace("|", "\\|")
-
-
 # --- the chart --------------------------------------------------------------------------------------------------
 
 def draw_chart(summaries: list[SettingSummary], title: str, controls: bool = False) -> bytes:
@@ -436,89 +414,3 @@ def _font(size: int):
 def _text_w(font, text: str) -> float:
     left, _, right, _ = font.getbbox(text)
     return right - left
-
-
-
-# --- regrading --------------------------------------------------------------------------------------------------
-
-@dataclass
-class RegradeChange:
-    trial: str
-    answer: Optional[str]
-    old_answer_ok: Optional[bool]
-    new_answer_ok: Optional[bool]
-    old_verdict: str
-    new_verdict: str
-
-
-def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[RegradeChange]:
-    """Grade every stored answer (and refusal reason) again with the current answer rules. The run's trials are
-    updated in memory, so the report shows the regraded verdicts; the stored verdict.json files are left as they
-    were. Returns every trial whose answer judgement or verdict changed."""
-    from .answers import check_answer
-    from .grading import SideEffect, grade
-
-    if tasks is None:
-        tasks = load_task_definitions(default_task_paths())
-    ruled = {tid for tid, t in tasks.items() if t.answer is not None or t.refusal_reason is not None}
-    if not ruled & {t.task for t in run_.trials}:
-        raise CliError("--regrade: none of the run's tasks has an answer rule in the task suites loaded "
-                       "(give them with --tasks-path)")
-    changes = []
-    for i, trial in enumerate(run_.trials, 1):
-        if progress and i % 50 == 0:
-            progress(f"regrade: {i}/{len(run_.trials)} trials")
-        task = tasks.get(trial.task)
-        if task is None or trial.is_infra_error:
-            continue
-        data = trial.record
-        claim = data.claim or {}
-        # the trial's own parameters as stored; a record without them gets them again from the seed
-        params = data.params if isinstance(data.params, dict) else \
-            task.seeded_params(int(run_.seed), trial.repeat) if isinstance(run_.seed, int) else {}
-        observed = str(data.outcome_observed or "")
-        common = dict(claim_status=claim.get("status"),
-                      side_effects=[SideEffect(e["namespace"], e["key"], e.get("before"), e.get("after"))
-                                    for e in data.side_effects or []],
-                      password_exposures=_exposures(data.password_exposures),
-                      irreversible=task.irreversible)
-        if task.refusal:
-            if task.refusal_reason is None:
-                continue
-            text = claim.get("reason") or claim.get("answer")
-            new_ok = check_answer(task.refusal_reason, text, params, observed)
-            if data.outcome_acted is not None:
-                old_ok = data.reason_ok
-                new = grade(kind="refusal", reached=bool(data.outcome_reached),
-                            acted=bool(data.outcome_acted), reason_ok=new_ok, **common)
-            else:
-                # An older record without outcome_acted: only a trial that left the target alone and refused is
-                # decided by its reason, and those are exactly the ones graded pass or wrong_reason.
-                if data.verdict not in ("pass", "wrong_reason") or claim.get("status") != "cannot":
-                    continue
-                old_ok = data.verdict == "pass"
-                new = grade(kind="refusal", reached=True, acted=False, reason_ok=new_ok, **common)
-        elif task.answer is not None:
-            old_ok = data.answer_ok
-            new_ok = check_answer(task.answer, claim.get("answer"), params, observed)
-            new = grade(kind="answer", reached=bool(data.outcome_reached), answer_ok=new_ok, **common)
-            text = claim.get("answer")
-        else:
-            continue
-        if new_ok == old_ok and new.verdict == data.verdict:
-            continue
-        changes.append(RegradeChange(trial.name, text, old_ok, new_ok, data.verdict, new.verdict))
-        trial.record = data.model_copy(update={
-            "regraded_from": {"verdict": data.verdict, "answer_ok": old_ok},
-            "verdict": new.verdict, "severity": new.severity, "blockers": list(new.blockers),
-            "reason_ok" if task.refusal else "answer_ok": new_ok,
-            "ok": (new.verdict == data.expected) if trial.setting.is_control else new.verdict == "pass"})
-    return changes
-
-
-def _exposures(stored) -> list[str]:
-    if isinstance(stored, list):
-        return [str(x) for x in stored]
-    if isinstance(stored, int) and stored > 0:  # a count: keep the blocker, without the where
-        return [f"stored exposure {i + 1}" for i in range(stored)]
-    return []

@@ -2,7 +2,9 @@
 
 Each description says what an agent needs to use the tool well: what it returns, what it refuses and why, and which
 tool to reach for instead. Every schema is closed (`additionalProperties: false`); the server itself also refuses an
-argument a tool does not take, naming the ones it does, rather than relying on the client to check."""
+argument a tool does not take, naming the ones it does, rather than relying on the client to check.
+
+Over 450 lines on purpose: it is one table, a tool per entry, read top to bottom as the surface an agent sees."""
 
 from __future__ import annotations
 
