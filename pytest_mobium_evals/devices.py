@@ -178,3 +178,102 @@ def start_sim(devices: int, clock_speed: float):
     if start is None:
         raise DeviceUnavailable("--device sim: this build's virtual device has no start()")
     return start(devices=devices, port=0, clock_speed=clock_speed)
+
+
+APP_PACKAGE_PROPERTY = "dev.mobium.mobiumapp"  # the package whose version the device record carries
+
+
+class DeviceLease:
+    """The device this process drives for the session, with what serves it: a virtual device this process started
+    (one of its own, or sim:N's shared server on the controller), the built-in tool server prepared once and forked
+    per trial, and the device's properties for the record. Made from the run's options; the session holds one."""
+
+    def __init__(self, device: str, adb: str, clock_speed: float, tool_timeout: float,
+                 mobium_bin: Optional[str], workerinput: Optional[dict] = None, sim_port: Optional[int] = None):
+        self.spec_text, self.adb = device, adb
+        self.clock_speed, self.tool_timeout, self.mobium_bin = clock_speed, tool_timeout, mobium_bin
+        self.workerinput = workerinput or {}
+        self.sim_port = sim_port  # sim:N: the controller's shared virtual ADB server
+        self.sim = None
+        self.device = None
+        self.prepared = None  # toolserver.PreparedServer
+        self.info: dict = {}
+
+    def start_shared_sim(self, count: int) -> None:
+        """sim:N under xdist, on the controller: serve the N devices that workers lease by index."""
+        self.sim = start_sim(count, self.clock_speed)
+        self.sim_port = self.sim.port
+
+    def lease(self):
+        """The device (a device.Device), connected and with its baseline taken, the first time; the same after."""
+        if self.device is not None:
+            return self.device
+        from .device import Device, DeviceError
+
+        spec = parse_device(self.spec_text)
+        index, workers = worker_index(self.workerinput), worker_count(self.workerinput)
+        try:
+            if spec.kind == "sim" and not spec.shared_sim:
+                self.sim = start_sim(1, self.clock_speed)
+                serial, host, port = self.sim.serials[0], "127.0.0.1", self.sim.port
+            elif spec.kind == "sim":
+                if self.sim_port is None:  # no xdist: this process is the controller
+                    self.start_shared_sim(spec.count)
+                    serials = tuple(self.sim.serials)
+                else:
+                    serials = tuple(self.workerinput.get("mobium_sim_serials") or ())
+                serial = lease(serials, index, workers)
+                host, port = "127.0.0.1", self.sim_port
+            else:
+                target = lease(spec.targets, index, workers).on(parse_adb(self.adb))
+                serial, host, port = target.serial, target.host, target.port
+            if not self.mobium_bin and self.prepared is None:
+                from .toolserver import PreparedServer
+
+                # Started now, it imports while the device is checked and the first trial resets.
+                self.prepared = PreparedServer()
+            # No single device command outlasts the tool timeout: a device that hangs ends the trial in time.
+            bound = min(30.0, self.tool_timeout)
+            device = Device.connect(serial, host, port, shell_timeout=bound, socket_timeout=bound)
+            device.take_baseline()
+            self.info = device.properties(APP_PACKAGE_PROPERTY)
+        except DeviceUnavailable as exc:
+            # The controller checked what it could before any worker started; what is left (a virtual device
+            # that would not start) fails this process's trials as infrastructure errors, each saying why.
+            raise DeviceError(str(exc)) from None
+        self.device = device
+        return device
+
+    def write_info(self, run_dir: str) -> None:
+        """The leased device's properties under the run folder's .session/, where the record gathers them."""
+        from .records import RunDir, atomic_write_json
+
+        name = f"device-{worker_index(self.workerinput)}.json"
+        atomic_write_json(RunDir(run_dir).path / ".session" / name, self.info)
+
+    def server_spec(self, device):
+        """What starts a trial's fresh tool server against `device`: Mobium's binary, or the built-in server."""
+        from .toolserver import ToolServerSpec
+        from .toolserver_faults import wrap_if_asked
+
+        if self.mobium_bin:
+            spec = ToolServerSpec.mobium(self.mobium_bin, device.serial, device.adb_host, device.adb_port)
+        else:
+            spec = ToolServerSpec.builtin(device.serial, device.adb_host, device.adb_port, prepared=self.prepared)
+        return wrap_if_asked(spec)
+
+    def enter_phase(self, phase: str) -> None:
+        """A trial of this process entered `phase`: a virtual device this process serves hears of it, so a fault
+        planned for that phase fires there (sim/faults.py)."""
+        if self.sim is not None:
+            self.sim.faults.enter_phase(phase)
+
+    def close(self) -> None:
+        if self.prepared is not None:
+            self.prepared.close()
+            self.prepared = None
+        if self.sim is not None:
+            try:
+                self.sim.close()
+            finally:
+                self.sim = None

@@ -38,8 +38,8 @@ def mobium_trial_env():
 def mobium_device(request: pytest.FixtureRequest):
     """The device this process leased for the session (see devices.py)."""
     run = eval_session(request.config)
-    device = run.lease_device()
-    run.write_device_info()
+    device = run.devices.lease()
+    run.devices.write_info(run.run_dir)
     return device
 
 
@@ -90,10 +90,10 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
 
         limits = Limits(max_tool_calls=state.max_tool_calls, max_seconds=state.trial_timeout,
                         tool_timeout=state.tool_timeout)
-    env = TrialEnv(seed=state.seed, run_dir=run_dir, server_spec=state.server_spec, limits=limits,
-                   base_url=state.base_url, device_info=state._device_info,
+    env = TrialEnv(seed=state.seed, run_dir=run_dir, server_spec=state.devices.server_spec, limits=limits,
+                   base_url=state.base_url, device_info=state.devices.info,
                    enforce_max_steps=state.enforce_max_steps, tool_timeout=state.tool_timeout,
-                   on_phase=state.enter_phase)
+                   on_phase=state.devices.enter_phase)
     _customize_env(pyfuncitem, env)
     argnames = pyfuncitem._fixtureinfo.argnames
 

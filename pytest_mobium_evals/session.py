@@ -21,7 +21,6 @@ from . import __version__
 from .verdicts import ALL_CONTROL_DRIVERS, DRIVERS
 
 SESSION = pytest.StashKey["EvalSession"]()
-APP_PACKAGE_PROPERTY = "dev.mobium.mobiumapp"  # the package whose version the device record carries
 
 
 def parse_drivers(text: str) -> tuple[str, ...]:
@@ -68,10 +67,7 @@ class EvalSession:
     reports: dict = field(default_factory=dict)  # nodeid -> TrialRecord, each trial's final one
     record_started: bool = False
     record_written: bool = False
-    _sim: Any = None
-    _device: Any = None
-    _prepared: Any = None  # toolserver.PreparedServer: the built-in tool server, imported once, forked per trial
-    _device_info: dict = field(default_factory=dict)
+    _lease: Any = None  # devices.DeviceLease: the device this process drives, and what serves it
 
     OPTION_KEYS = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "tool_timeout",
                    "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url")
@@ -141,8 +137,8 @@ class EvalSession:
         return session
 
     def to_workerinput(self) -> dict:
-        keys = ("seed", "run_dir", "resumed", "sim_port") + self.OPTION_KEYS
-        return {k: getattr(self, k) for k in keys}
+        keys = ("seed", "run_dir", "resumed") + self.OPTION_KEYS
+        return {k: getattr(self, k) for k in keys} | {"sim_port": self.devices.sim_port}
 
     def options(self) -> dict:
         return {k: getattr(self, k) for k in self.OPTION_KEYS}
@@ -191,81 +187,20 @@ class EvalSession:
                                            qualify_effort=qualify))
         return specs
 
-    # ---- the device this process drives ----
+    # ---- the device this process drives (devices.DeviceLease) ----
 
-    def lease_device(self):
-        if self._device is not None:
-            return self._device
-        from .device import Device, DeviceError
-        from .devices import DeviceUnavailable, lease, parse_adb, parse_device, start_sim, worker_count, worker_index
+    @property
+    def devices(self):
+        if self._lease is None:
+            from .devices import DeviceLease
 
-        spec = parse_device(self.device)
-        index, workers = worker_index(self.workerinput), worker_count(self.workerinput)
-        try:
-            if spec.kind == "sim" and not spec.shared_sim:
-                self._sim = start_sim(1, self.clock_speed)
-                serial, host, port = self._sim.serials[0], "127.0.0.1", self._sim.port
-            elif spec.kind == "sim":
-                if self.sim_port is None:  # no xdist: this process is the controller
-                    self._sim = start_sim(spec.count, self.clock_speed)
-                    self.sim_port = self._sim.port
-                    serials = tuple(self._sim.serials)
-                else:
-                    serials = tuple(self.workerinput.get("mobium_sim_serials") or ())
-                serial = lease(serials, index, workers)
-                host, port = "127.0.0.1", self.sim_port
-            else:
-                target = lease(spec.targets, index, workers).on(parse_adb(self.adb))
-                serial, host, port = target.serial, target.host, target.port
-            if not self.mobium_bin and self._prepared is None:
-                from .toolserver import PreparedServer
-
-                # Started now, it imports while the device is checked and the first trial resets.
-                self._prepared = PreparedServer()
-            # No single device command outlasts the tool timeout: a device that hangs ends the trial in time.
-            bound = min(30.0, self.tool_timeout)
-            device = Device.connect(serial, host, port, shell_timeout=bound, socket_timeout=bound)
-            device.take_baseline()
-            self._device_info = device.properties(APP_PACKAGE_PROPERTY)
-        except DeviceUnavailable as exc:
-            # The controller checked what it could before any worker started; what is left (a virtual device
-            # that would not start) fails this process's trials as infrastructure errors, each saying why.
-            raise DeviceError(str(exc)) from None
-        self._device = device
-        return device
-
-    def write_device_info(self) -> None:
-        from .devices import worker_index
-        from .records import RunDir, atomic_write_json
-
-        name = f"device-{worker_index(self.workerinput)}.json"
-        atomic_write_json(RunDir(self.run_dir).path / ".session" / name, self._device_info)
+            self._lease = DeviceLease(self.device, self.adb, self.clock_speed, self.tool_timeout, self.mobium_bin,
+                                      self.workerinput, self.sim_port)
+        return self._lease
 
     def close(self) -> None:
-        if self._prepared is not None:
-            self._prepared.close()
-            self._prepared = None
-        if self._sim is not None:
-            try:
-                self._sim.close()
-            finally:
-                self._sim = None
-
-    def server_spec(self, device):
-        from .toolserver import ToolServerSpec
-        from .toolserver_faults import wrap_if_asked
-
-        if self.mobium_bin:
-            spec = ToolServerSpec.mobium(self.mobium_bin, device.serial, device.adb_host, device.adb_port)
-        else:
-            spec = ToolServerSpec.builtin(device.serial, device.adb_host, device.adb_port, prepared=self._prepared)
-        return wrap_if_asked(spec)
-
-    def enter_phase(self, phase: str) -> None:
-        """A trial of this process entered `phase`: a virtual device this process serves hears of it, so a fault
-        planned for that phase fires there (sim/faults.py)."""
-        if self._sim is not None:
-            self._sim.faults.enter_phase(phase)
+        if self._lease is not None:
+            self._lease.close()
 
     def mobium_info(self):
         if not self.mobium_bin:
@@ -292,7 +227,7 @@ class EvalSession:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         if self.is_worker:
             return
-        from .devices import DeviceUnavailable, check_devices, lease, parse_adb, parse_device, start_sim
+        from .devices import DeviceUnavailable, check_devices, lease, parse_adb, parse_device
 
         if self.resumed:
             from .records import RunDir
@@ -313,8 +248,7 @@ class EvalSession:
                 check_devices(spec, parse_adb(self.adb))
             if spec.shared_sim and workers:
                 # sim:N under xdist: the controller serves the N devices; workers lease them by index.
-                self._sim = start_sim(spec.count, self.clock_speed)
-                self.sim_port = self._sim.port
+                self.devices.start_shared_sim(spec.count)
         except DeviceUnavailable as exc:
             raise pytest.UsageError(str(exc)) from None
 
@@ -472,5 +406,6 @@ class XdistHooks:
     def pytest_configure_node(self, node) -> None:
         session = eval_session(node.config)
         node.workerinput["mobium_state"] = session.to_workerinput()
-        if session._sim is not None:  # sim:N: the controller's virtual devices, leased by worker index
-            node.workerinput["mobium_sim_serials"] = list(session._sim.serials)
+        shared = session.devices.sim
+        if shared is not None:  # sim:N: the controller's virtual devices, leased by worker index
+            node.workerinput["mobium_sim_serials"] = list(shared.serials)
