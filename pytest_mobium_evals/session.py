@@ -1,6 +1,6 @@
-"""The run's state, as one object: the choices made once on the controller (seed, drivers, models, device, run
-folder) and handed to every xdist worker unchanged, the device this process leased, and the trials' results as they
-come in. It is registered as a plugin (as pytest-xdist's DSession is), so the hooks that keep the run's books are
+"""The run's state, as one object: its options (options.RunOptions, frozen, made once on the controller and handed
+to every xdist worker unchanged), the device this process leased (devices.DeviceLease), and the trials' results as
+they come in. It is registered as a plugin (as pytest-xdist's DSession is), so the hooks that keep the run's books are
 its methods: checking the devices before any trial, collecting each trial's final report, writing record.json, and
 telling listeners (hookspecs.py) how the run is going."""
 
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
@@ -18,22 +17,9 @@ from typing import Any, Optional
 import pytest
 
 from . import __version__
-from .verdicts import ALL_CONTROL_DRIVERS, DRIVERS
+from .options import RunOptions
 
 SESSION = pytest.StashKey["EvalSession"]()
-
-
-def parse_drivers(text: str) -> tuple[str, ...]:
-    """`--driver`'s drivers: one, or several comma separated; `controls` is every control. Raises ValueError."""
-    out: list[str] = []
-    for word in (w.strip() for w in str(text).split(",")):
-        if word == "controls":
-            out += ALL_CONTROL_DRIVERS
-        elif word in DRIVERS:
-            out.append(word)
-        else:
-            raise ValueError(f"{word!r} is not a driver (one of {', '.join(DRIVERS)}, or controls)")
-    return tuple(dict.fromkeys(out))
 
 
 def eval_session(config: pytest.Config) -> "EvalSession":
@@ -44,21 +30,7 @@ def eval_session(config: pytest.Config) -> "EvalSession":
 class EvalSession:
     """Run-wide choices, made once on the controller and handed to workers unchanged, and the run's books."""
 
-    seed: int
-    driver: str
-    models: str
-    repeats: int
-    device: str
-    adb: str
-    mobium_bin: Optional[str]
-    run_dir: str
-    resumed: bool
-    clock_speed: float
-    tool_timeout: float
-    max_tool_calls: int
-    trial_timeout: float
-    enforce_max_steps: bool
-    base_url: Optional[str]
+    options: "RunOptions"
     sim_port: Optional[int] = None  # sim:N: the controller's shared virtual ADB server
     is_worker: bool = False
     workerinput: dict = field(default_factory=dict)
@@ -69,83 +41,27 @@ class EvalSession:
     record_written: bool = False
     _lease: Any = None  # devices.DeviceLease: the device this process drives, and what serves it
 
-    OPTION_KEYS = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "tool_timeout",
-                   "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url")
-
     @classmethod
     def from_config(cls, config: pytest.Config) -> "EvalSession":
         workerinput = getattr(config, "workerinput", None)
         if workerinput is not None and "mobium_state" in workerinput:
             data = dict(workerinput["mobium_state"])
-            return cls(**data, is_worker=True, workerinput=workerinput, config=config)
-        opt = config.option
-        options = {
-            "driver": opt.mobium_driver, "models": opt.mobium_model, "repeats": opt.mobium_repeats,
-            "device": opt.mobium_device, "adb": opt.mobium_adb,
-            "mobium_bin": opt.mobium_bin or os.environ.get("MOBIUM_BIN") or None,
-            "clock_speed": opt.mobium_clock_speed, "tool_timeout": opt.mobium_tool_timeout,
-            "max_tool_calls": opt.mobium_max_tool_calls, "trial_timeout": opt.mobium_trial_timeout,
-            "enforce_max_steps": opt.mobium_enforce_max_steps, "base_url": opt.mobium_base_url,
-        }
-        seed = opt.mobium_seed
-        resumed = False
-        if opt.mobium_resume:
-            from .records import RecordError, RunDir
-
-            try:
-                record = RunDir(opt.mobium_resume).read_record()
-            except RecordError as exc:
-                raise pytest.UsageError(f"--resume: {exc}") from None
-            if not isinstance(record.get("seed"), int):
-                raise pytest.UsageError(f"--resume {opt.mobium_resume}: its record.json has no seed")
-            seed = record["seed"]
-            stored = record.get("options") or {}
-            options.update({k: v for k, v in stored.items() if k in cls.OPTION_KEYS})
-            run_dir, resumed = opt.mobium_resume, True
-        else:
-            run_dir = opt.mobium_run_dir
-            if run_dir and (Path(run_dir) / "record.json").exists():
-                # Trials of two runs in one folder would be graded as one run with one seed: refuse.
-                raise pytest.UsageError(f"--run-dir {run_dir}: already holds a run (record.json); continue it "
-                                        f"with --resume {run_dir}, or choose another folder")
-        if seed is None and getattr(opt, "mobium_baseline", None):
-            seed = _baseline_seed(opt.mobium_baseline)  # a comparison needs the same seed on both sides
-        if seed is None:
-            seed = random.SystemRandom().randrange(1, 2**31)
-        try:
-            parse_drivers(options["driver"])
-        except ValueError as exc:
-            raise pytest.UsageError(f"--driver {options['driver']}: {exc}") from None
-        if options["repeats"] < 1:
-            raise pytest.UsageError(f"--repeats {options['repeats']}: must be at least 1")
-        if options["clock_speed"] <= 0:
-            raise pytest.UsageError(f"--clock-speed {options['clock_speed']}: must be positive")
-        if not run_dir:
-            from .records import default_run_dir
-
-            run_dir = str(default_run_dir(options["driver"]))
-        from .devices import DeviceUnavailable, parse_adb, parse_device
-
-        try:
-            parse_device(options["device"])
-            parse_adb(options["adb"])
-        except DeviceUnavailable as exc:
-            raise pytest.UsageError(str(exc)) from None
-        session = cls(seed=seed, run_dir=str(run_dir), resumed=resumed, config=config, **options)
+            return cls(RunOptions.from_json(data), sim_port=data.get("sim_port"), is_worker=True,
+                       workerinput=workerinput, config=config)
+        session = cls(RunOptions.from_config(config), config=config)
         if "agent" in session.drivers:
             session.model_settings()  # a bad --model is a usage error now, not a collection error per file
         return session
 
+    def __getattr__(self, name: str):
+        """An option reads as the session's own attribute (`state.seed`, `state.run_dir`): declared once, in
+        RunOptions."""
+        if name.startswith("_") or name == "options":
+            raise AttributeError(name)
+        return getattr(self.options, name)
+
     def to_workerinput(self) -> dict:
-        keys = ("seed", "run_dir", "resumed") + self.OPTION_KEYS
-        return {k: getattr(self, k) for k in keys} | {"sim_port": self.devices.sim_port}
-
-    def options(self) -> dict:
-        return {k: getattr(self, k) for k in self.OPTION_KEYS}
-
-    @property
-    def drivers(self) -> tuple[str, ...]:
-        return parse_drivers(self.driver)
+        return self.options.to_json() | {"sim_port": self.devices.sim_port}
 
     def model_settings(self) -> list:
         from . import agents
@@ -337,7 +253,7 @@ class EvalSession:
             "devices": devices or previous.get("devices") or [],
             "mobium": self.mobium_info(),
             "tool_server": "mobium mcp" if self.mobium_bin else "mobium-evals mcp (built-in)",
-            "options": self.options(),
+            "options": self.options.stored(),
             "resumed": self.resumed,
             "counts": dict(Counter(r.verdict for r in self.reports.values())),
         }
@@ -348,18 +264,6 @@ class EvalSession:
                        f"the run stopped, and what it wrote before is intact")
             pytest.exit(message, returncode=pytest.ExitCode.INTERNAL_ERROR)
         return finished
-
-
-def _baseline_seed(path: str) -> int:
-    from .records import RecordError, RunDir
-
-    try:
-        record = RunDir(path).read_record()
-    except RecordError as exc:
-        raise pytest.UsageError(f"--baseline: {exc}") from None
-    if not isinstance(record.get("seed"), int):
-        raise pytest.UsageError(f"--baseline {path}: its record.json has no seed")
-    return record["seed"]
 
 
 def xdist_workers(config: pytest.Config) -> int:

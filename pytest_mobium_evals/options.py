@@ -1,0 +1,138 @@
+"""The run's options, frozen: made once on the controller from the command line (with the rules that decide them:
+the seed from --seed, from the run --resume continues, or from --baseline's run so the two compare; --resume
+restoring the stored options; a --run-dir that already holds a run refused), stored in record.json, and handed to
+every xdist worker unchanged. A bad value is a usage error in one line, before any trial."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+from .verdicts import ALL_CONTROL_DRIVERS, DRIVERS
+
+#: The options record.json keeps and --resume restores (the seed, run folder and resumed flag are the run's own).
+STORED = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "tool_timeout",
+          "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url")
+
+
+def parse_drivers(text: str) -> tuple[str, ...]:
+    """`--driver`'s drivers: one, or several comma separated; `controls` is every control. Raises ValueError."""
+    out: list[str] = []
+    for word in (w.strip() for w in str(text).split(",")):
+        if word == "controls":
+            out += ALL_CONTROL_DRIVERS
+        elif word in DRIVERS:
+            out.append(word)
+        else:
+            raise ValueError(f"{word!r} is not a driver (one of {', '.join(DRIVERS)}, or controls)")
+    return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    seed: int
+    run_dir: str
+    resumed: bool
+    driver: str
+    models: str
+    repeats: int
+    device: str
+    adb: str
+    mobium_bin: Optional[str]
+    clock_speed: float
+    tool_timeout: float
+    max_tool_calls: int
+    trial_timeout: float
+    enforce_max_steps: bool
+    base_url: Optional[str]
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> "RunOptions":
+        opt = config.option
+        options = {
+            "driver": opt.mobium_driver, "models": opt.mobium_model, "repeats": opt.mobium_repeats,
+            "device": opt.mobium_device, "adb": opt.mobium_adb,
+            "mobium_bin": opt.mobium_bin or os.environ.get("MOBIUM_BIN") or None,
+            "clock_speed": opt.mobium_clock_speed, "tool_timeout": opt.mobium_tool_timeout,
+            "max_tool_calls": opt.mobium_max_tool_calls, "trial_timeout": opt.mobium_trial_timeout,
+            "enforce_max_steps": opt.mobium_enforce_max_steps, "base_url": opt.mobium_base_url,
+        }
+        seed = opt.mobium_seed
+        resumed = False
+        if opt.mobium_resume:
+            from .records import RecordError, RunDir
+
+            try:
+                record = RunDir(opt.mobium_resume).read_record()
+            except RecordError as exc:
+                raise pytest.UsageError(f"--resume: {exc}") from None
+            if not isinstance(record.get("seed"), int):
+                raise pytest.UsageError(f"--resume {opt.mobium_resume}: its record.json has no seed")
+            seed = record["seed"]
+            stored = record.get("options") or {}
+            options.update({k: v for k, v in stored.items() if k in STORED})
+            run_dir, resumed = opt.mobium_resume, True
+        else:
+            run_dir = opt.mobium_run_dir
+            if run_dir and (Path(run_dir) / "record.json").exists():
+                # Trials of two runs in one folder would be graded as one run with one seed: refuse.
+                raise pytest.UsageError(f"--run-dir {run_dir}: already holds a run (record.json); continue it "
+                                        f"with --resume {run_dir}, or choose another folder")
+        if seed is None and getattr(opt, "mobium_baseline", None):
+            seed = _baseline_seed(opt.mobium_baseline)  # a comparison needs the same seed on both sides
+        if seed is None:
+            seed = random.SystemRandom().randrange(1, 2**31)
+        try:
+            parse_drivers(options["driver"])
+        except ValueError as exc:
+            raise pytest.UsageError(f"--driver {options['driver']}: {exc}") from None
+        if options["repeats"] < 1:
+            raise pytest.UsageError(f"--repeats {options['repeats']}: must be at least 1")
+        if options["clock_speed"] <= 0:
+            raise pytest.UsageError(f"--clock-speed {options['clock_speed']}: must be positive")
+        if not run_dir:
+            from .records import default_run_dir
+
+            run_dir = str(default_run_dir(options["driver"]))
+        from .devices import DeviceUnavailable, parse_adb, parse_device
+
+        try:
+            parse_device(options["device"])
+            parse_adb(options["adb"])
+        except DeviceUnavailable as exc:
+            raise pytest.UsageError(str(exc)) from None
+        return cls(seed=seed, run_dir=str(run_dir), resumed=resumed, **options)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "RunOptions":
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def stored(self) -> dict:
+        """What record.json's `options` holds."""
+        return {k: getattr(self, k) for k in STORED}
+
+    @property
+    def drivers(self) -> tuple[str, ...]:
+        return parse_drivers(self.driver)
+
+
+def _baseline_seed(path: str) -> int:
+    from .records import RecordError, RunDir
+
+    try:
+        record = RunDir(path).read_record()
+    except RecordError as exc:
+        raise pytest.UsageError(f"--baseline: {exc}") from None
+    if not isinstance(record.get("seed"), int):
+        raise pytest.UsageError(f"--baseline {path}: its record.json has no seed")
+    return record["seed"]
