@@ -75,3 +75,14 @@ def save_in_storage(tools: Tools, times: int) -> str:
     for _ in range(times):
         tools.call("app_tap", target="testid=saveOneMoreBtn")
     return tools.call("app_wait_for", target="testid=storedCount", condition="text", text="stored: ").text
+
+
+def grant_kind(device, permission: str, package: str = APP) -> str:
+    """How the runtime permission stands, as the package manager reports it: "not granted", "granted once" (the
+    ONE_TIME flag "Only this time" sets, which lapses once the app has been left a while) or "granted while in use".
+    `granted()` is true for both grants; a task that asks for "While using the app" reads this."""
+    out = device.shell(f"dumpsys package {package}")
+    m = re.search(rf"{re.escape(permission)}: granted=(\w+), flags=\[([^\]]*)\]", out)
+    if m is None or m.group(1) != "true":
+        return "not granted"
+    return "granted once" if "ONE_TIME" in m.group(2) else "granted while in use"

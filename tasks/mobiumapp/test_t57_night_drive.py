@@ -3,9 +3,7 @@ level, in three screens (Location Demo, Form Demo, Slider Demo)."""
 
 from __future__ import annotations
 
-import re
-
-from hard import app_theme, back_to_menu
+from hard import app_theme, back_to_menu, grant_kind
 from mobiumapp import line, mobiumapp, open_screen, ref_for, text_of
 
 from pytest_mobium_evals.tasks import Claim, Controls, Outcome
@@ -37,14 +35,6 @@ def wrong_t57(tools: Tools, params: dict) -> Claim:
     return Claim("done", None, _run(tools, params, "Only this time"))
 
 
-def _location(device) -> str:
-    out = device.shell("dumpsys package dev.mobium.mobiumapp")
-    m = re.search(rf"{re.escape(FINE)}: granted=(\w+), flags=\[([^\]]*)\]", out)
-    if m is None or m.group(1) != "true":
-        return "not granted"
-    return "granted once" if "ONE_TIME" in m.group(2) else "granted while in use"
-
-
 @mobiumapp(id="t57", reference=ref_t57, wrong=wrong_t57, tier="hard", slug="night-drive",
            params=lambda rng: {"volume": rng.choice([20, 30, 40, 60])},
            aims_at="a long horizon (three screens, over 15 tool calls) whose first step has a near miss: a "
@@ -55,6 +45,6 @@ def _location(device) -> str:
            controls=Controls(reasons={"wrong": "allows location only this time"}))
 def test_t57_night_drive(device, params) -> Outcome:
     state = line(device, "sliderState")  # read first: the slider's state is the screen's, left behind below
-    theme, location = app_theme(device), _location(device)
+    theme, location = app_theme(device), grant_kind(device, FINE)
     ok = f"volume: {params['volume']}," in state and theme == "dark" and location == "granted while in use"
     return Outcome(ok, observed=f"{state}; theme={theme}; location {location}")
