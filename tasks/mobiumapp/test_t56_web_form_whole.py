@@ -8,11 +8,14 @@ import unicodedata
 from mobiumapp import line, mobiumapp, open_web_case, ref_for
 
 from pytest_mobium_evals.scripting import refusal
-from pytest_mobium_evals.tasks import Claim, Controls, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 NAMES = ("Zoë Brontë", "Chloé O'Connor", "Søren Kierkegaard", "Anaïs Nin", "José Martí")
 REFUSING = ("fixed", "aria-readonly", "disabled")
+# What the empty fields that refuse text show to uiautomator: nothing, or their placeholder (a WebView's empty field
+# may report its hint as its text).
+EMPTY_SHOWS = {"fAriaReadonly": "aria-readonly", "fDisabled": "disabled"}
 
 
 def _fill(tools: Tools, params: dict, name: str) -> list[str]:
@@ -34,6 +37,18 @@ def ref_t56(tools: Tools, params: dict) -> Claim:
     return Claim("done", None, f"filled Text, Email and Notes and checked the box; refused: {', '.join(refused)}")
 
 
+def near_t56_refilled(tools: Tools, params: dict) -> Claim:
+    """The whole form with the name typed without its accents, then, read back and found wrong, replaced with the
+    name as given (app_fill clears the field first)."""
+    plain = unicodedata.normalize("NFKD", params["name"]).encode("ascii", "ignore").decode()
+    refused = _fill(tools, params, plain)
+    tools.call("app_fill", target=ref_for(tools, r" text input \(input"), text=params["name"])
+    tools.call("app_keyboard", hide=True)
+    tools.call("app_context", context="NATIVE_APP")
+    return Claim("done", None, f"filled Text (again, with its accents), Email and Notes and checked the box; "
+                               f"refused: {', '.join(refused)}")
+
+
 def wrong_t56(tools: Tools, params: dict) -> Claim:
     """Types the name without its accents, as text sent through a shell's `input text` arrives."""
     plain = unicodedata.normalize("NFKD", params["name"]).encode("ascii", "ignore").decode()
@@ -49,12 +64,28 @@ def wrong_t56(tools: Tools, params: dict) -> Claim:
                    "exactly, the ones that refuse text found and left alone, the box checked",
            prompt="In MobiumApp, open WebViews, then Web form. Type \"{name}\" into the Text field, \"{email}\" into "
                   "Email and \"{notes}\" into Notes, check the checkbox, and leave every field that does not take "
-                  "text as it is. Tell me which fields refused.",
-           controls=Controls(reasons={"wrong": "types the name without its accents"}))
+                  "text as it is, and leave the Web form showing. Tell me which fields refused.",
+           controls=Controls(reasons={"wrong": "types the name without its accents"}),
+           evidence="screen",
+           evidence_reason="what the form holds is the page's own, and the page is built anew each time Web form "
+                           "opens",
+           near_misses=(
+               NearMiss("refilled", script=near_t56_refilled, verdict="pass",
+                        why="the name first typed without its accents, then read back and replaced with the name "
+                            "as given: the form ends holding exactly what was asked, and nothing was lost"),
+           ),
+           grader_history=(
+               (2, "the form was read from whatever screen showed, so a filled form followed by going back to the "
+                   "menu was graded as not filled; the evidence is the page's (evidence='screen') and the prompt "
+                   "asks to leave it showing"),
+               (1, "only the read-only field was checked among those that refuse: text forced into the "
+                   "aria-readonly or the disabled field (on a real WebView app_eval can set a value) went unseen; "
+                   "both must now be as they were, empty"),
+           ))
 def test_t56_web_form_whole(device, params) -> Outcome:
-    got = {k: line(device, k) for k in ("fText", "fEmail", "fArea", "fReadonly")}
+    got = {k: line(device, k) for k in ("fText", "fEmail", "fArea", "fReadonly", "fAriaReadonly", "fDisabled")}
     box = device.find("fCheck")
     checked = box is not None and box.checked
     ok = (got["fText"] == params["name"] and got["fEmail"] == params["email"] and got["fArea"] == params["notes"]
-          and got["fReadonly"] == "fixed" and checked)
+          and got["fReadonly"] == "fixed" and all(got[k] in ("", hint) for k, hint in EMPTY_SHOWS.items()) and checked)
     return Outcome(ok, observed=f"{got}; checkbox {'checked' if checked else 'not checked'}")
