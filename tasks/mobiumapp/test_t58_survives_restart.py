@@ -85,10 +85,13 @@ def pre_t58(device, params) -> None:
                (7, "clearing the app's data as the 'restart' and then storing the items again passed: the count "
                    "and a new process were all that was read; the precondition now grants notifications, which "
                    "a restart keeps and a clear revokes, and the outcome requires the grant kept"),
+               (8, "an earlier pid that could not be read (its file gone) counted as a restart, since any pid "
+                   "differs from nothing; now no earlier pid is no restart"),
            ))
 def test_t58_survives_restart(device, params) -> Outcome:
     before, now = device.shell(f"cat {PID_FILE}; rm -f {PID_FILE}").strip(), device.shell(f"pidof {APP}").strip()
-    restarted = bool(now) and now != before
+    # No earlier pid (the file gone) is no evidence of a restart, not a restart.
+    restarted = before.isdigit() and now.isdigit() and now != before
     kept = granted(device, KEPT_GRANT)
     count = stored_count(device)
     return Outcome(count == f"stored: {params['items']}" and restarted and kept,
