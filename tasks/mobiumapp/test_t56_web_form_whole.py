@@ -3,12 +3,14 @@ checked, and the fields that refuse left as they are (WebViews: Web form)."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from mobiumapp import line, mobiumapp, open_web_case, ref_for
 
+from pytest_mobium_evals import answers
 from pytest_mobium_evals.scripting import refusal
-from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, LabelledAnswer, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 NAMES = ("Zoë Brontë", "Chloé O'Connor", "Søren Kierkegaard", "Anaïs Nin", "José Martí")
@@ -34,7 +36,7 @@ def _fill(tools: Tools, params: dict, name: str) -> list[str]:
 def ref_t56(tools: Tools, params: dict) -> Claim:
     refused = _fill(tools, params, params["name"])
     tools.call("app_context", context="NATIVE_APP")
-    return Claim("done", None, f"filled Text, Email and Notes and checked the box; refused: {', '.join(refused)}")
+    return Claim("done", ", ".join(refused), "filled Text, Email and Notes and checked the box")
 
 
 def near_t56_refilled(tools: Tools, params: dict) -> Claim:
@@ -45,8 +47,8 @@ def near_t56_refilled(tools: Tools, params: dict) -> Claim:
     tools.call("app_fill", target=ref_for(tools, r" text input \(input"), text=params["name"])
     tools.call("app_keyboard", hide=True)
     tools.call("app_context", context="NATIVE_APP")
-    return Claim("done", None, f"filled Text (again, with its accents), Email and Notes and checked the box; "
-                               f"refused: {', '.join(refused)}")
+    return Claim("done", ", ".join(refused), "filled Text (again, with its accents), Email and Notes and checked "
+                                             "the box")
 
 
 def wrong_t56(tools: Tools, params: dict) -> Claim:
@@ -54,7 +56,42 @@ def wrong_t56(tools: Tools, params: dict) -> Claim:
     plain = unicodedata.normalize("NFKD", params["name"]).encode("ascii", "ignore").decode()
     _fill(tools, params, plain)
     tools.call("app_context", context="NATIVE_APP")
-    return Claim("done", None, "filled the form")
+    return Claim("done", "fixed, aria-readonly, disabled", "filled the form")
+
+
+# ---- the answer: which fields refused -------------------------------------------------------------------------------
+
+_ARIA = re.compile(r"\baria[- ]?read[- ]?only\b")
+_READ_ONLY = re.compile(r"\bread[- ]?only\b|\bfixed\b")
+_DISABLED = re.compile(r"\bdisabled\b")
+# The fields that take text, by names that say nothing else ("text" alone is any text, so the Text field is left out).
+_TAKING = re.compile(r"\b(e-?mail|notes|password)\b")
+# A sentence that names one of those as taking text, or denies it refused, does not name it among the refusing.
+_AS_TAKING = re.compile(r"\b(not|never|took|take|takes|accepted|accepts?|filled|typed|worked|fine|editable|went in|"
+                        r"holds?|held|other|else|hides|hidden|masked)\b")
+
+
+def _refused_fields(answer: str, _: answers.AnswerContext) -> bool:
+    if not _ARIA.search(answer):
+        return False
+    rest = _ARIA.sub(" ", answer)
+    if not (_READ_ONLY.search(rest) and _DISABLED.search(rest)):
+        return False
+    return not any(_TAKING.search(sentence) and not _AS_TAKING.search(sentence)
+                   for sentence in re.split(r"[.!?;\n]", answer))
+
+
+ANSWER = answers.AnswerRule(
+    "refused_fields", "the three fields that refuse text: Read-only (fixed), aria-readonly and Disabled",
+    _refused_fields, rivals=lambda _a, _c: ("the Email field",)).with_examples(
+    LabelledAnswer("Read-only, aria-readonly and Disabled refused.", True, "the three by their labels"),
+    LabelledAnswer("The fields labelled fixed, aria-readonly and disabled would not take text; Text, Email and "
+                   "Notes took it.", True, "the three, and the others said to have taken text"),
+    LabelledAnswer("Read-only, aria-readonly and Disabled refused, not Email.", True, "Email named to deny it"),
+    LabelledAnswer("Read-only and Disabled refused.", False, "aria-readonly left out"),
+    LabelledAnswer("Read-only, aria-readonly, Disabled and Email refused.", False, "Email took its text"),
+    LabelledAnswer("fixed, aria-readonly, disabled. Maybe Notes too.", False, "Notes took its text"),
+)
 
 
 @mobiumapp(id="t56", reference=ref_t56, wrong=wrong_t56, tier="hard", slug="web-form-whole",
@@ -66,6 +103,7 @@ def wrong_t56(tools: Tools, params: dict) -> Claim:
                   "Email and \"{notes}\" into Notes, check the checkbox, and leave every field that does not take "
                   "text as it is, and leave the Web form showing. Tell me which fields refused.",
            controls=Controls(reasons={"wrong": "types the name without its accents"}),
+           answer=ANSWER,
            evidence="screen",
            evidence_reason="what the form holds is the page's own, and the page is built anew each time Web form "
                            "opens",
@@ -78,6 +116,9 @@ def wrong_t56(tools: Tools, params: dict) -> Claim:
                (2, "the form was read from whatever screen showed, so a filled form followed by going back to the "
                    "menu was graded as not filled; the evidence is the page's (evidence='screen') and the prompt "
                    "asks to leave it showing"),
+               (5, "the fields that refused, which the prompt asks for, were not graded: any answer passed, a "
+                   "taking field named among them too; the answer must now name the three and no field that took "
+                   "text"),
                (1, "only the read-only field was checked among those that refuse: text forced into the "
                    "aria-readonly or the disabled field (on a real WebView app_eval can set a value) went unseen; "
                    "both must now be as they were, empty"),
