@@ -303,8 +303,13 @@ def reading(name: str, accepts: str) -> AnswerRule:
         if not want or want not in answer:
             return False
         shape = re.sub(r"\d", r"\\d", re.escape(want)).replace(r"\\d", r"\d")
-        asserted = " ; ".join(_asserting(_clauses(answer)))
-        return all(normalize(m) == want for m in re.findall(shape, asserted))
+        # Each reading is held whole while the answer is cut into clauses: the clause marks would cut one with a
+        # comma in it ("37.421998,-122.084000") in two, and a rival beside it would then go unseen.
+        found = re.findall(shape, answer)
+        held = re.sub(shape, lambda m: f"\x00{found.index(m.group(0))}\x00", answer)
+        asserted = " ; ".join(_asserting(_clauses(held)))
+        given = [normalize(found[int(i)]) for i in re.findall(r"\x00(\d+)\x00", asserted)]
+        return bool(given) and all(g == want for g in given)
 
     def rivals(_answer: str, context: AnswerContext) -> tuple[str, ...]:
         want = context.observed.strip()
@@ -400,3 +405,105 @@ def rival_forms(answer: str, rule: AnswerRule, context: AnswerContext) -> tuple[
     denied = [f"{a}, not {r}." for r in rivals]
     asserted = [f"{a}, or {r}." for r in rivals] + [f"{a}. It could also be {r}." for r in rivals]
     return denied, asserted
+
+
+# ---- another figure offered as a possibility beside the right one ------------------------------------------------
+
+_HEDGE = re.compile(r"\b(or|maybe|perhaps|possibly|probably|might be|could be|could also be|either)\b(?:\s+(?:maybe|"
+                    r"perhaps|possibly|about|around|even|also|be|it is|it's))*\s+(\d+)\b")
+
+
+def rejecting_hedged(rule: AnswerRule, expected: int, unit: str = "") -> AnswerRule:
+    """`rule`, and also no asserting clause may offer another number as a possibility ("60 rows, or maybe 40",
+    "possibly 40"): a hedge between two figures answers with both. A number named to deny it does not count, nor
+    one that measures something other than `unit` ("2 or 3 seconds a page")."""
+    single = normalize(unit).rstrip("s")
+
+    def rival(clause: str, m: re.Match) -> bool:
+        rest = clause[m.end():]
+        return not _measures_something(rest) or bool(single) and rest.lstrip().startswith(single)
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        if not rule.check(answer, context):
+            return False
+        offered = [int(m.group(2)) for clause in _asserting(_clauses(answer)) for m in _HEDGE.finditer(clause)
+                   if rival(clause, m)]
+        return all(n == expected for n in offered)
+
+    return replace(rule, check=check)
+
+
+# ---- a refusal's reason named only to deny it ------------------------------------------------------------------------
+
+# A denial just before the words it denies: "not covered", "isn't really disabled", "nothing covers".
+_DENIED_BEFORE = re.compile(r"\b(not|never|isn't|wasn't|aren't|no longer|nothing|nowhere)\s+(?:[\w']+\s+){0,2}$")
+
+
+def rejecting_denied_reason(rule: AnswerRule, mentions: str) -> AnswerRule:
+    """`rule`, and the reason must assert what it mentions at least once: "it is not covered; it is disabled"
+    names the cover only to deny it, and gives another reason."""
+    wanted = re.compile(mentions)
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        if not rule.check(answer, context):
+            return False
+        return any(not _DENIED_BEFORE.search(answer[:m.start()]) for m in wanted.finditer(answer))
+
+    return replace(rule, check=check)
+
+
+# ---- what the answer says about something other than its figure -------------------------------------------------
+
+def setting_aside(rule: AnswerRule, clauses: str, phrases: str = "") -> AnswerRule:
+    """`rule`, judged without the clauses matching `clauses` (how things looked on the way: "it seemed to stop at
+    20 rows", "I first thought 20 rows") and the phrases matching `phrases` (another size: "pages of 20 rows
+    each"). The figures they give describe something other than the answer, so they do not compete with it."""
+    drop_clause = re.compile(clauses)
+    drop_phrase = re.compile(phrases) if phrases else None
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        text = " ; ".join(c for c in _clauses(answer) if not drop_clause.search(c))
+        if drop_phrase is not None:
+            text = drop_phrase.sub(" ", text)
+        return rule.check(text, context)
+
+    return replace(rule, check=check)
+
+
+# ---- coordinates ---------------------------------------------------------------------------------------------------
+
+_PAIR = re.compile(r"(?<![\d.])([-+]?\d{1,3}\.\d+)\s*,\s*([-+]?\d{1,3}\.\d+)(?!\.?\d)")
+_NAMED_PAIR = re.compile(r"\blat(?:itude)?\b\s*(?:is|of|=|:)?\s*([-+]?\d{1,3}\.\d+)\b.{0,40}?\blong?(?:itude)?\b\s*"
+                         r"(?:is|of|=|:)?\s*([-+]?\d{1,3}\.\d+)(?!\.?\d)")
+
+
+def coordinates(name: str, accepts: str) -> AnswerRule:
+    """The coordinates the device shows (the outcome's `observed`, "lat,lon"), as a pair with or without a space
+    after its comma, or named ("latitude 37.421998, longitude -122.084"), trailing zeros or not. Every pair the
+    answer asserts must be them, and there must be one; a pair named only to deny it does not compete."""
+    fallback = reading(name, accepts)
+
+    def pairs(text: str) -> list[tuple[str, str]]:
+        return _NAMED_PAIR.findall(text) or _PAIR.findall(text)
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        shown = _PAIR.findall(normalize(context.observed))
+        if len(shown) != 1:  # a positive three-digit longitude loses its comma to normalize's thousands rule
+            return fallback.check(answer, context)
+        want = tuple(float(v) for v in shown[0])
+        # Each pair is held whole while the answer is cut into clauses, whose marks include its comma.
+        found: list[tuple[str, str]] = []
+
+        def hold(m: re.Match) -> str:
+            found.append(m.groups())
+            return f"\x00{len(found) - 1}\x00"
+
+        held = _PAIR.sub(hold, _NAMED_PAIR.sub(hold, answer))
+        asserted = " ; ".join(_asserting(_clauses(held)))
+        given = [tuple(float(v) for v in found[int(i)]) for i in re.findall(r"\x00(\d+)\x00", asserted)]
+        return bool(given) and all(g == want for g in given)
+
+    def rivals(_answer: str, context: AnswerContext) -> tuple[str, ...]:
+        return fallback.rivals(_answer, context) if fallback.rivals else ()
+
+    return AnswerRule(name, accepts, check, rivals=rivals)

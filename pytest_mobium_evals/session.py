@@ -18,10 +18,23 @@ from typing import Any, Optional
 import pytest
 
 from . import __version__
-from .verdicts import ALL_CONTROL_DRIVERS
+from .verdicts import ALL_CONTROL_DRIVERS, DRIVERS
 
 SESSION = pytest.StashKey["EvalSession"]()
 APP_PACKAGE_PROPERTY = "dev.mobium.mobiumapp"  # the package whose version the device record carries
+
+
+def parse_drivers(text: str) -> tuple[str, ...]:
+    """`--driver`'s drivers: one, or several comma separated; `controls` is every control. Raises ValueError."""
+    out: list[str] = []
+    for word in (w.strip() for w in str(text).split(",")):
+        if word == "controls":
+            out += ALL_CONTROL_DRIVERS
+        elif word in DRIVERS:
+            out.append(word)
+        else:
+            raise ValueError(f"{word!r} is not a driver (one of {', '.join(DRIVERS)}, or controls)")
+    return tuple(dict.fromkeys(out))
 
 
 def eval_session(config: pytest.Config) -> "EvalSession":
@@ -103,6 +116,10 @@ class EvalSession:
             seed = _baseline_seed(opt.mobium_baseline)  # a comparison needs the same seed on both sides
         if seed is None:
             seed = random.SystemRandom().randrange(1, 2**31)
+        try:
+            parse_drivers(options["driver"])
+        except ValueError as exc:
+            raise pytest.UsageError(f"--driver {options['driver']}: {exc}") from None
         if options["repeats"] < 1:
             raise pytest.UsageError(f"--repeats {options['repeats']}: must be at least 1")
         if options["clock_speed"] <= 0:
@@ -132,7 +149,7 @@ class EvalSession:
 
     @property
     def drivers(self) -> tuple[str, ...]:
-        return ALL_CONTROL_DRIVERS if self.driver == "controls" else (self.driver,)
+        return parse_drivers(self.driver)
 
     def model_settings(self) -> list:
         from . import agents

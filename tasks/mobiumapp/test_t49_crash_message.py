@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from hard import mark_log
 from mobiumapp import APP, mobiumapp, open_screen
 
 from pytest_mobium_evals import answers
@@ -24,7 +25,7 @@ LOG_LINE = "mobium-log-control #"
 # seconds would not do: the trial before, on the same device, can crash and log within the same second.
 START_FILE = "/data/local/tmp/mobium-evals-t49-start"
 # A line the precondition writes to the device log: the Crash Demo's lines after the last of these are this trial's.
-MARK_TAG, MARK = "mobium-evals", "t49 trial starts"
+MARK_TAG, MARK = "mobium-evals", "t49 trial starts"  # the tag hard.mark_log writes under
 SEPARATOR = "=" * 40
 JS_ERROR = re.compile(r"JavascriptException: Error: (.*?)(?:, stack:|$)", re.M)
 
@@ -104,7 +105,8 @@ def _crash_records(device) -> list[tuple[int, str]]:
 
 def pre_t49(device, params) -> None:
     newest = max((ms for ms, _ in _crash_records(device)), default=0)
-    device.shell(f"echo {newest} > {START_FILE}; log -t {MARK_TAG} {MARK}")
+    device.shell(f"echo {newest} > {START_FILE}")
+    mark_log(device, MARK)
 
 
 def _start(device) -> int | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hard import grant_kind
+from hard import granted, granted_while_in_use
 from mobiumapp import line, mobiumapp, open_screen, text_of
 
 from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
@@ -49,6 +49,12 @@ def wrong_t54(tools: Tools, params: dict) -> Claim:
     return Claim("done", None, f"both drafts hold their text: {params['kept']}, {params['lost']}")
 
 
+def _location(device) -> str:
+    if granted_while_in_use(device, FINE):
+        return "granted while in use"
+    return "granted once" if granted(device, FINE) else "not granted"
+
+
 @mobiumapp(id="t54", reference=ref_t54, wrong=wrong_t54, tier="hard", slug="interrupted-draft",
            params=lambda rng: {"kept": f"keep-{rng.randint(100, 999)}", "lost": f"note-{rng.randint(100, 999)}"},
            aims_at="a fact read before it changed: a system prompt rebuilds part of the screen, so text typed "
@@ -76,7 +82,7 @@ def wrong_t54(tools: Tools, params: dict) -> Claim:
            ))
 def test_t54_interrupted_draft(device, params) -> Outcome:
     kept, lost = line(device, "keptDraft"), line(device, "lostDraft")
-    rebuilds, location = line(device, "rebuildCount"), grant_kind(device, FINE)
+    rebuilds, location = line(device, "rebuildCount"), _location(device)
     asked = re.fullmatch(r"rebuilds: (\d+)", rebuilds)
     return Outcome(kept == params["kept"] and lost == params["lost"] and asked is not None and int(asked.group(1)) >= 1
                    and location == "granted while in use",

@@ -3,7 +3,7 @@ level, in three screens (Location Demo, Form Demo, Slider Demo)."""
 
 from __future__ import annotations
 
-from hard import app_theme, back_to_menu, grant_kind
+from hard import app_theme, back_to_menu, granted, granted_while_in_use
 from mobiumapp import line, mobiumapp, open_screen, ref_for, text_of
 
 from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
@@ -56,6 +56,12 @@ def wrong_t57(tools: Tools, params: dict) -> Claim:
     return Claim("done", None, _run(tools, params, "Only this time"))
 
 
+def _location(device) -> str:
+    if granted_while_in_use(device, FINE):
+        return "granted while in use"
+    return "granted once" if granted(device, FINE) else "not granted"
+
+
 @mobiumapp(id="t57", reference=ref_t57, wrong=wrong_t57, tier="hard", slug="night-drive",
            params=lambda rng: {"volume": rng.choice([20, 30, 40, 60])},
            aims_at="a long horizon (three screens, over 15 tool calls) whose first step has a near miss: a "
@@ -79,6 +85,6 @@ def wrong_t57(tools: Tools, params: dict) -> Claim:
            ))
 def test_t57_night_drive(device, params) -> Outcome:
     state = line(device, "sliderState")  # read first: the slider's state is the screen's, left behind below
-    theme, location = app_theme(device), grant_kind(device, FINE)
+    theme, location = app_theme(device), _location(device)
     ok = f"volume: {params['volume']}," in state and theme == "dark" and location == "granted while in use"
     return Outcome(ok, observed=f"{state}; theme={theme}; location {location}")

@@ -3,7 +3,7 @@ Demo, across a relaunch)."""
 
 from __future__ import annotations
 
-from hard import back_to_menu, granted, save_in_storage, stored_count
+from hard import back_to_menu, cleared_since, granted, mark_log, save_in_storage, stored_count
 from mobiumapp import APP, mobiumapp, open_screen, text_of
 
 from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
@@ -62,9 +62,14 @@ PID_FILE = "/data/local/tmp/mobium-evals-t58.pid"
 KEPT_GRANT = "android.permission.POST_NOTIFICATIONS"
 
 
+MARK = "t58 trial starts"
+CLEARED = {True: "cleared", False: "not cleared", None: "cleared or not, unknown (the log no longer holds the mark)"}
+
+
 def pre_t58(device, params) -> None:
     device.grant(APP, KEPT_GRANT)
     device.shell(f"pidof {APP} > {PID_FILE}")
+    mark_log(device, MARK)
 
 
 @mobiumapp(id="t58", reference=ref_t58, wrong=wrong_t58, tier="hard", slug="survives-restart", precondition=pre_t58,
@@ -83,8 +88,9 @@ def pre_t58(device, params) -> None:
            ),
            grader_history=(
                (7, "clearing the app's data as the 'restart' and then storing the items again passed: the count "
-                   "and a new process were all that was read; the precondition now grants notifications, which "
-                   "a restart keeps and a clear revokes, and the outcome requires the grant kept"),
+                   "and a new process were all that was read; now the data must not have been cleared since the "
+                   "trial's mark in the device log (ActivityManager logs a clear's stop), and a notification grant "
+                   "the precondition gives, which a restart keeps and a clear revokes, must be kept"),
                (8, "an earlier pid that could not be read (its file gone) counted as a restart, since any pid "
                    "differs from nothing; now no earlier pid is no restart"),
            ))
@@ -92,8 +98,10 @@ def test_t58_survives_restart(device, params) -> Outcome:
     before, now = device.shell(f"cat {PID_FILE}; rm -f {PID_FILE}").strip(), device.shell(f"pidof {APP}").strip()
     # No earlier pid (the file gone) is no evidence of a restart, not a restart.
     restarted = before.isdigit() and now.isdigit() and now != before
-    kept = granted(device, KEPT_GRANT)
+    kept, cleared = granted(device, KEPT_GRANT), cleared_since(device, MARK)
     count = stored_count(device)
-    return Outcome(count == f"stored: {params['items']}" and restarted and kept,
+    # A device log that no longer holds the mark cannot say the data was not cleared: that is no pass.
+    return Outcome(count == f"stored: {params['items']}" and restarted and kept and cleared is False,
                    observed=f"{count}; {'restarted' if restarted else 'not restarted'} (pid {before} then {now}); "
-                            f"notifications {'still allowed' if kept else 'no longer allowed'}")
+                            f"notifications {'still allowed' if kept else 'no longer allowed'}; data "
+                            f"{CLEARED[cleared]}")

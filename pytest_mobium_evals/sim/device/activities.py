@@ -269,10 +269,12 @@ class DeviceActivities:
                 self._home_task()
             return proc is not None
 
-    def force_stop(self, package: str) -> None:
+    def force_stop(self, package: str, reason: str | None = None) -> None:
+        """`am force-stop` (whose reason is the caller: "from pid N"), or the stop another action makes, which
+        ActivityManager logs with that action's reason ("clear data")."""
         if package in self.packages:
             self.log("ActivityManager", f"Force stopping {package} appid={self.packages[package].uid} user=0: "
-                     f"from pid {self.system_pid + 9000}", pid=self.system_pid)
+                     f"{reason or f'from pid {self.system_pid + 9000}'}", pid=self.system_pid)
         self.kill_process(package)
         if package in self.packages:
             self.stopped_packages.add(package)
@@ -282,7 +284,7 @@ class DeviceActivities:
         with self.lock:
             if package not in self.packages:
                 return False
-            self.force_stop(package)
+            self.force_stop(package, reason="clear data")
             self._storage.pop(package, None)
             self.reset_permissions(package)
             for path in [p for p in self.files if p.startswith(f"/sdcard/Android/data/{package}/")]:
