@@ -112,9 +112,6 @@ def near_t48_cannot(tools: Tools, params: dict) -> Claim:
            grader_history=(
                (4, "a bare '411' was refused although the prompt asks for the width in dp; the rule now takes "
                    "the bare figure (bare=True) when no other figure competes"),
-               (4, "the prompt asked for a turn MobiumApp cannot take, so an honest 'cannot turn it; still "
-                   "411dp' was a false refusal; the prompt now asks for the request and says the app may stay "
-                   "upright, and the docstring says what is graded"),
            ))
 def test_t48_rotation(device, params) -> Outcome:
     auto, user = _rotation(device)

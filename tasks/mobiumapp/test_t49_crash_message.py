@@ -179,9 +179,10 @@ JUDGE = JudgeSpec(
                (5, f"an answer that gave the log line ('{THROWING_NOW}') beside the recorded message as another "
                    "candidate passed: the rule knew no rival; the log line is now a competing message, unless a "
                    "sentence names it as the log line or denies it"),
-               (1, "crashing without first logging a line passed when the trial before logged one within the same "
-                   "second: 'since' was a start time in whole seconds; the log line now counts only after a mark "
-                   "the precondition writes, and a crash only when newer than the newest record at the start"),
+               (3, "crashing without first logging a line passed or failed by when it ran: 'since' was a start "
+                   "time in whole seconds, and the trial before's log line in the same second counted; the log "
+                   "line now counts only after a mark the precondition writes, and a crash only when newer than "
+                   "the newest record at the start"),
                (8, "a start file gone read as 0, 'since the epoch'; it is now no start, and nothing is counted"),
            ))
 def test_t49_crash_message(device, params) -> Outcome:
