@@ -10,7 +10,7 @@ from mobiumapp import line, mobiumapp, open_web_case, ref_for
 
 from pytest_mobium_evals import answers
 from pytest_mobium_evals.scripting import refusal
-from pytest_mobium_evals.tasks import Claim, Controls, LabelledAnswer, NearMiss, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 NAMES = ("Zoë Brontë", "Chloé O'Connor", "Søren Kierkegaard", "Anaïs Nin", "José Martí")
@@ -81,17 +81,22 @@ def _refused_fields(answer: str, _: answers.AnswerContext) -> bool:
                    for sentence in re.split(r"[.!?;\n]", answer))
 
 
-ANSWER = answers.AnswerRule(
-    "refused_fields", "the three fields that refuse text: Read-only (fixed), aria-readonly and Disabled",
-    _refused_fields, rivals=lambda _a, _c: ("the Email field",)).with_examples(
-    LabelledAnswer("Read-only, aria-readonly and Disabled refused.", True, "the three by their labels"),
-    LabelledAnswer("The fields labelled fixed, aria-readonly and disabled would not take text; Text, Email and "
-                   "Notes took it.", True, "the three, and the others said to have taken text"),
-    LabelledAnswer("Read-only, aria-readonly and Disabled refused, not Email.", True, "Email named to deny it"),
-    LabelledAnswer("Read-only and Disabled refused.", False, "aria-readonly left out"),
-    LabelledAnswer("Read-only, aria-readonly, Disabled and Email refused.", False, "Email took its text"),
-    LabelledAnswer("fixed, aria-readonly, disabled. Maybe Notes too.", False, "Notes took its text"),
-)
+REFUSED = "Read-only (fixed), aria-readonly and Disabled"
+ANSWER = answers.AnswerRule("refused_fields", f"the three fields that refuse text: {REFUSED}", _refused_fields,
+                            rivals=lambda _a, _c: ("the Email field",))
+JUDGE = JudgeSpec(
+    question="Fill MobiumApp's Web form, leaving the fields that do not take text as they are. Which fields "
+             "refused?",
+    truth=REFUSED,
+    answers=(
+        LabelledAnswer("Read-only, aria-readonly and Disabled refused.", True, "the three by their labels"),
+        LabelledAnswer("The fields labelled fixed, aria-readonly and disabled would not take text; Text, Email and "
+                       "Notes took it.", True, "the three, and the others said to have taken text"),
+        LabelledAnswer("Read-only, aria-readonly and Disabled refused, not Email.", True, "Email named to deny it"),
+        LabelledAnswer("Read-only and Disabled refused.", False, "aria-readonly left out"),
+        LabelledAnswer("Read-only, aria-readonly, Disabled and Email refused.", False, "Email took its text"),
+        LabelledAnswer("fixed, aria-readonly, disabled. Maybe Notes too.", False, "Notes took its text"),
+    ))
 
 
 @mobiumapp(id="t56", reference=ref_t56, wrong=wrong_t56, tier="hard", slug="web-form-whole",
@@ -103,7 +108,7 @@ ANSWER = answers.AnswerRule(
                   "Email and \"{notes}\" into Notes, check the checkbox, and leave every field that does not take "
                   "text as it is, and leave the Web form showing. Tell me which fields refused.",
            controls=Controls(reasons={"wrong": "types the name without its accents"}),
-           answer=ANSWER,
+           answer=ANSWER, judge=JUDGE,
            evidence="screen",
            evidence_reason="what the form holds is the page's own, and the page is built anew each time Web form "
                            "opens",
