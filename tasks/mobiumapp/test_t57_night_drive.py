@@ -68,7 +68,7 @@ def _location(device) -> str:
                    "permission granted only this time looks the same as one granted while in use until it lapses",
            prompt="Get MobiumApp ready for a night drive: allow it location while the app is in use (the Location "
                   "Demo asks), turn on the app's own Dark mode in the Form Demo, and set the Slider Demo's Volume "
-                  "to {volume}, and leave the Slider Demo showing.",
+                  "to {volume}. Leave the Slider Demo showing when you are done.",
            controls=Controls(reasons={"wrong": "allows location only this time"}),
            evidence="screen",
            evidence_reason="the Volume is the Slider Demo's own state, which it forgets each time it is left (the "
