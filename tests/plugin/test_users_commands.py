@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mobium_evals.androidworld.adapter import load_tasks as load_androidworld
 from pytest_mobium_evals.catalog import load_task_definitions
 from pytest_mobium_evals.ghost_bench.adapter import load_tasks
 
@@ -35,7 +36,8 @@ def test_driver_reference_and_controls_collect_every_task():
     controls = collect("--driver=controls")
     assert all(i.endswith("[reference-r0]") for i in reference)
     # every task's three declared controls, and the derived ones and near misses that apply to it
-    tasks = list(load_task_definitions([ROOT / "tasks"]).values()) + load_tasks(ROOT / "tasks" / "ghost_bench")
+    tasks = (list(load_task_definitions([ROOT / "tasks"]).values()) + load_tasks(ROOT / "tasks" / "ghost_bench")
+             + load_androidworld(ROOT / "tasks" / "androidworld"))
     assert len(controls) == sum(len(task.control_drivers()) for task in tasks)
     assert len(controls) > 3 * len(reference)
     assert {i.split("[")[0] for i in reference} == {i.split("[")[0] for i in collect()}
