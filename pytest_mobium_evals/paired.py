@@ -10,8 +10,10 @@ variant is called better only on held out."""
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from statistics import NormalDist
 from typing import Optional
 
@@ -290,3 +292,47 @@ def run(args) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     return 0
+
+
+# --- in the reports -------------------------------------------------------------------------------------------------
+
+SURFACES_MD = "surfaces.md"
+
+
+def surface_fact(record: dict) -> str:
+    """Which surface the agent saw, for every report's facts."""
+    names = record.get("surfaces") or []
+    server = "Mobium's own (mobium mcp)" if record.get("tool_server", "").startswith("mobium mcp") else \
+        "the built-in server's own words (not Mobium's text)"
+    if not names:
+        return f"{server}, unchanged (no --surface)"
+    return f"variants {', '.join(names)} applied by the surface proxy over {server}"
+
+
+def section_markdown(run) -> str:
+    table = table_markdown(compare_run(run))
+    if not table:
+        return ""
+    return ("## Surface variants against baseline\n\nThe same tasks and seeds under each variant, per model setting. "
+            "Dev tasks tune a variant; only held-out tasks call it better, and the two are never merged. Δ is "
+            "variant − baseline in points, with a task-clustered paired bootstrap 95% interval; \"sign p\" is the "
+            "exact sign (McNemar) test on the tasks that moved.\n\n" + table + "\n")
+
+
+def section_html(run) -> str:
+    return table_html(compare_run(run))
+
+
+def pytest_mobium_run_finished(config, run_dir, status) -> None:
+    """A run with variants leaves its before/after table beside record.json."""
+    from .runfolder import load_run, write_text_atomic
+
+    try:
+        record = json.loads((Path(run_dir) / "record.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if not record.get("surfaces"):
+        return
+    text = section_markdown(load_run(run_dir, require_complete=False))
+    if text:
+        write_text_atomic(Path(run_dir) / SURFACES_MD, text)
