@@ -210,7 +210,9 @@ Z_ALPHA = NormalDist().inv_cdf(0.975)
 
 def detectable_difference(tasks: int, repeats: int, discordance: float) -> float:
     """The smallest paired difference in pass rate a run detects at 80% power (two-sided 5%): each trial pair
-    differs by −1, 0 or +1, discordant with probability `discordance`, so a pair's variance is at most that rate."""
+    differs by −1, 0 or +1, discordant with probability `discordance`, so a pair's variance is at most that rate.
+    It counts every trial pair as independent: where a task's repeats flip together (a fact the task needs, missing
+    every time) they count nearer to one, and the task-clustered interval of the run itself comes out wider."""
     if tasks < 1 or repeats < 1 or not 0 < discordance <= 1:
         raise ValueError("tasks and repeats must be at least 1, and the discordance a rate in (0, 1]")
     return (Z_ALPHA + Z_POWER) * math.sqrt(discordance / (tasks * repeats))

@@ -111,3 +111,25 @@ def run_variants(tasks: list, names: list[str], repeats: int, device, adb_port: 
                 assert result.error is None, result.record["infra_error"]
                 out[name].setdefault(task.id, []).append(result.verdict == "pass")
     return out
+
+
+CONTROL_TASKS = ("t01", "t04", "t05", "t21", "t22", "t27")
+CONTROL_VARIANTS = ("baseline", "baseline-copy", "units-in-map", "no-remedies")
+
+
+def comparison_controls(outcomes: dict[str, dict[str, list[bool]]], tasks: dict) -> dict:
+    """The three controls of a comparison, from `run_variants`' outcomes: name → (declared, paired.Comparison)."""
+    from pytest_mobium_evals.paired import compare_outcomes
+
+    base = outcomes["baseline"]
+    need_units = [t for t in base if "units" in needs_of(tasks[t])]
+    return {
+        "baseline vs a copy of baseline": (
+            "not clear", compare_outcomes("stand-in", "baseline-copy", "all", base, outcomes["baseline-copy"])),
+        "units-in-map, on the tasks that need a slider's units": (
+            "clearly better", compare_outcomes("stand-in", "units-in-map", "all",
+                                               {t: base[t] for t in need_units},
+                                               {t: outcomes["units-in-map"][t] for t in need_units})),
+        "no-remedies": ("clearly worse", compare_outcomes("stand-in", "no-remedies", "all", base,
+                                                          outcomes["no-remedies"])),
+    }
