@@ -80,3 +80,18 @@ def test_a_bad_surface_stops_a_pytest_run_in_one_line(pytester):
     assert result.ret == 4
     result.stderr.fnmatch_lines(["ERROR: *bad.toml: tools.app_nothing: no such tool in the server's tools/list"])
     assert "Traceback" not in result.stderr.str()
+
+
+def test_the_stand_in_reads_the_loading_fact_from_app_maps_description(tmp_path):
+    from types import SimpleNamespace
+
+    from surface_standin import knows_loading
+
+    from pytest_mobium_evals import surface_proxy
+    from pytest_mobium_evals.mobium_server.schemas import TOOLS
+
+    listed = [{"name": name, "description": spec.description} for name, spec in TOOLS.items()]
+    assert knows_loading(SimpleNamespace(tool_defs=listed))
+    write(tmp_path, "plain-map", '[tools.app_map]\ndescription = "Read the screen."\n')
+    stripped = surface_proxy.apply_tools(surfaces.load("plain-map", tmp_path).plain(), listed)
+    assert not knows_loading(SimpleNamespace(tool_defs=stripped))
