@@ -55,6 +55,7 @@ class Comparison:
     cost: SideCost = field(default_factory=SideCost)
     base_cost: SideCost = field(default_factory=SideCost)
     surface_hashes: list[str] = field(default_factory=list)
+    trials: dict[str, list[str]] = field(default_factory=dict)  # task → the variant's trial folders, by repeat
 
     @property
     def clear(self) -> bool:
@@ -152,7 +153,20 @@ def _compare(model: str, variant: str, split: str, base: list, mine: list) -> Co
     c = compare_outcomes(model, variant, split, _outcomes(base), _outcomes(mine))
     c.cost, c.base_cost = _cost(mine), _cost(base)
     c.surface_hashes = sorted({(t.data.get("surface_seen") or {}).get("hash") or "?" for t in mine})
+    for t in sorted(mine, key=lambda t: (t.task, t.repeat)):
+        c.trials.setdefault(t.task, []).append(t.name)
     return c
+
+
+def _linked(c: Comparison, tasks: list[str]) -> str:
+    """Flipped tasks, each with links to the variant's trials (relative to the run folder, where the tables go)."""
+    if not tasks:
+        return "–"
+    out = []
+    for task in tasks:
+        links = [f"[r{i}](trials/{name}/transcript.jsonl)" for i, name in enumerate(c.trials.get(task, []))]
+        out.append(f"{task} ({', '.join(links)})" if links else task)
+    return ", ".join(out)
 
 
 def _pct(x: Optional[float]) -> str:
@@ -174,8 +188,8 @@ def table_markdown(comparisons: list[Comparison]) -> str:
         lines.append(
             f"| {c.model} | {c.variant} | {c.split} | {c.tasks} | {_pct(c.base_rate)} | {_pct(c.rate)} "
             f"({_pct(c.rate_low)}–{_pct(c.rate_high)}) | {_pts(c.delta)} ({_pts(c.low)} to {_pts(c.high)}) | "
-            f"{c.call} | {'–' if c.sign_p is None else f'{c.sign_p:.3g}'} | {', '.join(c.better) or '–'} | "
-            f"{', '.join(c.worse) or '–'} | {c.cost.tool_calls:.1f} vs {c.base_cost.tool_calls:.1f} calls, "
+            f"{c.call} | {'–' if c.sign_p is None else f'{c.sign_p:.3g}'} | {_linked(c, c.better)} | "
+            f"{_linked(c, c.worse)} | {c.cost.tool_calls:.1f} vs {c.base_cost.tool_calls:.1f} calls, "
             f"{c.cost.tokens:,.0f} vs {c.base_cost.tokens:,.0f} tokens, ${c.cost.cost_usd:.4f} vs "
             f"${c.base_cost.cost_usd:.4f} |")
     return "\n".join(lines)

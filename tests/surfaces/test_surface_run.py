@@ -83,7 +83,11 @@ def test_two_variants_with_repeats_write_the_table(project):
     assert record["surfaces"] == ["baseline", "units-in-map"] and record["options"]["surface"]
     table = (run / "surfaces.md").read_text()
     assert "| units-in-map | dev | 1 | 0% | 100% (100%–100%) | +100 (+100 to +100) | better on dev (tuning only) " \
-           "| 1 | t05 |" in table
+           "| 1 | t05 ([r0](trials/" in table
+    import re
+
+    links = re.findall(r"\]\((trials/[^)]+)\)", table)
+    assert len(links) == 2 and all((run / link).is_file() for link in links)  # the flipped task's two trials
     assert "| units-in-map | held_out | 1 | 100% | 100% (100%–100%) | +0 (+0 to +0) | not clear | – | – | – |" in table
     html = (project.path / "report.html").read_text()
     assert "Surface variants against baseline" in html and "variants baseline, units-in-map applied" in html
