@@ -79,6 +79,10 @@ def test_two_variants_with_repeats_write_the_table(project):
     order = [line for line in (run / ".session" / "collection.json").read_text().split('"') if "+" in line]
     assert [name.split("+")[1].split("-r")[0] for name in order[:4]] == ["baseline", "units-in-map"] * 2
 
+    result.stdout.fnmatch_lines(["*surface variants against baseline*",
+                                 "units-in-map vs baseline, claude-haiku-5-5:low, dev: +100 points [+100 to +100] "
+                                 "over 1 task: better on dev (tuning only); better on t05, worse on none",
+                                 "units-in-map vs baseline, claude-haiku-5-5:low, held_out: +0 points*: not clear;*"])
     record = json.loads((run / "record.json").read_text())
     assert record["surfaces"] == ["baseline", "units-in-map"] and record["options"]["surface"]
     table = (run / "surfaces.md").read_text()
