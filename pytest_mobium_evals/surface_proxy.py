@@ -212,12 +212,31 @@ class Seen:
         os.replace(tmp, self.path)
 
 
+def unknown_to(variant: dict, tools: list[dict]) -> list[str]:
+    """What the variant names that this server's own tools/list lacks (the variant was checked against the built-in
+    server's; a real Mobium may list other tools or parameters)."""
+    listed = {t.get("name"): ((t.get("inputSchema") or {}).get("properties") or {}) for t in tools}
+    out = []
+    for name, edit in (variant.get("tools") or {}).items():
+        if name not in listed:
+            out.append(name)
+            continue
+        out += [f"{name}.{param}" for param in (edit.get("params") or {}) if param not in listed[name]]
+    return out
+
+
 def rewrite_answer(variant: dict, asked: tuple, message: dict, seen: Seen) -> dict:
     method, tool = asked
     result = message.get("result")
     if not isinstance(result, dict):
         return message
     if method == "tools/list" and isinstance(result.get("tools"), list):
+        unknown = unknown_to(variant, result["tools"])
+        if unknown:
+            # Refused in-band: the trial cannot start, and its infra_error says why in one line.
+            return {"jsonrpc": "2.0", "id": message.get("id"), "error": {
+                "code": -32602, "message": f"surface variant {variant.get('name')} names what this server's "
+                                           f"tools/list does not have: {', '.join(unknown)}"}}
         tools = apply_tools(variant, result["tools"])
         seen.saw_tools(tools)
         return dict(message, result=dict(result, tools=tools))

@@ -132,3 +132,40 @@ def test_a_map_line_the_proxy_cannot_rebuild_is_left_as_the_server_wrote_it():
               "structuredContent": {"elements": [ELEMENTS[0]]}}
     out = surface_proxy.apply_map({"map": {"values": "labelled", "notes": "hidden"}}, result)
     assert out["content"][0]["text"] == "@e1 Something else entirely"  # the notes go; the line is kept
+
+
+MINIMAL_SERVER = '''
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+async def list_tools(ctx, params):
+    return types.ListToolsResult(tools=[types.Tool(name="app_map", input_schema={"type": "object"})])
+
+async def main():
+    server = Server("minimal", on_list_tools=list_tools)
+    async with stdio_server() as (r, w):
+        await server.run(r, w, server.create_initialization_options())
+
+anyio.run(main)
+'''
+
+
+def test_a_variant_naming_a_tool_the_real_server_lacks_stops_the_trial_in_one_line(tmp_path):
+    import sys
+
+    from pytest_mobium_evals.toolserver import InfraError
+
+    server = tmp_path / "minimal.py"
+    server.write_text(MINIMAL_SERVER)
+    variant = plain('[tools.app_fill]\ndescription_append = "x"\n[tools.app_map.params.diff]\ndescription = "y"\n',
+                    tmp_path)
+    with pytest.raises(InfraError) as raised:
+        session(ToolServerSpec([sys.executable, str(server)]), variant)
+    assert ("surface variant v names what this server's tools/list does not have: app_fill, app_map.diff"
+            in str(raised.value))
+    fine, seen = session(ToolServerSpec([sys.executable, str(server)]), surfaces.load("baseline", ROOT).plain())
+    with fine:
+        assert [d["name"] for d in fine.tool_defs] == ["app_map"]
+    assert seen.read()["tool_count"] == 1
