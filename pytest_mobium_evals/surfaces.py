@@ -27,7 +27,6 @@ of this module (pydantic included) and starts as fast as a bare Python."""
 from __future__ import annotations
 
 import hashlib
-import json
 import tomllib
 from pathlib import Path
 from typing import Literal, Optional
@@ -182,9 +181,3 @@ def parse_names(text: str) -> list[str]:
 def load_all(text: str, root: Path) -> list[LoadedVariant]:
     return [load(name, root) for name in parse_names(text)]
 
-
-def surface_hash(tools_list: list, error_texts: list[str]) -> str:
-    """One hash of what an agent was shown: its tools/list as sent, and each distinct error text it read."""
-    body = json.dumps({"tools": tools_list, "errors": sorted(set(error_texts))}, sort_keys=True,
-                      separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]

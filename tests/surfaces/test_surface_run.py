@@ -102,6 +102,8 @@ def test_two_variants_with_repeats_write_the_table(project):
     assert "## Surface variants against baseline" in (run / "report.md").read_text()
     assert "- Surface: variants baseline, units-in-map" in (run / "report.md").read_text()
     assert main(["plan", "--from", str(run)]) == 0
+    assert main(["compare", str(run), str(run), "--out", str(project.path / "compare.md")]) == 0
+    assert "## Surface variants against baseline" in (project.path / "compare.md").read_text()
 
 
 def test_surface_works_in_front_of_the_mobium_binary(project):
