@@ -209,6 +209,9 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
                      "resamples tasks for both settings at once.</p>")
         parts.append(_table(["B vs A", "Difference in pass rate [95%]", "Reading"],
                             [_difference_row(a.label, b.label, difference(a, b)) for a, b in pairs]))
+    from .paired import section_html
+
+    parts.append(section_html(run_))
     if any(s.setting.is_control for s in summaries):
         parts.append(_controls_html(run_, summaries))
     parts.append(_facts_html(run_))
@@ -253,6 +256,7 @@ def _controls_html(run_, summaries) -> str:
 
 def run_facts(run_) -> list[tuple[str, str]]:
     """The run's facts, one (name, value) each: the summary's facts table and the Environment table."""
+    from .paired import surface_fact
     from .runfolder import describe_app, describe_device, describe_mobium
 
     rec = run_.record
@@ -270,7 +274,8 @@ def run_facts(run_) -> list[tuple[str, str]]:
     facts = [("Seed", str(rec.get("seed"))), ("Run folder", str(run_.path)),
              ("Device", describe_device(rec, short=True) if device else "not recorded"),
              ("System image", str(device.get("image") or "unknown")),
-             ("Mobium", mobium_text), ("Drivers", ", ".join(rec.get("drivers") or []) or "unknown"),
+             ("Mobium", mobium_text), ("Surface", surface_fact(rec)),
+             ("Drivers", ", ".join(rec.get("drivers") or []) or "unknown"),
              ("Models", models), ("Repeats", str(rec.get("repeats"))),
              ("Tasks", f"{len(tasks)}: " + ", ".join(tasks) if tasks else "unknown"),
              ("Suites", ", ".join(rec.get("suites") or []) or "unknown"),

@@ -34,6 +34,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--model", dest="mobium_model", default=None, metavar="NAME[:EFFORT],…",
                 help="model settings for --driver agent, comma separated; haiku, sonnet, opus stand for "
                      "claude-<name>-5-5; also ollama/NAME and openai/NAME. Default: opus:medium.")
+    g.addoption("--surface", dest="mobium_surface", default=None, metavar="VARIANT[,VARIANT…]",
+                help="Mobium's agent-facing surface as the variable: each agent trial runs under every variant "
+                     "named (baseline, or surfaces/NAME.toml, or a path), the same tasks and seeds, interleaved; "
+                     "a proxy in front of the tool server applies it. Default: none (the server as it is).")
     g.addoption("--repeats", dest="mobium_repeats", type=int, default=1, metavar="N",
                 help="trials per task and setting, each with its own seeded parameters. Default: 1.")
     g.addoption("--seed", dest="mobium_seed", type=int, default=None, metavar="N",
@@ -105,7 +109,9 @@ def pytest_configure(config: pytest.Config) -> None:
     session = EvalSession.from_config(config)
     config.stash[SESSION] = session
     config.pluginmanager.register(session, "mobium-evals-session")
-    for module in (collection, protocol, terminal):
+    from . import paired  # the surface variants' before/after table, beside record.json
+
+    for module in (collection, protocol, terminal, paired):
         config.pluginmanager.register(module, f"mobium-evals-{module.__name__.rsplit('.', 1)[-1]}")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(), "mobium-evals-xdist")

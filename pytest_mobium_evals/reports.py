@@ -165,11 +165,15 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
     lines.append(f"- Mobium: {describe_mobium(rec)}" + (f" · tool server: {rec['tool_server']}" if rec.get(
         "tool_server") else "") + (f" · app: {app}" if app else ""))
     lines.append(f"- Device: {describe_device(rec)}")
+    from .paired import section_markdown, surface_fact
+
+    lines.append(f"- Surface: {surface_fact(rec)}")
     if regraded is not None:
         lines.append(f"- Regraded with the current answer rules: {_verdicts_changed(regraded)} verdict(s) "
                      f"changed (see {REGRADE})")
     lines += ["", f"![pass rate per setting]({CHART})", ""]
     lines += _settings_table(summaries)
+    lines += section_markdown(run_).splitlines()
     lines += _verdict_table(summaries)
     lines += _blockers(base, summaries)
     if any(s.setting.is_control for s in summaries):

@@ -41,6 +41,7 @@ class Setting:
     driver: str
     model: str = "none"
     effort: Optional[str] = None
+    surface: Optional[str] = None  # the surface variant the agent saw (--surface); None: the server's own
 
     @property
     def is_control(self) -> bool:
@@ -51,14 +52,16 @@ class Setting:
         """One word for one-line listings: reference, or claude-haiku-5-5:low."""
         if self.is_control or self.model in ("", "none"):
             return self.driver
-        return f"{self.model}:{self.effort}" if self.effort else self.model
+        short = f"{self.model}:{self.effort}" if self.effort else self.model
+        return f"{short} surface={self.surface}" if self.surface else short
 
     @property
     def label(self) -> str:
         if self.is_control:
             return f"{self.driver} (control)"
         label = self.model if self.model not in ("", "none") else self.driver
-        return f"{label}, {self.effort} effort" if self.effort else label
+        label = f"{label}, {self.effort} effort" if self.effort else label
+        return f"{label}, surface {self.surface}" if self.surface else label
 
 
 @dataclass
@@ -90,7 +93,7 @@ class Trial:
     @property
     def setting(self) -> Setting:
         effort = self.data.get("effort")
-        return Setting(self.driver, self.model, str(effort) if effort else None)
+        return Setting(self.driver, self.model, str(effort) if effort else None, self.data.get("surface") or None)
 
     @property
     def is_infra_error(self) -> bool:

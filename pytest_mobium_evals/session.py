@@ -60,6 +60,7 @@ class EvalSession:
     trial_timeout: float
     enforce_max_steps: bool
     base_url: Optional[str]
+    surface: Optional[str] = None  # --surface: variant names, comma separated (surfaces.py)
     sim_port: Optional[int] = None  # sim:N: the controller's shared virtual ADB server
     is_worker: bool = False
     workerinput: dict = field(default_factory=dict)
@@ -72,9 +73,10 @@ class EvalSession:
     _device: Any = None
     _prepared: Any = None  # toolserver.PreparedServer: the built-in tool server, imported once, forked per trial
     _device_info: dict = field(default_factory=dict)
+    _surfaces: Optional[dict] = None
 
     OPTION_KEYS = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "tool_timeout",
-                   "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url")
+                   "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url", "surface")
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "EvalSession":
@@ -90,6 +92,7 @@ class EvalSession:
             "clock_speed": opt.mobium_clock_speed, "tool_timeout": opt.mobium_tool_timeout,
             "max_tool_calls": opt.mobium_max_tool_calls, "trial_timeout": opt.mobium_trial_timeout,
             "enforce_max_steps": opt.mobium_enforce_max_steps, "base_url": opt.mobium_base_url,
+            "surface": getattr(opt, "mobium_surface", None),
         }
         seed = opt.mobium_seed
         resumed = False
@@ -138,6 +141,7 @@ class EvalSession:
         session = cls(seed=seed, run_dir=str(run_dir), resumed=resumed, config=config, **options)
         if "agent" in session.drivers:
             session.model_settings()  # a bad --model is a usage error now, not a collection error per file
+        session.surface_variants()  # so is a bad --surface
         return session
 
     def to_workerinput(self) -> dict:
@@ -158,6 +162,20 @@ class EvalSession:
             return agents.parse_models(self.models)
         except agents.AgentConfigError as exc:
             raise pytest.UsageError(str(exc)) from None
+
+    def surface_variants(self) -> dict:
+        """--surface's variants, name → the plain JSON the proxy applies; {} without --surface."""
+        if not self.surface:
+            return {}
+        if self._surfaces is None:
+            from .surfaces import SurfaceError, load_all
+
+            root = Path(self.config.rootpath) if self.config is not None else Path.cwd()
+            try:
+                self._surfaces = {v.name: v.plain() for v in load_all(self.surface, root)}
+            except SurfaceError as exc:
+                raise pytest.UsageError(str(exc)) from None
+        return self._surfaces
 
     def agent_problem(self) -> Optional[str]:
         """Before any trial: a model setting that cannot run (no credential, endpoint down), in one line."""
@@ -187,8 +205,10 @@ class EvalSession:
             for setting in settings:
                 qualify = setting is not None and names[setting.name] > 1
                 for repeat in range(self.repeats):
-                    specs.append(TrialSpec(task=task, driver=driver, repeat=repeat, setting=setting,
-                                           qualify_effort=qualify))
+                    # Each repeat runs every variant in turn: the same task and seed, interleaved in time.
+                    for surface in list(self.surface_variants()) or [None]:
+                        specs.append(TrialSpec(task=task, driver=driver, repeat=repeat, setting=setting,
+                                               qualify_effort=qualify, surface=surface))
         return specs
 
     # ---- the device this process drives ----
@@ -401,6 +421,7 @@ class EvalSession:
             "devices": devices or previous.get("devices") or [],
             "mobium": self.mobium_info(),
             "tool_server": "mobium mcp" if self.mobium_bin else "mobium-evals mcp (built-in)",
+            "surfaces": list(self.surface_variants()),
             "options": self.options(),
             "resumed": self.resumed,
             "counts": dict(Counter(d["verdict"] for d in self.reports.values())),

@@ -217,6 +217,7 @@ class Task:
     evidence_reason: Optional[str] = None  # why, when it is not "device"
     # What was found wrong with this task's grader and fixed, each as (kind, what): the kinds of GRADER_DEFECTS.
     grader_history: tuple[tuple[int, str], ...] = ()
+    split: Optional[tuple[str, str]] = None  # ("dev" | "held_out", why): overrides the id's hash (split.py)
 
     def problems(self) -> list[str]:
         """What is wrong with this declaration, one phrase each (empty when it is fine)."""
@@ -257,6 +258,10 @@ class Task:
             out.append("a regression task says what it found (found=...)")
         if self.tier not in ("core", "hard"):
             out.append(f"tier {self.tier!r} is neither core nor hard")
+        if self.split is not None:
+            from .split import split_problem
+
+            out.extend(split_problem(self.split))
         if self.injection is not None:
             out.extend(self.injection.problems() if isinstance(self.injection, Injection)
                        else ["injection is not an Injection(...)"])

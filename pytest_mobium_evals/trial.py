@@ -17,9 +17,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from . import answers, drivers, grading
+from . import answers, drivers, grading, surface_proxy
 from .device import Device, InfraError
 from .records import RunDir, trial_name
+from .split import split_of
 from .tasks import Claim, Outcome, Task
 
 
@@ -39,6 +40,7 @@ class TrialSpec:
     # then the folder's model part carries the effort too.
     qualify_effort: bool = False
     variant: Optional[str] = None  # the near miss's name, for the near-miss driver
+    surface: Optional[str] = None  # the agent's surface variant (--surface), applied by surface_proxy
 
     @property
     def model(self) -> str:
@@ -55,7 +57,8 @@ class TrialSpec:
     @property
     def group(self) -> str:
         """What one pass rate is about: a control driver, or the agent under one model setting."""
-        return self.driver if self.setting is None else f"agent {self.setting.label}"
+        group = self.driver if self.setting is None else f"agent {self.setting.label}"
+        return f"{group} surface={self.surface}" if self.surface else group
 
     @property
     def driver_label(self) -> str:
@@ -66,13 +69,16 @@ class TrialSpec:
     def param_id(self) -> str:
         if self.setting is None:
             return f"{self.driver_label.replace(':', '-')}-r{self.repeat}"
-        return f"agent-{_slug(self.setting.label)}-r{self.repeat}"
+        surface = f"-{_slug(self.surface)}" if self.surface else ""
+        return f"agent-{_slug(self.setting.label)}{surface}-r{self.repeat}"
 
     @property
     def name(self) -> str:
         model = None if self.setting is None else self.setting.name
         if model is not None and self.qualify_effort and self.setting.effort:
             model = f"{model}-{self.setting.effort}"
+        if model is not None and self.surface:
+            model = f"{model}+{self.surface}"
         return trial_name(self.task.id, self.driver_label, model, self.repeat)
 
     @property
@@ -106,6 +112,7 @@ class TrialEnv:
     ignored_settings: dict = field(default_factory=lambda: dict(grading.DRIFTING_SETTINGS))
     # Told each phase as the trial enters it (PHASES): how a fault plan fires "in phase X".
     on_phase: Optional[Callable[[str], None]] = None
+    surfaces: dict = field(default_factory=dict)  # --surface: variant name → its plain JSON (surfaces.py)
 
 
 @dataclass
@@ -141,6 +148,8 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
     started = time.monotonic()
     run = drivers.DriverRun(claim=Claim())
     screen = None
+    seen = surface_proxy.NOT_SEEN
+    surface_seen = None
     phase = "reset"
 
     def enter(name: str) -> str:
@@ -164,6 +173,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         phase = enter("driver")
         t = time.monotonic()
         server = env.server_spec(device)
+        server, seen = surface_proxy.wrap_for_trial(server, env.surfaces.get(spec.surface))
         if spec.driver == "agent":
             # The agent driver records its own prompt (with the system prompt) and final answer.
             run = _run_agent(spec, env, prompt, server, events.append, task)
@@ -175,6 +185,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
                                       variant=spec.variant, pass_time=device.pass_time)
             events.append({"kind": "final", **run.claim.to_json()})
         timings["driver_s"] = time.monotonic() - t
+        surface_seen = seen.read()
 
         phase = enter("outcome")
         t = time.monotonic()
@@ -191,10 +202,12 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 
         phase = enter("grade")
         record = _graded_record(spec, env, task, params, run, events, outcome, before, after)
+        record["surface_seen"] = surface_seen
         timings["grade_s"] = time.monotonic() - t
     except InfraError as exc:
         timings["total_s"] = time.monotonic() - started
         record = _infra_record(spec, env, params, run, timings, phase, f"{phase}: {type(exc).__name__}: {exc}")
+        record["surface_seen"] = surface_seen or seen.read()
         result = TrialResult(record, events, screen, error=exc)
         enter("record")
         _write(env, spec, result)
@@ -308,6 +321,8 @@ def _base_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.Driv
         "suite": task.suite,
         "driver": spec.driver,
         "near_miss": spec.variant,
+        "surface": spec.surface,
+        "split": split_of(task.id, task.split),
         "model": spec.model,
         "model_label": spec.model_label,
         "effort": spec.effort,
