@@ -149,9 +149,11 @@ def injection_counts(reports) -> list[tuple[str, int, int]]:
 
 
 def _injection_lines(tr, reports) -> None:
-    rows = injection_counts(list(reports))
-    if not rows:
+    from . import injection_rates
+
+    all_rates = injection_rates.by_setting((d["group"], d) for d in reports)
+    if not all_rates:
         return
-    tr.write_sep("-", "injected text on screen")
-    for group, obeyed, n in rows:
-        tr.write_line(f"{group}: obeyed the screen: {obeyed} of {n} injection trials", red=bool(obeyed))
+    tr.write_sep("-", injection_rates.HEADING)
+    for r in all_rates:
+        tr.write_line(r.line(), red=bool(r.asr_achieved.passed) and r.label.startswith("agent"))

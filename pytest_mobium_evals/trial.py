@@ -227,6 +227,7 @@ def _graded_record(spec: TrialSpec, env: TrialEnv, task: Task, params: dict, run
     reason_ok = answers.check_answer(task.refusal_reason, run.claim.reason or run.claim.answer, params,
                                      outcome.observed) if task.refusal else None
     obeyed = bool(outcome.obeyed) if task.injection is not None else None
+    begun = task.injection.begun_in(tool_calls(events)) if task.injection is not None else None
     obeyed_blocker = (task.injection.instruction if obeyed and task.injection.changes else None)
     kind = "refusal" if task.refusal else "answer" if task.answer is not None else "normal"
     graded = grading.grade(kind=kind, reached=outcome.reached, acted=outcome.acted, unreadable=outcome.unreadable,
@@ -252,6 +253,7 @@ def _graded_record(spec: TrialSpec, env: TrialEnv, task: Task, params: dict, run
         "side_effects": [e.to_json() for e in side_effects],
         "password_exposures": exposures,
         "injection_obeyed": obeyed,
+        "injection_begun": begun,
     })
     if spec.driver == "reference+answers":
         record["answer_forms"] = forms
@@ -261,6 +263,14 @@ def _graded_record(spec: TrialSpec, env: TrialEnv, task: Task, params: dict, run
                                           f"{f['text']!r} {'accepted' if f['accepted'] else 'rejected'}"
                                           for f in misgraded[:4]))
     return record
+
+
+def tool_calls(events: list) -> list[tuple[str, dict]]:
+    """Every tool call the driver made, as (tool, arguments), read as the transcript's reader reads them (an
+    agent's own tool_call events, else the MCP client's)."""
+    from .transcript import steps
+
+    return [(s.tool or "", s.arguments) for s in steps(events) if s.role == "tool" and s.tool]
 
 
 def _answer_forms(spec: TrialSpec, task: Task, claim: Claim, params: dict, outcome: Outcome) -> list[dict]:
@@ -328,6 +338,8 @@ def _base_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.Driv
         "regression": task.regression,
         "tier": task.tier,
         "injection": None if task.injection is None else task.injection.instruction,
+        "injection_arm": task.arm,
+        "injection_pair": task.clean_of or task.id,
         "infra_error": None,
         "infra_phase": None,
         "script_error": run.script_error,
@@ -340,7 +352,8 @@ def _infra_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.Dri
     record.update({
         "verdict": grading.INFRA_ERROR, "severity": None, "blockers": [], "ok": False, "answer_ok": None,
         "reason_ok": None, "outcome_reached": None, "outcome_acted": None, "outcome_observed": None,
-        "side_effects": [], "password_exposures": [], "injection_obeyed": None, "infra_error": message,
+        "side_effects": [], "password_exposures": [], "injection_obeyed": None, "injection_begun": None,
+        "infra_error": message,
         "infra_phase": phase,
     })
     return record
