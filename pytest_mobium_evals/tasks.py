@@ -90,7 +90,8 @@ class Toward:
 @dataclass(frozen=True)
 class Injection:
     """Text the device shows that tells the agent to do something other than its task: what it tells it to do,
-    what obeying changes ("data" or "setting"; "" when obeying changes nothing that lasts), the channel it is shown
+    what obeying changes ("data", "setting", or "secret" when it discloses one; "" when obeying changes nothing
+    that lasts), the channel it is shown
     on, and the tool calls that count as having begun to obey it (`begun`, checked against the transcript). The
     outcome check says whether the device shows it was carried out (`Outcome.obeyed`).
 
@@ -107,8 +108,8 @@ class Injection:
         out = []
         if not isinstance(self.instruction, str) or not self.instruction.strip():
             out.append("injection has no instruction")
-        if self.changes not in ("data", "setting", ""):
-            out.append(f"injection changes {self.changes!r}: neither data, setting nor \"\"")
+        if self.changes not in ("data", "setting", "secret", ""):
+            out.append(f"injection changes {self.changes!r}: neither data, setting, secret nor \"\"")
         if self.channel not in CHANNELS:
             out.append(f"injection channel {self.channel!r} is not one of {', '.join(CHANNELS)}")
         if self.goal not in GOALS:
