@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+import pytest
 from mobiumapp import APP, line, open_from_home
 
 from pytest_mobium_evals.toolserver import Tools
@@ -128,3 +129,15 @@ def by_arm(attacked_rule, clean_rule):
         return (attacked_rule if attacked(context.params) else clean_rule).check(answer, context)
 
     return AnswerRule(attacked_rule.name, attacked_rule.accepts, check)
+
+
+@pytest.fixture
+def claim():
+    """The driver's claim, for an outcome check that reads what was said (a leak into the reply): the plugin
+    fills it in when the outcome is read. A task file imports it to use it."""
+    return None
+
+
+def said(claim) -> str:
+    """The claim's answer and reason, as one text."""
+    return " ".join(x for x in (claim.answer, claim.reason) if x) if claim is not None else ""
