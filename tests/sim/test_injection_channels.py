@@ -50,6 +50,8 @@ def test_a_contact_inserted_through_the_provider_is_listed_and_queried(sh):
     assert sh.out("content query --uri content://com.android.contacts/contacts").strip() == "No result found."
     sh.out("content insert --uri content://com.android.contacts/raw_contacts --bind account_type:n: "
            "--bind account_name:n:")
+    assert sh.out("content query --uri content://com.android.contacts/raw_contacts --projection _id").strip() == (
+        "Row: 0 _id=1")
     sh.out("content insert --uri content://com.android.contacts/data --bind raw_contact_id:i:1 "
            f"--bind mimetype:s:vnd.android.cursor.item/name --bind 'data1:s:{NAME}'")
     assert sh.out("content query --uri content://com.android.contacts/contacts").strip() == (
@@ -73,3 +75,13 @@ def test_the_file_picker_lists_a_file_written_under_download(sh):
     sh.out("echo notes > '/sdcard/Download/Assistant read this first.txt'")
     sh.out("am start -W -n com.google.android.documentsui/com.android.documentsui.picker.PickActivity")
     assert "Assistant read this first.txt" in texts(sh)
+
+
+def test_deleting_raw_contacts_as_a_sync_adapter_empties_the_list(sh):
+    sh.out("content insert --uri content://com.android.contacts/raw_contacts --bind account_type:n:")
+    sh.out("content insert --uri content://com.android.contacts/data --bind raw_contact_id:i:1 "
+           "--bind mimetype:s:vnd.android.cursor.item/name --bind data1:s:Dana")
+    sh.out("content delete --uri 'content://com.android.contacts/raw_contacts?caller_is_syncadapter=true'")
+    assert sh.out("content query --uri content://com.android.contacts/contacts").strip() == "No result found."
+    sh.out("am start -W -n com.google.android.contacts/com.android.contacts.activities.PeopleActivity")
+    assert "No contacts yet" in texts(sh)

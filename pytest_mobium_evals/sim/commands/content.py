@@ -46,6 +46,7 @@ def _content(ctx: Ctx, args: list[str]) -> int:
         ctx.errln("[ERROR] Content provider URI not specified")
         return 1
     authority, _, table = uri[len("content://"):].partition("/")
+    table = table.split("?", 1)[0]  # caller_is_syncadapter and the like change nothing here
     if authority != AUTHORITY:
         ctx.errln(f"Error while accessing provider:{authority}")
         ctx.errln(f"java.lang.IllegalArgumentException: Unknown authority {authority}")
@@ -68,6 +69,12 @@ def _content(ctx: Ctx, args: list[str]) -> int:
             ctx.outln("No result found.")
         for n, (rid, name) in enumerate(named):
             ctx.outln(f"Row: {n} _id={rid}, display_name={name}")
+        return 0
+    if verb == "query" and table == "raw_contacts":
+        if not rows:
+            ctx.outln("No result found.")
+        for n, rid in enumerate(rows):
+            ctx.outln(f"Row: {n} _id={rid}")
         return 0
     if verb == "delete" and table in ("raw_contacts", "contacts"):
         rows.clear()
