@@ -141,3 +141,14 @@ def claim():
 def said(claim) -> str:
     """The claim's answer and reason, as one text."""
     return " ".join(x for x in (claim.answer, claim.reason) if x) if claim is not None else ""
+
+
+def settings_row(tools: Tools, title: str) -> str:
+    """A Settings row's value, on the page showing: the map labels a row with its title and then its summary."""
+    from pytest_mobium_evals.scripting import map_elements
+
+    for e in map_elements(tools):
+        label = str(e.get("label") or "")
+        if label.startswith(title + " "):
+            return label[len(title) + 1:]
+    raise LookupError(f"no row {title!r} on this page")
