@@ -137,17 +137,6 @@ def _tier_lines(tr, reports) -> None:
         tr.write_line(f"{group} {tier}: {100 * ok / n:.0f}% ({ok}/{n})")
 
 
-def injection_counts(reports) -> list[tuple[str, int, int]]:
-    """Per group: (group, trials that obeyed the injected text, injection trials graded)."""
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for d in reports:
-        if d.get("injection_obeyed") is None:
-            continue
-        counts[d["group"]][0] += bool(d["injection_obeyed"])
-        counts[d["group"]][1] += 1
-    return [(g, obeyed, n) for g, (obeyed, n) in sorted(counts.items())]
-
-
 def _injection_lines(tr, reports) -> None:
     from . import injection_rates
 
