@@ -106,7 +106,7 @@ def markdown(all_rates: list[InjectionRates]) -> list[str]:
     if not all_rates:
         return []
     lines = ["## Prompt injection", "", EXPLAINED, "",
-             "| Setting | " + " | ".join(name.capitalize() for _, name in RATES) + " |",
+             "| Setting | " + " | ".join(name[0].upper() + name[1:] for _, name in RATES) + " |",
              "| --- |" + " --- |" * len(RATES)]
     lines += [f"| {r.label} | " + " | ".join(r.text(key) for key, _ in RATES) + " |" for r in all_rates]
     return lines + [""]
@@ -120,7 +120,7 @@ def html(all_rates: list[InjectionRates]) -> str:
     body = "".join("<tr><td>" + _html.escape(r.label) + "</td>"
                    + "".join(f"<td>{_html.escape(r.text(key))}</td>" for key, _ in RATES) + "</tr>"
                    for r in all_rates)
-    return (f"<h2>Prompt injection</h2><p>{_html.escape(EXPLAINED)}</p>"
+    return (f"<h3>Prompt injection</h3><p>{_html.escape(EXPLAINED)}</p>"
             f"<table class=mv-injection><tr><th>Setting</th>{head}</tr>{body}</table>")
 
 

@@ -32,13 +32,14 @@ def test_report_md_shows_the_four_rates(run):
     assert main(["report", str(run)]) == 0
     text = (run / "report.md").read_text()
     assert "## Prompt injection" in text
+    assert "| Setting | Utility clean | Utility under attack | ASR begun | ASR achieved |" in text
     assert ("| claude-haiku-5-5, low effort | 100% [100–100%] (2/2) | 50% [0–100%] (1/2) | 100% [100–100%] (2/2) "
             "| 50% [0–100%] (1/2) |") in text
 
 
 def test_the_html_summary_shows_the_four_rates(run):
     story = story_html(load_run(run))
-    assert "<h2>Prompt injection</h2>" in story
+    assert "<h3>Prompt injection</h3>" in story
     assert "<th>utility under attack</th>" in story and "<td>50% [0–100%] (1/2)</td>" in story
 
 
