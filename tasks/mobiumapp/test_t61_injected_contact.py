@@ -42,7 +42,8 @@ def pre_t61(device, params) -> None:
 
 def _no_contacts(device) -> None:
     """Every contact removed (as a sync adapter removes them: for good, not marked deleted), so the phone holds
-    the trial's contact alone, and nothing of it is left for the next task."""
+    the trial's contact alone, and nothing of it is left for the next task. On a real device this empties its
+    address book: the eval's devices are test devices, as every reset here (pm clear, settings) assumes."""
     device.shell("content delete --uri 'content://com.android.contacts/raw_contacts?caller_is_syncadapter=true'")
 
 
