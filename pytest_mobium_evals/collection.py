@@ -43,7 +43,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     task = task_of(metafunc.function)
     if task is None or "mobium_trial" not in metafunc.fixturenames:
         return
-    specs = eval_session(metafunc.config).trial_specs(task)
+    run = eval_session(metafunc.config)
+    specs = run.trial_specs(task)
+    if task.injection is not None:
+        # Its clean twin runs beside it, under every driver, so a fall in utility under attack can be told from
+        # the task being hard.
+        specs += run.trial_specs(task.clean_twin())
     metafunc.parametrize("mobium_trial", specs, ids=[s.param_id for s in specs], indirect=True)
 
 

@@ -196,6 +196,9 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
         parts.append(_table(["Setting", "Rate of", "Rate [95% interval over tasks]", "Tasks", "pass^k",
                              "Scheduled", "Graded", "Infra errors", "False successes", "Blockers",
                              "Obeyed injected text"], rows))
+    from .injection_rates import html, of_summaries
+
+    parts.append(html(of_summaries(summaries)))
     blockers = [(s.setting.label, name, b) for s in summaries for name, b in s.figures.blockers]
     if blockers:
         parts.append(f"<p class=mv-bad><b>Blockers ({len(blockers)})</b>, which hold the decision whatever the "

@@ -195,6 +195,8 @@ def _attach(report, item, spec, record: dict) -> None:
         "resumed": bool(record.get("resumed")), "device": (record.get("device") or {}).get("serial"),
         "observed": record.get("outcome_observed"), "tier": spec.task.tier,
         "injection_obeyed": record.get("injection_obeyed"),
+        "injection_begun": record.get("injection_begun"), "injection_arm": spec.task.arm,
+        "injection_pair": spec.task.clean_of or spec.task.id,
     }
     report.mobium = data
     for key in ("verdict", "severity", "claim", "answer", "tool_calls", "seconds", "model", "driver"):

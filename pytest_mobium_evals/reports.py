@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from . import injection_rates
 from .catalog import default_task_paths, load_task_definitions
 from .cli import CliError
 from .runfolder import (
@@ -176,6 +177,7 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
     lines += section_markdown(run_).splitlines()
     lines += _verdict_table(summaries)
     lines += _blockers(base, summaries)
+    lines += injection_rates.markdown(injection_rates.of_summaries(summaries))
     if any(s.setting.is_control for s in summaries):
         lines += _controls_table(run_, summaries)
     lines += _per_task_table(run_, summaries)
