@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..device.defaults import default_settings
+from ..pace import spend
 from .base import Ctx, command
 
 
@@ -93,6 +94,7 @@ def settings(ctx: Ctx, args: list[str]) -> int:
             ctx.errln("Too many arguments")
             return 255
         table[rest[1]] = rest[2]
+        spend(ctx.device, ctx.device.pace.settings_put)
         return 0
     if verb == "delete":
         if user_given:
