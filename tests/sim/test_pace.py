@@ -58,6 +58,15 @@ def test_a_screen_in_motion_is_read_more_slowly_and_as_it_is_at_the_end(paced):
     assert pieces, "the burst was not in the dump"
 
 
+def test_motion_accessibility_cannot_see_still_slows_the_read(paced):
+    paced.open("motionBtn")
+    paced.tap("celebrateBtn")  # pieces hidden from automation: not in the dump, but falling on the screen
+    before = paced.clock.now()
+    nodes = paced.dump()
+    assert round(paced.clock.now() - before, 3) == EMULATOR.dump_moving
+    assert not [n for n in nodes if n["resource-id"].startswith("confetti") and n["resource-id"][8:].isdigit()]
+
+
 def test_fast_spends_no_device_time():
     d = Driver(speed=FROZEN)
     d.launch()
