@@ -27,7 +27,7 @@ class Pace:
 
     name: str
     dump: float = 0.0            # uiautomator dump of a screen that holds still
-    dump_moving: float = 0.0     # ... of a screen in motion: the idle wait runs out first
+    dump_moving: float = 0.0     # ... of a screen in motion, whose wait for idle lasts longer
     screencap: float = 0.0
     tap: float = 0.0             # input tap / keyevent / motionevent: the command starting and injecting
     text_per_char: float = 0.0   # input text: each character is a key down and up, injected one after another
