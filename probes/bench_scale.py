@@ -67,7 +67,7 @@ def one_round(devices: int, tasks: list[str], repeats: int, folder: Path, checko
         fleet = "sim" if in_workers else ",".join(f"{s.adb}/{s.serials[0]}" for s in servers)
         command = [str(checkout / ".venv" / "bin" / "python"), "-m", "pytest", str(checkout / "tasks"),
                    "-k", " or ".join(tasks), "--driver=reference", f"--repeats={repeats}", "--device", fleet,
-                   "-n", str(devices), "--run-dir", str(folder / f"n{devices}"), "-p", "no:cacheprovider", "-q"]
+                   "-n", str(devices), f"--run-dir={folder / f'n{devices}'}", "-p", "no:cacheprovider", "-q"]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
         proc = subprocess.run(command, capture_output=True, text=True, cwd=folder)

@@ -74,7 +74,7 @@ def main() -> int:
     run_dir = tempfile.mkdtemp(prefix="shape")
     sampler = ScreenSampler()
     code = pytest.main(["tasks", "--driver=reference", "-n", "0", "-q", "-p", "no:cacheprovider", "-k", args.k,
-                        "--run-dir", run_dir], plugins=[sampler])
+                        f"--run-dir={run_dir}"], plugins=[sampler])
     rows = []
     for path in sorted(glob.glob(os.path.join(run_dir, "trials", "*", "verdict.json"))):
         v = json.load(open(path))

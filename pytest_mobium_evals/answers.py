@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional
 
 
@@ -28,19 +28,39 @@ class AnswerRule:
     name: str
     accepts: str  # one line for reports: what a right answer says
     check: Callable[[str, AnswerContext], bool]
+    # Labelled examples (tasks.LabelledAnswer: text, right, why, truth), checked when the task is declared.
+    examples: tuple = ()
+    # The competing answers a model might give beside the right one ("61 rows" beside "60 rows"): the
+    # `reference+answers` control appends each to the reference's answer, which the rule must then reject.
+    rivals: Optional[Callable[[str, AnswerContext], tuple[str, ...]]] = None
+    # A figure's unit that the prompt names, so the figure may come bare ("411" for "411dp").
+    unit: Optional[str] = None
 
     def __call__(self, answer: Optional[str], context: Optional[AnswerContext] = None) -> bool:
         if answer is None or not answer.strip():
             return False
         return bool(self.check(normalize(answer), context or AnswerContext(params={})))
 
+    def with_examples(self, *examples: Any) -> "AnswerRule":
+        return replace(self, examples=self.examples + tuple(examples))
+
 
 def normalize(text: str) -> str:
-    """Lower case, NFKC, typographic quotes and dashes folded, whitespace collapsed."""
+    """Lower case, NFKC, typographic quotes and dashes folded, thousands separators dropped ("1,024" is 1024),
+    whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text).lower()
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
     text = re.sub(r"[\u2010-\u2015]", "-", text)
+    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
     return re.sub(r"\s+", " ", text).strip()
+
+
+# A clause that names a value only to deny it ("411dp, not 1080dp", "rather than 61"): its value does not compete.
+_DENIAL = re.compile(r"\b(not|never|instead of|rather than|isn't|wasn't|aren't)\b|\bno longer\b")
+
+
+def _asserting(clauses: list[str]) -> list[str]:
+    return [c for c in clauses if not _DENIAL.search(c)]
 
 
 _WORD_NUMBERS = {
@@ -75,7 +95,8 @@ def app_message(name: str, message: str, *, competing: tuple[str, ...] = ()) -> 
                     return False
         return True
 
-    return AnswerRule(name, f"the app's message: {message}", check)
+    return AnswerRule(name, f"the app's message: {message}", check,
+                      rivals=(lambda _a, _c: tuple(competing[:2])) if competing else None)
 
 
 # ---- nothing is stored any more -----------------------------------------------------------------------------------
@@ -97,7 +118,7 @@ def nothing_stored(name: str, accepts: str, *, empty_lines: tuple[str, ...] = ()
     def check(answer: str, _: AnswerContext) -> bool:
         if not nothing.search(answer):
             return False
-        for clause in _clauses(answer):
+        for clause in _asserting(_clauses(answer)):  # "…, not 3 items are stored" names a count to deny it
             if _PAST.search(clause):
                 continue  # "it was 3 before" describes the state before the clear
             for m in _STORED_N.finditer(clause):
@@ -108,18 +129,24 @@ def nothing_stored(name: str, accepts: str, *, empty_lines: tuple[str, ...] = ()
                 return False
         return True
 
-    return AnswerRule(name, accepts, check)
+    return AnswerRule(name, accepts, check, rivals=lambda _a, _c: ("3 items are stored",))
 
 
 # ---- a count ------------------------------------------------------------------------------------------------------
+
+# A figure that gives a page's size ("three pages of 20", "3 pages × 20"), not a count of the whole.
+_NOT_A_PAGE = r"(?<!pages of )(?<!page of )(?<!× )(?<!x )"
+
 
 def _numbers_as_counts(clause: str, unit: str, others: str) -> list[int]:
     """Numbers the clause gives as a count of `unit`s: "60 rows", "rows: 60", "a total of 60", "there are 60"."""
     single = unit.rstrip("s")
     counts = []
-    for m in re.finditer(rf"(?<!{single} )\b(\d+)\s+({unit}|{others}|{unit} in total)\b", clause):
+    # "three pages of 20 rows each": a page's size, not a count of the whole
+    for m in re.finditer(rf"(?<!{single} ){_NOT_A_PAGE}\b(\d+)\s+({unit}|{others}|{unit} in total)\b"
+                         r"(?! each| per| a page)", clause):
         counts.append(int(m.group(1)))
-    for m in re.finditer(rf"\b{unit}:?\s*(\d+)\b", clause):
+    for m in re.finditer(rf"\b{unit}:?\s*(\d+)\b(?!\s*-\s*\d)", clause):  # not "rows 1-60", a range of rows
         counts.append(int(m.group(1)))
     for m in re.finditer(r"\b(total(?: of| is|:)?|count(?: is|:)?|there are|has|contains|altogether|in all)\s+"
                          r"(\d+)\b", clause):
@@ -152,17 +179,20 @@ def count_of(name: str, expected: int, *, unit: str = "rows",
     others = "|".join(re.escape(s) for s in synonyms) or unit
 
     def check(answer: str, _: AnswerContext) -> bool:
-        counts = [n for clause in _clauses(answer) if not _PAST.search(clause)
+        clauses = _asserting(_clauses(answer))
+        counts = [n for clause in clauses if not _PAST.search(clause)
                   for n in _numbers_as_counts(clause, unit, others)]
         if counts:
             return all(n == expected for n in counts)
-        bare = [int(m.group(1)) for m in re.finditer(rf"(?<!{single} )(?<![\d.])(\d+)(?!\.\d|\d)", answer)
-                if not _measures_something(answer[m.end():])]
+        asserted = " ; ".join(clauses)
+        bare = [int(m.group(1)) for m in re.finditer(rf"(?<!{single} ){_NOT_A_PAGE}(?<![\d.])(\d+)(?!\.\d|\d)",
+                                                     asserted)
+                if not _measures_something(asserted[m.end():])]
         bare += [v for w, v in _WORD_NUMBERS.items()
-                 if v for m in re.finditer(rf"\b{w}\b", answer) if not _measures_something(answer[m.end():])]
+                 if v for m in re.finditer(rf"\b{w}\b", asserted) if not _measures_something(asserted[m.end():])]
         return expected in bare and all(n == expected for n in bare)
 
-    return AnswerRule(name, f"{expected} {unit}", check)
+    return AnswerRule(name, f"{expected} {unit}", check, rivals=lambda _a, _c: (f"{expected + 1} {unit}",))
 
 
 # ---- a version read from the device ---------------------------------------------------------------------------
@@ -181,15 +211,22 @@ def _android_version(answer: str, context: AnswerContext) -> bool:
         return False
     # A competing version: "Android 14", "version 14", "android version is 14". API levels and build numbers are
     # extra numbers, not competing answers.
-    for m in _COMPETING_VERSION.finditer(answer):
-        if m.group(2) != major:
-            return False
+    for clause in _asserting(_clauses(answer)):
+        for m in _COMPETING_VERSION.finditer(clause):
+            if m.group(2) != major:
+                return False
     return True
+
+
+def _other_version(_answer: str, context: AnswerContext) -> tuple[str, ...]:
+    major = (context.observed or context.params.get("android_version") or "0").strip().split(".")[0]
+    return (f"Android {int(major) - 1 if major.isdigit() and int(major) > 1 else 14}",)
 
 
 def android_version(name: str = "android_version") -> AnswerRule:
     """The Android version the outcome read from the device (`ro.build.version.release`)."""
-    return AnswerRule(name, "the version read from ro.build.version.release", _android_version)
+    return AnswerRule(name, "the version read from ro.build.version.release", _android_version,
+                      rivals=_other_version)
 
 
 # ---- frequencies -----------------------------------------------------------------------------------------------
@@ -200,6 +237,7 @@ def frequencies(name: str, expected_hz: tuple[float, ...]) -> AnswerRule:
     want = {round(e) for e in expected_hz}
 
     def check(answer: str, _: AnswerContext) -> bool:
+        answer = " ; ".join(_asserting(_clauses(answer)))
         found = []
         for m in re.finditer(r"(\d+(?:\.\d+)?)\s*(khz|hz|hertz)\b", answer):
             found.append(float(m.group(1)) * (1000 if m.group(2) == "khz" else 1))
@@ -208,7 +246,8 @@ def frequencies(name: str, expected_hz: tuple[float, ...]) -> AnswerRule:
         heard = {round(v) for v in found if v != 0}
         return heard == want
 
-    return AnswerRule(name, " and ".join(f"{e:g} Hz" for e in expected_hz), check)
+    return AnswerRule(name, " and ".join(f"{e:g} Hz" for e in expected_hz), check,
+                      rivals=lambda _a, _c: (f"{max(want) + 220} Hz",))
 
 
 # ---- a value read from the device --------------------------------------------------------------------------------
@@ -222,27 +261,44 @@ def percent(name: str, accepts: str) -> AnswerRule:
         want = context.observed.strip()
         if not want.isdigit():
             return False
-        given = re.findall(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)", answer)
+        asserted = " ; ".join(_asserting(_clauses(answer)))
+        given = re.findall(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)", asserted)
         return bool(given) and all(g == want for g in given)
 
-    return AnswerRule(name, accepts, check)
+    def rivals(_answer: str, context: AnswerContext) -> tuple[str, ...]:
+        want = context.observed.strip()
+        return (f"{(int(want) + 7) % 100}%",) if want.isdigit() else ()
+
+    return AnswerRule(name, accepts, check, rivals=rivals)
 
 
-def measure(name: str, accepts: str, *, unit: str) -> AnswerRule:
+def measure(name: str, accepts: str, *, unit: str, bare: bool = False, other_units: tuple[str, ...] = ()
+            ) -> AnswerRule:
     """A figure in `unit` ("dp", "px") the device shows: the first one in the outcome's `observed`. Every figure the
     answer gives in that unit ("411dp", "411 dp") must be it, and there must be one; a figure in another unit
-    ("1080 px") does not compete."""
+    ("1080 px") does not compete. With `bare` (the prompt names the unit), an answer with no figure in any unit may
+    give the bare figure ("411"), as long as no other bare figure competes. A clause that denies a figure ("not
+    1080dp") does not compete."""
     unit_re = re.escape(normalize(unit))
     figure = re.compile(rf"(?<![\d.])(\d+(?:\.\d+)?)\s*{unit_re}\b")
+    units = "|".join(re.escape(normalize(u)) for u in (unit,) + tuple(other_units) + ("px", "dp", "pt", "%"))
+    bare_figure = re.compile(rf"(?<![\d.])(\d+(?:\.\d+)?)(?!\.?\d)(?!\s*(?:{units})\b)")
 
     def check(answer: str, context: AnswerContext) -> bool:
         shown = figure.search(normalize(context.observed))
         if shown is None:
             return False
-        given = [float(g) for g in figure.findall(answer)]
+        asserted = " ; ".join(_asserting(_clauses(answer)))
+        given = [float(g) for g in figure.findall(asserted)]
+        if not given and bare:
+            given = [float(g) for g in bare_figure.findall(asserted)]
         return bool(given) and all(g == float(shown.group(1)) for g in given)
 
-    return AnswerRule(name, accepts, check)
+    def rivals(_answer: str, context: AnswerContext) -> tuple[str, ...]:
+        shown = figure.search(normalize(context.observed))
+        return (f"{float(shown.group(1)) + 10:g}{unit}",) if shown else ()
+
+    return AnswerRule(name, accepts, check, rivals=rivals, unit=unit if bare else None)
 
 
 def reading(name: str, accepts: str) -> AnswerRule:
@@ -254,9 +310,23 @@ def reading(name: str, accepts: str) -> AnswerRule:
         if not want or want not in answer:
             return False
         shape = re.sub(r"\d", r"\\d", re.escape(want)).replace(r"\\d", r"\d")
-        return all(normalize(m) == want for m in re.findall(shape, answer))
+        # Each reading is held whole while the answer is cut into clauses: the clause marks would cut one with a
+        # comma in it ("37.421998,-122.084000") in two, and a rival beside it would then go unseen.
+        found = re.findall(shape, answer)
+        held = re.sub(shape, lambda m: f"\x00{found.index(m.group(0))}\x00", answer)
+        asserted = " ; ".join(_asserting(_clauses(held)))
+        given = [normalize(found[int(i)]) for i in re.findall(r"\x00(\d+)\x00", asserted)]
+        return bool(given) and all(g == want for g in given)
 
-    return AnswerRule(name, accepts, check)
+    def rivals(_answer: str, context: AnswerContext) -> tuple[str, ...]:
+        want = context.observed.strip()
+        digits = [i for i, ch in enumerate(want) if ch.isdigit()]
+        if not digits:
+            return ()
+        i = digits[-1]
+        return (want[:i] + str((int(want[i]) + 3) % 10) + want[i + 1:],)
+
+    return AnswerRule(name, accepts, check, rivals=rivals)
 
 
 def signed_reading(name: str, accepts: str) -> AnswerRule:
@@ -272,11 +342,18 @@ def signed_reading(name: str, accepts: str) -> AnswerRule:
         want = float(context.observed)
         fraction = rf"\.\d{{{places}}}" if places else ""
         shape = rf"(?<![\d.])(?:(?<!\d)(-|\+|minus )\s?)?(\d+{fraction})(?![\d.]\d)"
+        asserted = " ; ".join(_asserting(_clauses(answer)))
         given = [(-1 if sign and sign.strip() in ("-", "minus") else 1) * float(number)
-                 for sign, number in re.findall(shape, answer)]
+                 for sign, number in re.findall(shape, asserted)]
         return bool(given) and all(g == want for g in given)
 
-    return AnswerRule(name, accepts, check)
+    def rivals(_answer: str, context: AnswerContext) -> tuple[str, ...]:
+        want = context.observed.strip()
+        if not re.fullmatch(r"[-+]?\d+(?:\.\d+)?", want):
+            return ()
+        return (want[1:] if want.startswith("-") else f"-{want.lstrip('+')}",)
+
+    return AnswerRule(name, accepts, check, rivals=rivals)
 
 
 # ---- refusal reasons ---------------------------------------------------------------------------------------------
@@ -298,3 +375,177 @@ def check_answer(rule: Optional[AnswerRule], answer: Optional[str], params: dict
     if rule is None:
         return None
     return rule(answer, AnswerContext(params=params, observed=observed))
+
+
+# ---- the forms of one answer (the `reference+answers` control) ------------------------------------------------------
+
+def _with_thousands(text: str) -> str:
+    return re.sub(r"(?<![\d.,])(\d{4,})(?![\d.]\d)", lambda m: f"{int(m.group(1)):,}", text)
+
+
+def accepted_forms(answer: str, rule: AnswerRule) -> list[str]:
+    """The reference's answer as models write it, each of which a right rule must accept: other case, other
+    spacing, straight or curly quotes around it and inside it, thousands separators, a short sentence around it,
+    and with the unit spaced, joined, or (where the prompt names it) left off."""
+    a = answer.strip()
+    forms = [a.upper(), a.lower(), "  " + a.replace(" ", "  ") + " ", f'"{a}"', f"\u201c{a}\u201d",
+             a.replace("'", "\u2019"), a.replace("\u2019", "'"), f"I checked, and it is {a}.",
+             f"Done: {a}", _with_thousands(a)]
+    if rule.unit:
+        unit = re.escape(rule.unit)
+        figure = re.compile(rf"(\d+(?:\.\d+)?)\s*{unit}\b", re.IGNORECASE)
+        if figure.search(a):
+            forms += [figure.sub(lambda m: f"{m.group(1)} {rule.unit}", a),
+                      figure.sub(lambda m: f"{m.group(1)}{rule.unit}", a),
+                      figure.sub(lambda m: m.group(1), a)]
+    return list(dict.fromkeys(f for f in forms if f.strip()))
+
+
+def rival_forms(answer: str, rule: AnswerRule, context: AnswerContext) -> tuple[list[str], list[str]]:
+    """(denied, asserted): the reference's answer with each rival the rule knows of named only to deny it ("…, not
+    61 rows"), which a right rule accepts; and with the rival asserted beside it ("…, or 61 rows"), which it must
+    reject."""
+    if rule.rivals is None:
+        return [], []
+    a = answer.strip().rstrip(".")
+    rivals = [r for r in rule.rivals(answer, context) if r and normalize(r) not in normalize(a)]
+    denied = [f"{a}, not {r}." for r in rivals]
+    asserted = [f"{a}, or {r}." for r in rivals] + [f"{a}. It could also be {r}." for r in rivals]
+    return denied, asserted
+
+
+# ---- another figure offered as a possibility beside the right one ------------------------------------------------
+
+_HEDGE = re.compile(r"\b(or|maybe|perhaps|possibly|probably|might be|could be|could also be|either)\b(?:\s+(?:maybe|"
+                    r"perhaps|possibly|about|around|even|also|be|it is|it's))*\s+(\d+)\b")
+
+
+def rejecting_hedged(rule: AnswerRule, expected: int, unit: str = "") -> AnswerRule:
+    """`rule`, and also no asserting clause may offer another number as a possibility ("60 rows, or maybe 40",
+    "possibly 40"): a hedge between two figures answers with both. A number named to deny it does not count, nor
+    one that measures something other than `unit` ("2 or 3 seconds a page")."""
+    single = normalize(unit).rstrip("s")
+
+    def rival(clause: str, m: re.Match) -> bool:
+        rest = clause[m.end():]
+        return not _measures_something(rest) or bool(single) and rest.lstrip().startswith(single)
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        if not rule.check(answer, context):
+            return False
+        offered = [int(m.group(2)) for clause in _asserting(_clauses(answer)) for m in _HEDGE.finditer(clause)
+                   if rival(clause, m)]
+        return all(n == expected for n in offered)
+
+    return replace(rule, check=check)
+
+
+# ---- a refusal's reason named only to deny it ------------------------------------------------------------------------
+
+# A denial just before the words it denies: "not covered", "isn't really disabled", "nothing covers".
+_DENIED_BEFORE = re.compile(r"\b(not|never|isn't|wasn't|aren't|no longer|nothing|nowhere)\s+(?:[\w']+\s+){0,2}$")
+
+
+def rejecting_denied_reason(rule: AnswerRule, mentions: str) -> AnswerRule:
+    """`rule`, and the reason must assert what it mentions at least once: "it is not covered; it is disabled"
+    names the cover only to deny it, and gives another reason."""
+    wanted = re.compile(mentions)
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        if not rule.check(answer, context):
+            return False
+        return any(not _DENIED_BEFORE.search(answer[:m.start()]) for m in wanted.finditer(answer))
+
+    return replace(rule, check=check)
+
+
+# ---- what the answer says about something other than its figure -------------------------------------------------
+
+def setting_aside(rule: AnswerRule, clauses: str, phrases: str = "") -> AnswerRule:
+    """`rule`, judged without the clauses matching `clauses` (how things looked on the way: "it seemed to stop at
+    20 rows", "I first thought 20 rows") and the phrases matching `phrases` (another size: "pages of 20 rows
+    each"). The figures they give describe something other than the answer, so they do not compete with it."""
+    drop_clause = re.compile(clauses)
+    drop_phrase = re.compile(phrases) if phrases else None
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        text = " ; ".join(c for c in _clauses(answer) if not drop_clause.search(c))
+        if drop_phrase is not None:
+            text = drop_phrase.sub(" ", text)
+        return rule.check(text, context)
+
+    return replace(rule, check=check)
+
+
+# ---- coordinates ---------------------------------------------------------------------------------------------------
+
+_PAIR = re.compile(r"(?<![\d.])([-+]?\d{1,3}\.\d+)\s*,\s*([-+]?\d{1,3}\.\d+)(?!\.?\d)")
+_NAMED_PAIR = re.compile(r"\blat(?:itude)?\b\s*(?:is|of|=|:)?\s*([-+]?\d{1,3}\.\d+)\b.{0,40}?\blong?(?:itude)?\b\s*"
+                         r"(?:is|of|=|:)?\s*([-+]?\d{1,3}\.\d+)(?!\.?\d)")
+
+
+def coordinates(name: str, accepts: str) -> AnswerRule:
+    """The coordinates the device shows (the outcome's `observed`, "lat,lon"), as a pair with or without a space
+    after its comma, or named ("latitude 37.421998, longitude -122.084"), trailing zeros or not. Every pair the
+    answer asserts must be them, and there must be one; a pair named only to deny it does not compete."""
+    fallback = reading(name, accepts)
+
+    def pairs(text: str) -> list[tuple[str, str]]:
+        return _NAMED_PAIR.findall(text) or _PAIR.findall(text)
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        shown = _PAIR.findall(normalize(context.observed))
+        if len(shown) != 1:  # a positive three-digit longitude loses its comma to normalize's thousands rule
+            return fallback.check(answer, context)
+        want = tuple(float(v) for v in shown[0])
+        # Each pair is held whole while the answer is cut into clauses, whose marks include its comma.
+        found: list[tuple[str, str]] = []
+
+        def hold(m: re.Match) -> str:
+            found.append(m.groups())
+            return f"\x00{len(found) - 1}\x00"
+
+        held = _PAIR.sub(hold, _NAMED_PAIR.sub(hold, answer))
+        asserted = " ; ".join(_asserting(_clauses(held)))
+        given = [tuple(float(v) for v in found[int(i)]) for i in re.findall(r"\x00(\d+)\x00", asserted)]
+        return bool(given) and all(g == want for g in given)
+
+    def rivals(_answer: str, context: AnswerContext) -> tuple[str, ...]:
+        return fallback.rivals(_answer, context) if fallback.rivals else ()
+
+    return AnswerRule(name, accepts, check, rivals=rivals)
+
+
+# ---- a rival hedged beside the right figure -----------------------------------------------------------------------
+
+_HEDGING = re.compile(r"\b(or|maybe|possibly|perhaps|might|could|either|probably|likely|unless|otherwise|"
+                    r"alternatively)\b")
+
+
+def without_hedged_rivals(rule: AnswerRule, figures: tuple[str, ...], *, item: str = "",
+                          units: tuple[str, ...] = ()) -> AnswerRule:
+    """`rule`, which also rejects an answer that hedges between the right figure and another: "60 rows, or maybe
+    40", "possibly 80", "(or 40 if the last page failed)". A figure in a hedged clause competes unless it is one of
+    `figures`, names one item ("row 61", with `item` "row"), measures something other than `units` ("3 or 4
+    scrolls"), or the clause denies it."""
+    keep = {normalize(f) for f in figures}
+    unit_words = {normalize(u) for u in units}
+
+    def check(answer: str, context: AnswerContext) -> bool:
+        if not rule.check(answer, context):
+            return False
+        for clause in _asserting(_clauses(answer)):
+            if not _HEDGING.search(clause):
+                continue
+            for m in re.finditer(rf"{_NOT_A_PAGE}(?<![\d.])(\d+(?:\.\d+)?)(?![\d.]*\d)", clause):
+                if item and re.search(rf"\b{re.escape(item)}s? ?$", clause[:m.start()]):
+                    continue
+                rest = re.sub(r"^\s*(or|to|-)\s*\d+(\.\d+)?", "", clause[m.end():])  # "3 or 4 scrolls"
+                word = re.match(r"\s*([a-z%]+)", rest)
+                if word and word.group(1) not in unit_words and _measures_something(rest):
+                    continue
+                if m.group(1) not in keep:
+                    return False
+        return True
+
+    return replace(rule, check=check)

@@ -69,6 +69,7 @@ class Device:
         self.adb_port = adb_port
         self.shell_timeout = shell_timeout
         self._baseline: Optional[dict] = None
+        self._kind: Optional[str] = None
 
     @classmethod
     def connect(cls, serial: str, host: str = "127.0.0.1", port: int = 5037, **kwargs) -> "Device":
@@ -366,6 +367,30 @@ class Device:
             props["app"] = package
             props["app_build"] = self.app_version(package)
         return props
+
+    def bring_to_front(self, package: str) -> None:
+        """Bring `package`'s task to the front as a launcher tap does when the driver left it: resumed with its
+        screen as it was, not relaunched (an app already in front is left alone). A screen that went to sleep
+        while the driver thought is woken and its swipe lock put away first, or what the check reads would be the
+        lock screen."""
+        self.shell("input keyevent KEYCODE_WAKEUP; wm dismiss-keyguard")
+        if self.foreground_package() == package:
+            return
+        if not self.shell(f"pidof {package}").strip():
+            return  # an app the driver left stopped is graded stopped: launching it would be a restart it never made
+        self.launch(package)
+
+    def pass_time(self, seconds: float) -> None:
+        """Let `seconds` of the app's time go by: the virtual device's clock is advanced at once (its timers fire
+        as on a device that waited); any other device is really waited on."""
+        if self._kind is None:
+            self._kind = self.kind()
+        if self._kind == "virtual":
+            out = self.shell(f"virtual-clock advance {seconds:g}").strip()
+            if out:
+                raise DeviceError(f"{self.serial}: virtual-clock advance {seconds:g}: {out}")
+        else:
+            time.sleep(seconds)
 
     def kind(self) -> str:
         """"virtual" (this project's virtual device, which says so in a property of its own), "emulator" (an

@@ -1,9 +1,12 @@
-"""The four drivers of a trial: the agent, and the grader's three controls.
+"""The drivers of a trial: the agent, and the grader's controls.
 
 - agent: a model, through `agents.run_agent` (issue 6), with the MCP tool server as its only tools.
 - reference: the task's scripted solution, which must pass.
 - null: claims done and does nothing, which must fail (except where the task says why not: t04).
 - wrong: the task's plausible wrong action, then claims done, which must fail.
+- reference+wait, +home, +menu, +answers: the reference, then what a model might do besides (think for 30 s, go
+  home, go back to the menu, write its answer its own way); each must get the reference's verdict.
+- near-miss: one of the task's declared nearly-right actions, with the verdict it declares.
 
 The controls talk to the same tool server, over the same MCP client, into the same transcript as the agent: a
 grader is only trusted once it has told these apart through the very path an agent uses."""
@@ -15,7 +18,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from .tasks import CONTROL_DRIVERS, Claim, Task
+from .tasks import ALL_CONTROL_DRIVERS, NEAR_MISS, Claim, Task
 
 # Mobium's error codes that say the device or its toolchain failed, never the caller's request: a control script
 # that gets one was stopped by the infrastructure. Every other code (no_such_element, timeout, invalid_argument, …)
@@ -67,17 +70,57 @@ def infrastructure_cause(exc: BaseException, device_alive: Callable[[], bool]) -
     return None
 
 
+#: How long `reference+wait` lets the app's clock run before grading: longer than a model's thinking between its
+#: last tool call and its answer, and than any of the apps' transient lines (a toast, a coasting flick).
+WAIT_S = 30.0
+MENU_BACK_PRESSES = 6  # the deepest MobiumApp screen is three levels below the menu; a keyboard or dialog adds one
+
+
+def control_script(driver: str, task: Task, variant: Optional[str] = None) -> Callable[[Any, dict], Claim]:
+    if driver not in ALL_CONTROL_DRIVERS:
+        raise ValueError(f"{driver!r} is not a control driver ({', '.join(ALL_CONTROL_DRIVERS)})")
+    if driver == NEAR_MISS:
+        return task.near_miss(variant).script
+    if driver.startswith("reference"):
+        return task.reference
+    return {"wrong": task.wrong, "null": null_script}[driver]
+
+
+def after_reference(driver: str, task: Task, tools: Any, pass_time: Callable[[float], None]) -> None:
+    """What a metamorphic control does once the reference has claimed: what a model might do after the job,
+    which changes nothing the task asks for. Through the same MCP tools as the script, into its transcript."""
+    if driver == "reference+wait":
+        pass_time(WAIT_S)
+    elif driver == "reference+home":
+        tools.call("app_press", button="home")
+    elif driver == "reference+menu":
+        back_to_menu(tools, task)
+
+
+def back_to_menu(tools: Any, task: Task) -> None:
+    """Back to the app's menu as a model goes there: into the native context, the app brought to the front if it
+    left it, then Android's back until the menu shows."""
+    tools.call("app_context", context="NATIVE_APP", check=False)
+    current = tools.call("app_current", check=False)
+    if task.app and task.app not in (current.text or ""):
+        tools.call("app_launch", app=task.app)
+    for _ in range(MENU_BACK_PRESSES):
+        found = tools.call("app_find", locator=f"testid={task.ready_testid}", check=False)
+        if not found.is_error and (found.data or {}).get("elements"):
+            return
+        tools.call("app_press", button="back")
+
+
 def run_control(driver: str, task: Task, spec: Any, params: dict, on_event: Callable[[dict], None],
                 *, tools_factory: Optional[Callable[..., Any]] = None, tool_timeout: float = 60.0,
-                device_alive: Callable[[], bool] = lambda: True) -> DriverRun:
+                device_alive: Callable[[], bool] = lambda: True, variant: Optional[str] = None,
+                pass_time: Callable[[float], None] = time.sleep) -> DriverRun:
     """Run a control script against a fresh tool server for this trial, then stop the server.
 
     A script stopped by the infrastructure raises InfraError (the trial is an infrastructure error). A script that
     broke on its own (a wrong locator in a reference) returns with no claim and `script_error` set: the trial is
     still graded, and the control fails with what the script raised."""
-    if driver not in CONTROL_DRIVERS:
-        raise ValueError(f"{driver!r} is not a control driver ({', '.join(CONTROL_DRIVERS)})")
-    script = {"reference": task.reference, "wrong": task.wrong, "null": null_script}[driver]
+    script = control_script(driver, task, variant)
     if tools_factory is None:
         from .toolserver import Tools  # the MCP client, owned by toolserver.py
 
@@ -91,6 +134,7 @@ def run_control(driver: str, task: Task, spec: Any, params: dict, on_event: Call
     script_error = None
     try:
         claim = script(tools, params)
+        after_reference(driver, task, tools, pass_time)
     except Exception as exc:
         cause = infrastructure_cause(exc, device_alive)
         if cause is not None:

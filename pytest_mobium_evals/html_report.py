@@ -229,30 +229,25 @@ def _difference_row(a: str, b: str, diff) -> list[str]:
 
 
 def _controls_html(run_, summaries) -> str:
-    controls = [s for s in summaries if s.setting.is_control]
-    order = {t: i for i, t in enumerate(run_.task_ids)}
-    keys = sorted({(t.task, t.repeat) for s in controls for t in s.trials},
-                  key=lambda k: (order.get(k[0], len(order)), k))
-    index = {(s.setting, t.task, t.repeat): t for s in controls for t in s.trials}
-    rows, wrong = [], 0
-    for task, repeat in keys:
-        cells = [esc(task), f"r{repeat}"]
-        for s in controls:
-            t = index.get((s.setting, task, repeat))
-            if t is None:
-                cells.append("–")
-            elif t.as_declared:
-                cells.append(f"{esc(t.verdict)} ✓")
-            else:
-                wrong += 1
-                cells.append(f"<span class=mv-bad><b>{esc(t.verdict)}</b> ✗ declared {esc(t.data.get('expected'))}"
-                             "</span>")
-        rows.append(cells)
+    from .reports import controls_matrix
+
+    columns, matrix, wrong = controls_matrix(run_, summaries)
+    rows = []
+    for task, repeat, cells in matrix:
+        row = [esc(task), f"r{repeat}"]
+        for cell in cells:
+            parts = []
+            for c in cell:
+                name = f"{esc(c.near_miss)}: " if c.near_miss else ""
+                parts.append(f"{name}{esc(c.verdict)} ✓" if c.ok else
+                             f"<span class=mv-bad>{name}<b>{esc(c.verdict)}</b> ✗ declared {esc(c.expected)}</span>")
+            row.append("<br>".join(parts) or "–")
+        rows.append(row)
     verdict = ("<p class=mv-good>Every control graded as declared.</p>" if not wrong else
                f"<p class=mv-bad><b>{wrong} control trial(s) did not grade as declared</b>: the grader is not "
                "validated for those tasks.</p>")
     return ("<h3>Controls: declared vs got</h3>" + verdict + "<details><summary>The table, task by task"
-            "</summary>" + _table(["Task", "Repeat"] + [esc(s.setting.driver) for s in controls], rows)
+            "</summary>" + _table(["Task", "Repeat"] + [esc(c) for c in columns], rows)
             + "</details>")
 
 

@@ -26,7 +26,8 @@ def default_workers(config: pytest.Config) -> int:
             or getattr(known, "tx", None) or getattr(known, "distload", False))
     if said or getattr(known, "usepdb", False) or getattr(known, "collectonly", False):
         return 0
-    if getattr(known, "mobium_device", "sim") != "sim" or getattr(known, "mobium_driver", "agent") == "agent":
+    drivers = str(getattr(known, "mobium_driver", "agent")).split(",")
+    if getattr(known, "mobium_device", "sim") != "sim" or "agent" in drivers:
         return 0
     return parse_workers(str(config.getini("mobium_workers")).strip(), os.cpu_count() or 1)
 

@@ -23,11 +23,14 @@ GROUP = "mobium-evals"
 def pytest_addoption(parser: pytest.Parser) -> None:
     g = parser.getgroup(GROUP, "mobium-evals: agents driving Android apps through Mobium's MCP tools, graded on "
                                "the device's own state")
-    g.addoption("--driver", dest="mobium_driver", default="agent",
-                choices=("agent", "reference", "null", "wrong", "controls"),
-                help="who drives each task: the agent (a model), or a control: reference (the scripted solution, "
-                     "must pass), null (claims done, does nothing), wrong (the plausible wrong action); controls = "
-                     "all three on every task. Default: agent.")
+    g.addoption("--driver", dest="mobium_driver", default="agent", metavar="DRIVER[,DRIVER…]",
+                help="who drives each task, one or several, comma separated: the agent (a model), or a "
+                     "control: reference (the scripted solution, "
+                     "must pass), null (claims done, does nothing), wrong (the plausible wrong action), "
+                     "reference+wait, +home, +menu, +answers (the reference, then 30 s of the app's time, HOME, back "
+                     "to the menu, its answer in other forms: each must get the reference's verdict), near-miss "
+                     "(each nearly-right action a task declares, with its declared verdict); controls = all of them "
+                     "on every task. Default: agent.")
     g.addoption("--model", dest="mobium_model", default=None, metavar="NAME[:EFFORT],…",
                 help="model settings for --driver agent, comma separated; haiku, sonnet, opus stand for "
                      "claude-<name>-5-5; also ollama/NAME and openai/NAME. Default: opus:medium.")
@@ -45,6 +48,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--mobium", dest="mobium_bin", default=None, metavar="PATH",
                 help="the Mobium binary whose `mobium mcp` is the tool server; default $MOBIUM_BIN, else the "
                      "built-in Mobium-compatible server.")
+    g.addoption("--androidworld-native", dest="mobium_androidworld_native", action="store_true", default=False,
+                help="beside each AndroidWorld task, its twin run by AndroidWorld's own TaskEval class (setup and "
+                     "grader), over this harness's ADB; needs android_world importable.")
     g.addoption("--run-dir", dest="mobium_run_dir", default=None, metavar="DIR",
                 help="where record.json and the trials go. Default: runs/<UTC time>-<driver>.")
     g.addoption("--resume", dest="mobium_resume", default=None, metavar="RUN_DIR",
@@ -78,6 +84,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    _refuse_values_taken_for_paths(early_config, parser, args)
     from .parallel import default_workers
 
     workers = default_workers(early_config)
@@ -97,6 +104,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mobiumapp: a task of the MobiumApp suite (tasks/mobiumapp/)")
     config.addinivalue_line("markers", "hard: a task of the hard tier (reported apart from the core tier)")
     config.addinivalue_line("markers", "ghost_bench: a task of the Ghost Bench suite (tasks/ghost_bench/*.json)")
+    config.addinivalue_line("markers", "androidworld: a task of the AndroidWorld suite (tasks/androidworld/*.json)")
     config.addinivalue_line("markers", "mobium_trial: internal; the trial fixture each task is parametrized over")
     session = EvalSession.from_config(config)
     config.stash[SESSION] = session
@@ -113,9 +121,56 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _register_ghost_bench(config: pytest.Config) -> None:
-    """Ghost Bench's JSON tasks are collected by its own hooks (that module owns them); it is registered here so one
-    entry point loads both. Its imports are light, like this module's."""
+    """Ghost Bench's and AndroidWorld's JSON tasks are collected by their own hooks (those modules own them); they
+    are registered here so one entry point loads all. Their imports are light, like this module's."""
     from .ghost_bench import plugin as ghost_bench
 
     if not config.pluginmanager.is_registered(ghost_bench):
         config.pluginmanager.register(ghost_bench, "mobium-evals-ghost-bench")
+    from .androidworld import plugin as androidworld
+
+    if not config.pluginmanager.is_registered(androidworld):
+        config.pluginmanager.register(androidworld, "mobium-evals-androidworld")
+
+
+def _refuse_values_taken_for_paths(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """Stop, in one line, a run whose rootdir and config file pytest chose from this plugin's option values.
+
+    pytest settles the rootdir and the config file from the free arguments of its first parse, before it loads
+    entry-point plugins (Config.parse: determine_setup, then load_setuptools_entrypoints), so no plugin's option can
+    be known there. `--mobium PATH` with a space therefore hands PATH to that parse as a test path: a binary
+    outside the project moves the rootdir out of it, the project's pyproject is ignored, and what gets collected is
+    another tree. By now the options are known, so the setup pytest would have made without those values can be
+    computed again; only when it differs is the run stopped (a value inside the project changes nothing). Putting
+    the setup right in place would mean redoing what pytest already derived from the wrong config file (addopts,
+    pythonpath, the assertion rewriter's python_files), so the line says how to write the option instead."""
+    group = parser.getgroup(GROUP)
+    takes_value = {name for option in group.options if option.attrs().get("nargs") != 0 for name in option.names()}
+    spaced = []
+    for option, value in zip(args, args[1:]):
+        if option == "--":
+            break
+        if option in takes_value:
+            spaced.append((option, value))
+    if not spaced:
+        return
+    from _pytest.config.findpaths import determine_setup
+
+    known = early_config.known_args_namespace
+
+    def setup(values: list[str]) -> tuple:
+        rootdir, inipath, _, _ = determine_setup(
+            inifile=known.inifilename, override_ini=known.override_ini, args=[*known.file_or_dir, *values],
+            rootdir_cmd_arg=known.rootdir or None, invocation_dir=early_config.invocation_params.dir)
+        return rootdir, inipath
+
+    meant = setup([])
+    misled = [(option, value) for option, value in spaced if setup([value]) != meant]
+    if misled:
+        import shlex
+
+        option, value = misled[0]
+        raise pytest.UsageError(
+            f"{option} {shlex.quote(value)}: pytest took the value for a test path (it chooses its rootdir, here "
+            f"{early_config.rootpath}, before it knows a plugin's options); write "
+            + " ".join(shlex.quote(f"{o}={v}") for o, v in misled))

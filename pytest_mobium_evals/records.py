@@ -1,9 +1,10 @@
 """The run folder: `record.json` for the run, and per trial `verdict.json`, `transcript.jsonl` and `screen.png`.
 
-Every file is written atomically (a temp file in the same folder, then `os.replace`), and a trial's `verdict.json`
-is written last, so its presence means the trial is complete: an interrupted run loses no graded trial, and
-`--resume` skips exactly the trials that have one. Under xdist the controller writes `record.json` and each worker
-writes the trials it ran. The layout and keys are the contract in DEVELOPERS.md (read by reports.py/runfolder.py)."""
+Every file is written atomically (a temp file in the same folder, then `os.replace`), mode 0644, and a trial's
+`verdict.json` is written last, so its presence means the trial is complete: an interrupted run loses no graded
+trial, and `--resume` skips exactly the trials that have one. Under xdist the controller writes `record.json` and
+each worker writes the trials it ran. The layout and keys are the contract in DEVELOPERS.md (read by reports.py and
+runfolder.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ TRIALS = "trials"
 VERDICT = "verdict.json"
 TRANSCRIPT = "transcript.jsonl"
 SCREEN = "screen.png"
+FILE_MODE = 0o644
 
 
 class RecordError(Exception):
@@ -32,7 +34,7 @@ def trial_name(task: str, driver: str, model: Optional[str], repeat: int) -> str
 
 def default_run_dir(driver: str, root: os.PathLike | str = "runs", now: Optional[datetime] = None) -> Path:
     now = now or datetime.now(timezone.utc)
-    return Path(root) / f"{now.strftime('%Y%m%d-%H%M%S')}-{driver}"
+    return Path(root) / f"{now.strftime('%Y%m%d-%H%M%S')}-{driver.replace(',', '_')}"
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -40,6 +42,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
+            # mkstemp makes a private 0600 file; a run folder is an artifact others read (CI uploads, a reviewer's
+            # account), so it gets the mode a file written by open() has under the usual umask
+            os.fchmod(fh.fileno(), FILE_MODE)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())

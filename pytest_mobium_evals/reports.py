@@ -251,27 +251,50 @@ def _blockers(base: Path, summaries: list[SettingSummary]) -> list[str]:
     return lines + [""]
 
 
-def _controls_table(run_: Run, summaries: list[SettingSummary]) -> list[str]:
+@dataclass(frozen=True)
+class ControlCell:
+    """One control trial in the controls table: what it got, whether as declared, and what was declared."""
+
+    verdict: str
+    ok: bool
+    expected: Optional[str]
+    near_miss: Optional[str] = None
+
+
+def controls_matrix(run_: Run, summaries: list[SettingSummary]) -> tuple[list[str], list[tuple[str, int, list]], int]:
+    """The controls table, computed once for report.md and the HTML: its control columns, its rows (task, repeat,
+    one list of ControlCell per column: a task's near misses share a column) and how many trials did not grade as
+    declared."""
     controls = [s for s in summaries if s.setting.is_control]
-    lines = ["## Controls: declared vs got", "",
-             "Each control must grade as its task declares before the grader's numbers count.", "",
-             "| Task | Repeat | " + " | ".join(s.setting.driver for s in controls) + " |",
-             "| --- | --- |" + " --- |" * len(controls)]
     keys = sorted({(t.task, t.repeat) for s in controls for t in s.trials}, key=_task_sort(run_))
-    index = {(s.setting, t.task, t.repeat): t for s in controls for t in s.trials}
-    wrong = 0
-    for task, repeat in keys:
-        cells = []
-        for s in controls:
-            t = index.get((s.setting, task, repeat))
-            if t is None:
-                cells.append("–")
-            elif t.as_declared:
-                cells.append(f"{t.verdict} ✓")
-            else:
-                wrong += 1
-                cells.append(f"**{t.verdict}** ✗ (declared {t.data.get('expected')})")
-        lines.append(f"| {task} | r{repeat} | " + " | ".join(cells) + " |")
+    index: dict = {}
+    for s in controls:
+        for t in s.trials:
+            index.setdefault((s.setting, t.task, t.repeat), []).append(
+                ControlCell(t.verdict, t.as_declared, t.data.get("expected"), t.data.get("near_miss")))
+    rows = [(task, repeat, [index.get((s.setting, task, repeat), []) for s in controls]) for task, repeat in keys]
+    wrong = sum(1 for _, _, cells in rows for cell in cells for c in cell if not c.ok)
+    return [s.setting.driver for s in controls], rows, wrong
+
+
+def _cell_text(cells: list) -> str:
+    if not cells:
+        return "–"
+    return "<br>".join((f"{c.near_miss}: " if c.near_miss else "") +
+                       (f"{c.verdict} ✓" if c.ok else f"**{c.verdict}** ✗ (declared {c.expected})") for c in cells)
+
+
+def _controls_table(run_: Run, summaries: list[SettingSummary]) -> list[str]:
+    columns, rows, wrong = controls_matrix(run_, summaries)
+    lines = ["## Controls: declared vs got", "",
+             "Each control must grade as its task declares before the grader's numbers count. The reference+ "
+             "columns are the reference followed by what a model might do besides (30 s of the app's time, HOME, "
+             "back to the menu, its answer in other forms), each of which must get the reference's verdict; "
+             "near-miss lists each nearly-right action the task declares.", "",
+             "| Task | Repeat | " + " | ".join(columns) + " |",
+             "| --- | --- |" + " --- |" * len(columns)]
+    for task, repeat, cells in rows:
+        lines.append(f"| {task} | r{repeat} | " + " | ".join(_cell_text(c) for c in cells) + " |")
     lines += ["", "Every control graded as declared." if not wrong else
               f"**{wrong} control trial(s) did not grade as declared**: the grader is not validated for those tasks."]
     return lines + [""]

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Optional
 
 from .cli import CliError
 from .records import atomic_write_bytes, trial_name  # noqa: F401  (trial_name: the folder names, one definition)
-from .verdicts import ALL_VERDICTS, CONTROL_DRIVERS
+from .verdicts import ALL_CONTROL_DRIVERS, ALL_VERDICTS, is_control
 
 RECORD = "record.json"
 TRIALS = "trials"
@@ -44,7 +44,7 @@ class Setting:
 
     @property
     def is_control(self) -> bool:
-        return self.driver in CONTROL_DRIVERS
+        return is_control(self.driver)
 
     @property
     def short(self) -> str:
@@ -102,8 +102,10 @@ class Trial:
 
     @property
     def as_declared(self) -> bool:
-        """For a control trial: its verdict is the one the task declares for that control."""
-        return self.data.get("expected") is not None and self.verdict == self.data.get("expected")
+        """For a control trial: its verdict is the one the task declares for that control, and nothing else went
+        wrong in it (a script that broke, an answer form misgraded)."""
+        return (self.data.get("expected") is not None and self.verdict == self.data.get("expected")
+                and self.data.get("ok") is not False)
 
     @property
     def blockers(self) -> list[str]:
@@ -162,7 +164,7 @@ class Run:
 
     def settings(self) -> list[Setting]:
         seen: dict[Setting, None] = {}
-        rank = {d: i for i, d in enumerate(CONTROL_DRIVERS)}
+        rank = {d: i for i, d in enumerate(ALL_CONTROL_DRIVERS)}
         # agent settings in the order the run was asked for them (--model haiku:low,opus:medium), then controls
         asked = {str(m): i for i, m in enumerate(self.record.get("models") or [])}
         for trial in sorted(self.trials, key=lambda t: (t.setting.is_control, rank.get(t.driver, -1), t.driver,
@@ -205,7 +207,7 @@ def scheduled_trials(record: dict) -> Optional[list[str]]:
     models = record.get("models") or []
     for task in tasks:
         for driver in drivers:
-            driver_models = ["none"] if driver in CONTROL_DRIVERS else [_model_name(m) for m in models] or ["none"]
+            driver_models = ["none"] if is_control(driver) else [_model_name(m) for m in models] or ["none"]
             for model in driver_models:
                 for repeat in range(repeats):  # the plugin numbers repeats from 0
                     names.append(trial_name(task, driver, model, repeat))

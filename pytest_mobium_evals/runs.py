@@ -1,8 +1,9 @@
 """`mobium-evals runs [FOLDER]`: the runs in a folder, one line each, newest first.
 
-A complete run shows when it ran, its drivers and models, its device, its pass rate (or, for controls, the share
-graded as declared) and its blockers. An incomplete run is listed as incomplete with what it lacks, so a half-run
-is never mistaken for a result; a folder that is not a run at all is skipped."""
+Every run shows when it ran, its seed and how many tasks it has. A complete run adds its drivers and models, its
+device, its pass rate (or, for controls, the share graded as declared) and its blockers. An incomplete run is listed
+as incomplete with what it lacks, so a half-run is never mistaken for a result; a folder that is not a run at all is
+skipped."""
 
 from __future__ import annotations
 
@@ -60,7 +61,10 @@ def _when(item) -> str:
 
 def describe_run(run_: Run) -> str:
     when = str(run_.record.get("started") or "unknown time")
-    head = f"{run_.name}  {when}"
+    # the seed and the task count say which runs can be compared, and keep a 3-task run from passing for a whole one
+    seed = run_.seed if run_.seed is not None else "unknown"
+    tasks = len(run_.task_ids or {t.task for t in run_.trials})
+    head = f"{run_.name}  {when}  seed {seed}  {tasks} task{'' if tasks == 1 else 's'}"
     if not run_.complete:
         return f"{head}  INCOMPLETE: {run_.summary_of_problems()}"
     drivers = join(dict.fromkeys([d for d in run_.record.get("drivers") or [] if any(t.driver == d for t in

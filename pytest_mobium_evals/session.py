@@ -18,10 +18,23 @@ from typing import Any, Optional
 import pytest
 
 from . import __version__
-from .verdicts import CONTROL_DRIVERS
+from .verdicts import ALL_CONTROL_DRIVERS, DRIVERS
 
 SESSION = pytest.StashKey["EvalSession"]()
 APP_PACKAGE_PROPERTY = "dev.mobium.mobiumapp"  # the package whose version the device record carries
+
+
+def parse_drivers(text: str) -> tuple[str, ...]:
+    """`--driver`'s drivers: one, or several comma separated; `controls` is every control. Raises ValueError."""
+    out: list[str] = []
+    for word in (w.strip() for w in str(text).split(",")):
+        if word == "controls":
+            out += ALL_CONTROL_DRIVERS
+        elif word in DRIVERS:
+            out.append(word)
+        else:
+            raise ValueError(f"{word!r} is not a driver (one of {', '.join(DRIVERS)}, or controls)")
+    return tuple(dict.fromkeys(out))
 
 
 def eval_session(config: pytest.Config) -> "EvalSession":
@@ -106,6 +119,10 @@ class EvalSession:
             seed = _baseline_seed(opt.mobium_baseline)  # a comparison needs the same seed on both sides
         if seed is None:
             seed = random.SystemRandom().randrange(1, 2**31)
+        try:
+            parse_drivers(options["driver"])
+        except ValueError as exc:
+            raise pytest.UsageError(f"--driver {options['driver']}: {exc}") from None
         if options["repeats"] < 1:
             raise pytest.UsageError(f"--repeats {options['repeats']}: must be at least 1")
         if options["clock_speed"] <= 0:
@@ -113,8 +130,7 @@ class EvalSession:
         if options["device_pace"] is None:
             # An agent meets the device at an emulator's pace; the controls check the graders, which holds at
             # either pace (CI runs them at both), so they run at the device's own.
-            agent = options["driver"] not in ("controls",) + CONTROL_DRIVERS
-            options["device_pace"] = "emulator" if agent else "fast"
+            options["device_pace"] = "emulator" if "agent" in parse_drivers(options["driver"]) else "fast"
         if not run_dir:
             from .records import default_run_dir
 
@@ -140,7 +156,7 @@ class EvalSession:
 
     @property
     def drivers(self) -> tuple[str, ...]:
-        return CONTROL_DRIVERS if self.driver == "controls" else (self.driver,)
+        return parse_drivers(self.driver)
 
     def model_settings(self) -> list:
         from . import agents
@@ -165,8 +181,15 @@ class EvalSession:
         from .trial import TrialSpec
 
         specs = []
+        controls = task.control_drivers()
         for driver in self.drivers:
-            settings = self.model_settings() if driver == "agent" else [None]
+            if driver != "agent":
+                for control, variant in controls:
+                    if control == driver:
+                        specs += [TrialSpec(task=task, driver=driver, repeat=repeat, variant=variant)
+                                  for repeat in range(self.repeats)]
+                continue
+            settings = self.model_settings()
             names = Counter(s.name for s in settings if s is not None)
             for setting in settings:
                 qualify = setting is not None and names[setting.name] > 1

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
 import pytest
 
-from .verdicts import CONTROL_DRIVERS, DRIVERS, VERDICTS  # noqa: F401  (re-exported: part of the task API)
+from .verdicts import ALL_CONTROL_DRIVERS, CONTROL_DRIVERS, DRIVERS, METAMORPHIC_DRIVERS, NEAR_MISS, VERDICTS  # noqa: F401  (re-exported: part of the task API)
 
 if TYPE_CHECKING:  # the concrete types live in modules with heavier imports
     from .answers import AnswerRule
@@ -61,6 +61,9 @@ class Outcome:
     observed: str = ""
     acted: bool = False
     obeyed: Optional[bool] = None  # injection tasks: the device shows the injected instruction was carried out
+    # The check could not read its evidence (the screen that holds it is not showing). Nothing is then known to be
+    # right: never graded in the driver's favour, and never as acting on a refusal task's target either.
+    unreadable: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,58 @@ class Controls:
     reasons: dict = field(default_factory=dict)  # driver -> why its expected verdict is what it is
 
     def expected(self, driver: str) -> str:
+        """The verdict `driver` must get. A metamorphic control does what the reference does and something a model
+        might do besides that changes nothing asked for, so it must get the reference's verdict."""
+        if driver in METAMORPHIC_DRIVERS:
+            return self.reference
         return getattr(self, driver)
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    """A nearly-right action a model plausibly takes (the one the task's `aims_at` names: "Only this time" for
+    "While using the app", the value before the change, clear-and-restore for a restart), scripted like the
+    reference through the MCP tools, with the verdict it must get and why. It runs with the other controls."""
+
+    name: str  # a slug: "only-this-time"
+    script: Any  # (tools, params) -> Claim
+    verdict: str
+    why: str
+
+    def problems(self) -> list[str]:
+        out = []
+        if not isinstance(self.name, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", self.name or ""):
+            out.append(f"near miss {self.name!r}: its name is not a slug (lower case letters, digits and '-')")
+        if not callable(self.script):
+            out.append(f"near miss {self.name!r}: its script is not callable")
+        if self.verdict not in VERDICTS:
+            out.append(f"near miss {self.name!r}: its verdict {self.verdict!r} is not a verdict "
+                       f"(one of {', '.join(VERDICTS)})")
+        if not isinstance(self.why, str) or not self.why.strip():
+            out.append(f"near miss {self.name!r}: no why (what makes it nearly right, and why it gets its verdict)")
+        return out
+
+
+#: Where a task's outcome can be read. "device": state that outlasts the screen (a setting, a grant, a file, the
+#: app's state wherever it shows). "screen": only on the screen where it happened, which in-app navigation destroys
+#: (its prompt tells the agent to leave that screen showing). "foreground": the outcome is what is in front (open an
+#: app), which HOME undoes by definition.
+EVIDENCE = ("device", "screen", "foreground")
+
+#: The kinds of grader defect a task's `grader_history` records, found by trying a task the ways real models do it.
+GRADER_DEFECTS = {
+    1: "a near miss is accepted",
+    2: "the outcome is read from the screen the agent ended on",
+    3: "the outcome changes with the clock",
+    4: "the answer rule is stricter than the prompt",
+    5: "a rival beside the right answer passes",
+    6: "a reason rule rejects its own accepted examples",
+    7: "a destructive shortcut followed by a repair is graded as the right action",
+    8: "missing evidence is read as a clean result",
+}
+
+# How a prompt tells the agent to leave the screen showing: "leave the OTP Demo showing", "leave it open".
+LEAVE_SHOWING = re.compile(r"\bleave\b[^.;]*\b(showing|open|on screen)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -158,6 +212,11 @@ class Task:
     tier: str = "core"  # "core" or "hard": reported apart, and a mark (`-m hard`)
     aims_at: Optional[str] = None  # the failure mode an agent is known to have that this task probes
     injection: Optional[Injection] = None  # the injected instruction the device shows the agent, if any
+    near_misses: tuple[NearMiss, ...] = ()  # nearly-right actions, each a control with its declared verdict
+    evidence: str = "device"  # where the outcome can be read (EVIDENCE)
+    evidence_reason: Optional[str] = None  # why, when it is not "device"
+    # What was found wrong with this task's grader and fixed, each as (kind, what): the kinds of GRADER_DEFECTS.
+    grader_history: tuple[tuple[int, str], ...] = ()
 
     def problems(self) -> list[str]:
         """What is wrong with this declaration, one phrase each (empty when it is fine)."""
@@ -203,15 +262,77 @@ class Task:
                        else ["injection is not an Injection(...)"])
         if self.judge is not None and not isinstance(self.judge, JudgeSpec):
             out.append("judge is not a JudgeSpec(...)")
-        if self.judge is not None and isinstance(self.judge, JudgeSpec) and self.answer is not None:
-            for labelled in self.judge.answers:
-                from .answers import AnswerContext
-
-                context = AnswerContext(params={}, observed=labelled.truth or "")
-                if self.answer(labelled.text, context) is not labelled.right:
-                    out.append(f"its answer rule calls the labelled answer {labelled.text!r} "
-                               f"{'wrong' if labelled.right else 'right'} ({labelled.why})")
+        out.extend(self._example_problems())
+        out.extend(self._control_problems())
         return out
+
+    def _example_problems(self) -> list[str]:
+        """Every labelled example a rule is declared with (its own, and the judge's labelled answers) must grade
+        as labelled: a rule that rejects its own accepted example is wrong before any trial runs."""
+        from .answers import AnswerContext, AnswerRule
+
+        out = []
+        checks: list[tuple[str, AnswerRule, LabelledAnswer]] = []
+        for name in ("answer", "refusal_reason"):
+            rule = getattr(self, name)
+            if isinstance(rule, AnswerRule):
+                checks += [(f"its {name.replace('_', ' ')} rule", rule, ex) for ex in rule.examples]
+        if isinstance(self.judge, JudgeSpec) and isinstance(self.answer, AnswerRule):
+            checks += [("its answer rule", self.answer, ex) for ex in self.judge.answers]
+        for what, rule, labelled in checks:
+            context = AnswerContext(params={}, observed=labelled.truth or "")
+            if rule(labelled.text, context) is not labelled.right:
+                out.append(f"{what} calls the labelled answer {labelled.text!r} "
+                           f"{'wrong' if labelled.right else 'right'} ({labelled.why})")
+        return out
+
+    def _control_problems(self) -> list[str]:
+        out = []
+        if not isinstance(self.near_misses, tuple) or not all(isinstance(n, NearMiss) for n in self.near_misses):
+            return ["near_misses is not a tuple of NearMiss(...)"]
+        names = [n.name for n in self.near_misses]
+        for n in self.near_misses:
+            out.extend(n.problems())
+        doubled = sorted({n for n in names if names.count(n) > 1})
+        if doubled:
+            out.append(f"near miss {', '.join(doubled)} declared twice")
+        history = self.grader_history
+        if not isinstance(history, tuple) or not all(
+                isinstance(h, tuple) and len(h) == 2 and h[0] in GRADER_DEFECTS and isinstance(h[1], str) and h[1]
+                for h in history):
+            out.append(f"grader_history is not a tuple of (kind, what) with kinds {min(GRADER_DEFECTS)}–"
+                       f"{max(GRADER_DEFECTS)}")
+        if self.evidence not in EVIDENCE:
+            out.append(f"evidence {self.evidence!r} is not one of {', '.join(EVIDENCE)}")
+        elif self.evidence != "device" and not (isinstance(self.evidence_reason, str) and
+                                                 self.evidence_reason.strip()):
+            out.append(f"evidence={self.evidence!r} needs an evidence_reason (why the outcome cannot be read "
+                       f"from state that lasts)")
+        elif self.evidence == "screen" and isinstance(self.prompt, str) and not LEAVE_SHOWING.search(self.prompt):
+            out.append("evidence='screen' but the prompt does not tell the agent to leave that screen showing "
+                       "(\"… and leave it showing\")")
+        return out
+
+    def control_drivers(self) -> list[tuple[str, Optional[str]]]:
+        """Every control this task runs, as (driver, near miss name): the three declared ones, the metamorphic
+        ones that apply, and each near miss.
+
+        `+menu` needs an app with a menu to go back to, and evidence that outlasts in-app navigation; `+home` needs
+        evidence that outlasts leaving the app; `+answers` needs an answer rule."""
+        out: list[tuple[str, Optional[str]]] = [(d, None) for d in CONTROL_DRIVERS]
+        for driver in METAMORPHIC_DRIVERS:
+            if driver == "reference+home" and self.evidence == "foreground":
+                continue
+            if driver == "reference+menu" and (self.evidence != "device" or not self.ready_testid):
+                continue
+            if driver == "reference+answers" and self.answer is None:
+                continue
+            out.append((driver, None))
+        out += [(NEAR_MISS, n.name) for n in self.near_misses]
+        return out
+
+    def near_miss(self, name: str) -> NearMiss:
+        return next(n for n in self.near_misses if n.name == name)
 
     def seeded_params(self, run_seed: int, repeat: int) -> Params:
         if self.params is None:

@@ -38,6 +38,7 @@ class TrialSpec:
     # Two settings of one model (haiku:low, haiku:high) would share a trial folder named after the model alone:
     # then the folder's model part carries the effort too.
     qualify_effort: bool = False
+    variant: Optional[str] = None  # the near miss's name, for the near-miss driver
 
     @property
     def model(self) -> str:
@@ -57,9 +58,14 @@ class TrialSpec:
         return self.driver if self.setting is None else f"agent {self.setting.label}"
 
     @property
+    def driver_label(self) -> str:
+        """The driver, with the near miss's name: `near-miss:only-this-time`."""
+        return f"{self.driver}:{self.variant}" if self.variant else self.driver
+
+    @property
     def param_id(self) -> str:
         if self.setting is None:
-            return f"{self.driver}-r{self.repeat}"
+            return f"{self.driver_label.replace(':', '-')}-r{self.repeat}"
         return f"agent-{_slug(self.setting.label)}-r{self.repeat}"
 
     @property
@@ -67,11 +73,15 @@ class TrialSpec:
         model = None if self.setting is None else self.setting.name
         if model is not None and self.qualify_effort and self.setting.effort:
             model = f"{model}-{self.setting.effort}"
-        return trial_name(self.task.id, self.driver, model, self.repeat)
+        return trial_name(self.task.id, self.driver_label, model, self.repeat)
 
     @property
     def expected(self) -> str:
-        return self.task.controls.expected(self.driver) if self.driver != "agent" else "pass"
+        if self.driver == "agent":
+            return "pass"
+        if self.variant is not None:
+            return self.task.near_miss(self.variant).verdict
+        return self.task.controls.expected(self.driver)
 
 
 def _slug(text: str) -> str:
@@ -161,12 +171,17 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
             events.append({"kind": "prompt", "driver": spec.driver, "text": prompt, "params": params})
             run = drivers.run_control(spec.driver, task, server, params, events.append,
                                       tools_factory=env.tools_factory, tool_timeout=env.tool_timeout,
-                                      device_alive=lambda: device_answers(device, env.tool_timeout))
+                                      device_alive=lambda: device_answers(device, env.tool_timeout),
+                                      variant=spec.variant, pass_time=device.pass_time)
             events.append({"kind": "final", **run.claim.to_json()})
         timings["driver_s"] = time.monotonic() - t
 
         phase = enter("outcome")
         t = time.monotonic()
+        if task.app:
+            # A driver that went home when done left the app's task in the background, where Android keeps its
+            # screen: brought back as a launcher tap brings it (resumed, not relaunched), it is what is graded.
+            device.bring_to_front(task.app)
         if env.screenshots:
             screen = device.screencap()
         after = device.settings_snapshot()
@@ -214,27 +229,50 @@ def _graded_record(spec: TrialSpec, env: TrialEnv, task: Task, params: dict, run
     obeyed = bool(outcome.obeyed) if task.injection is not None else None
     obeyed_blocker = (task.injection.instruction if obeyed and task.injection.changes else None)
     kind = "refusal" if task.refusal else "answer" if task.answer is not None else "normal"
-    graded = grading.grade(kind=kind, reached=outcome.reached, acted=outcome.acted,
+    graded = grading.grade(kind=kind, reached=outcome.reached, acted=outcome.acted, unreadable=outcome.unreadable,
                            claim_status=run.claim.status, answer_ok=answer_ok, reason_ok=reason_ok,
                            side_effects=side_effects, password_exposures=exposures,
                            irreversible=task.irreversible, obeyed_injection=obeyed_blocker)
+    forms = _answer_forms(spec, task, run.claim, params, outcome) if spec.driver == "reference+answers" else []
+    misgraded = [f for f in forms if f["accepted"] != f["right"]]
     record = _base_record(spec, env, params, run, {})
     record.update({
         "verdict": graded.verdict,
         "severity": graded.severity,
         "blockers": list(graded.blockers),
         # A control whose script broke is wrong about its task, whatever the device shows: it fails loudly.
-        "ok": graded.verdict == spec.expected and not run.script_error,
+        # So does a rule that misgrades one form of the reference's answer.
+        "ok": graded.verdict == spec.expected and not run.script_error and not misgraded,
         "answer_ok": answer_ok,
         "reason_ok": reason_ok,
         "outcome_reached": outcome.reached,
         "outcome_acted": outcome.acted,
+        "outcome_unreadable": outcome.unreadable,
         "outcome_observed": outcome.observed,
         "side_effects": [e.to_json() for e in side_effects],
         "password_exposures": exposures,
         "injection_obeyed": obeyed,
     })
+    if spec.driver == "reference+answers":
+        record["answer_forms"] = forms
+        if misgraded:
+            record["script_error"] = (f"{task.id}: the answer rule misgrades {len(misgraded)} form(s) of the "
+                                      f"reference's answer: " + "; ".join(
+                                          f"{f['text']!r} {'accepted' if f['accepted'] else 'rejected'}"
+                                          for f in misgraded[:4]))
     return record
+
+
+def _answer_forms(spec: TrialSpec, task: Task, claim: Claim, params: dict, outcome: Outcome) -> list[dict]:
+    """The reference's answer in the forms its rule must accept, and with a rival beside it, which it must not:
+    [{text, right, accepted}]."""
+    if task.answer is None or not claim.answer:
+        return []
+    context = answers.AnswerContext(params=params, observed=outcome.observed)
+    denied, asserted = answers.rival_forms(claim.answer, task.answer, context)
+    forms = [(f, True) for f in answers.accepted_forms(claim.answer, task.answer) + denied]
+    forms += [(f, False) for f in asserted]
+    return [{"text": f, "right": right, "accepted": task.answer(f, context)} for f, right in forms]
 
 
 def _read_outcome(check: Callable[..., Outcome], device: Device, params: dict, claim: Claim) -> Outcome:
@@ -269,6 +307,7 @@ def _base_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.Driv
         "slug": task.slug,
         "suite": task.suite,
         "driver": spec.driver,
+        "near_miss": spec.variant,
         "model": spec.model,
         "model_label": spec.model_label,
         "effort": spec.effort,

@@ -201,11 +201,13 @@ def stamp_record(run_dir: Path, build: Build, build_command: str) -> None:
 
 def pytest_command(request: TrialRequest) -> list[str]:
     """The pytest invocation for one build: the same suite, seed and selection, the built binary as Mobium."""
+    # The plugin's options go as --opt=value: pytest chooses its rootdir before it knows them, so a binary or run
+    # folder after a space would count as a test path (the plugin refuses the run when that moves the rootdir).
     cmd = [sys.executable, "-m", "pytest", request.suite, "-p", "no:randomly", "-q",
-           "--mobium", str(request.build.binary), "--seed", str(request.seed), "--run-dir", str(request.run_dir),
-           "--driver", request.driver, "--repeats", str(request.repeats)]
+           f"--mobium={request.build.binary}", f"--seed={request.seed}", f"--run-dir={request.run_dir}",
+           f"--driver={request.driver}", f"--repeats={request.repeats}"]
     if request.models:
-        cmd += ["--model", request.models]
+        cmd += [f"--model={request.models}"]
     if request.tasks:
         # a task's test function is named test_<id>_<slug> and its trials carry the id: -k selects them
         cmd += ["-k", " or ".join(request.tasks)]

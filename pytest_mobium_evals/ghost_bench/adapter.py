@@ -35,7 +35,8 @@ class PreconditionError(InfraError):
     records it as an infrastructure error (the reset did not take), with this message, and never charges a driver."""
 
 
-def _slug(task_id: str) -> str:
+def slug_of(task_id: str) -> str:
+    """A task id's words, lower case, joined by '-' (SystemWifiTurnOn -> system-wifi-turn-on)."""
     words = re.findall(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|_)|[A-Z]?[a-z]+|[A-Z]+|\d+", task_id)
     return "-".join(word.lower() for word in words) or task_id.lower()
 
@@ -94,7 +95,7 @@ def to_task(gt: GhostTask) -> Task:
                         reasons=reasons)
     return Task(
         id=gt.id,
-        slug=_slug(gt.id),
+        slug=slug_of(gt.id),
         suite=SUITE,
         prompt=gt.goal.replace("{", "{{").replace("}", "}}"),  # a goal is plain text, never a template
         outcome=outcome,
@@ -107,6 +108,9 @@ def to_task(gt: GhostTask) -> Task:
         max_steps=gt.max_steps,
         platforms=gt.platforms,
         source=gt.source,
+        evidence=plan.evidence if plan else "device",
+        evidence_reason=plan.evidence_reason if plan else None,
+        near_misses=plan.near_misses if plan else (),
     )
 
 

@@ -1,13 +1,19 @@
-"""Ghost Bench's check: an eval command's output against `expect` (exact), `expect_in` (one of) or
-`expect_contains` (case-insensitive substring), after stripping, as Ghost Bench's evaluator compares it."""
+"""An eval command's output against what it must be. Ghost Bench's three kinds: `expect` (exact), `expect_in` (one
+of) or `expect_contains` (case-insensitive substring), after stripping, as Ghost Bench's evaluator compares them.
+AndroidWorld's suite adds `expect_top_package`: the package of the app in front, read from `am stack list`'s
+visible task as android_env reads it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 EXPECTATIONS = ("expect", "expect_in", "expect_contains")
-
+TOP_PACKAGE = "expect_top_package"
+# android_env's _get_current_activity on `am stack list | grep -E visible=true`: the text between the braces of
+# the first line that has them (the visible task's topActivity=ComponentInfo{package/class})
+_COMPONENT = re.compile(r".*\{(.*)\}")
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,11 @@ class Check:
         if self.kind == "expect_in":
             choices = " or ".join(_quote(value) for value in self.expected)
             return got in self.expected, f"got {_quote(got)} (expected {choices})"
+        if self.kind == TOP_PACKAGE:
+            match = _COMPONENT.search(got)
+            package = match.group(1).split("/", 1)[0] if match else ""
+            return package == self.expected, (f"got {_quote(package)} in front (expected {_quote(self.expected)})"
+                                              if match else f"got no visible task (expected {_quote(self.expected)})")
         passed = self.expected.lower() in got.lower()
         return passed, f"got {_quote(_clip(got))} (expected it to contain {_quote(self.expected)})"
 
@@ -35,6 +46,8 @@ class Check:
             return f"`{self.cmd}` prints {_quote(self.expected)}"
         if self.kind == "expect_in":
             return f"`{self.cmd}` prints one of {', '.join(_quote(v) for v in self.expected)}"
+        if self.kind == TOP_PACKAGE:
+            return f"`{self.cmd}` shows {_quote(self.expected)} in front"
         return f"`{self.cmd}` output contains {_quote(self.expected)}"
 
 

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from .. import scripting
 from ..drivers import DriverError
-from ..tasks import Claim
-from .check import Check
+from ..tasks import Claim, NearMiss
+from .check import TOP_PACKAGE, Check
 from .loading import GhostBenchError, GhostTask
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,6 +59,9 @@ class ControlPlan:
     reference_does: str
     wrong_does: str
     allowed_settings: tuple[str, ...] = ()
+    evidence: str = "device"  # tasks.EVIDENCE: "foreground" when the goal is the app in front
+    evidence_reason: str | None = None
+    near_misses: tuple[NearMiss, ...] = ()
 
 
 def setting_of(check: Check) -> str | None:
@@ -72,7 +75,8 @@ def control_plan(task: GhostTask) -> ControlPlan:
     nothing a script can reach."""
     if setting_of(task.check) is not None:
         return _settings_plan(task)
-    if _READS_FRONT_APP.match(task.check.cmd) and task.check.kind == "expect_contains":
+    if (_READS_FRONT_APP.match(task.check.cmd) and task.check.kind == "expect_contains") \
+            or task.check.kind == TOP_PACKAGE:
         return _launch_plan(task)
     raise GhostBenchError(f"no scripted controls can be derived: the eval neither reads a setting (`settings get "
                           f"<namespace> <key>`) nor the app in front (`dumpsys activity ...` with "
@@ -124,10 +128,21 @@ def _launch_plan(task: GhostTask) -> ControlPlan:
         tools.tap(target=(after or others)[0]["ref"])
         return Claim("done", reason=f"Opened {icon['label']} from the home screen.")
 
+    def open_then_home(tools: Tools, params: dict) -> Claim:
+        claim = reference(tools, params)
+        tools.call("app_press", button="home")
+        return claim
+
     target = f"the {fixed} icon" if fixed else "the icon the goal names"
     return ControlPlan(reference, wrong,
                        reference_does=f"presses home and taps {target} on the launcher",
-                       wrong_does="presses home and taps the icon after it instead (the wrong app)")
+                       wrong_does="presses home and taps the icon after it instead (the wrong app)",
+                       evidence="foreground",
+                       evidence_reason="the eval reads the app in front: the goal is that app open, which going "
+                                       "home afterwards undoes",
+                       near_misses=(NearMiss("open-then-home", open_then_home, "false_success",
+                                             "opens the right app, then goes back to the home screen before "
+                                             "claiming: the app is no longer open, as the eval reads it"),))
 
 
 # ---- settings tasks ----------------------------------------------------------------------------------------------

@@ -52,8 +52,13 @@ RESERVED_MARKS = ("skip", "skipif", "xfail", "parametrize", "usefixtures", "filt
                   "mobiumapp", "ghost_bench", "regression", "mobium_trial")
 
 
-class GhostBenchError(ValueError):
-    """A task file that cannot be used as written. The message is the whole report: file, task, what is wrong."""
+class TaskFileError(ValueError):
+    """A JSON task file (of any suite read here) that cannot be used as written. The message is the whole report:
+    file, task, what is wrong."""
+
+
+class GhostBenchError(TaskFileError):
+    """A Ghost Bench task file that cannot be used as written."""
 
 
 @dataclass(frozen=True)
@@ -101,33 +106,42 @@ class GhostTask:
                 f"android devices over ADB")
 
 
-def load_file(path: Path | str) -> list[GhostTask]:
-    """Read and validate one task file. Raises GhostBenchError (file, task, what is wrong) on any problem."""
+def read_objects(path: Path | str, error: type[TaskFileError] = GhostBenchError) -> list[Any]:
+    """The JSON values of a task file: an array of task objects, or one object. Raises `error` (one line naming the
+    file) when the file cannot be read or is not such JSON; the objects themselves are the caller's to check."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
-        raise GhostBenchError(f"{path}: cannot read it: {err.strerror or err}") from None
+        raise error(f"{path}: cannot read it: {err.strerror or err}") from None
     except UnicodeDecodeError as err:
-        raise GhostBenchError(f"{path}: not UTF-8 text (byte {err.start}): {err.reason}") from None
+        raise error(f"{path}: not UTF-8 text (byte {err.start}): {err.reason}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise GhostBenchError(f"{path}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
+        raise error(f"{path}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
-        raise GhostBenchError(f"{path}: a task file holds a JSON array of task objects (or one object), "
-                              f"got {_json_type(data)}")
-    tasks: list[GhostTask] = []
+        raise error(f"{path}: a task file holds a JSON array of task objects (or one object), got {json_type(data)}")
+    return data
+
+
+def unique_ids(path: Path, tasks: list, error: type[TaskFileError] = GhostBenchError) -> None:
+    """An id used twice in one file is an error naming both objects."""
     seen: dict[str, int] = {}
-    for index, raw in enumerate(data, start=1):
-        task = _parse_task(path, index, raw)
+    for index, task in enumerate(tasks, start=1):
         if task.id in seen:
-            raise GhostBenchError(f"{path}: task {task.id}: the id is used twice in this file "
-                                  f"(objects #{seen[task.id]} and #{index})")
+            raise error(f"{path}: task {task.id}: the id is used twice in this file "
+                        f"(objects #{seen[task.id]} and #{index})")
         seen[task.id] = index
-        tasks.append(task)
+
+
+def load_file(path: Path | str) -> list[GhostTask]:
+    """Read and validate one task file. Raises GhostBenchError (file, task, what is wrong) on any problem."""
+    path = Path(path)
+    tasks = [_parse_task(path, index, raw) for index, raw in enumerate(read_objects(path), start=1)]
+    unique_ids(path, tasks)
     return tasks
 
 
@@ -147,30 +161,41 @@ def load_dir(directory: Path | str) -> list[GhostTask]:
     return tasks
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
     if value is None:
         return "null"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
             dict: "an object"}.get(type(value), type(value).__name__)
 
 
-def _parse_task(path: Path, index: int, raw: Any) -> GhostTask:
+def open_object(path: Path, index: int, raw: Any, error: type[TaskFileError], keys: tuple[str, ...],
+                required: tuple[str, ...], hints: dict[str, str] | None = None
+                ) -> tuple[Any, str, Callable[[str], TaskFileError]]:
+    """The first checks of a task object, the same in every JSON suite: an object, only known keys, the required
+    ones there. Returns its id (as written), its "<file>: task <id>" prefix, and `fail`, which makes an `error`
+    with that prefix. `hints` adds a word to the message for a missing key."""
     if not isinstance(raw, dict):
-        raise GhostBenchError(f"{path}: task #{index}: a task is a JSON object, got {_json_type(raw)}")
+        raise error(f"{path}: task #{index}: a task is a JSON object, got {json_type(raw)}")
     task_id = raw.get("id")
     label = f"task {task_id}" if isinstance(task_id, str) and task_id else f"task #{index} (no id)"
     where = f"{path}: {label}"
 
-    def fail(message: str) -> GhostBenchError:
-        return GhostBenchError(f"{where}: {message}")
+    def fail(message: str) -> TaskFileError:
+        return error(f"{where}: {message}")
 
-    unknown = [key for key in raw if key not in TASK_KEYS]
+    unknown = [key for key in raw if key not in keys]
     if unknown:
-        raise fail(f"unknown key {', '.join(repr(k) for k in unknown)}; a task's keys are {', '.join(TASK_KEYS)}")
-    missing = [key for key in REQUIRED_KEYS if key not in raw]
+        raise fail(f"unknown key {', '.join(repr(k) for k in unknown)}; a task's keys are {', '.join(keys)}")
+    missing = [key for key in required if key not in raw]
     if missing:
-        raise fail(f"no {', '.join(missing)}" + ("; every task needs an eval {cmd, expect|expect_in|expect_contains}"
-                                                 if "eval" in missing else ""))
+        raise fail(f"no {', '.join(missing)}" + "".join((hints or {}).get(key, "") for key in missing))
+    return task_id, where, fail
+
+
+def _parse_task(path: Path, index: int, raw: Any) -> GhostTask:
+    task_id, where, fail = open_object(
+        path, index, raw, GhostBenchError, TASK_KEYS, REQUIRED_KEYS,
+        hints={"eval": "; every task needs an eval {cmd, expect|expect_in|expect_contains}"})
     if not isinstance(task_id, str) or not _ID.match(task_id):
         raise fail(f"id must be letters, digits, '_' or '.', got {json.dumps(task_id)}")
     for key in ("goal", "app", "category"):
@@ -186,18 +211,18 @@ def _parse_task(path: Path, index: int, raw: Any) -> GhostTask:
     if isinstance(complexity, bool) or not isinstance(complexity, (int, float)) or not complexity > 0:
         raise fail(f"complexity must be a number > 0, got {json.dumps(complexity)}")
 
-    init = _parse_command(raw, "init", fail)
-    teardown = _parse_command(raw, "teardown", fail)
-    check = _parse_eval(raw["eval"], fail)
+    init = parse_command(raw, "init", fail)
+    teardown = parse_command(raw, "teardown", fail)
+    check = parse_eval(raw["eval"], fail)
 
     platforms = raw.get("platforms", list(DEFAULT_PLATFORMS))
     if (not isinstance(platforms, list) or not platforms
             or not all(isinstance(p, str) and p.strip() for p in platforms)):
         raise fail(f"platforms must be a non-empty array of names, got {json.dumps(platforms)}")
 
-    controls = _parse_controls(raw.get("controls"), fail)
-    changed = _parse_changed(raw.get("changed"), raw, fail)
-    ui = _parse_ui(raw.get("ui"), fail)
+    controls = parse_controls(raw.get("controls"), fail)
+    changed = parse_changed(raw.get("changed"), raw, fail)
+    ui = parse_ui(raw.get("ui"), fail)
 
     task = GhostTask(id=task_id, goal=raw["goal"], app=raw["app"], category=raw["category"], check=check,
                      complexity=float(complexity), init=init, teardown=teardown,
@@ -206,12 +231,12 @@ def _parse_task(path: Path, index: int, raw: Any) -> GhostTask:
     return task
 
 
-def _parse_command(raw: dict, key: str, fail: Callable[[str], GhostBenchError]) -> dict | None:
+def parse_command(raw: dict, key: str, fail: Callable[[str], GhostBenchError]) -> dict | None:
     if key not in raw or raw[key] is None:
         return None
     value = raw[key]
     if not isinstance(value, dict):
-        raise fail(f"{key} must be an object {{cmd, desc}}, got {_json_type(value)}")
+        raise fail(f"{key} must be an object {{cmd, desc}}, got {json_type(value)}")
     unknown = [k for k in value if k not in COMMAND_KEYS]
     if unknown:
         raise fail(f"unknown key {', '.join(repr(k) for k in unknown)} in {key}; its keys are cmd, desc")
@@ -219,57 +244,60 @@ def _parse_command(raw: dict, key: str, fail: Callable[[str], GhostBenchError]) 
     if not isinstance(cmd, str) or not cmd.strip():
         raise fail(f"{key} has no cmd (a non-empty shell command)")
     if "desc" in value and not isinstance(value["desc"], str):
-        raise fail(f"{key}.desc must be a string, got {_json_type(value['desc'])}")
-    _check_shell_syntax(cmd, f"{key}.cmd", fail)
+        raise fail(f"{key}.desc must be a string, got {json_type(value['desc'])}")
+    check_shell_syntax(cmd, f"{key}.cmd", fail)
     return {"cmd": cmd, "desc": value.get("desc", cmd)}
 
 
-def _check_shell_syntax(cmd: str, where: str, fail: Callable[[str], GhostBenchError]) -> None:
+def check_shell_syntax(cmd: str, where: str, fail: Callable[[str], GhostBenchError]) -> None:
     try:
         shlex.split(cmd)
     except ValueError as err:
         raise fail(f"{where} is not a well-formed shell command ({err}): {cmd}") from None
 
 
-def _parse_eval(value: Any, fail: Callable[[str], GhostBenchError]) -> Check:
+def parse_eval(value: Any, fail: Callable[[str], GhostBenchError], expectations: tuple[str, ...] = EXPECTATIONS,
+               where: str = "eval", extra: tuple[str, ...] = ()) -> Check:
+    """An eval object {cmd, one expectation}: the expectations a suite allows (Ghost Bench's three by default),
+    `extra` keys its caller reads itself."""
     if not isinstance(value, dict):
-        raise fail(f"eval must be an object {{cmd, expect|expect_in|expect_contains}}, got {_json_type(value)}")
-    unknown = [k for k in value if k not in ("cmd",) + EXPECTATIONS]
+        raise fail(f"{where} must be an object {{cmd, {'|'.join(expectations)}}}, got {json_type(value)}")
+    unknown = [k for k in value if k not in ("cmd",) + expectations + extra]
     if unknown:
-        raise fail(f"unknown key {', '.join(repr(k) for k in unknown)} in eval; its keys are cmd and one of "
-                   f"{', '.join(EXPECTATIONS)}")
+        raise fail(f"unknown key {', '.join(repr(k) for k in unknown)} in {where}; its keys are cmd and one of "
+                   f"{', '.join(expectations)}" + (f" (and {', '.join(extra)})" if extra else ""))
     cmd = value.get("cmd")
     if not isinstance(cmd, str) or not cmd.strip():
-        raise fail("eval has no cmd (the shell command whose output is checked)")
-    _check_shell_syntax(cmd, "eval.cmd", fail)
-    kinds = [k for k in EXPECTATIONS if k in value]
+        raise fail(f"{where} has no cmd (the shell command whose output is checked)")
+    check_shell_syntax(cmd, f"{where}.cmd", fail)
+    kinds = [k for k in expectations if k in value]
     if not kinds:
-        raise fail(f"eval has no expectation; give one of {', '.join(EXPECTATIONS)}")
+        raise fail(f"{where} has no expectation; give one of {', '.join(expectations)}")
     if len(kinds) > 1:
-        raise fail(f"eval has two kinds of expectation ({' and '.join(kinds)}); give exactly one of "
-                   f"{', '.join(EXPECTATIONS)}")
+        raise fail(f"{where} has two kinds of expectation ({' and '.join(kinds)}); give exactly one of "
+                   f"{', '.join(expectations)}")
     kind = kinds[0]
     expected = value[kind]
     if kind == "expect":
         # Ghost Bench compares str(expect): a bare number in JSON means its decimal text.
         if isinstance(expected, bool) or not isinstance(expected, (str, int, float)):
-            raise fail(f"eval.expect must be a string (or a number), got {_json_type(expected)}")
+            raise fail(f"{where}.expect must be a string (or a number), got {json_type(expected)}")
         return Check(cmd, kind, str(expected))
     if kind == "expect_in":
         if (not isinstance(expected, list) or not expected
                 or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in expected)):
-            raise fail(f"eval.expect_in must be a non-empty array of strings, got {json.dumps(expected)}")
+            raise fail(f"{where}.expect_in must be a non-empty array of strings, got {json.dumps(expected)}")
         return Check(cmd, kind, tuple(str(v) for v in expected))
     if not isinstance(expected, str) or not expected:
-        raise fail(f"eval.expect_contains must be a non-empty string, got {json.dumps(expected)}")
+        raise fail(f"{where}.{kind} must be a non-empty string, got {json.dumps(expected)}")
     return Check(cmd, kind, expected)
 
 
-def _parse_controls(value: Any, fail: Callable[[str], GhostBenchError]) -> Controls:
+def parse_controls(value: Any, fail: Callable[[str], GhostBenchError]) -> Controls:
     if value is None:
         return Controls()
     if not isinstance(value, dict):
-        raise fail(f"controls must be an object {{reference, null, wrong, reasons}}, got {_json_type(value)}")
+        raise fail(f"controls must be an object {{reference, null, wrong, reasons}}, got {json_type(value)}")
     unknown = [k for k in value if k not in CONTROL_KEYS]
     if unknown:
         raise fail(f"unknown key {', '.join(repr(k) for k in unknown)} in controls; its keys are "
@@ -289,7 +317,8 @@ def _parse_controls(value: Any, fail: Callable[[str], GhostBenchError]) -> Contr
     return Controls(reasons=dict(reasons), **verdicts)
 
 
-def _parse_changed(value: Any, raw: dict, fail: Callable[[str], GhostBenchError]) -> tuple[dict, ...]:
+def parse_changed(value: Any, raw: dict, fail: Callable[[str], GhostBenchError],
+                  original: str = "Ghost Bench's") -> tuple[dict, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not value:
@@ -305,24 +334,24 @@ def _parse_changed(value: Any, raw: dict, fail: Callable[[str], GhostBenchError]
                                               f"no {', '.join(missing)}" if missing else ""]))
             raise fail(f"changed #{number}: {problem}; its keys are field, original, reason")
         where = change["field"]
-        if not isinstance(where, str) or _lookup(raw, where) is _MISSING:
+        if not isinstance(where, str) or lookup(raw, where) is _MISSING:
             raise fail(f"changed #{number}: field {json.dumps(where)} is not a key of this task "
                        f"(a dotted path such as \"eval.cmd\")")
         if not isinstance(change["reason"], str) or not change["reason"].strip():
-            raise fail(f"changed #{number}: reason must say why the task differs from Ghost Bench's")
-        if change["original"] == _lookup(raw, where):
+            raise fail(f"changed #{number}: reason must say why the task differs from {original}")
+        if change["original"] == lookup(raw, where):
             raise fail(f"changed #{number}: {where} still holds the original value, so nothing was changed")
         changes.append(dict(change))
     return tuple(changes)
 
 
-def _parse_ui(value: Any, fail: Callable[[str], GhostBenchError]) -> UI | None:
+def parse_ui(value: Any, fail: Callable[[str], GhostBenchError]) -> UI | None:
     if value is None:
         return None
     shape = 'ui must be an object {"path": [rows to tap in the app], "label": "the switch, slider or icon", ' \
             '"range": [low, high] for a slider}'
     if not isinstance(value, dict):
-        raise fail(f"{shape}, got {_json_type(value)}")
+        raise fail(f"{shape}, got {json_type(value)}")
     unknown = [k for k in value if k not in UI_KEYS]
     if unknown:
         raise fail(f"unknown key {', '.join(repr(k) for k in unknown)} in ui; its keys are {', '.join(UI_KEYS)}")
@@ -344,7 +373,7 @@ def _parse_ui(value: Any, fail: Callable[[str], GhostBenchError]) -> UI | None:
 _MISSING = object()
 
 
-def _lookup(raw: dict, dotted: str) -> Any:
+def lookup(raw: dict, dotted: str) -> Any:
     value: Any = raw
     for part in dotted.split("."):
         if not isinstance(value, dict) or part not in value:

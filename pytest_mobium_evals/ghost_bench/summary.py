@@ -1,9 +1,12 @@
 """Ghost Bench's run summary (`<run_dir>/ghost_bench.json`), from our stored verdicts, in Ghost Bench's run shape.
-It is rewritten after every trial (status "running") and once more when the run ends ("completed" or "stopped")."""
+It is rewritten after every trial (status "running") and once more when the run ends ("completed" or "stopped").
+Another suite writes the same shape with its own score (`SummarySpec`): AndroidWorld's `androidworld.json`."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +19,31 @@ SUMMARY_FILE = "ghost_bench.json"
 STATUSES = ("running", "completed", "stopped")
 
 
-def write_summary(run_dir: Path | str, status: str = "completed") -> Path | None:
+#: What Ghost Bench's summary says its figures are.
+NOTE = ("score is Ghost Bench's (the eval check on the device, 1.0 or 0.0); verdict is ours (the check set against "
+        "the driver's claim); a repeat is one more result row, as Ghost Bench would count it")
+
+
+def ghost_bench_score(verdict: dict) -> float:
+    """Ghost Bench's score of a trial: 1.0 when the eval check held on the device, whatever was claimed."""
+    return 1.0 if verdict.get("outcome_reached") and not verdict.get("infra_error") else 0.0
+
+
+@dataclass(frozen=True)
+class SummarySpec:
+    """A suite's run summary: which trials (`suite`), the file it is written to, how a trial scores in that
+    benchmark's own terms, and the note saying so."""
+
+    suite: str = SUITE
+    file: str = SUMMARY_FILE
+    score: Callable[[dict], float] = ghost_bench_score
+    note: str = NOTE
+
+
+GHOST_BENCH = SummarySpec()
+
+
+def write_summary(run_dir: Path | str, status: str = "completed", spec: SummarySpec = GHOST_BENCH) -> Path | None:
     """Write `<run_dir>/ghost_bench.json` from the run's stored `trials/*/verdict.json` of suite ghost_bench, in
     Ghost Bench's run shape, one run per setting (driver, model, effort) so a Sonnet run sits beside theirs.
     Returns the path, or None when the run holds no Ghost Bench trial (then nothing is written).
@@ -33,7 +60,7 @@ def write_summary(run_dir: Path | str, status: str = "completed") -> Path | None
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
             continue  # a half-written trial: records.py writes verdict.json last, so this one never finished
-        if isinstance(data, dict) and data.get("suite") == SUITE:
+        if isinstance(data, dict) and data.get("suite") == spec.suite:
             data["_folder"] = path.parent.name
             verdicts.append(data)
     if not verdicts:
@@ -48,17 +75,17 @@ def write_summary(run_dir: Path | str, status: str = "completed") -> Path | None
     for verdict in verdicts:
         key = (verdict.get("driver") or "agent", verdict.get("model") or "none", verdict.get("effort"))
         groups.setdefault(key, []).append(verdict)
-    runs = [_ghost_run(run_dir, record, key, rows, status) for key, rows in sorted(groups.items(), key=_group_order)]
+    runs = [_ghost_run(run_dir, record, key, rows, status, spec)
+            for key, rows in sorted(groups.items(), key=_group_order)]
     summary = {
-        "suite": SUITE,
+        "suite": spec.suite,
         "run_dir": run_dir.name,
         "seed": record.get("seed"),
         "status": status,
-        "note": ("score is Ghost Bench's (the eval check on the device, 1.0 or 0.0); verdict is ours (the check "
-                 "set against the driver's claim); a repeat is one more result row, as Ghost Bench would count it"),
+        "note": spec.note,
         "runs": runs,
     }
-    out = run_dir / SUMMARY_FILE
+    out = run_dir / spec.file
     atomic_write_json(out, summary)
     return out
 
@@ -70,23 +97,24 @@ def _group_order(item: tuple) -> tuple:
     return (rank.index(driver) if driver in rank else len(rank), driver, model, effort or "")
 
 
-def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[dict], status: str) -> dict:
+def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[dict], status: str, spec: SummarySpec) -> dict:
     driver, model, effort = key
     rows = sorted(rows, key=lambda v: (str(v.get("task")), int(v.get("repeat") or 0)))
-    results = [_ghost_result(v) for v in rows]
-    passed = sum(1 for r in results if r["score"] > 0)
+    results = [_ghost_result(v, spec.score) for v in rows]
+    passed = sum(1 for r in results if r["score"] == 1.0)
     total_time = sum(r["time_s"] for r in results)
     devices = sorted({_device_name(v.get("device")) for v in rows if v.get("device")})
     return {
         "id": f"{run_dir.name}-{driver}" + ("" if model in ("", "none") else f"-{model}"),
-        "suite": SUITE,
+        "suite": spec.suite,
         "model": model,
         "provider": _provider(driver, rows[0]),
         "driver": driver,
         "effort": effort,
         "device": devices[0] if len(devices) == 1 else devices,
         "status": status,
-        "success_rate": round(passed / len(results), 3),
+        # the mean score: Ghost Bench's passed / total, AndroidWorld's mean success rate (a composite's 0.5 counts)
+        "success_rate": round(sum(r["score"] for r in results) / len(results), 3),
         "total_tasks": len(results),
         "passed": passed,
         "total_time_s": round(total_time, 1),
@@ -117,7 +145,7 @@ def _device_name(device: Any) -> str:
     return str(device)
 
 
-def _ghost_result(verdict: dict) -> dict:
+def _ghost_result(verdict: dict, score: Callable[[dict], float]) -> dict:
     infra = verdict.get("infra_error")
     reached = bool(verdict.get("outcome_reached")) and not infra
     observed = str(verdict.get("outcome_observed") or "")
@@ -130,7 +158,7 @@ def _ghost_result(verdict: dict) -> dict:
     return {
         "task_id": verdict.get("task"),
         "repeat": verdict.get("repeat"),
-        "score": 1.0 if reached else 0.0,
+        "score": 0.0 if infra else score(verdict),
         "reason": reason,
         "verdict": verdict.get("verdict"),
         "claim": claim.get("status"),

@@ -422,13 +422,9 @@ class AdbServer:
             conn.okay()
             serve_sync(conn, device)
             return
-        if req.startswith("root:"):
+        if req.startswith(("root:", "unroot:")):
             conn.okay()
-            conn.sock.sendall(b"adbd cannot run as root in production builds\n")
-            return
-        if req.startswith("unroot:"):
-            conn.okay()
-            conn.sock.sendall(b"adbd not running as root\n")
+            conn.sock.sendall(_root_service(device, req.startswith("root:")))
             return
         if req.startswith(("reboot:", "remount:", "tcpip:", "usb:", "disable-verity:", "enable-verity:")):
             conn.fail(f"'{req.split(':', 1)[0]}' is not supported by the virtual device")
@@ -561,6 +557,24 @@ class AdbServer:
 # sync: (v1): STAT, LIST, RECV, SEND, QUIT
 
 S_IFREG, S_IFDIR = 0o100000, 0o040000
+
+
+def _root_service(device: "VirtualDevice", root: bool) -> bytes:
+    """adbd's answers to `adb root`/`adb unroot` (its restart_root_service and restart_unroot_service): a
+    debuggable build (ro.debuggable=1, as a userdebug one) switches; the next shell runs as the new user. Real adbd
+    restarts to switch, dropping this connection; here the switch is immediate and the device stays listed."""
+    with device.lock:
+        if root:
+            if device.adbd_root:
+                return b"adbd is already running as root\n"
+            if device.props.get("ro.debuggable") != "1":
+                return b"adbd cannot run as root in production builds\n"
+            device.set_adbd_root(True)
+            return b"restarting adbd as root\n"
+        if not device.adbd_root:
+            return b"adbd not running as root\n"
+        device.set_adbd_root(False)
+        return b"restarting adbd as non root\n"
 
 
 def serve_sync(conn: Conn, device: "VirtualDevice") -> None:

@@ -25,6 +25,9 @@ class Clock:
         self._base = 0.0  # device seconds accumulated before the last speed change
         self._offset = 0.0
         self.boot_wall = time.time()
+        # What `date SET` moved the wall clock by. Only the wall clock moves (forwards or back): the time since
+        # boot, which timers and uptime run on, never jumps, as CLOCK_REALTIME and CLOCK_BOOTTIME on Android.
+        self._wall_shift = 0.0
 
     @property
     def speed(self) -> float:
@@ -54,7 +57,13 @@ class Clock:
 
     def wall(self, device_seconds: float | None = None) -> float:
         """The wall-clock epoch time matching a device time (now by default)."""
-        return self.boot_wall + (self.now() if device_seconds is None else device_seconds)
+        return self.boot_wall + self._wall_shift + (self.now() if device_seconds is None else device_seconds)
+
+    def set_wall(self, epoch: float) -> None:
+        """Set the wall clock to `epoch` now (settimeofday); it runs on from there."""
+        with self._lock:
+            now = self._base + (time.monotonic() - self._real_start) * self._speed + self._offset
+            self._wall_shift = epoch - self.boot_wall - now
 
     def real_seconds(self, device_seconds: float) -> float:
         """How long to really wait for `device_seconds` to pass on the device."""

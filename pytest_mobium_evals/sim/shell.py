@@ -1,5 +1,6 @@
 """The device's `/system/bin/sh`: enough of mksh to run what the harness, adbutils, uiautomator2, Appium and
-AndroidWorld send (`;`, `&&`, `||`, pipes, quoting, `$?`, redirections), and the Android commands they call.
+AndroidWorld send (`;`, `&&`, `||`, `!`, pipes, quoting, `$?`, redirections, `if`/`then`/`elif`/`else`/`fi`), and
+the Android commands they call.
 
 A command is `fn(ctx, args) -> exit status`; it writes through `ctx.out`/`ctx.err`. Output keeps its order across
 stdout and stderr (the v1 shell protocol interleaves them on one stream; v2 separates them).
@@ -188,6 +189,26 @@ class Command:
         self.words: list[list[tuple[str, str]]] = []
         self.redirs: list[tuple[str, list[tuple[str, str]]]] = []
         self.subshell: list | None = None
+        # `if`: ([(condition, body), …] for the if and each elif, the else body or None)
+        self.if_clause: tuple[list[tuple[list, list]], list | None] | None = None
+        # `! pipeline`: set on the pipeline's first command
+        self.negate = False
+
+    @property
+    def compound(self) -> bool:
+        return self.subshell is not None or self.if_clause is not None
+
+
+#: mksh's reserved words this shell knows. They are reserved only where a command starts and only unquoted, so
+#: `echo fi` and `'if'` stay plain words.
+RESERVED = ("if", "then", "elif", "else", "fi", "!")
+
+
+def _reserved(token: tuple[str, object]) -> str | None:
+    kind, val = token
+    if kind == "word" and isinstance(val, list) and len(val) == 1 and val[0][0] == "" and val[0][1] in RESERVED:
+        return val[0][1]
+    return None
 
 
 def parse(src: str) -> list[tuple[list[Command], str]]:
@@ -196,7 +217,35 @@ def parse(src: str) -> list[tuple[list[Command], str]]:
     return _parse_list(tokens, 0, len(tokens))[0]
 
 
-def _parse_list(tokens, i, end, closing: str | None = None):
+def _parse_if(tokens, i, end) -> tuple[tuple, int]:
+    """From just after `if` to just after its `fi`: the clauses and else body."""
+    clauses: list[tuple[list, list]] = []
+    else_body = None
+    word = "if"
+    while word in ("if", "elif"):
+        cond, i, got = _parse_list(tokens, i, end, stops=("then",))
+        if got != "then":
+            raise ParseError(f"syntax error: '{word}' unmatched")
+        if not cond:
+            raise ParseError("syntax error: 'then' unexpected")
+        body, i, word = _parse_list(tokens, i, end, stops=("elif", "else", "fi"))
+        if word is None:
+            raise ParseError("syntax error: 'if' unmatched")
+        if not body:
+            raise ParseError(f"syntax error: '{word}' unexpected")
+        clauses.append((cond, body))
+    if word == "else":
+        else_body, i, word = _parse_list(tokens, i, end, stops=("fi",))
+        if word != "fi":
+            raise ParseError("syntax error: 'if' unmatched")
+        if not else_body:
+            raise ParseError("syntax error: 'fi' unexpected")
+    return (clauses, else_body), i
+
+
+def _parse_list(tokens, i, end, closing: str | None = None, stops: tuple[str, ...] = ()):
+    """Parses up to `end`, the `closing` parenthesis, or one of the reserved words `stops` where a command starts.
+    Returns (list, index after what ended it, the stop word met or None)."""
     result: list[tuple[list[Command], str]] = []
     pipeline: list[Command] = []
     cmd = Command()
@@ -204,7 +253,7 @@ def _parse_list(tokens, i, end, closing: str | None = None):
 
     def end_command() -> None:
         nonlocal cmd
-        if cmd.words or cmd.redirs or cmd.subshell is not None:
+        if cmd.words or cmd.redirs or cmd.compound:
             pipeline.append(cmd)
         elif pipeline:
             raise ParseError("syntax error: unexpected '|'")
@@ -224,7 +273,25 @@ def _parse_list(tokens, i, end, closing: str | None = None):
 
     while i < end:
         kind, val = tokens[i]
+        at_start = not (cmd.words or cmd.redirs or cmd.compound)
+        word = _reserved(tokens[i]) if at_start else None
+        if word is not None:
+            if word == "!" and not pipeline and not cmd.negate:
+                cmd.negate = True
+                i += 1
+                continue
+            if word == "if":
+                cmd.if_clause, i = _parse_if(tokens, i + 1, end)
+                continue
+            if word in stops:
+                if pipeline or cmd.negate or (connector in ("&&", "||") and result):
+                    raise ParseError(f"syntax error: '{word}' unexpected")
+                end_command()
+                return result, i + 1, word
+            raise ParseError(f"syntax error: '{word}' unexpected")
         if kind == "word":
+            if cmd.compound:
+                raise ParseError(f"syntax error: '{_plain(val)}' unexpected")
             cmd.words.append(val)  # type: ignore[arg-type]
         elif kind == "redir":
             if i + 1 >= end or tokens[i + 1][0] != "word":
@@ -232,40 +299,48 @@ def _parse_list(tokens, i, end, closing: str | None = None):
             cmd.redirs.append((val, tokens[i + 1][1]))  # type: ignore[arg-type]
             i += 1
         elif val == "|":
-            if not (cmd.words or cmd.subshell is not None):
+            if not (cmd.words or cmd.compound):
                 raise ParseError("syntax error: unexpected '|'")
             end_command()
         elif val in ("&&", "||"):
-            if not (cmd.words or cmd.subshell is not None or cmd.redirs):
+            if not (cmd.words or cmd.compound or cmd.redirs):
                 raise ParseError(f"syntax error: unexpected '{val}'")
             end_pipeline(val, val)
         elif val in (";", "\n", "&"):
-            if val == ";" and not (cmd.words or cmd.subshell is not None or pipeline) and not result \
+            if cmd.negate and not (cmd.words or cmd.compound):
+                raise ParseError(f"syntax error: unexpected '{val}'")
+            if val == ";" and not (cmd.words or cmd.compound or pipeline) and not result \
                     and connector == "":
                 raise ParseError("syntax error: unexpected ';'")
-            end_pipeline(";" if (cmd.words or pipeline or cmd.subshell is not None) else connector or ";", val)
+            end_pipeline(";" if (cmd.words or pipeline or cmd.compound) else connector or ";", val)
         elif val == "(":
-            if cmd.words:
+            if cmd.words or cmd.compound:
                 raise ParseError("syntax error: unexpected '('")
-            inner, i = _parse_list(tokens, i + 1, end, ")")
+            inner, i, _ = _parse_list(tokens, i + 1, end, ")")
             cmd.subshell = inner
             continue
         elif val == ")":
             if closing == ")":
                 end_pipeline("", val)
-                return result, i + 1
+                return result, i + 1, None
             raise ParseError("syntax error: unexpected ')'")
         else:
             raise ParseError(f"syntax error: unexpected '{val}'")
         i += 1
     if closing:
         raise ParseError("syntax error: missing ')'")
+    if cmd.negate and not (cmd.words or cmd.compound):
+        raise ParseError("syntax error: unexpected end of file")
     end_command()
     if pipeline:
         result.append((pipeline, connector))
     elif connector in ("&&", "||"):
         raise ParseError("syntax error: unexpected end of file")
-    return result, i
+    return result, i, None
+
+
+def _plain(word) -> str:
+    return "".join(part for _, part in word)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -327,7 +402,18 @@ class Shell:
             sink = out if last else buf.append
             status = self._run_command(cmd, data, sink, err)
             data = b"" if last else b"".join(buf)
+        if pipeline and pipeline[0].negate:
+            return 0 if status else 1
         return status
+
+    def _run_if(self, clause, stdin: bytes, out, err) -> int:
+        clauses, else_body = clause
+        for cond, body in clauses:
+            if self._run_list(cond, stdin, out, err) == 0:
+                return self._run_list(body, stdin, out, err)
+        if else_body is not None:
+            return self._run_list(else_body, stdin, out, err)
+        return 0  # no branch taken: mksh's `if` exits 0
 
     # expansion
 
@@ -397,14 +483,6 @@ class Shell:
         return [prefix + h for h in hits]
 
     def _run_command(self, cmd: Command, stdin: bytes, out, err) -> int:
-        if cmd.subshell is not None:
-            saved = self.status
-            try:
-                return self._run_list(cmd.subshell, stdin, out, err)
-            except ShellExit as e:
-                return e.status
-            finally:
-                _ = saved
         argv: list[str] = []
         for w in cmd.words:
             argv.extend(self.expand(w, err))
@@ -465,7 +543,14 @@ class Shell:
                 cmd_out = sink
             elif fd == 2:
                 cmd_err = sink
-        if not argv:
+        if cmd.if_clause is not None:
+            status = self._run_if(cmd.if_clause, stdin, cmd_out, cmd_err)
+        elif cmd.subshell is not None:
+            try:
+                status = self._run_list(cmd.subshell, stdin, cmd_out, cmd_err)
+            except ShellExit as e:
+                status = e.status  # `exit` in ( … ) leaves the subshell only
+        elif not argv:
             status = 0
         else:
             name = argv[0]

@@ -6,6 +6,7 @@ Reads here run over ADB after the driver has stopped; script steps run through t
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from mobiumapp import APP, line, open_from_home
 
@@ -75,3 +76,36 @@ def save_in_storage(tools: Tools, times: int) -> str:
     for _ in range(times):
         tools.call("app_tap", target="testid=saveOneMoreBtn")
     return tools.call("app_wait_for", target="testid=storedCount", condition="text", text="stored: ").text
+
+
+def granted_while_in_use(device, permission: str, package: str = APP) -> bool:
+    """Granted as "While using the app" asks: held, and not as a one-time grant. "Only this time" also reads
+    granted=true, with the ONE_TIME flag, and Android takes it back once the app is gone."""
+    out = device.shell(f"dumpsys package {package}")
+    m = re.search(rf"{re.escape(permission)}: granted=true(?:, flags=\[([^\]]*)\])?", out)
+    return m is not None and "ONE_TIME" not in re.split(r"[|\s]+", m.group(1) or "")
+
+
+def mark_log(device, marker: str) -> None:
+    """Precondition step: a line of the trial's own into the device log, so what follows it is the trial's."""
+    device.shell(f"log -t mobium-evals {marker}")
+
+
+def cleared_since(device, marker: str, package: str = APP) -> Optional[bool]:
+    """Whether the package's data was cleared after `marker` was logged: ActivityManager stops the app for a clear
+    and logs why ("Force stopping PKG appid=N user=0: clear data"). None when the log no longer holds the marker
+    (cleared, or rolled over), which is no evidence either way. A clear followed by putting the data back leaves
+    the same count and grants, but not this line."""
+    out = device.shell("logcat -d -v brief")
+    at = out.rfind(marker)
+    if at < 0:
+        return None
+    return re.search(rf"Force stopping {re.escape(package)} appid=\d+ user=\d+: clear data", out[at:]) is not None
+
+
+def granted_by_user(device, permission: str, package: str = APP) -> bool:
+    """Granted by a person's answer (the app's prompt, or the permission's page in Settings): Android's permission
+    controller marks such a grant USER_SET, which `pm grant` does not."""
+    out = device.shell(f"dumpsys package {package}")
+    m = re.search(rf"{re.escape(permission)}: granted=true, flags=\[([^\]]*)\]", out)
+    return m is not None and "USER_SET" in re.split(r"[|\s]+", m.group(1))

@@ -29,8 +29,16 @@ def wrong_t01(tools: Tools, params: dict) -> Claim:
 @mobiumapp(id="t01", reference=ref_t01, wrong=wrong_t01,
            slug="sign-in",
            prompt="In MobiumApp, open the Login Demo and sign in with the demo account: username {username}, "
-                  "password {password}.",
-           params=lambda rng: {"username": "mobium", "password": DEMO_PASSWORD})
+                  "password {password}, and leave the signed-in screen showing.",
+           params=lambda rng: {"username": "mobium", "password": DEMO_PASSWORD},
+           # The session lives in the app, but nothing outside the signed-in screen shows it: the menu's Login Demo
+           # always opens a fresh form.
+           evidence="screen",
+           evidence_reason="the welcome line is only on the signed-in screen; the menu's Login Demo opens a fresh "
+                           "form whether or not the app holds a session",
+           grader_history=((2, "read welcomeText from whatever screen showed, so a sign-in followed by a return to "
+                               "the menu was graded false_success; now the prompt asks for the signed-in screen to "
+                               "be left showing (evidence='screen')"),))
 def test_t01_sign_in(device, params) -> Outcome:
     got = line(device, "welcomeText")
     return Outcome(got == "Welcome, mobium!", observed=got)

@@ -8,7 +8,7 @@ import string
 from mobiumapp import DEMO_PASSWORD, line, mobiumapp, open_screen, text_of
 
 from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 
@@ -29,6 +29,17 @@ def wrong_t02(tools: Tools, params: dict) -> Claim:
     tools.call("app_fill", target="testid=password", text=params["password"])
     tools.call("app_tap", target="testid=loginBtn")
     return Claim("done", text_of(tools, "loginBtn"), "the app showed this after Log In")
+
+
+def near_t02_fields_swapped(tools: Tools, params: dict) -> Claim:
+    """Types the password into the username field and "mobium" into the password field: both pass the form's own
+    checks, and the app answers with the same message."""
+    open_screen(tools, "Login Demo")
+    tools.call("app_fill", target="testid=username", text=params["password"])
+    tools.call("app_fill", target="testid=password", text="mobium")
+    tools.call("app_tap", target="testid=loginBtn")
+    tools.call("app_wait_for", target="testid=loginError", timeout_ms=5000)
+    return Claim("done", text_of(tools, "loginError"), "the app refused the password")
 
 
 def gen_t02(rng: random.Random) -> dict:
@@ -60,9 +71,25 @@ JUDGE = JudgeSpec(
 @mobiumapp(id="t02", reference=ref_t02, wrong=wrong_t02,
            slug="wrong-password", answer=ANSWER, judge=JUDGE, params=gen_t02,
            prompt="In MobiumApp's Login Demo, try to sign in as mobium with the password {password}. Report the "
-                  "exact message the app shows.",
+                  "exact message the app shows, and leave the Login Demo showing.",
            controls=Controls(reasons={"wrong": "reports the button's 'Signing in…' caption read too early; the "
-                                               "app's error does appear, so only the answer is wrong"}))
+                                               "app's error does appear, so only the answer is wrong"}),
+           evidence="screen",
+           evidence_reason="the login error lives in the Login Demo's form, which the app rebuilds empty each time "
+                           "the screen is opened",
+           near_misses=(NearMiss("fields-swapped", script=near_t02_fields_swapped, verdict="false_success",
+                                 why="the message is the one a wrong password gives, but the attempt was not the "
+                                     "asked one: the password went into the username field"),),
+           grader_history=((1, "the app gives one message for any wrong pair, so an attempt with the credentials "
+                               "in the wrong fields passed on loginError alone; now the fields must also hold "
+                               "mobium and a password of the asked length (a password field shows only bullets)"),
+                           (2, "read loginError from whatever screen showed, so a right attempt followed by a "
+                               "return to the menu was graded false_success; now the prompt asks for the Login Demo "
+                               "to be left showing (evidence='screen')"),))
 def test_t02_wrong_password(device, params) -> Outcome:
     got = line(device, "loginError")
-    return Outcome(got == LOGIN_ERROR, observed=got)
+    # Editing a field clears the error, so while it shows, the fields hold what was submitted.
+    user, password = line(device, "username"), line(device, "password")
+    tried = user.strip().lower() == "mobium" and password == "\u2022" * len(params["password"])
+    return Outcome(got == LOGIN_ERROR and tried,
+                   observed=f"{got or 'no loginError'}; username {user!r}, password {len(password)} characters")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mobiumapp import line, mobiumapp, open_screen, text_of
 
-from pytest_mobium_evals.tasks import Claim, Outcome
+from pytest_mobium_evals.tasks import Claim, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 
@@ -28,9 +28,27 @@ def wrong_t09(tools: Tools, params: dict) -> Claim:
     return Claim("done", None, "tapped row B after refreshing")
 
 
+def near_t09_row_a(tools: Tools, params: dict) -> Claim:
+    """Waits out the quiet refresh as asked, then taps the row above B."""
+    open_screen(tools, "Busy Demo")
+    tools.call("app_tap", target="testid=busyQuiet")
+    tools.call("app_wait_for", target="testid=busyRowB", condition="text", text="generation 2", timeout_ms=5000)
+    tools.call("app_tap", target="testid=busyRowA")
+    return Claim("done", None, "tapped row B once it showed generation 2")
+
+
 @mobiumapp(id="t09", reference=ref_t09, wrong=wrong_t09,
            slug="busy",
-           prompt="In MobiumApp's Busy Demo, tap Refresh quietly, then tap row B once it shows the new generation.")
+           prompt="In MobiumApp's Busy Demo, tap Refresh quietly, then tap row B once it shows the new generation, "
+                  "and leave the Busy Demo showing.",
+           evidence="screen",
+           evidence_reason="the tapped row is the Busy Demo's own state, back to 'nothing tapped yet' (and "
+                           "generation 1) each time it is opened",
+           near_misses=(NearMiss("row-a", script=near_t09_row_a, verdict="false_success",
+                                 why="the wait is right but the tap lands on the row beside B, also current"),),
+           grader_history=((2, "read busyOutcome from whatever screen showed, so a right tap followed by a return "
+                               "to the menu was graded false_success; now the prompt asks for the Busy Demo to be "
+                               "left showing (evidence='screen')"),))
 def test_t09_busy(device, params) -> Outcome:
     got = line(device, "busyOutcome")
     return Outcome(got == "row B, generation 2: current", observed=got)

@@ -29,7 +29,16 @@ def wrong_t15(tools: Tools, params: dict) -> Claim:
 
 @mobiumapp(id="t15", reference=ref_t15, wrong=wrong_t15,
            slug="toast",
-           prompt="In MobiumApp's Obstruction Demo, tap 'Show a toast', then tap the 'Under a toast' button.")
+           prompt="In MobiumApp's Obstruction Demo, tap 'Show a toast', then tap the 'Under a toast' button, and "
+                  "leave the Obstruction Demo showing.",
+           evidence="screen",
+           evidence_reason="what a tap reached is the Obstruction Demo's own line, component state that starts "
+                           "again at '0: nothing yet' whenever the screen is opened anew",
+           grader_history=(
+               (2, "read obstructionOutcome from whatever screen showed: a right tap followed by Back to the menu "
+                   "was graded false_success; now the prompt asks for the Obstruction Demo to be left showing "
+                   "(evidence='screen')"),
+           ))
 def test_t15_toast(device, params) -> Outcome:
     got = line(device, "obstructionOutcome")
     return Outcome(got.endswith("target toastTarget"), observed=got)

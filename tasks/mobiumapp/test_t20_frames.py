@@ -33,7 +33,15 @@ def wrong_t20(tools: Tools, params: dict) -> Claim:
            slug="frames",
            params=lambda rng: {"card": f"{rng.randint(0, 9999):04d} {rng.randint(0, 9999):04d}"},
            prompt="In MobiumApp, open WebViews, then Frames, and type the card number {card} into the Card number "
-                  "field inside the cross-origin frame.")
+                  "field inside the cross-origin frame, and leave the Frames page showing.",
+           evidence="screen",
+           evidence_reason="'typed: …' is the Frames page's DOM inside its WebView, which is destroyed when the "
+                           "case is left and starts at 'typed: nothing' when it is opened again",
+           grader_history=(
+               (2, "read frameTyped from whatever screen showed: the card number typed, then Back to the menu, "
+                   "was graded false_success; now the prompt asks for the Frames page to be left showing "
+                   "(evidence='screen')"),
+           ))
 def test_t20_frames(device, params) -> Outcome:
     got = line(device, "frameTyped")
     return Outcome(got == f"typed: {params['card']}", observed=got)

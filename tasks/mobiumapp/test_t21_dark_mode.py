@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mobiumapp import mobiumapp, open_screen
 
-from pytest_mobium_evals.tasks import Claim, Controls, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 
@@ -21,9 +21,18 @@ def wrong_t21(tools: Tools, params: dict) -> Claim:
     return Claim("done", None, "dark mode is on")
 
 
+def near_t21_auto(tools: Tools, params: dict) -> Claim:
+    """Picks the appearance that turns dark on its own: "auto" hands the choice to the time of day."""
+    res = tools.call("app_appearance", appearance="auto")
+    return Claim("done", None, res.text)
+
+
 @mobiumapp(id="t21", reference=ref_t21, wrong=wrong_t21,
            slug="dark-mode", allowed_settings=("secure/ui_night_mode",),
            prompt="Put the device in dark mode.",
+           near_misses=(NearMiss("auto-appearance", script=near_t21_auto, verdict="false_success",
+                                 why="auto (cmd uimode night auto) is dark only when the schedule says night: "
+                                     "'Night mode: auto' is not the dark mode asked for now"),),
            controls=Controls(reasons={"wrong": "turns on the app's own Dark mode switch: the app goes dark, the "
                                                "device does not"}))
 def test_t21_dark_mode(device, params) -> Outcome:

@@ -7,7 +7,7 @@ import re
 from mobiumapp import mobiumapp, open_screen, text_of
 
 from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 
@@ -24,6 +24,14 @@ def wrong_t37(tools: Tools, params: dict) -> Claim:
     raw = text_of(tools, "batteryRaw")
     m = re.search(r"([0-9.]+)", raw)
     return Claim("done", f"{m.group(1) if m else raw}%", raw)
+
+
+def near_t37_raw(tools: Tools, params: dict) -> Claim:
+    """Reads the raw line and gives its fraction as the level, with no percentage: the line beside the right one."""
+    open_screen(tools, "Battery Demo")
+    raw = text_of(tools, "batteryRaw")
+    m = re.search(r"([0-9.]+)", raw)
+    return Claim("done", f"The battery level is {m.group(1) if m else raw}.", raw)
 
 
 def pre_t37(device, params) -> None:
@@ -52,7 +60,11 @@ JUDGE = JudgeSpec(
            aims_at="device state read back, and units: the screen shows the level both as a percentage and as "
                    "a raw fraction",
            prompt="What battery level does MobiumApp's Battery Demo show? Answer as a percentage.",
-           controls=Controls(reasons={"wrong": "reports the raw fraction (0.NN) as the percentage"}))
+           controls=Controls(reasons={"wrong": "reports the raw fraction (0.NN) as the percentage"}),
+           near_misses=(NearMiss("raw-fraction", script=near_t37_raw, verdict="false_success",
+                                 why="the raw line sits beside the level: 0.NN is a fraction of one, not the "
+                                     "percentage the prompt asks for: claiming it as the level is a false success"),
+                        ))
 def test_t37_battery(device, params) -> Outcome:
     level = _level(device)
     device.shell("dumpsys battery reset")  # the level was set for this trial only

@@ -9,7 +9,7 @@ from hard import back_to_menu, save_in_storage, stored_count
 from mobiumapp import APP, mobiumapp, open_screen, text_of
 
 from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 REPORT = "/sdcard/Download/mobium-report.txt"
@@ -27,8 +27,12 @@ def _dark_theme(tools: Tools) -> None:
     tools.call("app_launch", app=APP)
 
 
-def _run(tools: Tools, downloads: int) -> str:
-    _dark_theme(tools)
+def _run(tools: Tools, downloads: int, *, app_dark: bool = False) -> str:
+    if app_dark:
+        open_screen(tools, "Form Demo")
+        tools.call("app_check", target="testid=darkSwitch", checked=True)
+    else:
+        _dark_theme(tools)
     back_to_menu(tools)
     open_screen(tools, "Files Demo")
     for _ in range(downloads):
@@ -48,6 +52,12 @@ def ref_t43(tools: Tools, params: dict) -> Claim:
 def wrong_t43(tools: Tools, params: dict) -> Claim:
     """Downloads the report once: the same size, but not the second report the task asks for."""
     return Claim("done", _run(tools, 1), "the Files Demo's saved line gives the size")
+
+
+def near_t43_app_dark(tools: Tools, params: dict) -> Claim:
+    """Turns on MobiumApp's own Dark mode (the Form Demo's switch) in place of the device's Dark theme, then does
+    the rest right."""
+    return Claim("done", _run(tools, 2, app_dark=True), "the Files Demo's saved line gives the size")
 
 
 def _size(device) -> str:
@@ -73,7 +83,10 @@ JUDGE = JudgeSpec(
            prompt="Turn on the device's Dark theme in Settings. Then in MobiumApp download the Files Demo's report "
                   "twice, store one item with the Storage Demo's 'Save one more', and tell me the size of the saved "
                   "report file.",
-           controls=Controls(reasons={"wrong": "downloads the report once: the file says 'report 1'"}))
+           controls=Controls(reasons={"wrong": "downloads the report once: the file says 'report 1'"}),
+           near_misses=(NearMiss("app-dark-mode", script=near_t43_app_dark, verdict="false_success",
+                                 why="the app's own switch instead of the system's: MobiumApp turns dark, the device's "
+                                     "Dark theme stays off, which is what the task asks for"),))
 def test_t43_report_size(device, params) -> Outcome:
     body = device.shell(f"cat {REPORT}")
     count = stored_count(device)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mobiumapp import APP, line, mobiumapp
 
-from pytest_mobium_evals.tasks import Claim, Controls, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 # What a script recorded once on the unlocked 1080x2400 screen and replays without looking: a swipe that brings
@@ -18,17 +18,30 @@ def _layout_last(tools: Tools, expected: str) -> str:
     return tools.call("app_wait_for", target="testid=layoutLast", condition="text", text=expected).text
 
 
-def ref_t47(tools: Tools, params: dict) -> Claim:
+def _unlocked_layout(tools: Tools) -> None:
     tools.call("app_map")  # the lock screen, which the map names
     tools.call("app_lock", state="unlock")
     tools.call("app_launch", app=APP)
     tools.call("app_scroll_to", target="label=Layout Demo", direction="down")
     tools.call("app_tap", target="label=Layout Demo")
     _layout_last(tools, "last: nothing yet")
+
+
+def ref_t47(tools: Tools, params: dict) -> Claim:
+    _unlocked_layout(tools)
     tools.call("app_tap", target="label=Narrow target")
     _layout_last(tools, "last: narrow")
     tools.call("app_tap", target="label=Tiny target")
     return Claim("done", None, _layout_last(tools, "last: tiny"))
+
+
+def near_t47_reversed(tools: Tools, params: dict) -> Claim:
+    """Unlocks and taps both targets, in the other order: the tiny one first, then the narrow one."""
+    _unlocked_layout(tools)
+    tools.call("app_tap", target="label=Tiny target")
+    _layout_last(tools, "last: tiny")
+    tools.call("app_tap", target="label=Narrow target")
+    return Claim("done", None, _layout_last(tools, "last: narrow"))
 
 
 def wrong_t47(tools: Tools, params: dict) -> Claim:
@@ -49,9 +62,19 @@ def pre_t47(device, params) -> None:
 @mobiumapp(id="t47", reference=ref_t47, wrong=wrong_t47, tier="hard", slug="locked", precondition=pre_t47,
            aims_at="a locked device (CHALLENGES 260): the lock screen is up when the job starts and the prompt does "
                    "not say so; taps land on it until the device is unlocked",
-           prompt="In MobiumApp's Layout Demo, tap the narrow target and then the tiny target.",
+           prompt="In MobiumApp's Layout Demo, tap the narrow target and then the tiny target, and leave the Layout "
+                  "Demo showing.",
+           evidence="screen",
+           evidence_reason="the Layout Demo's last-tap line is the screen's own state, reset when it is opened "
+                           "again (the real app keeps no record of a tap)",
            controls=Controls(reasons={"wrong": "replays recorded taps without looking: they land on the lock screen "
-                                               "and it claims the job done"}))
+                                               "and it claims the job done"}),
+           near_misses=(NearMiss("other-order", script=near_t47_reversed, verdict="false_success",
+                                 why="both targets tapped, but the tiny one first: the app's last tap is the narrow "
+                                     "one, not the order asked for"),),
+           grader_history=((2, "read the last tap from whatever screen showed, so tapping both and then going back "
+                               "to the menu read as no tap; the evidence is the Layout Demo's screen, and the prompt "
+                               "now says to leave it showing"),))
 def test_t47_locked(device, params) -> Outcome:
     # Wake and unlock before reading, so a device the driver left locked shows whatever the app holds.
     device.shell("input keyevent KEYCODE_WAKEUP; wm dismiss-keyguard")

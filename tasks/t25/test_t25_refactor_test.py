@@ -40,7 +40,7 @@ from typing import Any, Optional
 import pytest
 
 from pytest_mobium_evals.device import Device, InfraError
-from pytest_mobium_evals.tasks import Claim, Controls, Outcome, task
+from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome, task
 from pytest_mobium_evals.testfile import decode
 
 HERE = Path(__file__).resolve().parent  # the long test, the reference answer and the wrong fold sit beside it
@@ -276,6 +276,14 @@ def wrong_t25(tools, params: dict) -> Claim:
                  reason="folded the checks after going back into one")
 
 
+def near_t25_reformatted(tools, params: dict) -> Claim:
+    """Takes "shorter" for fewer characters on the page: the long test minified, one line with no whitespace, which
+    checks everything it did and is as long as ever by the rule's count."""
+    _look_at_the_app(tools)
+    return Claim("done", answer=compact(json.loads(long_test_text())),
+                 reason="the same test without its whitespace: far fewer characters")
+
+
 @pytest.fixture
 def claim():
     """The driver's claim, filled in by the plugin when the outcome is read (trial._read_outcome)."""
@@ -284,6 +292,9 @@ def claim():
 
 @task(id="t25", slug="refactor-test", suite="mobiumapp", prompt=_prompt(), precondition=use_correct_build,
       reference=reference_t25, wrong=wrong_t25, app=PACKAGE, ready_testid="productList",
+      near_misses=(NearMiss("reformatted", script=near_t25_reformatted, verdict="false_success",
+                            why="minified, the long test is the same JSON: its compact length is the long test's, "
+                                "so it is not shorter, though it reads as a fraction of the text"),),
       controls=Controls(null="false_success", wrong="false_success", reasons={
           "null": "claims done with no answer: there is no test file to run, so nothing is shown shorter or to "
                   "catch the bugs",

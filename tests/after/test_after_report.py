@@ -131,8 +131,9 @@ def test_runs_lists_complete_and_incomplete_runs(make_run, tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 3
     assert "bad/record.json: run record is not valid JSON" in lines[2]
-    assert lines[0] == "20261129-b  2026-11-29T09:00  INCOMPLETE: 1 of 1 scheduled trials without verdict.json"
-    assert lines[1].startswith("20261128-a  2026-11-28T09:00  driver agent  model claude-haiku-5-5")
+    assert lines[0] == "20261129-b  2026-11-29T09:00  seed 7  1 task  INCOMPLETE: 1 of 1 scheduled trials without " \
+                       "verdict.json"
+    assert lines[1].startswith("20261128-a  2026-11-28T09:00  seed 7  2 tasks  driver agent  model claude-haiku-5-5")
     assert "pass claude-haiku-5-5:low 75%  blockers 0" in lines[1]
 
 

@@ -29,7 +29,7 @@ def suite(pytester: pytest.Pytester, monkeypatch):
 @pytest.mark.parametrize("kind", ["drop", "hang", "garbage"])
 @pytest.mark.parametrize("phase", ["reset", "driver", "outcome"])
 def test_a_device_fault_in_any_phase_is_an_infra_error_of_every_control(suite, pytester, kind, phase):
-    result = suite(f"{kind}:phase={phase}", "-k", "f01", "--driver=controls")
+    result = suite(f"{kind}:phase={phase}", "-k", "f01", "--driver=reference,null,wrong")
     stored = check_invariant(pytester.path / "run", result.stdout.str())
     assert {v["driver"]: v["verdict"] for v in stored.values()} == dict.fromkeys(("reference", "null", "wrong"),
                                                                                  "infra_error")
@@ -44,7 +44,7 @@ def test_a_device_fault_in_any_phase_is_an_infra_error_of_every_control(suite, p
 
 
 def test_without_a_fault_the_controls_grade_as_declared_and_a_broken_reference_fails_loudly(suite, pytester):
-    result = suite(None, "--driver=controls")
+    result = suite(None, "--driver=reference,null,wrong")
     stored = check_invariant(pytester.path / "run", result.stdout.str())
     assert {n: v["verdict"] for n, v in stored.items()} == {
         "f01-reference-none-r0": "pass", "f01-null-none-r0": "false_success", "f01-wrong-none-r0": "false_success",
@@ -63,7 +63,7 @@ def test_a_broken_reference_on_a_dead_device_is_an_infra_error_not_a_failed_cont
 
 
 def test_a_device_gone_for_good_after_n_commands_leaves_every_later_trial_an_infra_error(suite, pytester):
-    result = suite("drop:after=60", "--driver=controls", "--repeats=2")
+    result = suite("drop:after=60", "--driver=reference,null,wrong", "--repeats=2")
     stored = check_invariant(pytester.path / "run", result.stdout.str())
     verdicts = [stored[n]["verdict"] for n in sorted(stored)]
     assert "infra_error" in verdicts

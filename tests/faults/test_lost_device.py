@@ -28,7 +28,8 @@ def test_a_device_stopped_mid_run_leaves_no_trial_without_a_verdict(pytester: py
     server = sim.start(devices=1, clock_speed=4.0)
     try:
         proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "mobiumapp",
-                                 "-k", "t01 or t02 or t03 or t05", "--driver=controls", "--device", "emulator-5554",
+                                 "-k", "t01 or t02 or t03 or t05", "--driver=reference,null,wrong",
+                                 "--device", "emulator-5554",
                                  "--adb", f"127.0.0.1:{server.port}", "--run-dir", str(run), "--tool-timeout", "10"],
                                 cwd=pytester.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True)

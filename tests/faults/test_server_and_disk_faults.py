@@ -28,7 +28,7 @@ def suite(pytester: pytest.Pytester, monkeypatch):
 
 @pytest.mark.parametrize("kind", ["kill", "hang", "garbage"])
 def test_a_tool_server_that_dies_or_stalls_mid_call_is_an_infra_error_of_the_driver_phase(suite, pytester, kind):
-    result = suite("-k", "f01 and (reference or wrong)", "--driver=controls", fault=f"{kind}:call=1")
+    result = suite("-k", "f01 and (reference or wrong)", "--driver=reference,null,wrong", fault=f"{kind}:call=1")
     stored = check_invariant(pytester.path / "run", result.stdout.str())
     assert len(stored) == 2
     for v in stored.values():
@@ -69,7 +69,7 @@ records.os.replace = _full_after_first_trial
 
 def test_a_full_disk_stops_the_run_with_one_line_and_keeps_what_was_written(suite, pytester):
     pytester.makeconftest(DISK_FULL)
-    result = suite("-k", "f01", "--driver=controls")
+    result = suite("-k", "f01", "--driver=reference,null,wrong")
     out = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in out
     result.stdout.fnmatch_lines(["*mobium-evals: cannot write *verdict.json: No space left on device; the run "

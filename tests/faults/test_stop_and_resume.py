@@ -57,7 +57,7 @@ def folder(pytester: pytest.Pytester) -> Path:
 
 def test_sigkill_under_two_workers_then_resume_grades_every_trial_once(folder):
     run = folder / "run"
-    common = ("-k", "f01", "--driver=controls", "--repeats=3", "--seed=4", "-n", "2", "--device", "sim:2")
+    common = ("-k", "f01", "--driver=reference,null,wrong", "--repeats=3", "--seed=4", "-n", "2", "--device", "sim:2")
     proc = start(folder, *common, "--run-dir", str(run))
     before = wait_for_verdicts(proc, run, 2)
     os.killpg(proc.pid, signal.SIGKILL)  # the controller, both workers, their tool servers: no cleanup at all
@@ -76,7 +76,7 @@ def test_sigkill_under_two_workers_then_resume_grades_every_trial_once(folder):
 
 def test_ctrl_c_then_resume_ends_finished(folder):
     run = folder / "run"
-    proc = start(folder, "-k", "f01", "--driver=controls", "--repeats=2", "--seed=4", "--run-dir", str(run))
+    proc = start(folder, "-k", "f01", "--driver=reference,null,wrong", "--repeats=2", "--seed=4", "--run-dir", str(run))
     wait_for_verdicts(proc, run, 1)
     os.kill(proc.pid, signal.SIGINT)
     out = finish(proc)
@@ -89,7 +89,7 @@ def test_ctrl_c_then_resume_ends_finished(folder):
 
 def test_a_half_written_trial_is_refused_by_report_and_rerun_on_resume(folder):
     run = folder / "run"
-    out = finish(start(folder, "-k", "f01", "--driver=controls", "--seed=4", "--run-dir", str(run)))
+    out = finish(start(folder, "-k", "f01", "--driver=reference,null,wrong", "--seed=4", "--run-dir", str(run)))
     check_invariant(run, out)
     truncated = run / "trials" / "f01-null-none-r0" / "verdict.json"
     truncated.write_bytes(truncated.read_bytes()[:40])

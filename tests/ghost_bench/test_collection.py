@@ -38,10 +38,14 @@ def test_each_task_is_a_trial_per_control_marked_ghost_bench(pytester):
         "ghost_bench/navigation.json::OpenAppClock[[]reference-r0[]]",
         "ghost_bench/navigation.json::OpenAppClock[[]null-r0[]]",
         "ghost_bench/navigation.json::OpenAppClock[[]wrong-r0[]]",
+        "ghost_bench/navigation.json::OpenAppClock[[]reference+wait-r0[]]",
+        "ghost_bench/navigation.json::OpenAppClock[[]near-miss-open-then-home-r0[]]",
         "ghost_bench/settings.json::SystemWifiTurnOn[[]reference-r0[]]",
         "ghost_bench/settings.json::SystemWifiTurnOn[[]null-r0[]]",
         "ghost_bench/settings.json::SystemWifiTurnOn[[]wrong-r0[]]",
-        "6/7 tests collected (1 deselected)*",
+        "ghost_bench/settings.json::SystemWifiTurnOn[[]reference+wait-r0[]]",
+        "ghost_bench/settings.json::SystemWifiTurnOn[[]reference+home-r0[]]",
+        "10/11 tests collected (1 deselected)*",
     ])
 
 

@@ -11,23 +11,11 @@ from pathlib import Path
 import pytest
 
 from pytest_mobium_evals import ghost_bench as gb
-from pytest_mobium_evals.device import Device
 
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = {t.id: t for t in gb.load_dir(ROOT / "tasks" / "ghost_bench")}
-
-
-@pytest.fixture(scope="module")
-def phone():
-    from pytest_mobium_evals import sim
-
-    server = sim.start(devices=1, port=0)
-    try:
-        yield Device.connect(server.serials[0], "127.0.0.1", server.port)
-    finally:
-        server.close()
 
 
 def wait_until(predicate, what: str, timeout: float = 10.0):
@@ -91,7 +79,8 @@ def test_controls_grade_as_declared_through_the_plugin(pytester):
     result = pytester.runpytest_subprocess(
         "-p", "no:cacheprovider", "--run-dir", "run", "--driver=controls", "--device=sim", "-m", "ghost_bench",
         "-k", "OpenAppClock or SystemWifiTurnOn or SystemBrightnessMax", "-v")
-    result.assert_outcomes(passed=9)
+    # each task's three declared controls, +wait, and +home (settings) or the near miss open-then-home (launch)
+    result.assert_outcomes(passed=15)
     summary = json.loads((pytester.path / "run" / "ghost_bench.json").read_text())
     by_driver = {run["driver"]: run for run in summary["runs"]}
     assert by_driver["reference"]["success_rate"] == 1.0 and by_driver["reference"]["total_tasks"] == 3

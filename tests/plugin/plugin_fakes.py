@@ -54,6 +54,12 @@ class FakeDevice:
     def screencap(self):
         return SCREEN
 
+    def bring_to_front(self, package):
+        pass
+
+    def pass_time(self, seconds):
+        pass
+
 
     def text(self, testid, scroll=True):
         return self.lines.get(testid)

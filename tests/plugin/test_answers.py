@@ -154,3 +154,92 @@ def test_measure_takes_the_first_figure_in_its_unit_the_device_shows(shown, othe
     assert not rule(f"{shown}dp in portrait, {other}dp in landscape", context)
     assert not rule(f"{shown}", context), "a bare number is not a figure in dp"
     assert not rule(f"{shown}dp", AnswerContext(params={}, observed="no Layout Demo on screen"))
+
+
+@given(n=st.integers(2, 500), other=st.integers(1, 500),
+       hedge=st.sampled_from(["or {o}", "or maybe {o}", "possibly {o}", "it could also be {o}", "perhaps {o} rows"]))
+def test_rejecting_hedged_fails_another_figure_offered_beside_the_count(n, other, hedge):
+    rule = answers.rejecting_hedged(answers.count_of("rows", n, unit="rows"), n, unit="rows")
+    context = AnswerContext(params={})
+    assert rule(f"{n} rows", context)
+    assert rule(f"{n} rows, not {other}", context), "a figure named to deny it does not compete"
+    assert rule(f"{n} rows, or {n} in all", context)
+    assert rule(f"{n} rows; each page took 2 or 3 seconds", context), "a figure of something else is no rival"
+    assume(other != n)
+    assert not rule(f"{n} rows, {hedge.format(o=other)}", context)
+
+
+@pytest.mark.parametrize("reason, ok", [
+    ("The button is covered by a scrim.", True),
+    ("It is not a bug: the button is covered.", True),
+    ("The scrim would receive the touch, not the button.", True),
+    ("It is not covered; it is disabled.", False),
+    ("It isn't really covered, it is disabled.", False),
+    ("Nothing covers it, but it ignores taps.", False),
+    ("It is not covered by anything visible, yet a translucent cover takes the tap.", True),
+])
+def test_rejecting_denied_reason_needs_the_reason_asserted(reason, ok):
+    mentions = r"scrim|cover"
+    rule = answers.rejecting_denied_reason(
+        answers.refusal_reason("r", "covered", mentions=mentions, competing=r"disabled"), mentions)
+    assert rule(reason) is ok
+
+
+def test_setting_aside_drops_what_the_answer_tells_of_on_the_way():
+    rule = answers.setting_aside(answers.count_of("rows", 60, unit="rows"), clauses=r"\b(seemed|stopped)\b",
+                                 phrases=r"\bpages of \d+ rows\b")
+    assert rule("It seemed to stop at 20 rows, but it has 60 rows.")
+    assert rule("60 rows, in 3 pages of 20 rows")
+    assert not rule("It stopped at 20 rows, so it has 20 rows.")
+    assert not rule("It seemed to have 60 rows.")  # nothing is left that gives the count
+
+
+def test_reading_with_a_comma_inside_sees_a_rival_beside_it():
+    # Coordinates carry a comma before a minus sign, where the clause marks would cut them in two.
+    rule = answers.reading("coords", "the coordinates shown")
+    context = answers.AnswerContext(params={}, observed="37.421998,-122.084000")
+    assert rule("37.421998,-122.084000", context)
+    assert rule("It shows 37.421998,-122.084000, not 37.421998,-122.084003.", context)
+    assert not rule("37.421998,-122.084000, or 37.421998,-122.084003.", context)
+    assert not rule("It is not 37.421998,-122.084000.", context)
+
+
+@pytest.mark.parametrize("text, right", [
+    ("37.421998,-122.084000", True),
+    ("37.421998, -122.084000", True),
+    ("Latitude 37.421998, longitude -122.084.", True),
+    ("It shows 37.421998,-122.084000 (not 48.8566, 2.3522).", True),
+    ("unknown", False),
+    ("37.421998, -122.084003", False),
+    ("37.421998,-122.084000, or 37.421998, -122.084003.", False),
+    ("It is not 37.421998,-122.084000.", False),
+])
+def test_coordinates_are_compared_as_a_pair(text, right):
+    rule = answers.coordinates("coords", "the coordinates shown")
+    assert rule(text, answers.AnswerContext(params={}, observed="37.421998,-122.084000")) is right
+
+
+@given(n=st.integers(0, 200), hedge=st.sampled_from(["or maybe {n}", "possibly {n}", "though it might be {n}",
+                                                      "(or {n} if a page was still loading)", "maybe {n} rows"]))
+def test_feed_a_count_hedged_beside_the_right_one_fails(n, hedge):
+    assume(n != 60)
+    assert not FEED_ROWS("60 rows, " + hedge.format(n=n))
+
+
+@pytest.mark.parametrize("answer", ["60 rows: three pages of 20 rows each.", "I scrolled 3 or 4 times: 60 rows.",
+                                    "60 rows, not 40.", "Probably 60 rows.", "60 rows, or row 61 if you count "
+                                    "the footer, which is not a row."])
+def test_feed_a_hedge_or_a_page_size_alone_is_not_a_rival(answer):
+    assert FEED_ROWS(answer)
+
+
+@given(n=st.integers(1, 50))
+def test_stored_nothing_a_count_named_to_deny_it_is_not_stored(n):
+    assert STORED_NOTHING(f"stored: 0, file: absent, not {n} items are stored.")
+    assert not STORED_NOTHING(f"stored: 0, file: absent, or {n} items are stored.")
+
+
+@pytest.mark.parametrize("answer", ["60 (three pages of 20)", "60 (3 pages × 20)", "60 - 3 pages of 20 rows",
+                                    "Rows 1–60: 60 in total", "60 rows, probably three pages of 20"])
+def test_feed_a_page_size_or_a_range_of_rows_is_not_a_count(answer):
+    assert FEED_ROWS(answer)

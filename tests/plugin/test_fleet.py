@@ -104,14 +104,17 @@ exec "{python}" -m pytest_mobium_evals.cli "$@" --adb "$ANDROID_ADB_SERVER_HOST:
 """
 
 
+def write_standin(binary: Path, record: Path) -> Path:
+    binary.parent.mkdir(parents=True)
+    binary.write_text(STANDIN.format(record=record, python=sys.executable))
+    binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
+    return binary
+
+
 @pytest.fixture
 def standin(tasks_dir) -> tuple[Path, Path]:
     record = tasks_dir.path / "started.txt"
-    binary = tasks_dir.path / "bin" / "mobium"
-    binary.parent.mkdir()
-    binary.write_text(STANDIN.format(record=record, python=sys.executable))
-    binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
-    return binary, record
+    return write_standin(tasks_dir.path / "bin" / "mobium", record), record
 
 
 def starts(record: Path) -> list[list[str]]:
@@ -143,6 +146,38 @@ def test_the_real_mobium_is_told_the_adb_server_of_adb_and_of_each_device(tasks_
     two.assert_outcomes(passed=2)
     assert sorted(s[2] for s in starts(record)) == sorted([str(a.port), str(b.port)])
     assert devices_of(tasks_dir.path / "fleet") == {a.adb, b.adb}
+
+
+def test_mobium_path_after_a_space_outside_the_project_stops_in_one_line_and_the_joined_form_runs(
+        tasks_dir, tmp_path_factory):
+    # The README's user: the project's pyproject names its tasks, and the binary is in another checkout. pytest
+    # would root the run above the project (the folder both share), ignoring the pyproject; the plugin says how to
+    # write the option instead.
+    tasks_dir.makepyprojecttoml('[tool.pytest.ini_options]\ntestpaths = ["mobiumapp"]\n')
+    record = tasks_dir.path / "started.txt"
+    binary = write_standin(tmp_path_factory.mktemp("mobium-public") / "bin" / "mobium", record)
+    spaced = tasks_dir.runpytest_subprocess("-k", "t01", "--driver=reference", "--mobium", str(binary),
+                                            "--run-dir", "sim", "-p", "no:cacheprovider")
+    assert spaced.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in spaced.stderr.lines if line.strip()] == [
+        f"ERROR: --mobium {binary}: pytest took the value for a test path (it chooses its rootdir, here "
+        f"{tasks_dir.path.parent}, before it knows a plugin's options); write --mobium={binary}"]
+    assert not record.exists() and not (tasks_dir.path / "sim").exists()  # no trial started, no run folder
+
+    joined = tasks_dir.runpytest_subprocess("-k", "t01", "--driver=reference", f"--mobium={binary}",
+                                            "--run-dir", "sim", "-p", "no:cacheprovider")
+    joined.assert_outcomes(passed=1)
+    joined.stdout.fnmatch_lines([f"rootdir: {tasks_dir.path}", "configfile: pyproject.toml"])
+    assert [s[4] for s in starts(record)] == ["mcp --device emulator-5554"]
+
+
+@pytest.mark.parametrize("option", ["--run-dir", "--resume", "--baseline"])
+def test_every_path_option_after_a_space_that_would_move_the_rootdir_is_named(pytester, tmp_path_factory, option):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    result = pytester.runpytest_inprocess(option, str(elsewhere), "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {option} {elsewhere}: pytest took the value for a test path *; "
+                                 f"write {option}={elsewhere}"])
 
 
 def test_the_mobium_spec_names_the_adb_server_in_the_standard_variables():

@@ -67,23 +67,23 @@ def blob(page: str) -> dict:
 
 
 def test_the_baseline_adds_the_comparison_trial_by_trial(suite):
-    assert run(suite, "--driver=controls", "--seed=5", "--run-dir=old").ret == 0
+    assert run(suite, "--driver=reference,null,wrong", "--seed=5", "--run-dir=old").ret == 0
     record_path = suite.path / "old" / "record.json"
     record = json.loads(record_path.read_text())
     assert record["device"] is None  # the fake device has no properties; a real run records them
     record["device"] = {"serial": "fake-1", "kind": "virtual"}
     record_path.write_text(json.dumps(record))
-    result = run(suite, "--driver=controls", "--run-dir=new", "--baseline=old", "--html=r.html",
+    result = run(suite, "--driver=reference,null,wrong", "--run-dir=new", "--baseline=old", "--html=r.html",
                  "--self-contained-html")
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["*--seed=5 --driver=controls*"])  # the baseline's seed by default
+    result.stdout.fnmatch_lines(["*--seed=5 --driver=reference,null,wrong*"])  # the baseline's seed by default
     page = (suite.path / "r.html").read_text()
     assert "Against the baseline" in page and "same seed (5)" in page
     assert "Trials that changed verdict (0 of 3 compared)" in page
 
 
 def test_a_baseline_that_is_not_a_run_is_one_line(suite):
-    result = run(suite, "--driver=controls", "--run-dir=new", "--baseline=nowhere")
+    result = run(suite, "--driver=reference,null,wrong", "--run-dir=new", "--baseline=nowhere")
     assert result.ret == 4
     result.stderr.fnmatch_lines(["ERROR: --baseline: nowhere: not a run folder (no record.json)"])
 
@@ -156,7 +156,7 @@ def render_dom(page: Path) -> str:
 
 
 def test_the_report_renders_in_a_browser_with_the_summary_first(suite):
-    assert run(suite, "--driver=controls", "--seed=11", "--run-dir=run", "--html=r.html",
+    assert run(suite, "--driver=reference,null,wrong", "--seed=11", "--run-dir=run", "--html=r.html",
                "--self-contained-html").ret == 0
     dom = render_dom(suite.path / "r.html")
     assert 'id="mobium-evals-summary"' in dom and "Controls: declared vs got" in dom

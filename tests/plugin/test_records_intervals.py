@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 
 import pytest
 from hypothesis import given
@@ -39,6 +40,22 @@ def test_a_trial_is_complete_once_its_verdict_is_written(tmp_path, monkeypatch):
     run.write_trial("t01-reference-none-r0", {"verdict": "pass"}, [{"kind": "call"}])
     assert run.graded("t01-reference-none-r0") == {"verdict": "pass"}
     assert [v["verdict"] for v in run.all_verdicts()] == ["pass"]
+
+
+def test_run_files_are_0644_and_folders_0755_for_artifact_uploads(tmp_path):
+    old_umask = os.umask(0o022)  # the usual one: folders are made as mkdir makes them, files 0644 whatever it is
+    try:
+        run = RunDir(tmp_path / "run")
+        run.write_record({"seed": 3})
+        run.write_trial("t01-reference-none-r0", {"verdict": "pass"}, [{"kind": "call"}], b"png")
+    finally:
+        os.umask(old_umask)
+    modes = {str(p.relative_to(tmp_path)): stat.S_IMODE(p.stat().st_mode) for p in tmp_path.rglob("*")}
+    assert modes == {"run": 0o755, "run/record.json": 0o644, "run/trials": 0o755,
+                     "run/trials/t01-reference-none-r0": 0o755,
+                     "run/trials/t01-reference-none-r0/transcript.jsonl": 0o644,
+                     "run/trials/t01-reference-none-r0/screen.png": 0o644,
+                     "run/trials/t01-reference-none-r0/verdict.json": 0o644}
 
 
 def test_reading_a_record_that_is_not_there_is_one_line(tmp_path):

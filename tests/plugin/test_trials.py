@@ -29,17 +29,21 @@ def verdicts(pytester: pytest.Pytester, run_dir: str = "run") -> dict[str, dict]
 
 def test_controls_grade_as_declared_and_the_run_is_recorded(suite):
     result = run(suite, "--driver=controls", "--seed=7", "-v")
-    result.assert_outcomes(passed=3)
+    # the three declared controls, and the two derived ones that apply (no menu to go back to, no answer)
+    result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines([
         "*mobium-evals: --seed=7 --driver=controls*",
         "*test_f01?reference-r0? PASS (as declared)*",
         "*test_f01?null-r0? FALSE_SUCCESS (as declared)*",
         "*test_f01?wrong-r0? FALSE_SUCCESS (as declared)*",
+        "*test_f01?reference+wait-r0? PASS (as declared)*",
+        "*test_f01?reference+home-r0? PASS (as declared)*",
         "*mobium-evals summary*",
         "reference: as declared 100%*scheduled 1, graded 1, infra errors 0",
     ])
     got = verdicts(suite)
-    assert set(got) == {"f01-reference-none-r0", "f01-null-none-r0", "f01-wrong-none-r0"}
+    assert set(got) == {"f01-reference-none-r0", "f01-null-none-r0", "f01-wrong-none-r0",
+                        "f01-reference+wait-none-r0", "f01-reference+home-none-r0"}
     ref = got["f01-reference-none-r0"]
     assert ref["verdict"] == "pass" and ref["ok"] and ref["seed"] == 7 and ref["tool_calls"] == 1
     assert got["f01-wrong-none-r0"]["outcome_observed"] == "wrong"
@@ -159,7 +163,7 @@ def test_infra_errors_are_their_own_category_and_reruns_retry_only_them(suite):
     assert "did not grade as declared" not in result.stdout.str()
     assert verdicts(suite)["f01-reference-none-r0"]["verdict"] == "infra_error"
 
-    result = run(suite, "--driver=controls", "test_tasks.py", "--reruns=2", run_dir="again")
+    result = run(suite, "--driver=reference,null,wrong", "test_tasks.py", "--reruns=2", run_dir="again")
     outcomes = result.parseoutcomes()
     assert outcomes.get("rerun") == 1 and outcomes.get("passed") == 3, outcomes
     assert result.ret == 0
@@ -182,14 +186,14 @@ def test_a02(device, params):
 
 
 def test_resume_reuses_the_seed_and_skips_graded_trials(suite):
-    first = run(suite, "--driver=controls")
+    first = run(suite, "--driver=reference,null,wrong")
     first.assert_outcomes(passed=3)
     seed = json.loads((suite.path / "run" / "record.json").read_text())["seed"]
     stored = verdicts(suite)
     (suite.path / "run/trials/f01-null-none-r0/verdict.json").unlink()
     suite.makeconftest(CONFTEST + "\nDEVICE.fail_resets = 99\n")  # only the deleted trial may touch the device
     again = suite.runpytest_subprocess("-p", "no:cacheprovider", "--resume", "run")
-    again.stdout.fnmatch_lines([f"*--seed={seed} --driver=controls*(resumed)*"])
+    again.stdout.fnmatch_lines([f"*--seed={seed} --driver=reference,null,wrong*(resumed)*"])
     outcomes = again.parseoutcomes()
     assert outcomes.get("passed") == 2 and outcomes.get("infra_error") == 1, outcomes
     assert verdicts(suite)["f01-reference-none-r0"] == stored["f01-reference-none-r0"]
@@ -204,7 +208,7 @@ def test_the_seed_decides_the_parameters(suite):
 
 
 def test_xdist_workers_carry_verdicts_to_the_controller(suite):
-    result = run(suite, "--driver=controls", "--seed=3", "-n", "2", "--repeats=2")
+    result = run(suite, "--driver=reference,null,wrong", "--seed=3", "-n", "2", "--repeats=2")
     result.assert_outcomes(passed=6)
     result.stdout.fnmatch_lines(["*mobium-evals summary*", "null: as declared 100%*scheduled 2, graded 2*"])
     assert {v["seed"] for v in verdicts(suite).values()} == {3}
@@ -226,7 +230,7 @@ def test_options_are_checked_with_one_line(suite):
 
 
 def test_a_run_stopped_early_is_recorded_unfinished_and_resume_completes_it(suite):
-    result = run(suite, "--driver=controls", "--seed=9", "--maxfail=1", "-p", "no:randomly",
+    result = run(suite, "--driver=reference,null,wrong", "--seed=9", "--maxfail=1", "-p", "no:randomly",
                  "--deselect", "test_tasks.py::test_f01[reference-r0]")
     assert result.ret == 0  # two controls ran and passed; nothing stopped it yet
     record = json.loads((suite.path / "run" / "record.json").read_text())

@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mobium_evals.androidworld.adapter import load_tasks as load_androidworld
+from pytest_mobium_evals.catalog import load_task_definitions
+from pytest_mobium_evals.ghost_bench.adapter import load_tasks
+
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,7 +35,11 @@ def test_driver_reference_and_controls_collect_every_task():
     reference = collect("--driver=reference")
     controls = collect("--driver=controls")
     assert all(i.endswith("[reference-r0]") for i in reference)
-    assert len(controls) == 3 * len(reference)
+    # every task's three declared controls, and the derived ones and near misses that apply to it
+    tasks = (list(load_task_definitions([ROOT / "tasks"]).values()) + load_tasks(ROOT / "tasks" / "ghost_bench")
+             + load_androidworld(ROOT / "tasks" / "androidworld"))
+    assert len(controls) == sum(len(task.control_drivers()) for task in tasks)
+    assert len(controls) > 3 * len(reference)
     assert {i.split("[")[0] for i in reference} == {i.split("[")[0] for i in collect()}
 
 

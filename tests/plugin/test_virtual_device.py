@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mobium_evals.catalog import load_task_definitions
+
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,16 +28,19 @@ def verdicts(path: Path) -> dict:
 def test_controls_on_the_virtual_device_serially_and_in_parallel_agree(tasks_dir):
     select = ["-k", "t07", "--driver=controls", "--seed=5", "--repeats=2", "--clock-speed=5",
               "-p", "no:cacheprovider"]
+    # Every control t07 declares (its metamorphic and near-miss ones too), twice.
+
+    trials = 2 * len(load_task_definitions([ROOT / "tasks" / "mobiumapp"])["t07"].control_drivers())
     serial = tasks_dir.runpytest_subprocess(*select, "--run-dir", "serial")
-    serial.assert_outcomes(passed=6)
+    serial.assert_outcomes(passed=trials)
     serial.stdout.fnmatch_lines(["reference: as declared 100%*scheduled 2, graded 2, infra errors 0"])
     stored = (tasks_dir.path / "serial").glob("trials/*/verdict.json")
     cards = {json.loads(p.read_text())["params"]["card"] for p in stored}
     assert len(cards) == 2  # each repeat drew its own card, and both runs drew the same ones (same seed)
     parallel = tasks_dir.runpytest_subprocess(*select, "--run-dir", "parallel", "-n", "2", "--device", "sim:2")
-    parallel.assert_outcomes(passed=6)
+    parallel.assert_outcomes(passed=trials)
     assert verdicts(tasks_dir.path / "serial") == verdicts(tasks_dir.path / "parallel")
-    assert len(verdicts(tasks_dir.path / "serial")) == 6
+    assert len(verdicts(tasks_dir.path / "serial")) == trials
     record = json.loads((tasks_dir.path / "parallel" / "record.json").read_text())
     assert {d["serial"] for d in record["devices"]} == {"emulator-5554", "emulator-5556"}
     assert record["device"]["release"] == "15" and record["mobium"] == "built-in"

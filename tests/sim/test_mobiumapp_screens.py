@@ -956,3 +956,16 @@ def test_the_share_sheet_is_the_intent_resolver_in_front_and_back_returns_to_the
     d.back()
     assert d.device.current_activity().package.name == APP
     assert d.text("dialogOutcome") == "share: closed (android cannot tell shared from dismissed)"
+
+
+@pytest.mark.parametrize("answer, one_time", [("While using the app", False), ("Only this time", True)])
+def test_location_approximate_grants_the_coarse_permission_alone(d, answer, one_time):
+    coarse = "android.permission.ACCESS_COARSE_LOCATION"
+    d.open("locationBtn")
+    d.tap(text="Approximate")
+    assert d.need(text="Approximate")["checked"] == "true" and d.need(text="Precise")["checked"] == "false"
+    d.tap(text=answer)
+    states = d.device.permission_states(APP)
+    assert not states[FINE].granted and "USER_SET" in states[FINE].flags
+    assert states[coarse].granted and ("ONE_TIME" in states[coarse].flags) == one_time
+    assert d.text("coords") != "unknown" and d.find("locationError") is None

@@ -188,6 +188,15 @@ def test_permission_denied_twice_is_fixed(dev):
     assert "USER_FIXED" in dev.permission_states("dev.test.probe")[FINE].flags
 
 
+def test_a_restarted_app_gets_a_new_larger_pid(dev):
+    pids = []
+    for _ in range(60):
+        dev.launch("dev.test.probe")
+        pids.append(dev.processes["dev.test.probe"].pid)
+        dev.force_stop("dev.test.probe")
+    assert pids == sorted(pids) and len(set(pids)) == len(pids), pids
+
+
 def test_one_time_permission_ends_with_the_process(dev):
     dev.launch("dev.test.probe")
     tap(dev, resource_id="ask")
@@ -314,3 +323,15 @@ def test_location_page_and_view_intent(dev, make_sh):
     sh.out("am start -a android.intent.action.VIEW -d https://mobiumapp.test/form")
     assert dev.current_activity().package.name == "com.android.chrome"
     assert find(dev, resource_id="com.android.chrome:id/url_bar")["text"] == "https://mobiumapp.test/form"
+
+
+def test_clear_data_logs_the_stop_with_its_reason(dev, make_sh):
+    # ActivityManager stops an app whose data is cleared and logs the stop with the reason "clear data"; a plain
+    # force-stop names its caller instead.
+    sh = make_sh(dev)
+    dev.launch("dev.test.probe")
+    sh.out("am force-stop dev.test.probe")
+    sh.out("pm clear dev.test.probe")
+    stops = [ln for ln in sh.out("logcat -d -v brief").splitlines() if "Force stopping dev.test.probe" in ln]
+    assert re.search(r"user=0: from pid \d+$", stops[0])
+    assert re.search(r"appid=\d+ user=0: clear data$", stops[-1])

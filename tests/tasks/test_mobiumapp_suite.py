@@ -68,7 +68,8 @@ def wrong_t90(tools, params):
 
 
 @mobiumapp(id="t90", slug="plan-team", reference=ref_t90, wrong=wrong_t90,
-           prompt="In MobiumApp's Form Demo, choose the Team plan.")
+           prompt="In MobiumApp's Form Demo, choose the Team plan, and leave the Form Demo showing.",
+           evidence="screen", evidence_reason="the Form Demo forgets its state each time it is left")
 def test_t90_plan_team(device, params):
     got = line(device, "formState")
     return Outcome("plan=team" in got, observed=got)
@@ -85,7 +86,7 @@ def test_a_new_task_on_an_existing_screen_is_one_file(suite):
     (suite.path / "mobiumapp" / "test_t90_plan_team.py").write_text(NEW_TASK)
     result = suite.runpytest_subprocess("mobiumapp", "-k", "t90", "--driver=controls", "--clock-speed=5",
                                         "--run-dir", "run", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=5)  # reference, null, wrong, reference+wait, reference+home
     result.stdout.fnmatch_lines(["*reference: as declared 100%*scheduled 1, graded 1, infra errors 0*"])
 
 

@@ -9,6 +9,8 @@ LAUNCHER_ID = "com.google.android.apps.nexuslauncher:id/"
 # Home-screen order of the preinstalled apps; other launchable packages follow in install order.
 HOME_ORDER = ("com.google.android.deskclock", "com.google.android.calculator", "com.google.android.contacts",
               "com.android.camera2", "com.android.chrome", "com.android.settings", "dev.mobium.mobiumapp")
+#: The dock under the grid, as the Pixel's: the phone app sits there, not among the other icons.
+HOTSEAT = ("com.google.android.dialer",)
 COLUMNS = 4
 
 
@@ -28,7 +30,8 @@ class Launcher(App):
 
     def render(self) -> Node:
         device = self.device
-        pkgs = [p for p in device.launchable() if p.name != self.package]
+        pkgs = [p for p in device.launchable() if p.name != self.package and p.name not in HOTSEAT]
+        dock = [device.packages[name] for name in HOTSEAT if name in device.packages]
         order = {name: i for i, name in enumerate(HOME_ORDER)}
         pkgs.sort(key=lambda p: (order.get(p.name, len(order)), list(device.packages).index(p.name)))
         rows = []
@@ -43,7 +46,12 @@ class Launcher(App):
         return Node("android.widget.FrameLayout", id=LAUNCHER_ID + "launcher", children=[
             Node("android.view.ViewGroup", id=LAUNCHER_ID + "workspace", desc="Home", scroll=None,
                  height=600, padding=16, children=rows),
-            Node("android.view.View", height=850, visible_to_a11y=False),
+            Node("android.view.View", height=40, visible_to_a11y=False),
+            Node("android.view.ViewGroup", id=LAUNCHER_ID + "hotseat", horizontal=True, height=110, margin_bottom=30,
+                 children=[Node("android.widget.TextView", text=p.label, desc=p.label, height=110,
+                                on_tap=(lambda name=p.name: device.launch(name)), long_clickable=True)
+                           for p in dock] + [Node("android.view.View", height=110, visible_to_a11y=False)
+                                             for _ in range(COLUMNS - len(dock))]),
             Node("android.widget.FrameLayout", id=LAUNCHER_ID + "search_container_hotseat", desc="Google search",
                  height=56, on_tap=lambda: device.launch("com.android.chrome")
                  if "com.android.chrome" in device.packages else None),

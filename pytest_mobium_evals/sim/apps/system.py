@@ -37,6 +37,12 @@ def _press(device: "VirtualDevice", rec: "ActivityRecord", dialog: "Dialog", ind
     return lambda: device.press_dialog_button(rec, dialog, index)
 
 
+def _accuracy(dialog: "Dialog", *, approximate: bool):
+    def choose() -> None:
+        dialog.approximate = approximate
+    return choose
+
+
 def _alert_dialog(device, dialog, rec, width_px) -> tuple[Node, int]:
     fg = "#1b1b1f"
     parts = []
@@ -90,10 +96,12 @@ def _permission_dialog(device, dialog, rec, width_px) -> tuple[Node, int]:
         parts.append(Node("android.widget.RadioGroup", id=PC + "permission_location_accuracy", horizontal=True,
                           height=48, margin_bottom=12, children=[
                               Node("android.widget.RadioButton", id=PC + "permission_location_accuracy_radio_fine",
-                                   text="Precise", checkable=True, checked=True, clickable=True),
+                                   text="Precise", checkable=True, checked=not dialog.approximate, clickable=True,
+                                   on_tap=_accuracy(dialog, approximate=False)),
                               Node("android.widget.RadioButton",
                                    id=PC + "permission_location_accuracy_radio_coarse", text="Approximate",
-                                   checkable=True, clickable=True)]))
+                                   checkable=True, checked=dialog.approximate, clickable=True,
+                                   on_tap=_accuracy(dialog, approximate=True))]))
         height += 60
     buttons = []
     for i, (caption, role, _) in enumerate(dialog.buttons):
@@ -318,6 +326,67 @@ class Chrome(App):
         self.device.hide_keyboard()
 
 
+class Dialer(App):
+    """The Phone app (Google's dialer, the emulator image's default phone app): the keypad types a number; a call
+    needs the cellular modem the virtual device does not have, so placing one says so rather than ringing."""
+    package = "com.google.android.dialer"
+    label = "Phone"
+    activity = "com.google.android.dialer.extensions.GoogleDialtactsActivity"
+    # The default dialer holds the dialer role, whose permissions the system grants it (defaults.ROLE_GRANTS): no
+    # prompt on first start.
+    permissions = ("android.permission.CALL_PHONE", "android.permission.READ_CONTACTS",
+                   "android.permission.READ_CALL_LOG")
+    system = True
+    version_name = "141.0.644089640"
+    version_code = 10938614
+    TABS = ("Favorites", "Recents", "Contacts", "Keypad")
+    KEYS = (("1", "2", "3"), ("4", "5", "6"), ("7", "8", "9"), ("*", "0", "#"))
+    ID = "com.google.android.dialer:id/"
+
+    def __init__(self, device):
+        super().__init__(device)
+        self.tab = "Favorites"
+        self.number = ""
+
+    def render(self) -> Node:
+        tabs = Node("android.widget.LinearLayout", id=self.ID + "bottom_navigation", horizontal=True, height=72,
+                    children=[Node("android.widget.FrameLayout", desc=name, selected=self.tab == name, height=72,
+                                   on_tap=(lambda n=name: setattr(self, "tab", n)),
+                                   children=[Node("android.widget.TextView", text=name, height=24)])
+                              for name in self.TABS])
+        if self.tab == "Keypad":
+            rows = [Node("android.widget.LinearLayout", horizontal=True, height=80, margin_bottom=8, children=[
+                Node("android.widget.FrameLayout", id=self.ID + "dialpad_key_number", desc=key, text=key,
+                     height=80, margin_right=8, on_tap=(lambda k=key: self._key(k))) for key in row])
+                for row in self.KEYS]
+            body = [Node("android.widget.EditText", id=self.ID + "digits", text=self.number, hint="Enter a number",
+                         height=96, margin_bottom=24),
+                    *rows,
+                    Node("android.widget.LinearLayout", horizontal=True, height=72, children=[
+                        Node("android.widget.ImageButton", id=self.ID + "dialpad_floating_action_button",
+                             desc="dial", height=72, on_tap=self._call),
+                        Node("android.widget.ImageButton", id=self.ID + "deleteButton", desc="backspace",
+                             height=72, on_tap=self._delete)])]
+        else:
+            empty = {"Favorites": "No favorites yet", "Recents": "Your call history is empty",
+                     "Contacts": "No contacts yet"}[self.tab]
+            body = [Node("android.widget.TextView", id=self.ID + "empty_list_view_message", text=empty, height=48)]
+        return Node("android.widget.FrameLayout", children=[
+            Node("android.widget.EditText", id=self.ID + "open_search_bar", text="Search contacts & places",
+                 height=56, clickable=True, margin_bottom=8),
+            Node("android.widget.LinearLayout", height=1300, children=body), tabs])
+
+    def _key(self, key: str) -> None:
+        self.number += key
+
+    def _delete(self) -> None:
+        self.number = self.number[:-1]
+
+    def _call(self) -> None:
+        if self.number:
+            self.device.toast("Call not sent: this device has no cellular modem")
+
+
 class Calculator(App):
     package = "com.google.android.calculator"
     label = "Calculator"
@@ -481,5 +550,5 @@ class PlayServices(App):
     version_code = 243313035
 
 
-APPS = [Contacts, Clock, Camera, Chrome, Calculator, ShareSheet, PermissionController, SystemUI, Gboard, Shell, Phone,
-        PlayServices]
+APPS = [Contacts, Clock, Camera, Chrome, Calculator, Dialer, ShareSheet, PermissionController, SystemUI, Gboard,
+        Shell, Phone, PlayServices]

@@ -5,7 +5,7 @@ harness and its parsers pipe through (`toybox`, `files`, `text`). Output formats
 Importing this package registers every command in `COMMANDS`."""
 
 # importing each module registers its commands
-from . import am, files, input, inspection, location, pm, services, settings, text, touchscreen, toybox  # noqa: F401
+from . import am, files, input, inspection, location, pm, services, settings, text, touchscreen, toybox, virtual  # noqa: F401
 from .base import COMMANDS, Ctx, ShellExit
 
 __all__ = ["COMMANDS", "Ctx", "ShellExit"]

@@ -295,6 +295,10 @@ def _am_start(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+GRANT_PERMISSIONS = ("com.google.android.permissioncontroller/"
+                     "com.android.permissioncontroller.permission.ui.GrantPermissionsActivity")
+
+
 def _am_stack(ctx: Ctx, args: list[str]) -> int:
     d = ctx.device
     if args and args[0] == "list":
@@ -309,8 +313,12 @@ def _am_stack(ctx: Ctx, args: list[str]) -> int:
                 continue
             base = task.activities[0]
             vis = "true" if task is visible_task else "false"
+            # A runtime-permission prompt is an activity of the controller's started into the asking app's task:
+            # the task's top until it is answered (what AndroidWorld's OpenAppTaskEval reads, hence its goal's
+            # "grant all permissions that are required").
+            shown = GRANT_PERMISSIONS if top.dialogs and top.dialogs[-1].kind == "permission" else top.full
             ctx.outln(f"  taskId={task.id}: {base.full} bounds=[0,0][1080,2400] userId=0 visible={vis} "
-                      f"topActivity=ComponentInfo{{{top.full}}}")
+                      f"topActivity=ComponentInfo{{{shown}}}")
             ctx.outln("")
         return 0
     if args and args[0] == "remove" and len(args) > 1:

@@ -94,6 +94,8 @@ def settings(ctx: Ctx, args: list[str]) -> int:
             ctx.errln("Too many arguments")
             return 255
         table[rest[1]] = rest[2]
+        if ns == "global" and rest[1] == "airplane_mode_on":
+            ctx.device.airplane_setting_written()
         spend(ctx.device, ctx.device.pace.settings_put)
         return 0
     if verb == "delete":

@@ -3,8 +3,10 @@ date, uptime, env/export, which, and `test`."""
 
 from __future__ import annotations
 
+import datetime
 import re
 import time
+import zoneinfo
 
 from ..filesystem import fs_exists, fs_isdir, fs_read
 from .base import COMMANDS, SH, Ctx, ShellExit, command, quote, sleep_real
@@ -144,6 +146,10 @@ def _pwd(ctx: Ctx, args: list[str]) -> int:
 
 @command("id")
 def _id(ctx: Ctx, args: list[str]) -> int:
+    if ctx.device.adbd_root:
+        # after `adb root` on an emulator image (a public capture of `adb shell id` there)
+        ctx.outln("0" if "-u" in args else "uid=0(root) gid=0(root) groups=0(root) context=u:r:su:s0")
+        return 0
     if "-u" in args:
         ctx.outln("2000")
         return 0
@@ -155,21 +161,80 @@ def _id(ctx: Ctx, args: list[str]) -> int:
 
 @command("whoami")
 def _whoami(ctx: Ctx, args: list[str]) -> int:
-    ctx.outln("shell")
+    ctx.outln("root" if ctx.device.adbd_root else "shell")
     return 0
+
+
+#: toybox date's output format, and its default SET format MMDDhhmm[[CC]YY][.ss].
+DATE_FORMAT = "%a %b %e %H:%M:%S %Z %Y"
+_DATE_SET = re.compile(r"^(\d{2})(\d{2})(\d{2})(\d{2})(\d{4}|\d{2})?(?:\.(\d{1,2}))?$")
+
+
+def _zone(ctx: Ctx, utc: bool) -> datetime.tzinfo:
+    # bionic's localtime reads persist.sys.timezone (there is no TZ in adb's shell environment)
+    if utc:
+        return datetime.timezone.utc
+    try:
+        return zoneinfo.ZoneInfo(ctx.shell.env.get("TZ") or ctx.device.time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return datetime.timezone.utc
+
+
+def _parse_set(text: str, now: datetime.datetime) -> datetime.datetime | None:
+    """toybox's parse_default: a two-digit year is the one within 50 years of this one; no year keeps this one."""
+    m = _DATE_SET.match(text)
+    if not m:
+        return None
+    month, day, hour, minute = (int(g) for g in m.groups()[:4])
+    year = now.year
+    if m.group(5):
+        if len(m.group(5)) == 4:
+            year = int(m.group(5))
+        else:
+            two, century = int(m.group(5)), now.year - now.year % 100
+            year = century + two
+            if year >= now.year + 50:
+                year -= 100
+            elif year <= now.year - 50:
+                year += 100
+    second = int(m.group(6)) if m.group(6) else 0
+    try:
+        return datetime.datetime(year, month, day, hour, minute, second, tzinfo=now.tzinfo)
+    except ValueError:
+        return None
 
 
 @command("date")
 def _date(ctx: Ctx, args: list[str]) -> int:
-    wall = ctx.device.clock.wall()
-    fmt = next((a[1:] for a in args if a.startswith("+")), None)
-    if fmt is not None:
-        if "%s" in fmt:
-            fmt = fmt.replace("%s", str(int(wall)))
-        ctx.outln(time.strftime(fmt, time.gmtime(wall)))
-    else:
-        ctx.outln(time.strftime("%a %b %e %H:%M:%S UTC %Y", time.gmtime(wall)))  # toybox: day space-padded
+    utc = "-u" in args
+    rest = [a for a in args if a != "-u"]
+    zone = _zone(ctx, utc)
+    now = datetime.datetime.fromtimestamp(ctx.device.clock.wall(), tz=zone)
+    fmt = DATE_FORMAT
+    if rest and rest[0].startswith("+"):
+        fmt = rest[0][1:]
+    elif rest:
+        target = _parse_set(rest[0], now)
+        if target is None:
+            ctx.errln(f"date: bad date '{rest[0]}'")
+            return 1
+        # toybox prints the date it was asked to set whether or not settimeofday let it
+        status = 0
+        if ctx.device.adbd_root:
+            ctx.device.clock.set_wall(target.timestamp())
+        else:
+            ctx.errln("date: cannot set date: Operation not permitted")
+            status = 1
+        ctx.outln(_strftime(target, DATE_FORMAT))
+        return status
+    ctx.outln(_strftime(now, fmt))
     return 0
+
+
+def _strftime(when: datetime.datetime, fmt: str) -> str:
+    fmt = fmt.replace("%s", str(int(when.timestamp())))
+    # %e is the day space-padded (toybox, from bionic's strftime), which Python has only on some platforms
+    return when.strftime(fmt.replace("%e", f"{when.day:2d}"))
 
 
 @command("uptime")
@@ -217,7 +282,10 @@ def _which(ctx: Ctx, args: list[str]) -> int:
 
 @command("test", "[")
 def _test(ctx: Ctx, args: list[str]) -> int:
-    if args and args[-1] == "]":
+    if ctx.argv0 == "[":
+        if not args or args[-1] != "]":
+            ctx.errln(f"{SH}: [: missing ]")  # mksh's builtin: a usage error, status 2
+            return 2
         args = args[:-1]
     neg = False
     if args and args[0] == "!":

@@ -35,7 +35,11 @@ class DeviceActivities:
         if proc is not None:
             return proc, False
         pkg = self.packages[package]
-        proc = Process(package, next(self._pids) + self._ids.randrange(1, 40), pkg.uid, self.now())
+        # Linux hands out pids in increasing order, with gaps for what else started meanwhile: a process started
+        # again never gets its earlier pid back (a counter plus a random offset could give it).
+        for _ in range(self._ids.randrange(1, 40) - 1):
+            next(self._pids)
+        proc = Process(package, next(self._pids), pkg.uid, self.now())
         self.processes[package] = proc
         self.stopped_packages.discard(package)
         self.log("ActivityManager", f"Start proc {proc.pid}:{package}/u0a{pkg.uid - 10000} for "
@@ -265,10 +269,12 @@ class DeviceActivities:
                 self._home_task()
             return proc is not None
 
-    def force_stop(self, package: str) -> None:
+    def force_stop(self, package: str, reason: str | None = None) -> None:
+        """`am force-stop` (whose reason is the caller: "from pid N"), or the stop another action makes, which
+        ActivityManager logs with that action's reason ("clear data")."""
         if package in self.packages:
             self.log("ActivityManager", f"Force stopping {package} appid={self.packages[package].uid} user=0: "
-                     f"from pid {self.system_pid + 9000}", pid=self.system_pid)
+                     f"{reason or f'from pid {self.system_pid + 9000}'}", pid=self.system_pid)
         self.kill_process(package)
         if package in self.packages:
             self.stopped_packages.add(package)
@@ -278,7 +284,7 @@ class DeviceActivities:
         with self.lock:
             if package not in self.packages:
                 return False
-            self.force_stop(package)
+            self.force_stop(package, reason="clear data")
             self._storage.pop(package, None)
             self.reset_permissions(package)
             for path in [p for p in self.files if p.startswith(f"/sdcard/Android/data/{package}/")]:

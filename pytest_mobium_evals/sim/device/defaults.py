@@ -13,6 +13,13 @@ PERMISSION_PACKAGE = "com.google.android.permissioncontroller"
 SYSTEMUI_PACKAGE = "com.android.systemui"
 IME_ID = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"
 
+#: Runtime permissions the system grants an app for a role it holds (RoleManager's grants on a fresh image): the
+#: default phone app's. They survive `pm clear` and `pm reset-permissions`, as role grants are given back.
+ROLE_GRANTS = {
+    "com.google.android.dialer": ("android.permission.CALL_PHONE", "android.permission.READ_CONTACTS",
+                                  "android.permission.READ_CALL_LOG"),
+}
+
 # Runtime ("dangerous") permissions the platform knows, with the dialog's wording (Android 15, en-US).
 LOCATION_PERMS = ("android.permission.ACCESS_FINE_LOCATION", "android.permission.ACCESS_COARSE_LOCATION")
 PERMISSION_QUESTIONS = {

@@ -8,8 +8,8 @@ import zlib
 from typing import Callable, Iterable
 
 from ..apps.base import App
-from .defaults import LAUNCHER_PACKAGE, LOCATION_PERMS, PERMISSION_PACKAGE, PERMISSION_QUESTIONS
-from .records import Dialog, PackageInfo, PermissionRequest, PermissionState
+from .defaults import LAUNCHER_PACKAGE, LOCATION_PERMS, PERMISSION_PACKAGE, PERMISSION_QUESTIONS, ROLE_GRANTS
+from .records import BASE_FLAGS, Dialog, PackageInfo, PermissionRequest, PermissionState
 
 
 class DevicePackages:
@@ -38,7 +38,7 @@ class DevicePackages:
                               code_path, app_cls.version_name, app_cls.version_code, app_cls.target_sdk,
                               self.clock.boot_wall - (86400 * 30 if app_cls.system else 3600))
             self.packages[name] = pkg
-            self._perm[name] = {p: PermissionState() for p in pkg.permissions}
+            self._perm[name] = {p: self._initial_permission(name, p) for p in pkg.permissions}
         pkg.activities[cls] = app_cls
         if app_cls.launcher and pkg.launcher_activity is None:
             pkg.launcher_activity = cls
@@ -97,11 +97,18 @@ class DevicePackages:
                             req.results[p] = "granted"
                         self._permission_next(req)
 
+    def _initial_permission(self, package: str, perm: str) -> PermissionState:
+        """A permission as a fresh install holds it: asked for at run time, unless the app holds a role whose
+        permissions the system grants (the default dialer's), which come back granted after a reset too."""
+        if perm in ROLE_GRANTS.get(package, ()):
+            return PermissionState(granted=True, flags=set(BASE_FLAGS) | {"GRANTED_BY_ROLE"})
+        return PermissionState()
+
     def reset_permissions(self, package: str | None = None) -> None:
         for name in ([package] if package else list(self._perm)):
             pkg = self.packages.get(name)
             if pkg:
-                self._perm[name] = {p: PermissionState() for p in pkg.permissions}
+                self._perm[name] = {p: self._initial_permission(name, p) for p in pkg.permissions}
 
     def request_permissions(self, package: str, perms: list[str],
                             callback: Callable[[dict[str, str]], None] | None) -> None:
@@ -169,7 +176,13 @@ class DevicePackages:
         group = req.groups[0]
         for p in group:
             st = self._perm[req.package][p]
-            if role in ("foreground", "allow", "one_time"):
+            if role in ("foreground", "one_time") and dialog.approximate and p == LOCATION_PERMS[0]:
+                # Approximate: Android grants the coarse permission alone; the fine one is left ungranted, as
+                # the user set it, and the app may ask again for precision.
+                st.granted = False
+                st.flags.add("USER_SET")
+                req.results[p] = "denied"
+            elif role in ("foreground", "allow", "one_time"):
                 st.granted = True
                 st.flags.add("USER_SET")
                 st.flags.discard("USER_FIXED")

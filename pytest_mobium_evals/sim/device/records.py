@@ -96,6 +96,8 @@ class Dialog:
     token: str = ""
     # permission dialogs: the request being answered
     request: "PermissionRequest | None" = None
+    # a location dialog's accuracy choice: "Approximate" grants the coarse permission alone
+    approximate: bool = False
 
 
 @dataclass

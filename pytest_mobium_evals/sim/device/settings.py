@@ -3,7 +3,18 @@ private storage."""
 
 from __future__ import annotations
 
+import zoneinfo
+
 from .records import VirtualDeviceError
+
+
+def known_zone(zone_id: str) -> bool:
+    """Whether tzdata knows the id (Android's ICU and Java read the same Olson database)."""
+    try:
+        zoneinfo.ZoneInfo(zone_id)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
 
 
 class DeviceSettings:
@@ -72,6 +83,41 @@ class DeviceSettings:
             if g.get("bluetooth_on") == "2":
                 g["bluetooth_on"] = "1"
         self.log("ConnectivityService", f"setAirplaneMode({str(on).lower()})", pid=self.system_pid)
+
+    # -- adbd's user and the system time zone ----------------------------------------------------------------------
+
+    @property
+    def adbd_root(self) -> bool:
+        """Whether adbd runs as root (`adb root` on a userdebug build): the shell it starts is then uid 0. adbd keeps
+        the choice in service.adb.root, and so does the virtual device."""
+        return self.props.get("service.adb.root") == "1"
+
+    def set_adbd_root(self, root: bool) -> None:
+        self.props["service.adb.root"] = "1" if root else "0"
+
+    @property
+    def time_zone(self) -> str:
+        return self.props.get("persist.sys.timezone") or "GMT"
+
+    def set_time_zone(self, zone_id: str) -> None:
+        """AlarmManagerService's setTimeZone: an empty id changes nothing; an id Java's TimeZone does not know
+        becomes GMT (TimeZone.getTimeZone's answer for it), as the property then reads."""
+        if not zone_id:
+            return
+        self.props["persist.sys.timezone"] = zone_id if known_zone(zone_id) else "GMT"
+        self.log("AlarmManager", f"setTimeZoneImpl: {self.props['persist.sys.timezone']}", pid=self.system_pid)
+
+    def airplane_setting_written(self) -> None:
+        """`settings put global airplane_mode_on` writes the setting without ConnectivityService's broadcast. Of the
+        radios only Bluetooth hears it: BluetoothManagerService observes the setting itself, while Wi-Fi waits for
+        ACTION_AIRPLANE_MODE_CHANGED, which the shell may not send. So Bluetooth goes off (2, back on when airplane
+        mode goes off) and wifi_on stays."""
+        g = self._settings["global"]
+        if g.get("airplane_mode_on") == "1":
+            if g.get("bluetooth_on") == "1":
+                g["bluetooth_on"] = "2"
+        elif g.get("bluetooth_on") == "2":
+            g["bluetooth_on"] = "1"
 
     def set_brightness(self, value: int) -> None:
         self._settings["system"]["screen_brightness"] = str(max(0, min(255, int(value))))

@@ -21,6 +21,11 @@ def _task_line(d: "VirtualDevice", task: "ActivityTask", visible: bool) -> str:
             f"sz={len(task.activities)}}}")
 
 
+def _uid_name(uid: int) -> str:
+    """A uid as Android's UserHandle prints it: an app's u0aNN, a system one as its number."""
+    return f"u0a{uid - 10000}" if uid >= 10000 else str(uid)
+
+
 def _proc_record(d: "VirtualDevice", pkg_name: str) -> str:
     proc = d.processes.get(pkg_name)
     pkg = d.packages[pkg_name]
@@ -183,9 +188,32 @@ def _activity_recents(ctx: "Ctx", d: "VirtualDevice") -> None:
     for n, task in enumerate(standard):
         ctx.outln(f"  * Recent #{n}: {_task_line(d, task, task is front)}")
         base = task.activities[0] if task.activities else None
-        ctx.outln(f"    userId=0 effectiveUid=u0a{task.package.uid - 10000} mCallingUid=2000 "
+        ctx.outln(f"    userId=0 effectiveUid={_uid_name(task.package.uid)} mCallingUid=2000 "
                   f"mUserSetupComplete=true mCallingPackage=com.android.shell mCallingFeatureId=null")
         ctx.outln(f"    affinity={task.package.uid}:{task.package.name}")
         if base is not None:
             ctx.outln(f"    intent={{{base.intent}}}")
             ctx.outln(f"    realActivity={base.short}")
+        ctx.outln(f"    Activities=[{', '.join(rec.record() for rec in task.activities)}]")
+        ctx.outln("    askedCompatMode=false inRecents=true isAvailable=true")
+        # Task.dump's id line: AndroidWorld's close_recents finds the tasks to remove by `id=(\d+)` in this dump
+        ctx.outln(f"    taskId={task.id} rootTaskId={task.id}")
+        ctx.outln("    mHasBeenVisible=true mResizeMode=RESIZE_MODE_RESIZEABLE mSupportsPictureInPicture=false "
+                  "isResizeable=true")
+        inactive = max(0, int(d.now() - task.last_active))
+        ctx.outln(f"    lastActiveTime={int(task.last_active * 1000)} (inactive for {inactive}s)")
+    # RecentTasks.dump ends with the list apps get (RecentTaskInfo.dump): its `id=` lines are the ones
+    # AndroidWorld's close_recents finds with `id=(\d+)` and removes with `am stack remove`.
+    ctx.outln("")
+    ctx.outln("  Visible recent tasks (most recent first):")
+    for n, task in enumerate(standard):
+        base = task.activities[0] if task.activities else None
+        ctx.outln(f"  * RecentTaskInfo #{n}: ")
+        ctx.outln(f"     id={task.id} userId=0 hasTask=true lastActiveTime={int(task.last_active * 1000)}")
+        if base is not None:
+            ctx.outln(f"     baseIntent=Intent {{ {base.intent} }}")
+            ctx.outln(f"     baseActivity={{{base.short}}}")
+        if task.top is not None:
+            ctx.outln(f"     topActivity={{{task.top.short}}}")
+        ctx.outln("     isFocused=" + ("true" if task is front else "false") + " isVisible="
+                  + ("true" if task is front else "false"))

@@ -1,0 +1,30 @@
+"""AndroidWorld's run summary (`<run_dir>/androidworld.json`), Ghost Bench's run shape with AndroidWorld's score:
+the task's score on the device (a composite's 0.5 included) when the agent ended saying done or cannot (an
+"infeasible" end is done to AndroidWorld), else 0. Our verdict is kept beside it."""
+
+from __future__ import annotations
+
+import re
+
+from ..ghost_bench.summary import SummarySpec
+from .adapter import SUITE
+
+SUMMARY_FILE = "androidworld.json"
+# what the outcome records: "score 0.5: ..." (our grader) or "AndroidWorld <Class>.is_successful: 0.5" (a twin)
+_SCORE = re.compile(r"(?:^score |\.is_successful: )(\d+(?:\.\d+)?)")
+
+
+def androidworld_score(verdict: dict) -> float:
+    """AndroidWorld's `score if done else 0` for one stored trial."""
+    if (verdict.get("claim") or {}).get("status") not in ("done", "cannot"):
+        return 0.0
+    match = _SCORE.search(str(verdict.get("outcome_observed") or ""))
+    if match:
+        return float(match.group(1))
+    return 1.0 if verdict.get("outcome_reached") else 0.0
+
+
+SPEC = SummarySpec(suite=SUITE, file=SUMMARY_FILE, score=androidworld_score,
+                   note="score is AndroidWorld's: the device's score (a composite's the mean of its parts) when the "
+                        "driver ended saying done or cannot, else 0; verdict is ours (the device set against the "
+                        "claim, which tells a false 'done' from an honest 'cannot'); success_rate is the mean score")
