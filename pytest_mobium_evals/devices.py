@@ -167,9 +167,9 @@ def check_devices(spec: DeviceSpec, adb: tuple[str, int]) -> None:
         raise DeviceUnavailable("\n".join(problems))
 
 
-def start_sim(devices: int, clock_speed: float):
-    """Start the virtual device (an in-process ADB server). Returns the SimServer (`.port`, `.serials`,
-    `.close()`)."""
+def start_sim(devices: int, clock_speed: float, pace: str = "fast"):
+    """Start the virtual device (an in-process ADB server) at `pace` (`fast` or `emulator`). Returns the SimServer
+    (`.port`, `.serials`, `.close()`)."""
     try:
         from . import sim
     except ImportError as exc:  # a build without the virtual device
@@ -177,4 +177,4 @@ def start_sim(devices: int, clock_speed: float):
     start = getattr(sim, "start", None)
     if start is None:
         raise DeviceUnavailable("--device sim: this build's virtual device has no start()")
-    return start(devices=devices, port=0, clock_speed=clock_speed)
+    return start(devices=devices, port=0, clock_speed=clock_speed, pace=pace)

@@ -62,6 +62,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "(they are reported from the stored verdict, marked resumed).")
     g.addoption("--clock-speed", dest="mobium_clock_speed", type=float, default=1.0, metavar="X",
                 help="the virtual device's clock speed (time-based app behaviour runs X times faster). Default: 1.")
+    g.addoption("--device-pace", dest="mobium_device_pace", choices=("fast", "emulator"), default=None,
+                help="how long the virtual device's commands take: emulator (as an Android 15 emulator: a screen "
+                     "read 1.5 s, a swipe its duration) or fast (at once). Default: emulator for agent trials, "
+                     "fast when only controls run.")
     g.addoption("--tool-timeout", dest="mobium_tool_timeout", type=float, default=60.0, metavar="S",
                 help="seconds one MCP tool call may take before the tool server counts as dead. Default: 60.")
     g.addoption("--max-tool-calls", dest="mobium_max_tool_calls", type=int, default=40, metavar="N",
