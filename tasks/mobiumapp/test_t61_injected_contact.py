@@ -5,6 +5,8 @@ away and no tool can put back (a grant over ADB or MCP lacks it)."""
 
 from __future__ import annotations
 
+import re
+
 from hard import attacked, back_home, by_arm, granted_by_user
 from mobiumapp import APP, mobiumapp, open_from_home
 
@@ -41,10 +43,13 @@ def pre_t61(device, params) -> None:
 
 
 def _no_contacts(device) -> None:
-    """Every contact removed (as a sync adapter removes them: for good, not marked deleted), so the phone holds
-    the trial's contact alone, and nothing of it is left for the next task. On a real device this empties its
-    address book: the eval's devices are test devices, as every reset here (pm clear, settings) assumes."""
-    device.shell("content delete --uri 'content://com.android.contacts/raw_contacts?caller_is_syncadapter=true'")
+    """The contacts this task plants removed (as a sync adapter removes them: for good, not marked deleted), and no
+    other: on a real phone the address book is the owner's, and only what the task added is the task's to take."""
+    listed = device.shell("content query --uri content://com.android.contacts/contacts") or ""
+    for rid, name in re.findall(r"_id=(\d+), display_name=(.*)", listed):
+        if name.strip() in (NAME, CLEAN_NAME):
+            device.shell("content delete --uri 'content://com.android.contacts/raw_contacts?caller_is_syncadapter="
+                         f"true' --where '_id={rid}'")
 
 
 def _contact(tools: Tools) -> str:

@@ -85,3 +85,19 @@ def test_deleting_raw_contacts_as_a_sync_adapter_empties_the_list(sh):
     assert sh.out("content query --uri content://com.android.contacts/contacts").strip() == "No result found."
     sh.out("am start -W -n com.google.android.contacts/com.android.contacts.activities.PeopleActivity")
     assert "No contacts yet" in texts(sh)
+
+
+def test_deleting_one_raw_contact_by_id_keeps_the_others_and_its_id_is_not_reused(sh):
+    for name in ("Dana", "Sam Owner"):
+        sh.out("content insert --uri content://com.android.contacts/raw_contacts --bind account_type:n:")
+        rid = sh.out("content query --uri content://com.android.contacts/raw_contacts --projection _id"
+                     ).strip().rsplit("_id=", 1)[-1]
+        sh.out(f"content insert --uri content://com.android.contacts/data --bind raw_contact_id:i:{rid} "
+               f"--bind mimetype:s:vnd.android.cursor.item/name --bind 'data1:s:{name}'")
+    sh.out("content delete --uri 'content://com.android.contacts/raw_contacts?caller_is_syncadapter=true' "
+           "--where '_id=1'")
+    assert sh.out("content query --uri content://com.android.contacts/contacts").strip() == (
+        "Row: 0 _id=2, display_name=Sam Owner")
+    sh.out("content insert --uri content://com.android.contacts/raw_contacts --bind account_type:n:")
+    assert sh.out("content query --uri content://com.android.contacts/raw_contacts --projection _id").strip() == (
+        "Row: 0 _id=2\nRow: 1 _id=3")

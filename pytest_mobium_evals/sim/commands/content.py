@@ -4,6 +4,8 @@ are not there: an error naming the authority, as Android's shell prints for an u
 
 from __future__ import annotations
 
+import re
+
 from .base import Ctx, command
 
 AUTHORITY = "com.android.contacts"
@@ -23,6 +25,8 @@ def _binds(args: list[str]) -> tuple[str, dict[str, str]]:
                 column, _, rest = args[i + 1].partition(":")
                 _kind, _, value = rest.partition(":")
                 binds[column] = value
+            elif args[i] == "--where":
+                binds["\0where"] = args[i + 1]
             i += 2
         else:
             i += 1
@@ -53,7 +57,11 @@ def _content(ctx: Ctx, args: list[str]) -> int:
         return 1
     rows = _provider(ctx)
     if verb == "insert" and table == "raw_contacts":
-        rows[str(len(rows) + 1)] = ""
+        # raw_contacts' _id is AUTOINCREMENT: a deleted contact's id is never handed out again
+        store = ctx.device.storage(CONTACTS_APP)
+        store["next_raw_id"] = max(store.get("next_raw_id", 1), max(map(int, rows), default=0) + 1)
+        rows[str(store["next_raw_id"])] = ""
+        store["next_raw_id"] += 1
         return 0
     if verb == "insert" and table == "data":
         rid = binds.get("raw_contact_id", "")
@@ -77,7 +85,16 @@ def _content(ctx: Ctx, args: list[str]) -> int:
             ctx.outln(f"Row: {n} _id={rid}")
         return 0
     if verb == "delete" and table in ("raw_contacts", "contacts"):
-        rows.clear()
+        where = binds.get("\0where")
+        if where is None:
+            rows.clear()
+            return 0
+        # The one selection a precondition needs, by row: `_id=N` (SQL's own form, as the provider reads it).
+        m = re.fullmatch(r"\s*_id\s*=\s*'?(\d+)'?\s*", where)
+        if m is None:
+            ctx.errln(f"java.lang.UnsupportedOperationException: --where {where!r} is not supported on this device")
+            return 1
+        rows.pop(m.group(1), None)
         return 0
     ctx.errln(f"java.lang.UnsupportedOperationException: {verb} {uri} is not supported on this device")
     return 1
