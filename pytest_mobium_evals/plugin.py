@@ -12,6 +12,8 @@ until a trial actually runs."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from . import collection, protocol, terminal
@@ -152,6 +154,10 @@ def _refuse_values_taken_for_paths(early_config: pytest.Config, parser: pytest.P
     computed again; only when it differs is the run stopped (a value inside the project changes nothing). Putting
     the setup right in place would mean redoing what pytest already derived from the wrong config file (addopts,
     pythonpath, the assertion rewriter's python_files), so the line says how to write the option instead."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # A worker is handed the controller's arguments, which the controller has already checked; by the time it
+        # starts, --run-dir's folder exists, and would read as a test path that moves the rootdir when it did not.
+        return
     group = parser.getgroup(GROUP)
     takes_value = {name for option in group.options if option.attrs().get("nargs") != 0 for name in option.names()}
     spaced = []
