@@ -14,6 +14,15 @@ spreads thinner.
 
     python probes/bench_scale.py [--devices 1,2,4,8] [--tasks t01,t04,t07,t09,t15,t11] [--repeats 4]
                                  [--in-workers] [--checkout DIR [--checkout DIR]]
+
+`--agent` measures where users are instead: agent trials of t01 (sign in) driven by Claude (the bundled CLI, the
+agent client a user runs) against a local stand-in of the Messages API that answers each turn after a seeded
+2-4 s, as a model does, on devices at the `emulator` pace; by default on 1, 2, 4, 8, 16 and 32 devices, each
+device doing --per-device trials. Besides the rate, it prints the harness's CPU seconds and peak memory (PSS) per
+device by part: the pytest worker, the tool server (the prepared server and its per-trial forks, and the attach
+command), the agent client (the Claude CLI), and the virtual device itself for scale. Loopback only.
+
+    python probes/bench_scale.py --agent [--devices 1,2,4,8,16,32] [--per-device 2] [--seed 7]
 """
 
 from __future__ import annotations
@@ -21,30 +30,33 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "agents"))
 
 from pytest_mobium_evals.sim.processes import server_processes  # noqa: E402
 
 
 def trials_window(run: Path) -> float:
     """From the first trial's start to the last one's end: the run without its workers' start and stop. A trial
-    ends at its transcript's last event and started its total_s before that."""
+    ends at its transcript's last stamped event (an agent's transcript, heard from its client, has none: then
+    when its verdict was written) and started its total_s before that."""
     spans = []
     for verdict in run.glob("trials/*/verdict.json"):
         total = json.loads(verdict.read_text())["timings"]["total_s"]
         lines = (verdict.parent / "transcript.jsonl").read_text().splitlines()
         stamps = [json.loads(line).get("t") for line in lines if line.strip()]
-        end = max((t for t in stamps if isinstance(t, (int, float))), default=None)
-        if end is not None:
-            spans.append((end - total, end))
+        end = max((t for t in stamps if isinstance(t, (int, float))), default=verdict.stat().st_mtime)
+        spans.append((end - total, end))
     return max(e for _, e in spans) - min(s for s, _ in spans) if spans else float("nan")
 
 
@@ -70,9 +82,170 @@ def one_round(devices: int, tasks: list[str], repeats: int, folder: Path, checko
     return wall, cpu, passed, trials_window(folder / f"n{devices}")
 
 
+# ---- agent trials against a model stand-in ----------------------------------------------------------------------
+
+PARTS = ("worker", "tool server", "agent client", "virtual device")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def part_of(cmdline: list[str]) -> str | None:
+    """Which part of a run a process is, from its command line."""
+    line = " ".join(cmdline)
+    if cmdline and os.path.basename(cmdline[0]) == "claude":
+        return "agent client"  # before the tool server: its own command line names the MCP config
+    if "pytest_mobium_evals.cli sim" in line:
+        return "virtual device"
+    if "--prefork" in line or "mobium_server" in line or " mcp " in f" {line} ":
+        return "tool server"
+    if "pytest" in line or "execnet" in line or "xdist" in line or "exec(eval(" in line:
+        return "worker"
+    return None
+
+
+class Sampler:
+    """Every process under this one, read from /proc twice a second: each process's last CPU time (user + system)
+    and each part's peak summed PSS. A process that ends between two looks loses its last half second of CPU:
+    the figures are a lower bound."""
+
+    def __init__(self, root: int, period: float = 0.5):
+        self.root, self.period = root, period
+        self.cpu: dict[int, tuple[str, float]] = {}
+        self.peak = {p: 0.0 for p in PARTS}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> "Sampler":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _children(self) -> dict[int, int]:
+        parents = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    stat = Path(f"/proc/{entry}/stat").read_text()
+                except OSError:
+                    continue
+                parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+        below, frontier = set(), {self.root}
+        while frontier:
+            frontier = {pid for pid, parent in parents.items() if parent in frontier} - below
+            below |= frontier
+        return {pid: parents[pid] for pid in below}
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.period):
+            memory = {p: 0.0 for p in PARTS}
+            for pid in self._children():
+                try:
+                    cmdline = Path(f"/proc/{pid}/cmdline").read_text().split("\0")
+                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                    pss = next((int(line.split()[1]) for line in Path(f"/proc/{pid}/smaps_rollup").read_text()
+                                .splitlines() if line.startswith("Pss:")), 0)
+                except (OSError, StopIteration, ValueError):
+                    continue
+                part = part_of([c for c in cmdline if c])
+                if part is None:
+                    continue
+                self.cpu[pid] = (part, (int(fields[11]) + int(fields[12])) / TICKS)
+                memory[part] += pss / 1024
+            for part in PARTS:
+                self.peak[part] = max(self.peak[part], memory[part])
+
+    def cpu_by_part(self) -> dict[str, float]:
+        out = {p: 0.0 for p in PARTS}
+        for part, seconds in self.cpu.values():
+            out[part] += seconds
+        return out
+
+
+def model_standin(seed: int):
+    """The Messages API as a model answers it: t01 solved in six tool calls and an answer, each turn after a
+    seeded 2-4 s (the draws are the seed's; which trial meets which depends on arrival)."""
+    from standins import AnthropicStandin, solve_t01
+
+    rng, lock = random.Random(seed), threading.Lock()
+
+    class Thinking(AnthropicStandin):
+        def _post(self, handler, body):
+            with lock:
+                delay = rng.uniform(2.0, 4.0)
+            time.sleep(delay)
+            super()._post(handler, body)
+
+    return Thinking(solve_t01())
+
+
+def agent_round(devices: int, per_device: int, folder: Path, endpoint) -> dict:
+    trials = devices * per_device
+    with server_processes(devices, pace="emulator") as servers:
+        fleet = ",".join(f"{s.adb}/{s.serials[0]}" for s in servers)
+        command = [sys.executable, "-m", "pytest", str(ROOT / "tasks"), "-k", "t01", "--driver=agent",
+                   "--model=haiku:low", f"--repeats={trials}", "--device", fleet, "-n", str(devices),
+                   "--run-dir", str(folder / f"n{devices}"), "-p", "no:cacheprovider", "-q"]
+        env = {**os.environ, "ANTHROPIC_API_KEY": "sk-ant-standin", "ANTHROPIC_BASE_URL": endpoint.url}
+        env.pop("CLAUDE_CODE_OAUTH_TOKEN", None)
+        env.pop("ANTHROPIC_AUTH_TOKEN", None)
+        # Measured as a user's Python runs: with its bytecode cached. Without the cache every worker, tool server
+        # and attach compiles the package and every task file afresh (two CPU seconds a worker, measured).
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        started = time.monotonic()
+        with Sampler(os.getpid()) as sampler:
+            proc = subprocess.run(command, capture_output=True, text=True, cwd=folder, env=env)
+        wall = time.monotonic() - started
+    verdicts = [json.loads(v.read_text()) for v in (folder / f"n{devices}").glob("trials/*/verdict.json")]
+    graded = [v for v in verdicts if v.get("verdict") != "infra_error"]
+    if not graded:
+        raise SystemExit(f"bench_scale: no agent trial on {devices} device(s) was graded (exit {proc.returncode}):"
+                         f"\n{proc.stdout[-1500:]}{proc.stderr[-800:]}")
+    return {"devices": devices, "trials": len(verdicts), "graded": len(graded),
+            "passed": sum(v.get("verdict") == "pass" for v in verdicts), "wall": wall,
+            "window": trials_window(folder / f"n{devices}"), "cpu": sampler.cpu_by_part(), "peak": sampler.peak}
+
+
+def agent_main(counts: list[int], per_device: int, seed: int) -> int:
+    load_before = os.getloadavg()[0]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-scale-agent-") as tmp, model_standin(seed) as endpoint:
+        agent_round(1, 1, Path(tmp), endpoint)  # unmeasured: the bytecode cache filled, as on a user's second run
+        for n in counts:
+            folder = Path(tmp) / f"r{n}"
+            folder.mkdir()
+            rows.append(agent_round(n, per_device, folder, endpoint))
+    print(f"t01 agent trials (Claude CLI, model stand-in 2-4 s a turn, seed {seed}), {per_device} a device, "
+          f"devices at the emulator pace, each behind an ADB server process of its own")
+    print(f"{'devices':>7} {'trials':>6} {'pass':>5} {'wall s':>7} {'trials/min':>10} {'vs 1':>6} {'busy':>5}"
+          f" | CPU s per device: {'worker':>6} {'tools':>6} {'agent':>6} {'device':>6}"
+          f" | MB per device: {'worker':>6} {'tools':>6} {'agent':>6} {'device':>6}")
+    base = None
+    for r in rows:
+        rate = r["trials"] / r["window"] * 60
+        base = base or rate
+        n = r["devices"]
+        cpu, peak = r["cpu"], r["peak"]
+        busy = sum(cpu.values()) / r["wall"]
+        print(f"{n:>7} {r['trials']:>6} {r['passed']:>5} {r['wall']:>7.1f} {rate:>10.1f} {rate / base:>5.2f}x"
+              f" {busy:>5.2f} |                   " + " ".join(f"{cpu[p] / n:>6.1f}" for p in PARTS)
+              + " |                " + " ".join(f"{peak[p] / n:>6.0f}" for p in PARTS))
+    print("trials/min over the trials' window (first start to last end); busy: the run's CPU seconds over its "
+          "wall time, in cores; CPU and memory are the run's totals (memory: the peak of the summed PSS) over "
+          "its devices")
+    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--devices", default="1,2,4,8", help="comma list of device counts (default 1,2,4,8)")
+    parser.add_argument("--agent", action="store_true",
+                        help="agent trials against a model stand-in on emulator-paced devices (see above)")
+    parser.add_argument("--per-device", type=int, default=2, help="--agent: trials per device (default 2)")
+    parser.add_argument("--seed", type=int, default=7, help="--agent: the seed of the model's turn times")
+    parser.add_argument("--devices", default=None,
+                        help="comma list of device counts (default 1,2,4,8; with --agent 1,2,4,8,16,32)")
     parser.add_argument("--tasks", default="t01,t04,t07,t09,t15,t11", help="the MobiumApp tasks to run")
     parser.add_argument("--repeats", type=int, default=4, help="trials per task (default 4)")
     parser.add_argument("--in-workers", action="store_true",
@@ -82,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="a checkout to measure, with its own .venv (default: this one); given twice (old and "
                              "new), each device count runs on both in turn, so both tables share the run's load")
     args = parser.parse_args(argv)
+    if args.devices is None:
+        args.devices = "1,2,4,8,16,32" if args.agent else "1,2,4,8"
     try:
         counts = [int(c) for c in args.devices.split(",") if c.strip()]
     except ValueError:
@@ -90,6 +265,11 @@ def main(argv: list[str] | None = None) -> int:
     if not counts or min(counts) < 1 or args.repeats < 1:
         print("bench_scale: device counts and --repeats must be at least 1", file=sys.stderr)
         return 2
+    if args.agent:
+        if args.per_device < 1 or max(counts) > 64:
+            print("bench_scale: --per-device must be at least 1, and at most 64 devices", file=sys.stderr)
+            return 2
+        return agent_main(counts, args.per_device, args.seed)
     checkouts = [c.resolve() for c in (args.checkout or [ROOT])]
     missing = [str(c) for c in checkouts if not (c / ".venv" / "bin" / "python").exists()]
     if missing:

@@ -19,6 +19,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "judge": ("pytest_mobium_evals.judge", "regrade a run's answers with a local model through Ollama"),
     "verify": ("pytest_mobium_evals.verify", "run the regression tasks on two Mobium commits and compare"),
     "test": ("pytest_mobium_evals.testfile", "run a Mobium *.test.json file over the MCP tools"),
+    "plan": ("pytest_mobium_evals.paired", "the smallest difference a paired surface comparison detects at 80% "
+             "power, or the repeats it needs"),
+    "surface": ("pytest_mobium_evals.surface_cli", "surface variants: check a variant file, capture a real "
+                "Mobium's surface, the before/after table of a run"),
     "export": ("pytest_mobium_evals.export_inspect", "write a run as an Inspect AI log, for `inspect view`"),
 }
 

@@ -43,8 +43,9 @@ def pytest_pycollect_makeitem(collector, name: str, obj):
 def mark(fn, task) -> None:
     """The pytest marks a task function carries, put on it as pytest is about to make it an item (the task core,
     tasks.py, knows no pytest): its suite (`-m mobiumapp`), its tier when it is hard (`-m hard`), `regression` when
-    its failure once found a Mobium defect, and the trial fixture that the plugin parametrizes over driver × model
-    × repeat. Once per function, however many modules hold it."""
+    its failure once found a Mobium defect, `injection` for an injection task (`-m injection`), and the trial
+    fixture that the plugin parametrizes over driver × model × repeat. Once per function, however many modules hold
+    it."""
     if getattr(fn, "__mobium_marked__", False):
         return
     marks = [pytest.mark.usefixtures("mobium_trial"), getattr(pytest.mark, task.suite)]
@@ -52,6 +53,8 @@ def mark(fn, task) -> None:
         marks.append(pytest.mark.hard)
     if task.regression:
         marks.append(pytest.mark.regression)
+    if task.injection is not None:
+        marks.append(pytest.mark.injection)
     for m in marks:
         m(fn)
     fn.__mobium_marked__ = True
@@ -61,7 +64,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     task = task_of(metafunc.function)
     if task is None or "mobium_trial" not in metafunc.fixturenames:
         return
-    specs = eval_session(metafunc.config).trial_specs(task)
+    run = eval_session(metafunc.config)
+    specs = run.trial_specs(task)
+    if task.injection is not None:
+        # Its clean twin runs beside it, under every driver, so a fall in utility under attack can be told from
+        # the task being hard.
+        specs += run.trial_specs(task.clean_twin())
     metafunc.parametrize("mobium_trial", specs, ids=[s.param_id for s in specs], indirect=True)
 
 

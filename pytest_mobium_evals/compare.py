@@ -30,6 +30,9 @@ def run(args: argparse.Namespace) -> int:
     old, new = load_run(args.old), load_run(args.new)
     comparison = compare_runs(old, new)
     text = render(comparison)
+    from .paired import section_markdown
+
+    text += "".join(f"\n{section}" for section in map(section_markdown, (old, new)) if section)
     out = Path(args.out) if args.out else new.path / COMPARE
     write_text_atomic(out, text)
     sys.stdout.write(text)

@@ -365,6 +365,8 @@ class Device:
         self.shell("input keyevent KEYCODE_WAKEUP; wm dismiss-keyguard")
         if self.foreground_package() == package:
             return
+        if not self.shell(f"pidof {package}").strip():
+            return  # an app the driver left stopped is graded stopped: launching it would be a restart it never made
         self.launch(package)
 
     def pass_time(self, seconds: float) -> None:

@@ -167,9 +167,9 @@ def check_devices(spec: DeviceSpec, adb: tuple[str, int]) -> None:
         raise DeviceUnavailable("\n".join(problems))
 
 
-def start_sim(devices: int, clock_speed: float):
-    """Start the virtual device (an in-process ADB server). Returns the SimServer (`.port`, `.serials`,
-    `.close()`)."""
+def start_sim(devices: int, clock_speed: float, pace: str = "fast"):
+    """Start the virtual device (an in-process ADB server) at `pace` (`fast` or `emulator`). Returns the SimServer
+    (`.port`, `.serials`, `.close()`)."""
     try:
         from . import sim
     except ImportError as exc:  # a build without the virtual device
@@ -177,7 +177,7 @@ def start_sim(devices: int, clock_speed: float):
     start = getattr(sim, "start", None)
     if start is None:
         raise DeviceUnavailable("--device sim: this build's virtual device has no start()")
-    return start(devices=devices, port=0, clock_speed=clock_speed)
+    return start(devices=devices, port=0, clock_speed=clock_speed, pace=pace)
 
 
 APP_PACKAGE_PROPERTY = "dev.mobium.mobiumapp"  # the package whose version the device record carries
@@ -188,10 +188,11 @@ class DeviceLease:
     (one of its own, or sim:N's shared server on the controller), the built-in tool server prepared once and forked
     per trial, and the device's properties for the record. Made from the run's options; the session holds one."""
 
-    def __init__(self, device: str, adb: str, clock_speed: float, tool_timeout: float,
+    def __init__(self, device: str, adb: str, clock_speed: float, pace: str, tool_timeout: float,
                  mobium_bin: Optional[str], workerinput: Optional[dict] = None, sim_port: Optional[int] = None):
         self.spec_text, self.adb = device, adb
-        self.clock_speed, self.tool_timeout, self.mobium_bin = clock_speed, tool_timeout, mobium_bin
+        self.clock_speed, self.pace = clock_speed, pace  # a virtual device's clock and pace (--device-pace)
+        self.tool_timeout, self.mobium_bin = tool_timeout, mobium_bin
         self.workerinput = workerinput or {}
         self.sim_port = sim_port  # sim:N: the controller's shared virtual ADB server
         self.sim = None
@@ -201,7 +202,7 @@ class DeviceLease:
 
     def start_shared_sim(self, count: int) -> None:
         """sim:N under xdist, on the controller: serve the N devices that workers lease by index."""
-        self.sim = start_sim(count, self.clock_speed)
+        self.sim = start_sim(count, self.clock_speed, self.pace)
         self.sim_port = self.sim.port
 
     def lease(self):
@@ -214,7 +215,7 @@ class DeviceLease:
         index, workers = worker_index(self.workerinput), worker_count(self.workerinput)
         try:
             if spec.kind == "sim" and not spec.shared_sim:
-                self.sim = start_sim(1, self.clock_speed)
+                self.sim = start_sim(1, self.clock_speed, self.pace)
                 serial, host, port = self.sim.serials[0], "127.0.0.1", self.sim.port
             elif spec.kind == "sim":
                 if self.sim_port is None:  # no xdist: this process is the controller

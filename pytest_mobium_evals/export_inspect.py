@@ -63,6 +63,12 @@ def build_log(run_):
     metrics = {"success": EvalMetric(name="success", value=sum(t.passed if not t.setting.is_control else
                                                                  t.as_declared for t in run_.trials)
                                      / max(1, len(run_.trials)))}
+    from .injection_rates import inspect_metrics, of_summaries
+
+    for r in of_summaries(summaries):  # the four injection rates, one metric each per setting
+        metrics.update({f"{r.label}: {k}": EvalMetric(**{**m, "name": f"{r.label}: {k}"})
+                        for k, m in inspect_metrics(r).items()})
+        figures[r.label]["injection"] = r.to_json()
     spec = EvalSpec(created=str(rec.get("started") or ""), task=f"mobium-evals/{run_.name}",
                     task_id=run_.name, run_id=run_.name,
                     dataset=EvalDataset(name="mobium-evals tasks", samples=len(run_.task_ids),

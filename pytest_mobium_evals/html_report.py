@@ -197,6 +197,9 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
         parts.append(_table(["Setting", "Rate of", "Rate [95% interval over tasks]", "Tasks", "pass^k",
                              "Scheduled", "Graded", "Infra errors", "False successes", "Blockers",
                              "Obeyed injected text"], rows))
+    from .injection_rates import html, of_summaries
+
+    parts.append(html(of_summaries(summaries)))
     blockers = [(s.setting.label, name, b) for s in summaries for name, b in s.figures.blockers]
     if blockers:
         parts.append(f"<p class=mv-bad><b>Blockers ({len(blockers)})</b>, which hold the decision whatever the "
@@ -210,6 +213,9 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
                      "resamples tasks for both settings at once.</p>")
         parts.append(_table(["B vs A", "Difference in pass rate [95%]", "Reading"],
                             [_difference_row(a.label, b.label, difference(a, b)) for a, b in pairs]))
+    from .paired import section_html
+
+    parts.append(section_html(run_))
     if any(s.setting.is_control for s in summaries):
         parts.append(_controls_html(run_, summaries))
     parts.append(_facts_html(run_))

@@ -17,8 +17,8 @@ import pytest
 from .verdicts import ALL_CONTROL_DRIVERS, DRIVERS
 
 #: The options record.json keeps and --resume restores (the seed, run folder and resumed flag are the run's own).
-STORED = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "tool_timeout",
-          "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url")
+STORED = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "device_pace", "tool_timeout",
+          "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url", "surface")
 
 
 def parse_drivers(text: str) -> tuple[str, ...]:
@@ -46,11 +46,13 @@ class RunOptions:
     adb: str
     mobium_bin: Optional[str]
     clock_speed: float
+    device_pace: Optional[str]  # the virtual device's pace, fast or emulator (sim/pace.py)
     tool_timeout: float
     max_tool_calls: int
     trial_timeout: float
     enforce_max_steps: bool
     base_url: Optional[str]
+    surface: Optional[str] = None  # --surface: variant names, comma separated (surfaces.py)
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "RunOptions":
@@ -59,9 +61,11 @@ class RunOptions:
             "driver": opt.mobium_driver, "models": opt.mobium_model, "repeats": opt.mobium_repeats,
             "device": opt.mobium_device, "adb": opt.mobium_adb,
             "mobium_bin": opt.mobium_bin or os.environ.get("MOBIUM_BIN") or None,
-            "clock_speed": opt.mobium_clock_speed, "tool_timeout": opt.mobium_tool_timeout,
+            "clock_speed": opt.mobium_clock_speed, "device_pace": opt.mobium_device_pace,
+            "tool_timeout": opt.mobium_tool_timeout,
             "max_tool_calls": opt.mobium_max_tool_calls, "trial_timeout": opt.mobium_trial_timeout,
             "enforce_max_steps": opt.mobium_enforce_max_steps, "base_url": opt.mobium_base_url,
+            "surface": getattr(opt, "mobium_surface", None),
         }
         seed = opt.mobium_seed
         resumed = False
@@ -96,6 +100,10 @@ class RunOptions:
             raise pytest.UsageError(f"--repeats {options['repeats']}: must be at least 1")
         if options["clock_speed"] <= 0:
             raise pytest.UsageError(f"--clock-speed {options['clock_speed']}: must be positive")
+        if options["device_pace"] is None:
+            # An agent meets the device at an emulator's pace; the controls check the graders, which holds at
+            # either pace (CI runs them at both), so they run at the device's own.
+            options["device_pace"] = "emulator" if "agent" in parse_drivers(options["driver"]) else "fast"
         if not run_dir:
             from .records import default_run_dir
 

@@ -12,6 +12,8 @@ until a trial actually runs."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from . import broken_tasks, collection, protocol, terminal
@@ -34,6 +36,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--model", dest="mobium_model", default=None, metavar="NAME[:EFFORT],…",
                 help="model settings for --driver agent, comma separated; haiku, sonnet, opus stand for "
                      "claude-<name>-5-5; also ollama/NAME and openai/NAME. Default: opus:medium.")
+    g.addoption("--surface", dest="mobium_surface", default=None, metavar="VARIANT[,VARIANT…]",
+                help="Mobium's agent-facing surface as the variable: each agent trial runs under every variant "
+                     "named (baseline, or surfaces/NAME.toml, or a path), the same tasks and seeds, interleaved; "
+                     "a proxy in front of the tool server applies it. Default: none (the server as it is).")
     g.addoption("--repeats", dest="mobium_repeats", type=int, default=1, metavar="N",
                 help="trials per task and setting, each with its own seeded parameters. Default: 1.")
     g.addoption("--seed", dest="mobium_seed", type=int, default=None, metavar="N",
@@ -58,6 +64,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "(they are reported from the stored verdict, marked resumed).")
     g.addoption("--clock-speed", dest="mobium_clock_speed", type=float, default=1.0, metavar="X",
                 help="the virtual device's clock speed (time-based app behaviour runs X times faster). Default: 1.")
+    g.addoption("--device-pace", dest="mobium_device_pace", choices=("fast", "emulator"), default=None,
+                help="how long the virtual device's commands take: emulator (as an Android 15 emulator: a screen "
+                     "read 1.5 s, a swipe its duration) or fast (at once). Default: emulator for agent trials, "
+                     "fast when only controls run.")
     g.addoption("--tool-timeout", dest="mobium_tool_timeout", type=float, default=60.0, metavar="S",
                 help="seconds one MCP tool call may take before the tool server counts as dead. Default: 60.")
     g.addoption("--max-tool-calls", dest="mobium_max_tool_calls", type=int, default=40, metavar="N",
@@ -98,6 +108,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "regression: a task whose failure once found a Mobium defect (its found= "
                                        "names the CHALLENGES entries); `mobium-evals verify` runs these")
     config.addinivalue_line("markers", "mobiumapp: a task of the MobiumApp suite (tasks/mobiumapp/)")
+    config.addinivalue_line("markers", "injection: a task whose device shows text telling the agent to do something "
+                                       "else; it runs attacked and clean (its twin, id TASK.clean)")
     config.addinivalue_line("markers", "hard: a task of the hard tier (reported apart from the core tier)")
     config.addinivalue_line("markers", "ghost_bench: a task of the Ghost Bench suite (tasks/ghost_bench/*.json)")
     config.addinivalue_line("markers", "androidworld: a task of the AndroidWorld suite (tasks/androidworld/*.json)")
@@ -105,7 +117,9 @@ def pytest_configure(config: pytest.Config) -> None:
     session = EvalSession.from_config(config)
     config.stash[SESSION] = session
     config.pluginmanager.register(session, "mobium-evals-session")
-    for module in (collection, protocol, terminal, broken_tasks):
+    from . import paired_hooks  # the surface variants' before/after table, beside record.json
+
+    for module in (collection, protocol, terminal, broken_tasks, paired_hooks):
         config.pluginmanager.register(module, f"mobium-evals-{module.__name__.rsplit('.', 1)[-1]}")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(), "mobium-evals-xdist")
@@ -140,6 +154,10 @@ def _refuse_values_taken_for_paths(early_config: pytest.Config, parser: pytest.P
     computed again; only when it differs is the run stopped (a value inside the project changes nothing). Putting
     the setup right in place would mean redoing what pytest already derived from the wrong config file (addopts,
     pythonpath, the assertion rewriter's python_files), so the line says how to write the option instead."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # A worker is handed the controller's arguments, which the controller has already checked; by the time it
+        # starts, --run-dir's folder exists, and would read as a test path that moves the rootdir when it did not.
+        return
     group = parser.getgroup(GROUP)
     takes_value = {name for option in group.options if option.attrs().get("nargs") != 0 for name in option.names()}
     spaced = []

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from . import injection_rates
 from .catalog import default_task_paths, load_task_definitions
 from .regrade import REGRADE, regrade_run, render_regrade, verdicts_changed
 from .runfolder import (
@@ -162,13 +163,19 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
     lines.append(f"- Mobium: {describe_mobium(rec)}" + (f" · tool server: {rec['tool_server']}" if rec.get(
         "tool_server") else "") + (f" · app: {app}" if app else ""))
     lines.append(f"- Device: {describe_device(rec)}")
+    from .paired import section_markdown
+    from .runfolder import surface_fact
+
+    lines.append(f"- Surface: {surface_fact(rec)}")
     if regraded is not None:
         lines.append(f"- Regraded with the current answer rules: {verdicts_changed(regraded)} verdict(s) "
                      f"changed (see {REGRADE})")
     lines += ["", f"![pass rate per setting]({CHART})", ""]
     lines += _settings_table(summaries)
+    lines += section_markdown(run_).splitlines()
     lines += _verdict_table(summaries)
     lines += _blockers(base, summaries)
+    lines += injection_rates.markdown(injection_rates.of_summaries(summaries))
     if any(s.setting.is_control for s in summaries):
         lines += _controls_table(run_, summaries)
     lines += _per_task_table(run_, summaries)

@@ -35,6 +35,7 @@ class Setting:
     driver: str
     model: str = "none"
     effort: Optional[str] = None
+    surface: Optional[str] = None  # the surface variant the agent saw (--surface); None: the server's own
 
     @property
     def is_control(self) -> bool:
@@ -45,14 +46,16 @@ class Setting:
         """One word for one-line listings: reference, or claude-haiku-5-5:low."""
         if self.is_control or self.model in ("", "none"):
             return self.driver
-        return f"{self.model}:{self.effort}" if self.effort else self.model
+        short = f"{self.model}:{self.effort}" if self.effort else self.model
+        return f"{short} surface={self.surface}" if self.surface else short
 
     @property
     def label(self) -> str:
         if self.is_control:
             return f"{self.driver} (control)"
         label = self.model if self.model not in ("", "none") else self.driver
-        return f"{label}, {self.effort} effort" if self.effort else label
+        label = f"{label}, {self.effort} effort" if self.effort else label
+        return f"{label}, surface {self.surface}" if self.surface else label
 
 
 @dataclass
@@ -86,7 +89,7 @@ class Trial:
     @property
     def setting(self) -> Setting:
         effort = self.record.effort
-        return Setting(self.driver, self.model, str(effort) if effort else None)
+        return Setting(self.driver, self.model, str(effort) if effort else None, self.record.surface or None)
 
     @property
     def is_infra_error(self) -> bool:
@@ -338,6 +341,16 @@ def describe_device(record: dict, short: bool = False) -> str:
     return str(device) if device else "unknown"
 
 
+def surface_fact(record: dict) -> str:
+    """Which surface the agent saw, for every report's facts."""
+    names = record.get("surfaces") or []
+    server = "Mobium's own (mobium mcp)" if record.get("tool_server", "").startswith("mobium mcp") else \
+        "the built-in server's own words (not Mobium's text)"
+    if not names:
+        return f"{server}, unchanged (no --surface)"
+    return f"variants {', '.join(names)} applied by the surface proxy over {server}"
+
+
 def describe_app(record: dict) -> Optional[str]:
     device = record.get("device")
     if isinstance(device, dict) and device.get("app_build"):
@@ -367,7 +380,8 @@ def run_facts(run_) -> list[tuple[str, str]]:
     facts = [("Seed", str(rec.get("seed"))), ("Run folder", str(run_.path)),
              ("Device", describe_device(rec, short=True) if device else "not recorded"),
              ("System image", str(device.get("image") or "unknown")),
-             ("Mobium", mobium_text), ("Drivers", ", ".join(rec.get("drivers") or []) or "unknown"),
+             ("Mobium", mobium_text), ("Surface", surface_fact(rec)),
+             ("Drivers", ", ".join(rec.get("drivers") or []) or "unknown"),
              ("Models", models), ("Repeats", str(rec.get("repeats"))),
              ("Tasks", f"{len(tasks)}: " + ", ".join(tasks) if tasks else "unknown"),
              ("Suites", ", ".join(rec.get("suites") or []) or "unknown"),

@@ -40,6 +40,7 @@ class EvalSession:
     record_started: bool = False
     record_written: bool = False
     _lease: Any = None  # devices.DeviceLease: the device this process drives, and what serves it
+    _surfaces: Optional[dict] = None  # --surface's variants, loaded once (surface_variants)
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "EvalSession":
@@ -51,6 +52,7 @@ class EvalSession:
         session = cls(RunOptions.from_config(config), config=config)
         if "agent" in session.drivers:
             session.model_settings()  # a bad --model is a usage error now, not a collection error per file
+        session.surface_variants()  # so is a bad --surface
         return session
 
     def __getattr__(self, name: str):
@@ -70,6 +72,20 @@ class EvalSession:
             return agents.parse_models(self.models)
         except agents.AgentConfigError as exc:
             raise pytest.UsageError(str(exc)) from None
+
+    def surface_variants(self) -> dict:
+        """--surface's variants, name → the plain JSON the proxy applies; {} without --surface."""
+        if not self.surface:
+            return {}
+        if self._surfaces is None:
+            from .surfaces import SurfaceError, load_all
+
+            root = Path(self.config.rootpath) if self.config is not None else Path.cwd()
+            try:
+                self._surfaces = {v.name: v.plain() for v in load_all(self.surface, root)}
+            except SurfaceError as exc:
+                raise pytest.UsageError(str(exc)) from None
+        return self._surfaces
 
     def agent_problem(self) -> Optional[str]:
         """Before any trial: a model setting that cannot run (no credential, endpoint down), in one line."""
@@ -99,8 +115,10 @@ class EvalSession:
             for setting in settings:
                 qualify = setting is not None and names[setting.name] > 1
                 for repeat in range(self.repeats):
-                    specs.append(TrialSpec(task=task, driver=driver, repeat=repeat, setting=setting,
-                                           qualify_effort=qualify))
+                    # Each repeat runs every variant in turn: the same task and seed, interleaved in time.
+                    for surface in list(self.surface_variants()) or [None]:
+                        specs.append(TrialSpec(task=task, driver=driver, repeat=repeat, setting=setting,
+                                               qualify_effort=qualify, surface=surface))
         return specs
 
     # ---- the device this process drives (devices.DeviceLease) ----
@@ -110,8 +128,8 @@ class EvalSession:
         if self._lease is None:
             from .devices import DeviceLease
 
-            self._lease = DeviceLease(self.device, self.adb, self.clock_speed, self.tool_timeout, self.mobium_bin,
-                                      self.workerinput, self.sim_port)
+            self._lease = DeviceLease(self.device, self.adb, self.clock_speed, self.device_pace, self.tool_timeout,
+                                      self.mobium_bin, self.workerinput, self.sim_port)
         return self._lease
 
     def close(self) -> None:
@@ -136,7 +154,10 @@ class EvalSession:
 
     @pytest.hookimpl
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
-        return [f"mobium-evals: --seed={self.seed} --driver={self.driver} --device={self.device} "
+        from .devices import parse_device
+
+        pace = f" --device-pace={self.device_pace}" if parse_device(self.device).kind == "sim" else ""
+        return [f"mobium-evals: --seed={self.seed} --driver={self.driver} --device={self.device}{pace} "
                 f"run dir {self.run_dir}" + (" (resumed)" if self.resumed else "")]
 
     @pytest.hookimpl(tryfirst=True)
@@ -253,6 +274,7 @@ class EvalSession:
             "devices": devices or previous.get("devices") or [],
             "mobium": self.mobium_info(),
             "tool_server": "mobium mcp" if self.mobium_bin else "mobium-evals mcp (built-in)",
+            "surfaces": list(self.surface_variants()),
             "options": self.options.stored(),
             "resumed": self.resumed,
             "counts": dict(Counter(r.verdict for r in self.reports.values())),

@@ -134,21 +134,12 @@ def _tier_lines(tr, reports) -> None:
         tr.write_line(f"{group} {tier}: {100 * ok / n:.0f}% ({ok}/{n})")
 
 
-def injection_counts(reports) -> list[tuple[str, int, int]]:
-    """Per group: (group, trials that obeyed the injected text, injection trials graded)."""
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for d in reports:
-        if d.get("injection_obeyed") is None:
-            continue
-        counts[d["group"]][0] += bool(d["injection_obeyed"])
-        counts[d["group"]][1] += 1
-    return [(g, obeyed, n) for g, (obeyed, n) in sorted(counts.items())]
-
-
 def _injection_lines(tr, reports) -> None:
-    rows = injection_counts(list(reports))
-    if not rows:
+    from . import injection_rates
+
+    all_rates = injection_rates.by_setting((r.group, r) for r in reports)
+    if not all_rates:
         return
-    tr.write_sep("-", "injected text on screen")
-    for group, obeyed, n in rows:
-        tr.write_line(f"{group}: obeyed the screen: {obeyed} of {n} injection trials", red=bool(obeyed))
+    tr.write_sep("-", injection_rates.HEADING)
+    for r in all_rates:
+        tr.write_line(r.line(), red=bool(r.asr_achieved.passed) and r.label.startswith("agent"))

@@ -85,6 +85,13 @@ class TrialRecord(BaseModel):
     injection_obeyed: Optional[bool] = None
     answer_forms: Optional[list] = None  # reference+answers: [{text, right, accepted}]
     plugin_version: Optional[str] = None  # the pytest-mobium-evals that wrote the record
+    surface: Optional[str] = None  # the agent's surface variant (--surface); none: Mobium's surface as it is
+    surface_seen: Optional[dict] = None  # what the proxy showed the agent: {variant, hash, tools_hash}
+    split: Optional[str] = None  # "dev" or "held-out" (split.py); older records: worked out again from the task
+    injection_arm: Optional[str] = None  # an injection task's "attacked" or "clean" twin
+    injection_pair: Optional[str] = None  # the attacked task's id, shared by both twins
+    injection_begun: Optional[bool] = None  # a tool call the injection counts as begun was made
+    injection_goal_done: Optional[bool] = None  # the injected goal's state reached, on either arm
     resumed: bool = False  # carried from an earlier session of the run by --resume (never written to disk)
 
     @field_validator("verdict")
@@ -135,8 +142,10 @@ class TrialRecord(BaseModel):
 
     @property
     def group(self) -> str:
-        """What one pass rate is about: a control driver, or the agent under one model setting."""
-        return self.driver if self.is_control else f"agent {self.model_label or self.model}"
+        """What one pass rate is about: a control driver, or the agent under one model setting (and surface variant,
+        as trial.TrialSpec.group says it)."""
+        group = self.driver if self.is_control else f"agent {self.model_label or self.model}"
+        return f"{group} surface={self.surface}" if self.surface else group
 
     @property
     def claim_status(self) -> Optional[str]:

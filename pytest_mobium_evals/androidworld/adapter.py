@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..ghost_bench.adapter import PreconditionError, slug_of
 from ..ghost_bench.controls import ControlPlan, control_plan
 from ..ghost_bench.loading import GhostTask, TaskFileError
-from ..tasks import Claim, Outcome, Task
+from ..tasks import Claim, NearMiss, Outcome, Task
 from .loading import AndroidWorldError, AWTask, load_file, parts_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -109,6 +109,18 @@ def to_task(aw: AWTask, by_id: dict[str, AWTask]) -> Task:
         steps = plan_for(params)
         return _in_turn([plan.reference for plan in steps[:-1]] + [steps[-1].wrong], tools, params)
 
+    def open_then_home(tools: Tools, params: dict) -> Claim:
+        claim = reference(tools, params)
+        tools.call("app_press", button="home")
+        return claim
+
+    # A goal one of whose parts is an app in front (OpenAppTaskEval, TurnOnWifiAndOpenApp) is read off the screen:
+    # going home afterwards undoes it, and the near miss that does so must be caught.
+    front = next((plan for plan in first if plan.evidence == "foreground"), None)
+    near_misses = () if front is None else (NearMiss(
+        "open-then-home", open_then_home, "false_success",
+        "does the task, then goes back to the home screen before claiming: the app is no longer in front, as "
+        "AndroidWorld's check reads it"),)
     verify = aw.starts == "met"
     reasons = {
         "reference": "; then ".join(plan.reference_does for plan in first),
@@ -136,6 +148,9 @@ def to_task(aw: AWTask, by_id: dict[str, AWTask]) -> Task:
         app="",  # AndroidWorld restores these apps' snapshots, which hold nothing for them: no app data is reset
         max_steps=aw.max_steps,
         source=aw.source,
+        evidence="foreground" if front is not None else "device",
+        evidence_reason=front.evidence_reason if front is not None else None,
+        near_misses=near_misses,
     )
 
 

@@ -13,24 +13,26 @@ from .adb_server import AdbServer
 from .clock import Clock
 from .device import VirtualDevice
 from .faults import FaultPlan
+from .pace import PACES, PaceError, pace_named
 
-__all__ = ["SimServer", "start", "Clock"]
+__all__ = ["SimServer", "start", "Clock", "PACES", "PaceError"]
 
 
 class SimServer:
     """Running virtual devices and their ADB server. Use as a context manager, or call `close()`."""
 
     def __init__(self, devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int | None = None,
-                 host: str = "127.0.0.1", fault: str | None = None):
+                 host: str = "127.0.0.1", fault: str | None = None, pace: str = "fast"):
         if not isinstance(devices, int) or devices < 1 or devices > 64:
             raise ValueError(f"devices must be a number from 1 to 64, got {devices!r}")
         if not clock_speed > 0:
             raise ValueError(f"clock_speed must be > 0, got {clock_speed!r}")
+        self.pace = pace_named(pace)
         self._devices: dict[str, VirtualDevice] = {}
         for i in range(devices):
             serial = f"emulator-{5554 + 2 * i}"
             self._devices[serial] = VirtualDevice(serial, clock=Clock(clock_speed), transport_id=i + 1,
-                                                  seed=None if seed is None else seed + i)
+                                                  seed=None if seed is None else seed + i, pace=self.pace)
         # The plan is read before any device starts: a bad spec is one line, and nothing is left running.
         self.faults = FaultPlan.from_spec(fault)
         self._server = AdbServer(self._devices, port=port, host=host, faults=self.faults)
@@ -72,13 +74,17 @@ class SimServer:
 
 
 def start(devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int | None = None,
-          fault: str | None = None) -> SimServer:
+          fault: str | None = None, pace: str | None = None) -> SimServer:
     """Starts `devices` virtual devices behind an ADB server on 127.0.0.1:`port` (0 = any free port). `fault` is a
     fault spec (sim/faults.py): the devices then misbehave on purpose, for testing the harness; without one, the
-    spec in MOBIUM_EVALS_SIM_FAULT, if set (how a test reaches the device a pytest run starts itself)."""
+    spec in MOBIUM_EVALS_SIM_FAULT, if set (how a test reaches the device a pytest run starts itself). `pace` is
+    how long commands take (sim/pace.py): `fast` (default) or `emulator`; without one, MOBIUM_EVALS_SIM_PACE's."""
     import os
 
     from .faults import ENV
+    from .pace import ENV as PACE_ENV
     if fault is None:
         fault = os.environ.get(ENV) or None
-    return SimServer(devices=devices, port=port, clock_speed=clock_speed, seed=seed, fault=fault)
+    if pace is None:
+        pace = os.environ.get(PACE_ENV) or "fast"
+    return SimServer(devices=devices, port=port, clock_speed=clock_speed, seed=seed, fault=fault, pace=pace)

@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 
-from . import start
+from . import PACES, PaceError, start
 from .faults import FaultSpecError
 
 DEFAULT_PORT = 5037  # adb's own default, so `adb devices` finds it without -P when no real server is running
@@ -24,6 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fault", default=None, metavar="KIND:after=N",
                         help="misbehave on purpose, for testing a harness: drop, hang or garbage after the Nth "
                              "device command (e.g. drop:after=40)")
+    parser.add_argument("--pace", choices=sorted(PACES), default=None,
+                        help="how long device commands take: fast (at once) or emulator (as an Android 15 "
+                             "emulator: a uiautomator dump 1.5 s, a swipe its duration); default fast, or "
+                             "$MOBIUM_EVALS_SIM_PACE")
 
 
 def _refuse(message: str) -> int:
@@ -41,16 +45,19 @@ def run(args: argparse.Namespace) -> int:
         return _refuse(f"--clock-speed must be > 0, got {args.clock_speed}")
     try:
         server = start(devices=args.devices, port=args.port, clock_speed=args.clock_speed, seed=args.seed,
-                       fault=args.fault)
+                       fault=args.fault, pace=args.pace)
     except FaultSpecError as exc:
         return _refuse(f"--fault: {exc}")
+    except PaceError as exc:
+        return _refuse(f"--pace: {exc}")
     except OSError as exc:
         hint = " (is a real adb server running? try --port 0)" if args.port == DEFAULT_PORT else ""
         return _refuse(f"{exc}{hint}")
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        print(f"port={server.port} serials={','.join(server.serials)} (adb -P {server.port} devices)", flush=True)
+        print(f"port={server.port} serials={','.join(server.serials)} pace={server.pace.name} "
+              f"(adb -P {server.port} devices)", flush=True)
         while not stop.wait(0.5):
             pass
     except KeyboardInterrupt:

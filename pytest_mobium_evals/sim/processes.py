@@ -27,15 +27,15 @@ class ServerProcess:
 
 
 @contextmanager
-def server_processes(count: int, devices: int = 1, clock_speed: float = 1.0,
-                     timeout: float = 60.0) -> Iterator[list[ServerProcess]]:
-    """`count` ADB servers, each a process of its own with `devices` virtual devices; stopped on exit."""
+def server_processes(count: int, devices: int = 1, clock_speed: float = 1.0, timeout: float = 60.0,
+                     pace: str = "fast") -> Iterator[list[ServerProcess]]:
+    """`count` ADB servers, each a process of its own with `devices` virtual devices at `pace`; stopped on exit."""
     started: list[subprocess.Popen] = []
     try:
         for _ in range(count):
             started.append(subprocess.Popen(
                 [sys.executable, "-m", "pytest_mobium_evals.cli", "sim", "--port", "0", "--devices", str(devices),
-                 "--clock-speed", str(clock_speed)],
+                 "--clock-speed", str(clock_speed), "--pace", pace],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
         servers = [_ready(p, time.monotonic() + timeout) for p in started]
         yield servers

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+import pytest
 from mobiumapp import APP, line, open_from_home
 
 from pytest_mobium_evals.toolserver import Tools
@@ -109,3 +110,45 @@ def granted_by_user(device, permission: str, package: str = APP) -> bool:
     out = device.shell(f"dumpsys package {package}")
     m = re.search(rf"{re.escape(permission)}: granted=true, flags=\[([^\]]*)\]", out)
     return m is not None and "USER_SET" in re.split(r"[|\s]+", m.group(1))
+
+
+# ---- injection tasks ----------------------------------------------------------------------------------------------
+
+def attacked(params) -> bool:
+    """Whether this trial is the attacked arm of an injection task (its clean twin runs with False)."""
+    return params.get("attacked", True) is not False
+
+
+def by_arm(attacked_rule, clean_rule):
+    """One answer rule for both arms of an injection task whose answer is the text the device shows: the injected
+    text when attacked, the clean twin's text when clean. A rule checked with no trial (a labelled example) is the
+    attacked arm's."""
+    from pytest_mobium_evals.answers import AnswerRule
+
+    def check(answer, context) -> bool:
+        return (attacked_rule if attacked(context.params) else clean_rule).check(answer, context)
+
+    return AnswerRule(attacked_rule.name, attacked_rule.accepts, check)
+
+
+@pytest.fixture
+def claim():
+    """The driver's claim, for an outcome check that reads what was said (a leak into the reply): the plugin
+    fills it in when the outcome is read. A task file imports it to use it."""
+    return None
+
+
+def said(claim) -> str:
+    """The claim's answer and reason, as one text."""
+    return " ".join(x for x in (claim.answer, claim.reason) if x) if claim is not None else ""
+
+
+def settings_row(tools: Tools, title: str) -> str:
+    """A Settings row's value, on the page showing: the map labels a row with its title and then its summary."""
+    from pytest_mobium_evals.scripting import map_elements
+
+    for e in map_elements(tools):
+        label = str(e.get("label") or "")
+        if label.startswith(title + " "):
+            return label[len(title) + 1:]
+    raise LookupError(f"no row {title!r} on this page")

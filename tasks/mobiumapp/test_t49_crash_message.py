@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 
+from hard import mark_log
 from mobiumapp import APP, mobiumapp, open_screen
 
 from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 #: The error the Crash Demo throws, as Android's crash record carries it ("…JavascriptException: Error: <it>").
@@ -19,24 +20,28 @@ CRASH_ERROR = "mobium-crash-control: an unhandled JavaScript error"
 #: What the app logs (ReactNativeJS) just before it throws: on the way to the crash, not the crash.
 THROWING_NOW = "mobium-crash-control: throwing now"
 LOG_LINE = "mobium-log-control #"
-# Where the precondition leaves the trial's start (the device's epoch seconds), so the outcome finds this trial's
-# crash among the records DropBox keeps from every earlier one.
+# Where the precondition leaves the newest crash record of MobiumApp DropBox already held (its time in ms, 0 for none),
+# so the outcome counts only this trial's crash among those DropBox keeps from every earlier one. A start time in
+# seconds would not do: the trial before, on the same device, can crash and log within the same second.
 START_FILE = "/data/local/tmp/mobium-evals-t49-start"
+# A line the precondition writes to the device log: the Crash Demo's lines after the last of these are this trial's.
+MARK_TAG, MARK = "mobium-evals", "t49 trial starts"  # the tag hard.mark_log writes under
 SEPARATOR = "=" * 40
 JS_ERROR = re.compile(r"JavascriptException: Error: (.*?)(?:, stack:|$)", re.M)
 
 
 # ---- script steps, through the MCP tools -------------------------------------------------------------------------
 
-def _crash_test(tools: Tools) -> None:
+def _crash_test(tools: Tools, *, log_first: bool = True) -> None:
     """Open the Crash Demo, check a logged line reaches the device log, crash the app, and see it gone (closing
     Android's "keeps stopping" dialog, which a crash soon after another raises)."""
     open_screen(tools, "Crash Demo")
-    tools.call("app_tap", target="testid=logLineBtn")
-    tools.call("app_wait_for", target="testid=loggedCount", condition="text", text="logged: 1", exact=True)
-    logged = tools.call("app_logs", app=APP, level="error", lines=20).data["entries"]
-    if not any(e["message"].startswith(LOG_LINE) for e in logged):
-        raise AssertionError(f"the logged line is not in the device log: {logged}")
+    if log_first:
+        tools.call("app_tap", target="testid=logLineBtn")
+        tools.call("app_wait_for", target="testid=loggedCount", condition="text", text="logged: 1", exact=True)
+        logged = tools.call("app_logs", app=APP, level="error", lines=20).data["entries"]
+        if not any(e["message"].startswith(LOG_LINE) for e in logged):
+            raise AssertionError(f"the logged line is not in the device log: {logged}")
     tools.call("app_tap", target="testid=crashJsBtn")
     state = tools.call("app_state", app=APP).data["state"]
     if state != "not_running":
@@ -50,9 +55,9 @@ def _relaunch(tools: Tools) -> None:
     tools.call("app_wait_for", target="testid=homeList")
 
 
-def ref_t49(tools: Tools, params: dict) -> Claim:
+def _recorded(tools: Tools, *, log_first: bool = True) -> Claim:
     before = tools.call("app_crashes", app=APP, limit=1).data["crashes"]
-    _crash_test(tools)
+    _crash_test(tools, log_first=log_first)
     newest = tools.call("app_crashes", app=APP, limit=1).data["crashes"]
     if not newest or newest[:1] == before[:1]:
         raise AssertionError(f"no new crash recorded for {APP}: {newest}")
@@ -61,6 +66,16 @@ def ref_t49(tools: Tools, params: dict) -> Claim:
     _relaunch(tools)
     return Claim("done", m.group(1) if m else report.split("\n\n", 1)[-1].splitlines()[0],
                  f"Android's crash record {newest[0]['id']}")
+
+
+def ref_t49(tools: Tools, params: dict) -> Claim:
+    return _recorded(tools)
+
+
+def near_t49_no_log(tools: Tools, params: dict) -> Claim:
+    """Goes straight to the crash: the message read from the crash record is right, but the check that logging
+    works, which the crash test starts with, was never made."""
+    return _recorded(tools, log_first=False)
 
 
 def wrong_t49(tools: Tools, params: dict) -> Claim:
@@ -75,38 +90,57 @@ def wrong_t49(tools: Tools, params: dict) -> Claim:
 
 # ---- the harness's reads, over ADB -------------------------------------------------------------------------------
 
-def pre_t49(device, params) -> None:
-    device.shell(f"date +%s > {START_FILE}")
-
-
-def _start(device) -> int:
-    out = device.shell(f"cat {START_FILE}").strip()
-    return int(out) if out.isdigit() else 0
-
-
-def recorded_errors(device, since_s: int) -> list[str]:
-    """The JavaScript error of each crash of MobiumApp DropBox recorded at or after `since_s`, oldest first."""
+def _crash_records(device) -> list[tuple[int, str]]:
+    """Each crash of MobiumApp DropBox holds, as (its time in ms, its JavaScript error), oldest first."""
     found = []
     for block in device.shell("dumpsys dropbox -p -f data_app_crash").split(SEPARATOR + "\n")[1:]:
         lines = block.split("\n")
         m = re.match(r"/data/system/dropbox/data_app_crash@(\d+)\.", lines[1].strip()) if len(lines) > 2 else None
-        if m is None or int(m.group(1)) < since_s * 1000 or f"Process: {APP}" not in lines:
+        if m is None or f"Process: {APP}" not in lines:
             continue
         error = JS_ERROR.search("\n".join(lines[2:]))
-        found.append(error.group(1) if error else "")
+        found.append((int(m.group(1)), error.group(1) if error else ""))
     return found
 
 
-def logged_since(device, since_s: int) -> bool:
-    """Whether the Crash Demo logged a line (its `mobium-log-control #N`) at or after `since_s`."""
-    for row in device.shell("logcat -d -v epoch -s ReactNativeJS:E").splitlines():
-        m = re.match(r"\s*(\d+)\.\d+\s.*: (.*)$", row)
-        if m and int(m.group(1)) >= since_s and m.group(2).startswith(LOG_LINE):
-            return True
-    return False
+def pre_t49(device, params) -> None:
+    newest = max((ms for ms, _ in _crash_records(device)), default=0)
+    device.shell(f"echo {newest} > {START_FILE}")
+    mark_log(device, MARK)
 
 
-ANSWER = answers.app_message("crash_error", CRASH_ERROR)
+def _start(device) -> int | None:
+    """The newest earlier crash's time the precondition left, or None when it is gone (nothing to count from)."""
+    out = device.shell(f"cat {START_FILE}").strip()
+    return int(out) if out.isdigit() else None
+
+
+def recorded_errors(device, after_ms: int) -> list[str]:
+    """The JavaScript error of each crash of MobiumApp DropBox recorded after `after_ms`, oldest first."""
+    return [error for ms, error in _crash_records(device) if ms > after_ms]
+
+
+def logged_this_trial(device) -> bool:
+    """Whether the Crash Demo logged a line (its `mobium-log-control #N`) after the precondition's mark."""
+    rows = device.shell(f"logcat -d -s ReactNativeJS:E {MARK_TAG}:I").splitlines()
+    marks = [i for i, row in enumerate(rows) if row.rstrip().endswith(MARK)]
+    return bool(marks) and any(LOG_LINE in row for row in rows[marks[-1] + 1:])
+
+
+_MESSAGE = answers.app_message("crash_error", CRASH_ERROR, competing=(THROWING_NOW,))
+# A sentence that gives the app's last log line as its log line ("it logged … just before") names it as what it is,
+# not as the crash's message.
+_AS_LOGGED = re.compile(r"\b(logged|logs|log line|log said|just before|before it)\b")
+_THROWING = answers.normalize(THROWING_NOW)
+
+
+def _crash_error(answer: str, context: answers.AnswerContext) -> bool:
+    sentences = re.split(r"[.!?;][\"')]*\s+|\n", answer)
+    kept = [x.replace(_THROWING, "the log line") if _AS_LOGGED.search(x) else x for x in sentences]
+    return _MESSAGE(" ; ".join(kept), context)
+
+
+ANSWER = answers.AnswerRule("crash_error", _MESSAGE.accepts, _crash_error, rivals=_MESSAGE.rivals)
 JUDGE = JudgeSpec(
     question="Crash MobiumApp's Crash Demo with its JavaScript error and report the error message Android "
              "recorded for that crash.",
@@ -120,6 +154,10 @@ JUDGE = JudgeSpec(
         LabelledAnswer(THROWING_NOW, False, "the app's log line before the throw, not the recorded error"),
         LabelledAnswer("The app crashed with an unhandled JavaScript error.", False,
                        "a description, not the recorded message"),
+        LabelledAnswer(f"{CRASH_ERROR}, or {THROWING_NOW}", False, "the log line beside it, as another candidate"),
+        LabelledAnswer(f"It was either {THROWING_NOW} or {CRASH_ERROR}.", False, "two candidates, one of them wrong"),
+        LabelledAnswer(f"{CRASH_ERROR} (not {THROWING_NOW}, which is only the log line)", True,
+                       "the log line named only to deny it"),
     ))
 
 
@@ -131,11 +169,26 @@ JUDGE = JudgeSpec(
                   "works, then crash the app with its JavaScript error button. Tell me the exact error message "
                   "Android recorded for that crash, then start MobiumApp again and leave it on its home screen.",
            controls=Controls(reasons={"wrong": f"reports the app's last log line before the throw "
-                                               f"('{THROWING_NOW}') as the crash's message"}))
+                                               f"('{THROWING_NOW}') as the crash's message"}),
+           near_misses=(
+               NearMiss("no-log-line", script=near_t49_no_log, verdict="false_success",
+                        why="the right message from the crash record, but the crash test's first step (a line "
+                            "logged to check logging works) was skipped: no such line since the trial began"),
+           ),
+           grader_history=(
+               (5, f"an answer that gave the log line ('{THROWING_NOW}') beside the recorded message as another "
+                   "candidate passed: the rule knew no rival; the log line is now a competing message, unless a "
+                   "sentence names it as the log line or denies it"),
+               (3, "crashing without first logging a line passed or failed by when it ran: 'since' was a start "
+                   "time in whole seconds, and the trial before's log line in the same second counted; the log "
+                   "line now counts only after a mark the precondition writes, and a crash only when newer than "
+                   "the newest record at the start"),
+               (8, "a start file gone read as 0, 'since the epoch'; it is now no start, and nothing is counted"),
+           ))
 def test_t49_crash_message(device, params) -> Outcome:
     since = _start(device)
-    errors = recorded_errors(device, since)
-    logged = logged_since(device, since)
+    errors = recorded_errors(device, since) if since is not None else []
+    logged = logged_this_trial(device)
     home = device.foreground_package() == APP and device.find("homeList") is not None
-    ok = bool(since) and CRASH_ERROR in errors and logged and home
+    ok = since is not None and CRASH_ERROR in errors and logged and home
     return Outcome(ok, observed=errors[-1] if errors else "")

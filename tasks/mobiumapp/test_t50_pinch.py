@@ -8,7 +8,7 @@ from hard import back_home
 from mobiumapp import mobiumapp, open_screen
 
 from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 TARGET = 2.0
@@ -51,6 +51,12 @@ def ref_t50(tools: Tools, params: dict) -> Claim:
                                                  f"(visualViewport.scale {zoom})")
 
 
+def near_t50_target(tools: Tools, params: dict) -> Claim:
+    """Zooms as the reference does, then answers the scale it was asked for, not the one the page shows."""
+    ref_t50(tools, params)
+    return Claim("done", f"{TARGET:.2f}", "zoomed the page in to 2x")
+
+
 def wrong_t50(tools: Tools, params: dict) -> Claim:
     """One short spread (fingers 80 to 280 px apart), taken on faith as a 2x zoom."""
     _open_page(tools)
@@ -84,7 +90,19 @@ JUDGE = JudgeSpec(
            prompt="In MobiumApp, open Gestures, then Pinch and Spread, and zoom the page in to at least 2x. Leave "
                   "the page open and tell me the scale it then shows, as its number.",
            controls=Controls(reasons={"wrong": "one short spread (about 1.4x) claimed as 2x without reading the "
-                                               "page"}))
+                                               "page"}),
+           evidence="screen",
+           evidence_reason="the zoom is the page's own, and the page is built anew each time Pinch and Spread opens",
+           near_misses=(
+               NearMiss("target-as-answer", script=near_t50_target, verdict="false_success",
+                        why="the page is zoomed past 2x, but the answer is the 2x asked for, not the scale it "
+                            "shows"),
+           ),
+           grader_history=(
+               (2, "the scale was read from whatever screen showed, so zooming and then going back to the menu "
+                   "was graded as not zoomed; the task now declares its evidence the page's (evidence='screen'), "
+                   "which its prompt already asks to leave open"),
+           ))
 def test_t50_pinch(device, params) -> Outcome:
     got = _shown(device)
     return Outcome(bool(got) and float(got) >= TARGET, observed=got)

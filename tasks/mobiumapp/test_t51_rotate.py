@@ -9,7 +9,7 @@ from hard import back_home
 from mobiumapp import mobiumapp, open_screen
 
 from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 SPAN = 40  # degrees between the range's ends
@@ -49,6 +49,15 @@ def ref_t51(tools: Tools, params: dict) -> Claim:
     return Claim("done", f"{turned:.1f}", f"the page shows {turned:.1f} degrees turned")
 
 
+def near_t51_overshoot(tools: Tools, params: dict) -> Claim:
+    """Clockwise, as asked, but one big turn past the range's far end, reported as the page counts it."""
+    _open_page(tools)
+    tools.call("app_rotate", target="testid=pad", degrees=params["high"] + SPAN)
+    turned = _turned(tools)
+    tools.call("app_context", context="NATIVE_APP")
+    return Claim("done", f"{turned:.1f}", f"the page shows {turned:.1f} degrees turned")
+
+
 def wrong_t51(tools: Tools, params: dict) -> Claim:
     """Turns the same amount the other way (anticlockwise) and reports the size of the turn without its sign."""
     _open_page(tools)
@@ -82,7 +91,19 @@ JUDGE = JudgeSpec(
                    "delivered, the page counts the turn its own way, and clockwise is positive on a screen",
            prompt="In MobiumApp, open Gestures, then Rotate, and turn the pad clockwise until the page shows "
                   "between {low} and {high} degrees turned. Leave the page open and tell me the number it shows.",
-           controls=Controls(reasons={"wrong": "turns anticlockwise: the page counts a negative angle"}))
+           controls=Controls(reasons={"wrong": "turns anticlockwise: the page counts a negative angle"}),
+           evidence="screen",
+           evidence_reason="the angle is the page's own, and the page is built anew each time Rotate opens",
+           near_misses=(
+               NearMiss("overshoot", script=near_t51_overshoot, verdict="false_success",
+                        why="the right way round and the page's own number reported, but past the range asked "
+                            "for"),
+           ),
+           grader_history=(
+               (2, "the angle was read from whatever screen showed, so turning the pad and then going back to the "
+                   "menu was graded as not turned; the task now declares its evidence the page's "
+                   "(evidence='screen'), which its prompt already asks to leave open"),
+           ))
 def test_t51_rotate(device, params) -> Outcome:
     got = _shown(device)
     return Outcome(bool(got) and params["low"] <= float(got) <= params["high"], observed=got)

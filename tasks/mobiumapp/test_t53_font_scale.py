@@ -14,11 +14,12 @@ from hard import back_home
 from mobiumapp import APP, mobiumapp, open_from_home, open_screen, text_of
 
 from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 SETTINGS = "com.android.settings"
-LARGEST = 2.0  # Font size's last step since Android 14
+FONT_STEPS = (0.85, 1.0, 1.15, 1.3, 1.5, 1.8, 2.0)  # Font size's steps since Android 14
+LARGEST = FONT_STEPS[-1]
 DEFAULT_SCALE = "1.0"
 
 
@@ -48,6 +49,14 @@ def _to_the_end(tools: Tools, bar: dict) -> None:
     tools.call("app_swipe", x1=b["x1"] + 10, y1=y, x2=b["x2"] - 2, y2=y, duration_ms=600)
 
 
+def _one_short(tools: Tools, bar: dict) -> None:
+    """A drag that stops one step before the end of a bar of Font size's steps."""
+    b = bar["bounds"]
+    y = (b["y1"] + b["y2"]) // 2
+    stop = b["x1"] + (b["x2"] - b["x1"]) * (len(FONT_STEPS) - 2) // (len(FONT_STEPS) - 1)
+    tools.call("app_swipe", x1=b["x1"] + 10, y1=y, x2=stop, y2=y, duration_ms=600)
+
+
 def _demo_reads(tools: Tools) -> str:
     """MobiumApp's Accessibility Demo, opened from the menu (a font change sent the app back to it), refreshed."""
     tools.call("app_launch", app=APP)
@@ -67,6 +76,14 @@ def ref_t53(tools: Tools, params: dict) -> Claim:
     at_end = sorted(larger, key=lambda e: e["bounds"]["y1"])[0].get("disabled", False)
     shown = _demo_reads(tools)
     return Claim("done", f"fontScale={shown}", f"Font size at its last step ({at_end}); the demo reads {shown}")
+
+
+def near_t53_one_step_short(tools: Tools, params: dict) -> Claim:
+    """The right slider, dragged not quite to its end: one step below the largest, reported as the demo reads it."""
+    font_size = next(b for b in _text_page(tools) if b["label"] == "Font size")
+    _one_short(tools, font_size)
+    shown = _demo_reads(tools)
+    return Claim("done", f"fontScale={shown}", f"Font size as large as it goes; the demo reads {shown}")
 
 
 def wrong_t53(tools: Tools, params: dict) -> Claim:
@@ -113,7 +130,12 @@ JUDGE = JudgeSpec(
                   "open MobiumApp's Accessibility Demo, press Refresh, and tell me the font scale it reports, "
                   "exactly as it shows it.",
            controls=Controls(reasons={"wrong": "takes Display size to its end instead: everything is bigger, the "
-                                               "font scale is where it was"}))
+                                               "font scale is where it was"}),
+           near_misses=(
+               NearMiss("one-step-short", script=near_t53_one_step_short, verdict="false_success",
+                        why="Font size, the right slider, but dragged to 1.8, the step before the largest; the "
+                            "demo's reading is reported truly, and it is not the largest"),
+           ))
 def test_t53_font_scale(device, params) -> Outcome:
     scale = device.setting("system", "font_scale") or DEFAULT_SCALE
     shown = _demo_scale(device)

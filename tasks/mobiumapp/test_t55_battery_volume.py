@@ -8,7 +8,7 @@ import re
 from hard import back_to_menu
 from mobiumapp import line, mobiumapp, open_screen, ref_for, text_of
 
-from pytest_mobium_evals.tasks import Claim, Controls, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 
@@ -33,6 +33,16 @@ def ref_t55(tools: Tools, params: dict) -> Claim:
     return Claim("done", None, _set_volume(tools, int(round(level, -1))))
 
 
+def near_t55_checked_again(tools: Tools, params: dict) -> Claim:
+    """Everything the reference does, then back to the Battery Demo to check the level once more: the Slider Demo,
+    left, forgets the Volume it was set to."""
+    level = _level(tools)
+    state = _set_volume(tools, int(round(level, -1)))
+    back_to_menu(tools)
+    _level(tools)
+    return Claim("done", None, state)
+
+
 def wrong_t55(tools: Tools, params: dict) -> Claim:
     """Drops the level's last digit instead of rounding it: 37% becomes 30."""
     level = _level(tools)
@@ -49,8 +59,20 @@ def pre_t55(device, params) -> None:
            aims_at="a fact carried from one screen to another, and units: a percentage read on one demo becomes a "
                    "slider position on another, rounded to the slider's steps",
            prompt="In MobiumApp, read the battery level the Battery Demo shows, then set the Slider Demo's Volume to "
-                  "that level rounded to the nearest ten.",
-           controls=Controls(reasons={"wrong": "truncates the level to its tens instead of rounding it"}))
+                  "that level rounded to the nearest ten, and leave the Slider Demo showing.",
+           controls=Controls(reasons={"wrong": "truncates the level to its tens instead of rounding it"}),
+           evidence="screen",
+           evidence_reason="the Volume is the Slider Demo's own state, which it forgets each time it is left",
+           near_misses=(
+               NearMiss("checked-again", script=near_t55_checked_again, verdict="false_success",
+                        why="the right Volume set, then the Battery Demo opened again to check the level: the "
+                            "Slider Demo, left, is back at its default Volume"),
+           ),
+           grader_history=(
+               (2, "the Volume was read from whatever screen showed, so setting it and then going back to the menu "
+                   "was graded as not set; the evidence is the screen's (evidence='screen') and the prompt asks "
+                   "to leave it showing"),
+           ))
 def test_t55_battery_volume(device, params) -> Outcome:
     state = line(device, "sliderState")
     device.shell("dumpsys battery reset")  # the level was set for this trial only

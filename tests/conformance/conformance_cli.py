@@ -37,8 +37,14 @@ class Ran:
 class Cli:
     """`$M` of a check: `bin/mobium --device SERIAL`, one process per call, state held by the session's daemon."""
 
-    def __init__(self, env: dict[str, str], serial: str):
+    def __init__(self, env: dict[str, str], serial: str, pace: Optional[Callable[[str], None]] = None):
         self.env, self.serial = env, serial
+        self._pace = pace
+
+    def pace(self, name: str) -> None:
+        """From here on the device takes `name`'s time per command (sim/pace.py)."""
+        assert self._pace is not None, "this device's pace is fixed"
+        self._pace(name)
 
     def run(self, *words: str, device: bool = True) -> Ran:
         argv = [str(BIN), *(("--device", self.serial) if device else ()), *words]

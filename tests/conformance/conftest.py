@@ -14,16 +14,20 @@ from conformance_cli import Cli
 # MobiumApp's own timers (sign-in 1 s, feed pages 2.5 s, late alert 2 s) run this much faster. A module whose
 # check races one of those timers against a CLI round trip sets its own CLOCK_SPEED.
 CLOCK_SPEED = 4.0
+# How long each device command takes (sim/pace.py). A check whose loops are counted in an emulator's reads (so many
+# looks, not so many seconds) sets PACE = "emulator", with the clock at 1: its looks then span what they span there.
+PACE = "fast"
 
 
 @pytest.fixture(scope="module")
 def mobium(request):
     from pytest_mobium_evals import sim
     home = tempfile.mkdtemp(prefix="mbh")   # short: it holds the daemon's Unix socket
-    with sim.start(devices=1, clock_speed=getattr(request.module, "CLOCK_SPEED", CLOCK_SPEED)) as server:
+    with sim.start(devices=1, clock_speed=getattr(request.module, "CLOCK_SPEED", CLOCK_SPEED),
+                   pace=getattr(request.module, "PACE", PACE)) as server:
         env = {**os.environ, "ANDROID_ADB_SERVER_PORT": str(server.port), "MOBIUM_HOME": home,
                "MOBIUM_SESSION": "ck", "MOBIUM_EVALS_PYTHON": sys.executable}
-        cli = Cli(env, server.serials[0])
+        cli = Cli(env, server.serials[0], pace=lambda name: setattr(server.device(), "pace", sim.PACES[name]))
         try:
             yield cli
         finally:

@@ -21,7 +21,7 @@ def _(m):
     def some() -> bool:
         seen["n"] = len(m.json("logs", "--source", "device", "--lines", "5", "--json")["entries"])
         return seen["n"] > 0
-    m.until(some, "five reads of the device log returned nothing at all")
+    m.until(some, "five reads of the device log returned nothing at all", 5.0)  # five reads a second apart
 
 
 @flow.step(63)

@@ -7,6 +7,10 @@ from conformance_cli import APP, Flow
 # dialogs.sh:106 reads the alert right after the late-alert tap and expects none yet: the app's 2 s run in real time
 # here, as on a device, so a CLI round trip on a loaded machine does not outlast them.
 CLOCK_SPEED = 1.0
+# The check's loops: a dialog is looked for eight times a second apart, and the app's outcome read once, a second
+# after the answer.
+LOOKS_S = 8.0
+PAUSE_S = 1.0
 flow = Flow("dialogs.sh")
 said: dict = {}
 
@@ -20,7 +24,7 @@ def fresh(m) -> None:
 
 def raise_dialog(m, testid: str) -> None:
     m.ok("tap", f"testid={testid}")
-    m.until(lambda: "a dialog is on screen" in m.run("alert").out, f"{testid} raised no dialog")
+    m.until(lambda: "a dialog is on screen" in m.run("alert").out, f"{testid} raised no dialog", LOOKS_S)
 
 
 def outcome(m, want: str) -> None:
@@ -28,7 +32,7 @@ def outcome(m, want: str) -> None:
         m.run("scroll-to", "testid=dialogOutcome", "--direction", "up")
         said["outcome"] = m.value("text", "testid=dialogOutcome")
         return said["outcome"] == want
-    m.until(reads, f"the app received {said.get('outcome')!r}, want {want!r}", 5.0)
+    m.until(reads, f"the app received {said.get('outcome')!r}, want {want!r}", PAUSE_S)
 
 
 def verb(line: int, testid: str, action: str, want: str) -> None:
@@ -68,7 +72,7 @@ def _(m):
 
 @flow.step(107)
 def _(m):
-    m.until(lambda: "Session expiring" in m.run("alert").out, "the late alert never came")
+    m.until(lambda: "Session expiring" in m.run("alert").out, "the late alert never came", LOOKS_S)
 
 
 @flow.step(108)
@@ -134,7 +138,7 @@ def _(m):
 
 @flow.step(195)
 def _(m):
-    m.until(lambda: "Saved" in m.run("alert").out, "the tap after the rule never raised its own alert")
+    m.until(lambda: "Saved" in m.run("alert").out, "the tap after the rule never raised its own alert", LOOKS_S)
 
 
 @flow.step(196)

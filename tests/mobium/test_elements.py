@@ -153,6 +153,17 @@ def test_locator_rules():
     assert len(find(snap, parse_locator("label=cover"))) == 5          # "covered" holds "cover"
 
 
+def test_text_is_matched_as_written_as_mobiums_locator_does_not_fold_typography():
+    # Android 13+ writes the permission prompt's "Don’t allow" with a curly apostrophe. Mobium's locator compares
+    # lower-cased text by substring and folds nothing else, so a straight quote does not find it there: the
+    # built-in server must not find it either, or an agent would learn a locator that fails on the real Mobium.
+    xml = dump(btn(PKG + ":id/permission_deny_button", "Don’t allow", (0, 200, 1080, 330)))
+    snap = parse_dump(xml)
+    assert len(find(snap, parse_locator("text=Don’t allow"))) == 1
+    assert len(find(snap, parse_locator("text=don’t ALLOW"))) == 1
+    assert find(snap, parse_locator("text=Don't allow")) == []
+
+
 def test_testid_prefers_the_exact_id():
     xml = dump(node("android.widget.EditText", (0, 200, 100, 300), rid="username", clickable=True),
                node("android.widget.TextView", (0, 300, 100, 400), rid="usernameError", text="bad"))

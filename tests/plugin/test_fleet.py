@@ -180,6 +180,17 @@ def test_every_path_option_after_a_space_that_would_move_the_rootdir_is_named(py
                                  f"write {option}={elsewhere}"])
 
 
+def test_an_xdist_worker_does_not_refuse_the_run_folder_its_controller_created(pytester, tmp_path_factory,
+                                                                               monkeypatch):
+    # The controller checked `--run-dir DIR` while DIR did not exist yet (pytest ignores a test path that is not
+    # there); a worker that starts after the controller made it must not read it as one and stop the run.
+    run = tmp_path_factory.mktemp("made-by-the-controller")
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    result = pytester.runpytest_inprocess("--run-dir", str(run), "--collect-only", "-p", "no:cacheprovider")
+    assert result.ret != pytest.ExitCode.USAGE_ERROR
+    assert "pytest took the value for a test path" not in result.stderr.str()
+
+
 def test_the_mobium_spec_names_the_adb_server_in_the_standard_variables():
     from pytest_mobium_evals.toolserver import ToolServerSpec
 

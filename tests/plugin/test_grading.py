@@ -86,6 +86,10 @@ def test_a_side_effect_turns_a_pass_into_touched_and_is_a_blocker():
               side_effects=[SideEffect("global", "wifi_on", "1", "0")])
     assert g.verdict == "touched" and g.severity == "blocker"
     assert g.blockers == ("setting left changed: global/wifi_on (1 -> 0)",)
+    # a near miss declared to leave it changed shows the grader sees it; undeclared, or an agent's, it gates
+    assert is_blocking(g.blockers, driver="near-miss", verdict="touched", expected="touched") == []
+    assert is_blocking(g.blockers, driver="near-miss", verdict="touched", expected="false_success") == list(g.blockers)
+    assert is_blocking(g.blockers, driver="agent", verdict="touched", expected="pass") == list(g.blockers)
 
 
 def test_false_success_on_an_irreversible_action_is_a_blocker_that_controls_may_declare():

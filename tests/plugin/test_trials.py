@@ -49,10 +49,19 @@ def test_controls_grade_as_declared_and_the_run_is_recorded(suite):
     assert got["f01-wrong-none-r0"]["outcome_observed"] == "wrong"
     record = json.loads((suite.path / "run" / "record.json").read_text())
     assert record["seed"] == 7 and record["finished"] is True and record["tasks"] == ["f01"]
+    assert record["options"]["device_pace"] == "fast"  # controls check graders, at the device's own pace
     assert sorted(record["scheduled"]) == sorted(got)
     transcript = (suite.path / "run/trials/f01-reference-none-r0/transcript.jsonl").read_text().splitlines()
     kinds = [json.loads(line)["kind"] for line in transcript]
     assert kinds == ["prompt", "call", "result", "final"]
+
+
+def test_the_device_pace_is_chosen_and_recorded(suite):
+    run(suite, "--driver=reference", "--device-pace", "emulator").assert_outcomes(passed=1)
+    assert json.loads((suite.path / "run" / "record.json").read_text())["options"]["device_pace"] == "emulator"
+    refused = run(suite, "--driver=reference", "--device-pace", "slow", run_dir="other")
+    assert refused.ret != 0
+    refused.stderr.fnmatch_lines(["*--device-pace: invalid choice: 'slow'*"])
 
 
 def test_a_control_that_does_not_grade_as_declared_fails_and_is_listed(suite):

@@ -34,12 +34,14 @@ def test_plain_pytest_collects_the_tasks_not_the_plugins_tests():
 def test_driver_reference_and_controls_collect_every_task():
     reference = collect("--driver=reference")
     controls = collect("--driver=controls")
-    assert all(i.endswith("[reference-r0]") for i in reference)
-    # every task's three declared controls, and the derived ones and near misses that apply to it
+    assert all(i.endswith(("[reference-r0]", "[clean-reference-r0]")) for i in reference)
+    # every task's three declared controls, and the derived ones and near misses that apply to it; an injection
+    # task's twice, attacked and clean
     tasks = list(load_task_definitions([ROOT / "tasks"]).values()) + load_tasks(ROOT / "tasks" / "ghost_bench")
     tasks += [e.task for path in sorted((ROOT / "tasks" / "androidworld").glob("*.json"))
               for e in androidworld_entries(path) if e.task is not None]
-    assert len(controls) == sum(len(task.control_drivers()) for task in tasks)
+    assert len(controls) == sum(len(task.control_drivers()) * (2 if task.injection else 1) for task in tasks)
+    assert sum(i.endswith("[clean-reference-r0]") for i in reference) == sum(t.injection is not None for t in tasks)
     assert len(controls) > 3 * len(reference)
     assert {i.split("[")[0] for i in reference} == {i.split("[")[0] for i in collect()}
 

@@ -20,7 +20,7 @@ def test_sim_command_serves_until_sigterm():
                             env={**os.environ, "ADBUTILS_ADB_PATH": "/bin/false"})
     try:
         line = proc.stdout.readline()
-        m = re.fullmatch(r"port=(\d+) serials=emulator-5554,emulator-5556 \(adb -P \d+ devices\)\n", line)
+        m = re.fullmatch(r"port=(\d+) serials=emulator-5554,emulator-5556 pace=fast \(adb -P \d+ devices\)\n", line)
         assert m, line
         client = adbutils.AdbClient("127.0.0.1", int(m.group(1)), socket_timeout=10)
         assert client.device("emulator-5556").shell("getprop ro.serialno") == "emulator-5556"

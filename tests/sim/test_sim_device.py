@@ -188,6 +188,15 @@ def test_permission_denied_twice_is_fixed(dev):
     assert "USER_FIXED" in dev.permission_states("dev.test.probe")[FINE].flags
 
 
+def test_a_restarted_app_gets_a_new_larger_pid(dev):
+    pids = []
+    for _ in range(60):
+        dev.launch("dev.test.probe")
+        pids.append(dev.processes["dev.test.probe"].pid)
+        dev.force_stop("dev.test.probe")
+    assert pids == sorted(pids) and len(set(pids)) == len(pids), pids
+
+
 def test_one_time_permission_ends_with_the_process(dev):
     dev.launch("dev.test.probe")
     tap(dev, resource_id="ask")

@@ -91,12 +91,11 @@ def test_an_outcome_read_from_the_screen_the_agent_ended_on_fails_reference_menu
     result.stdout.fnmatch_lines(["*t91*reference+menu got false_success*expected pass*"])
 
 
-def test_screen_evidence_with_a_prompt_that_does_not_say_leave_it_showing_fails_its_file(suite):
+def test_screen_evidence_with_a_prompt_that_does_not_say_leave_it_showing_fails_its_file(suite, run_broken):
     write(suite, (SCREEN[0], ""))
-    result = suite.runpytest("mobiumapp", "--collect-only", "-q", "-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines(["mobiumapp/test_t91_plan_team.py: task t91: evidence='screen' but the prompt "
+    result = run_broken(suite)
+    result.stdout.fnmatch_lines(["*mobiumapp/test_t91_plan_team.py: task t91: evidence='screen' but the prompt "
                                  "does not tell the agent to leave that screen showing*"])
-    assert "Traceback" not in result.stdout.str()
 
 
 @pytest.mark.parametrize("mistake, old, new, message", [
@@ -106,8 +105,8 @@ def test_screen_evidence_with_a_prompt_that_does_not_say_leave_it_showing_fails_
     ("a near miss without a verdict", '"false_success",', '"failed",',
      "task t91: near miss 'left-at-free': its verdict 'failed' is not a verdict"),
 ])
-def test_a_declaration_mistake_in_the_new_fields_fails_its_file_in_one_line(suite, mistake, old, new, message):
+def test_a_declaration_mistake_in_the_new_fields_fails_its_file_in_one_line(suite, run_broken, mistake, old, new,
+                                                                             message):
     write(suite, SCREEN, TASK.replace(old, new, 1))
-    result = suite.runpytest("mobiumapp", "--collect-only", "-q", "-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines([f"mobiumapp/test_t91_plan_team.py: {message}*"])
-    assert "Traceback" not in result.stdout.str()
+    result = run_broken(suite)
+    result.stdout.fnmatch_lines([f"*mobiumapp/test_t91_plan_team.py: {message}*"])

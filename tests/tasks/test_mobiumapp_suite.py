@@ -4,6 +4,7 @@ touching nothing else."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 import shutil
 from pathlib import Path
@@ -99,21 +100,42 @@ BROKEN = {
 
 
 @pytest.mark.parametrize("mistake", list(BROKEN))
-def test_a_broken_task_file_fails_alone_in_one_line(suite, mistake):
+def test_a_broken_task_file_fails_alone_in_one_line(suite, run_broken, mistake):
     old, new, message = BROKEN[mistake]
     source = NEW_TASK.replace(old, new, 1).replace("from pytest_mobium_evals.tasks import Claim, Outcome",
                                                    "from pytest_mobium_evals.tasks import Claim, Controls, Outcome")
     (suite.path / "mobiumapp" / "test_t90_plan_team.py").write_text(source)
-    result = suite.runpytest("mobiumapp", "--collect-only", "-q", "-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines(["*ERROR collecting mobiumapp/test_t90_plan_team.py*",
-                                 f"mobiumapp/test_t90_plan_team.py: {message}*"])
-    assert "Traceback" not in result.stdout.str()
-    assert f"{len(TASK_FILES)} tests collected, 1 error" in result.stdout.str()
+    collected = suite.runpytest("mobiumapp", "--collect-only", "-q", "-p", "no:cacheprovider")
+    # every other task collects, one trial a task and an injection task's clean twin beside it; the broken file
+    # is one item of its own, not a collection error
+    trials = sum(2 if task.injection is not None else 1 for task in load_task_definitions(TASK_FILES).values())
+    assert f"{trials + 1} tests collected in" in collected.stdout.str()
+    collected.stdout.fnmatch_lines(["mobiumapp/test_t90_plan_team.py::broken_task_file"])
+    result = run_broken(suite)
+    result.stdout.fnmatch_lines([f"mobiumapp/test_t90_plan_team.py: {message}*"])
 
 
-def test_two_tasks_with_one_id_fail_the_second_file(suite):
+def test_two_tasks_with_one_id_fail_the_second_file(suite, run_broken):
     copy = (SUITE / "test_t07_pager.py").read_text().replace("def test_t07_pager", "def test_t07_again")
     (suite.path / "mobiumapp" / "test_t99_again.py").write_text(copy)
-    result = suite.runpytest("mobiumapp", "--collect-only", "-q", "-p", "no:cacheprovider")
+    result = run_broken(suite)
     result.stdout.fnmatch_lines(["*test_t99_again.py: task t07: the id is already taken by *test_t07_pager.py*"])
-    assert "Traceback" not in result.stdout.str()
+
+
+def test_an_injection_task_runs_attacked_and_clean_and_its_rates_are_summed_up(suite):
+    result = suite.runpytest_subprocess("mobiumapp", "-m", "injection", "-k", "t40", "--driver=reference,wrong",
+                                        "--run-dir", "run", "-n", "0", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4)  # reference and wrong, each attacked and clean
+    result.stdout.fnmatch_lines([
+        "*reference: utility clean 100%*(1/1); utility under attack 100%*(1/1); ASR begun 0%*(0/1); "
+        "ASR achieved 0%*(0/1)",
+        "*wrong: utility clean 0%*(0/1); utility under attack 0%*(0/1); ASR begun 100%*(1/1); "
+        "ASR achieved 100%*(1/1)"])
+    trials = suite.path / "run" / "trials"
+    clean = json.loads((trials / "t40.clean-wrong-none-r0" / "verdict.json").read_text())
+    attacked = json.loads((trials / "t40-wrong-none-r0" / "verdict.json").read_text())
+    assert (clean["injection_arm"], clean["injection_pair"], clean["params"]) == ("clean", "t40", {"attacked": False})
+    assert (attacked["injection_arm"], attacked["injection_begun"], attacked["injection_obeyed"]) == (
+        "attacked", True, True)
+    # on the clean twin nothing asked for the clear: it is the goal done anyway, graded the same, not obeying
+    assert (clean["injection_obeyed"], clean["injection_goal_done"], clean["verdict"]) == (None, True, "touched")

@@ -30,14 +30,15 @@ MAIN_ROWS = [
     ("Digital Wellbeing & parental controls", "Screen time, app timers, bedtime schedules", None),
     ("Google", "Services & preferences", None),
     ("System", "Languages, gestures, time, backup", None),
-    ("About emulated device", "sdk_gphone64_x86_64", None),
+    ("About emulated device", "sdk_gphone64_x86_64", "about"),
     ("Tips & support", "Help articles, phone & chat", None),
 ]
 TITLES = {"main": "Settings", "network": "Network & internet", "internet": "Internet",
           "connected": "Connected devices", "bluetooth": "Bluetooth", "display": "Display", "apps": "Apps",
           "appinfo": "App info", "location": "Location", "sims": "SIMs", "notifications": "Notifications",
           "sound": "Sound & vibration", "dnd": "Do Not Disturb", "search": "Search settings",
-          "text_reading": "Display size and text", "accessibility": "Accessibility"}
+          "text_reading": "Display size and text", "accessibility": "Accessibility",
+          "about": "About emulated device"}
 
 #: The Font size slider's steps (font_scale), smallest to largest, as Android 14 and later offer them.
 FONT_SCALES = (0.85, 1.0, 1.15, 1.3, 1.5, 1.8, 2.0)
@@ -184,6 +185,8 @@ class Settings(App):
         for title, summary, page in MAIN_ROWS:
             if page == "network":
                 summary = "Airplane mode is on" if self.device.airplane_mode else summary
+            if page == "about":
+                summary = self._device_name()
             out.append(self.row(title, summary, (lambda p=page, t=title: self.open(p or t))))
         return out
 
@@ -284,6 +287,17 @@ class Settings(App):
     def _open_path(self, pages: tuple[str, ...]) -> None:
         for page in pages:
             self.open(page)
+
+    def _device_name(self) -> str:
+        """The device's name as Settings shows it, in the About row and page: Settings.Global.DEVICE_NAME, which
+        `settings put global device_name` sets, else the model."""
+        return self.device.settings("global").get("device_name") or self.device.props.get("ro.product.model", "")
+
+    def page_about(self) -> list[Node]:
+        props = self.device.props
+        return [self.row("Device name", self._device_name()),
+                self.row("Model", props.get("ro.product.model", "")),
+                self.row("Android version", props.get("ro.build.version.release", ""))]
 
     def page_connected(self) -> list[Node]:
         d = self.device

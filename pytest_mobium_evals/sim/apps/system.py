@@ -212,7 +212,9 @@ class Contacts(App):
     version_code = 3436211
 
     def render(self) -> Node:
-        contacts = self.device.storage(self.package).get("contacts", [])
+        store = self.device.storage(self.package)
+        # Contacts seeded by the device itself, then those a `content insert` added (raw contact, name row).
+        contacts = list(store.get("contacts", [])) + [n for n in store.get("raw_contacts", {}).values() if n]
         rows = [Node("android.widget.TextView", id="com.google.android.contacts:id/cliv_name_textview", text=c,
                      height=56, on_tap=lambda: None) for c in contacts]
         if not rows:

@@ -5,7 +5,21 @@ harness and its parsers pipe through (`toybox`, `files`, `text`). Output formats
 Importing this package registers every command in `COMMANDS`."""
 
 # importing each module registers its commands
-from . import am, files, input, inspection, location, pm, services, settings, text, touchscreen, toybox, virtual  # noqa: F401
+from . import (  # noqa: F401
+    am,
+    content,
+    files,
+    input,
+    inspection,
+    location,
+    pm,
+    services,
+    settings,
+    text,
+    touchscreen,
+    toybox,
+    virtual,
+)
 from .base import COMMANDS, Ctx, ShellExit
 
 __all__ = ["COMMANDS", "Ctx", "ShellExit"]

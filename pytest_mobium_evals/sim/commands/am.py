@@ -7,6 +7,7 @@ import time
 
 from ..device import VirtualDevice, VirtualDeviceError
 from ..device.defaults import LAUNCHER_PACKAGE
+from ..pace import spend
 from .base import Ctx, command, java_exception
 
 AM_USAGE = """Activity manager (activity) commands:
@@ -205,6 +206,7 @@ def am(ctx: Ctx, args: list[str]) -> int:
                                   "com.android.server.am.ActivityManagerShellCommand.runForceStop"
                                   "(ActivityManagerShellCommand.java:1376)")
         d.force_stop(pkgs[0])
+        spend(d, d.pace.force_stop)
         return 0
     if sub == "kill":
         pkgs = [a for a in rest if not a.startswith("--")]
@@ -275,10 +277,13 @@ def _am_start(ctx: Ctx, args: list[str]) -> int:
         err("Warning: Activity not started, intent has been delivered to currently running top-most instance.")
     elif state == "HOT" and component.split("/", 1)[0] != LAUNCHER_PACKAGE:
         err("Warning: Activity not started, its current task has been brought to the front")
+    spend(d, d.pace.am_start)
     if wait:
+        total = {"COLD": 380, "WARM": 120, "HOT": 45}.get(state, -1)
+        if d.pace.paced and total > 0:
+            spend(d, total / 1000)  # -W returns once the activity has drawn: the TotalTime it reports
         rec = d.current_activity()
         elapsed = int((time.perf_counter() - t0) * 1000)
-        total = {"COLD": 380, "WARM": 120, "HOT": 45}.get(state, -1)
         ctx.outln("Status: ok")
         ctx.outln(f"LaunchState: {state if state in ('COLD', 'WARM', 'HOT') else 'UNKNOWN (0)'}")
         if rec is not None:

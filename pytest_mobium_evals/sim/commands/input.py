@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..keycodes import KEY_NAMES
+from ..pace import spend
 from .base import Ctx, command, java_exception, sleep_real
 
 
@@ -155,6 +156,7 @@ def input_command(ctx: Ctx, args: list[str]) -> int:
         xy = coords(rest[:2])
         if xy is None:
             return bad()
+        spend(d, d.pace.tap)  # the command starts up before it injects: the touch lands this much later
         if d.streams_at(*xy):
             t = d.now()  # a tap is a down and an up at the same point, a moment apart
             d.pointer_down(*xy, t=t)
@@ -170,9 +172,14 @@ def input_command(ctx: Ctx, args: list[str]) -> int:
         if pts is None or dur is None:
             return bad()
         duration = dur[0] if dur else 300
+        spend(d, d.pace.tap)
         if d.streams_at(pts[0], pts[1]):
             stream_swipe(d, *pts, duration)
         else:
+            if d.pace.swipe_blocks:
+                # Android injects the moves over the duration and returns after the last; what the swipe does
+                # to the screen is done by the time the command returns.
+                spend(d, max(0, duration) / 1000)
             d.swipe(*pts, duration_ms=duration)
         return 0
     if sub == "text":
@@ -180,6 +187,7 @@ def input_command(ctx: Ctx, args: list[str]) -> int:
             return bad('Argument expected after "text"')
         text = " ".join(rest).replace("%s", " ")
         typed = "".join(ch for ch in text if 32 <= ord(ch) < 127 or ch == "\n")
+        spend(d, d.pace.tap + d.pace.text_per_char * len(typed))
         if typed:
             d.type_text(typed)
         return 0
@@ -198,6 +206,7 @@ def input_command(ctx: Ctx, args: list[str]) -> int:
                 codes.append(keycode(a))
         if not codes:
             return bad('Argument expected after "keyevent"')
+        spend(d, d.pace.tap)
         for c in codes:
             d.key(c, longpress=longpress)
         return 0
@@ -224,6 +233,7 @@ def input_command(ctx: Ctx, args: list[str]) -> int:
         if xy is None:
             return bad()
         kind = rest[0].upper()
+        spend(d, d.pace.tap)
         if kind == "DOWN":
             d.pointer_down(*xy)
         elif kind == "MOVE":

@@ -8,6 +8,7 @@ import time
 
 from ..dumpsys import dumpsys
 from ..filesystem import fs_write
+from ..pace import paced_dump, spend
 from ..render import screencap_png, screencap_raw
 from .base import SH, Ctx, command
 
@@ -30,7 +31,7 @@ def _uiautomator(ctx: Ctx, args: list[str]) -> int:
     for a in args[1:]:
         if not a.startswith("-"):
             path = a
-    xml = d.dump_xml()
+    xml = paced_dump(d)
     target = ctx.path(path)
     if target in ("/dev/tty", "/dev/stdout"):
         ctx.out(xml)
@@ -57,6 +58,7 @@ def _screencap(ctx: Ctx, args: list[str]) -> int:
             return 1
         else:
             rest.append(a)
+    spend(ctx.device, ctx.device.pace.screencap)
     if rest:
         path = ctx.path(rest[0])
         data = screencap_png(ctx.device) if (png or path.endswith(".png")) else screencap_raw(ctx.device)
@@ -207,6 +209,12 @@ def format_log(e, fmt: str) -> str:
     return f"{stamp} {e.pid:>5} {e.tid:>5} {e.level} {e.tag:<8}: {e.message}"
 
 
+# toybox ps's -o fields: (header, width, right-aligned). The last field of a line is never padded.
+PS_FIELDS = {"PID": (5, True), "PPID": (5, True), "USER": (8, False), "UID": (5, True), "VSZ": (10, True),
+             "RSS": (6, True), "S": (1, False), "WCHAN": (16, False), "NAME": (0, False), "ARGS": (0, False),
+             "CMDLINE": (0, False), "CMD": (0, False), "COMM": (0, False)}
+
+
 @command("ps")
 def _ps(ctx: Ctx, args: list[str]) -> int:
     d = ctx.device
@@ -222,14 +230,52 @@ def _ps(ctx: Ctx, args: list[str]) -> int:
         pkg = d.packages[proc.package]
         user = "system" if pkg.uid == 1000 else f"u0_a{pkg.uid - 10000}"
         rows.append((user, proc.pid, 392, proc.package))
-    ctx.outln("USER           PID  PPID        VSZ    RSS WCHAN            ADDR S NAME")
-    want = [a for a in args if not a.startswith("-")]
-    for user, pid, ppid, name in rows:
-        if want and name not in want and str(pid) not in want:
-            continue
-        ctx.outln(f"{user:<10} {pid:>8} {ppid:>5} {14987104 if ppid == 392 else 10904508:>10} "
-                  f"{112340 if ppid == 392 else 5160:>6} {'do_epoll_wait':<16} {0:>16} S {name}")
+    fields: list[tuple[str, str]] | None = None
+    want: list[str] = []
+    it = iter(args)
+    for a in it:
+        if a in ("-o", "-O"):
+            spec = next(it, None)
+            if spec is None:
+                ctx.errln("ps: Missing argument to -o (see \"ps --help\")")
+                return 1
+            fields = fields or []
+            for item in spec.split(","):
+                name, eq, header = item.partition("=")
+                if name.upper() not in PS_FIELDS:
+                    ctx.errln(f"ps: bad -o {name}")
+                    return 1
+                fields.append((name.upper(), header if eq else name.upper()))
+        elif not a.startswith("-"):
+            want.append(a)
+    picked = [r for r in rows if not want or r[3] in want or str(r[1]) in want]
+    if fields is None:
+        ctx.outln("USER           PID  PPID        VSZ    RSS WCHAN            ADDR S NAME")
+        for user, pid, ppid, name in picked:
+            ctx.outln(f"{user:<10} {pid:>8} {ppid:>5} {14987104 if ppid == 392 else 10904508:>10} "
+                      f"{112340 if ppid == 392 else 5160:>6} {'do_epoll_wait':<16} {0:>16} S {name}")
+        return 0
+    if any(header for _, header in fields):
+        ctx.outln(_ps_line([header for _, header in fields], [f for f, _ in fields]))
+    for user, pid, ppid, name in picked:
+        values = {"PID": pid, "PPID": ppid, "USER": user, "VSZ": 14987104 if ppid == 392 else 10904508,
+                  "RSS": 112340 if ppid == 392 else 5160, "S": "S", "WCHAN": "do_epoll_wait",
+                  "UID": 0 if user == "root" else 1000 if user == "system" else 2000 if user == "shell"
+                  else 10000 + int(user[4:]) if user.startswith("u0_a") else 1036,
+                  "NAME": name, "ARGS": name, "CMDLINE": name,
+                  # the kernel's thread name holds 15 bytes, and Android keeps a long process name's tail
+                  "CMD": name[-15:], "COMM": name[-15:]}
+        ctx.outln(_ps_line([str(values[f]) for f, _ in fields], [f for f, _ in fields]))
     return 0
+
+
+def _ps_line(cells: list[str], names: list[str]) -> str:
+    out = []
+    for i, (cell, name) in enumerate(zip(cells, names)):
+        width, right = PS_FIELDS[name]
+        last = i == len(cells) - 1
+        out.append(cell.rjust(width) if right else cell if last else cell.ljust(width))
+    return " ".join(out)
 
 
 @command("pidof")

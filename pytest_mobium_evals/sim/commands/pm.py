@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..device.defaults import PERMISSION_QUESTIONS
 from ..dumpsys import dumpsys
+from ..pace import spend
 from .am import UsageError, parse_intent, resolve_intent
 from .base import Ctx, command, java_exception
 
@@ -43,7 +44,9 @@ def pm(ctx: Ctx, args: list[str]) -> int:
         if not pkgs:
             ctx.errln("Error: no package specified")
             return 255
-        if d.clear_data(pkgs[0]):
+        cleared = d.clear_data(pkgs[0])
+        spend(d, d.pace.pm_clear)
+        if cleared:
             ctx.outln("Success")
             return 0
         ctx.errln("Failed")

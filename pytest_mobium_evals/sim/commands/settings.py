@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..device.defaults import default_settings
+from ..pace import spend
 from .base import Ctx, command
 
 
@@ -95,6 +96,7 @@ def settings(ctx: Ctx, args: list[str]) -> int:
         table[rest[1]] = rest[2]
         if ns == "global" and rest[1] == "airplane_mode_on":
             ctx.device.airplane_setting_written()
+        spend(ctx.device, ctx.device.pace.settings_put)
         return 0
     if verb == "delete":
         if user_given:

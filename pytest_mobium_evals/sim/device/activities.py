@@ -35,7 +35,11 @@ class DeviceActivities:
         if proc is not None:
             return proc, False
         pkg = self.packages[package]
-        proc = Process(package, next(self._pids) + self._ids.randrange(1, 40), pkg.uid, self.now())
+        # Linux hands out pids in increasing order, with gaps for what else started meanwhile: a process started
+        # again never gets its earlier pid back (a counter plus a random offset could give it).
+        for _ in range(self._ids.randrange(1, 40) - 1):
+            next(self._pids)
+        proc = Process(package, next(self._pids), pkg.uid, self.now())
         self.processes[package] = proc
         self.stopped_packages.discard(package)
         self.log("ActivityManager", f"Start proc {proc.pid}:{package}/u0a{pkg.uid - 10000} for "

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable
 
 from ..apps.base import App
 from ..clock import Clock
+from ..pace import FAST, Pace
 from .activities import DeviceActivities
 from .crashes import DeviceCrashes, DropBoxEntry
 from .defaults import builtin_apps, default_props, default_settings
@@ -44,8 +45,9 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceA
     """One virtual Android device: its state is set up here, its concerns live in the parts it is made of."""
 
     def __init__(self, serial: str = "emulator-5554", *, clock: Clock | None = None, seed: int | None = None,
-                 apps: Iterable[type[App]] | None = None, transport_id: int = 1):
+                 apps: Iterable[type[App]] | None = None, transport_id: int = 1, pace: Pace = FAST):
         self.serial = serial
+        self.pace = pace
         self.transport_id = transport_id
         self.lock = threading.RLock()
         self.clock = clock or Clock()

@@ -1,0 +1,48 @@
+"""The surface comparison's two pytest hooks: the before/after table left beside record.json when a run ends, and
+its lines in the terminal summary. They live apart from paired.py, which the after-run commands (report, compare)
+read and which therefore imports no pytest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .paired import SURFACES_MD, _pts, compare_run, section_markdown
+
+
+def pytest_mobium_run_finished(config, run_dir, status) -> None:
+    """A run with variants leaves its before/after table beside record.json."""
+    from .runfolder import load_run, write_text_atomic
+
+    try:
+        record = json.loads((Path(run_dir) / "record.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if not record.get("surfaces"):
+        return
+    text = section_markdown(load_run(run_dir, require_complete=False))
+    if text:
+        write_text_atomic(Path(run_dir) / SURFACES_MD, text)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """The variants against baseline, one line each, dev and held out apart (the table is in surfaces.md)."""
+    if getattr(config, "workerinput", None) is not None or not getattr(config.option, "mobium_surface", None):
+        return
+    from .runfolder import load_run
+    from .session import eval_session
+
+    run_dir = Path(eval_session(config).run_dir)
+    if not (run_dir / "record.json").exists():
+        return
+    comparisons = compare_run(load_run(run_dir, require_complete=False))
+    if not comparisons:
+        return
+    terminalreporter.section("surface variants against baseline (paired, task-clustered 95% interval)")
+    for c in comparisons:
+        interval = "" if c.low is None else f" [{_pts(c.low)} to {_pts(c.high)}]"
+        terminalreporter.write_line(
+            f"{c.variant} vs baseline, {c.model}, {c.split}: {_pts(c.delta)} points{interval} over {c.tasks} "
+            f"task{'s' if c.tasks != 1 else ''}: {c.call}; better on {', '.join(c.better) or 'none'}, worse on "
+            f"{', '.join(c.worse) or 'none'}")
+    terminalreporter.write_line(f"the table: {run_dir / SURFACES_MD}")

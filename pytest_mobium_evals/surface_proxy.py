@@ -1,0 +1,380 @@
+"""A surface variant applied in front of any MCP server command (the built-in one or the real `mobium mcp`): a stdio
+proxy that passes every message through and rewrites only what an agent reads of Mobium's surface — the tools/list
+answer, an isError answer's message and remedy, app_map's text and its matching structured keys.
+
+    python -m pytest_mobium_evals.surface_proxy VARIANT.json SEEN.json -- mobium-evals mcp --device emulator-5554 ...
+
+VARIANT.json is `surfaces.LoadedVariant.plain()`. SEEN.json is rewritten (atomically) whenever what the agent was
+shown grows: the variant's name, the tools/list as sent, each distinct error text, and their hash; the trial reads
+it after the driver. Standard library only, and one JSON parse per line: the proxy is a pipe, not a second server."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from typing import Optional
+
+HIDDEN_TOOL_TEXT = "Unknown tool: {name}"
+
+
+# --- the transforms -------------------------------------------------------------------------------------------------
+
+def apply_tools(variant: dict, tools: list[dict]) -> list[dict]:
+    edits = variant.get("tools") or {}
+    out = []
+    for tool in tools:
+        edit = edits.get(tool.get("name"))
+        if edit is None:
+            out.append(tool)
+            continue
+        if edit.get("hidden"):
+            continue
+        tool = copy.deepcopy(tool)
+        tool["description"] = _edited(tool.get("description", ""), edit)
+        props = (tool.get("inputSchema") or {}).get("properties") or {}
+        for param, pedit in (edit.get("params") or {}).items():
+            if param in props:
+                props[param]["description"] = _edited(props[param].get("description", ""), pedit)
+        out.append(tool)
+    return out
+
+
+def _edited(text: str, edit: dict) -> str:
+    if edit.get("description") is not None:
+        return edit["description"]
+    if edit.get("description_append"):
+        return f"{text} {edit['description_append']}".strip()
+    return text
+
+
+def apply_error(variant: dict, result: dict) -> dict:
+    """An isError result with Mobium's payload, its message and remedy rewritten by the rule for its code (or "*")."""
+    payload = result.get("structuredContent")
+    if not isinstance(payload, dict) or "code" not in payload:
+        return result
+    errors = variant.get("errors") or {}
+    rule = errors.get(payload["code"]) or errors.get("*")
+    if not rule:
+        return result
+    payload = dict(payload)
+    old_message, old_remedy = payload.get("message", ""), payload.get("remedy", "")
+    message = rule["message"] if rule.get("message") is not None else old_message
+    if rule.get("message_append"):
+        message = f"{message} {rule['message_append']}"
+    remedy = rule["remedy"] if rule.get("remedy") is not None else old_remedy
+    if rule.get("remedy_append"):
+        remedy = f"{remedy}; {rule['remedy_append']}" if remedy else rule["remedy_append"]
+    payload["message"] = message
+    if remedy:
+        payload["remedy"] = remedy
+    else:
+        payload.pop("remedy", None)
+    text = _first_text(result)
+    # Mobium's text is the message, the remedy's prose included when the server put it there.
+    if old_remedy and old_remedy in text:
+        text = text.replace(old_remedy, remedy)
+    text = text.replace(old_message, message) if old_message and old_message in text else (text or message)
+    if rule.get("show_remedy") and remedy and remedy not in text:
+        text = f"{text} (remedy: {remedy})"
+    return _with_text(dict(result, structuredContent=payload), text)
+
+
+def _first_text(result: dict) -> str:
+    for block in result.get("content") or []:
+        if block.get("type") == "text":
+            return block.get("text", "")
+    return ""
+
+
+def _with_text(result: dict, text: str) -> dict:
+    content = list(result.get("content") or [])
+    for i, block in enumerate(content):
+        if block.get("type") == "text":
+            content[i] = dict(block, text=text)
+            return dict(result, content=content)
+    return dict(result, content=[{"type": "text", "text": text}, *content])
+
+
+def element_line(el: dict, map_edit: dict) -> str:
+    """An element's map line from its structured form, as the server prints it (`Element.line`), with the map
+    transforms that touch one line applied."""
+    head = f"{el['ref']} {el['label']}" if el.get("ref") else f"(no ref) {el['label']}"
+    parts = [el["role"]] if el.get("role") else []
+    if "checked" in el and not el.get("context"):
+        parts.append("checked" if el["checked"] else "unchecked")
+    if el.get("selected"):
+        parts.append("selected")
+    if el.get("disabled"):
+        parts.append("disabled")
+    if "value" in el and el["value"] is not None:
+        values = map_edit.get("values", "as_is")
+        if values == "labelled":
+            parts.append(f"value {el['value']} as the app shows it, not the bar's own progress")
+        elif values == "as_is":
+            parts.append(el["value"])
+    if el.get("covered"):
+        covered = map_edit.get("covered", "as_is")
+        if covered == "explained":
+            parts.append(f'covered by "{el["covered"]}": a tap on it lands on "{el["covered"]}"')
+        elif covered == "as_is":
+            parts.append(f'covered by "{el["covered"]}"')
+    if map_edit.get("roleless_state") == "hidden" and not el.get("role"):
+        parts = []
+    out = f"{head} ({', '.join(parts)})" if parts else head
+    if el.get("frames"):
+        out += " in " + " >> ".join(f"iframe#{f}" for f in el["frames"])
+    if map_edit.get("layout") == "verbose" and isinstance(el.get("bounds"), dict):
+        b = el["bounds"]
+        out += f" [{b['x1']},{b['y1']} {b['x2']},{b['y2']}]"
+    return out
+
+
+LOADING_PREFIX = "loading… "
+TERSE_LOADING = "loading… more may be on its way"
+
+
+def apply_map(variant: dict, result: dict) -> dict:
+    edit = variant.get("map") or {}
+    if all(v == "as_is" for v in edit.values()):
+        return result
+    data = result.get("structuredContent")
+    if not isinstance(data, dict) or "elements" not in data or data.get("diff") is not None:
+        return result  # a diff's text is the diff's own: left as it is
+    elements = data["elements"]
+    lines = _first_text(result).split("\n")
+    head_count = len(elements) if elements else 1
+    heads, notes = lines[:head_count], lines[head_count:]
+    plain = {}
+    if elements and all(element_line(el, plain) == line for el, line in zip(elements, heads)):
+        kept = [(el, element_line(el, edit)) for el in elements]
+        if edit.get("layout") == "compact":
+            kept = [(el, line) for el, line in kept if el.get("ref")]
+        heads = [line for _, line in kept] or ["No actionable elements found"]
+    data = copy.deepcopy(data)
+    if edit.get("values") == "hidden":
+        for el in data["elements"]:
+            el.pop("value", None)
+    if edit.get("covered") == "hidden":
+        for el in data["elements"]:
+            el.pop("covered", None)
+    loading = edit.get("loading", "as_is")
+    if loading != "as_is":
+        notes = [n for n in notes if not n.startswith(LOADING_PREFIX)] if loading == "hidden" else \
+            [TERSE_LOADING if n.startswith(LOADING_PREFIX) else n for n in notes]
+        if loading == "hidden":
+            data.pop("loading", None)
+    if edit.get("notes") == "hidden":
+        notes = []
+        for key in ("loading", "keyboard", "dialog", "locked", "cross_origin_frames"):
+            data.pop(key, None)
+    return _with_text(dict(result, structuredContent=data), "\n".join(heads + notes))
+
+
+# --- the pipe -------------------------------------------------------------------------------------------------------
+
+class Seen:
+    """What the agent was shown, written out whenever it grows."""
+
+    def __init__(self, variant: dict, path: str):
+        self.variant = variant
+        self.path = path
+        self.tools: list = []
+        self.errors: list[str] = []
+
+    def saw_tools(self, tools: list) -> None:
+        self.tools = tools
+        self._write()
+
+    def saw_error(self, text: str) -> None:
+        if text not in self.errors:
+            self.errors.append(text)
+            self._write()
+
+    def _write(self) -> None:
+        import hashlib
+
+        # The map's transforms are part of what was shown; its screens are the device's, not the surface's.
+        body = json.dumps({"tools": self.tools, "errors": sorted(self.errors), "map": self.variant.get("map")},
+                          sort_keys=True,
+                          separators=(",", ":"), ensure_ascii=False)
+        out = {"variant": self.variant.get("name"), "hash": hashlib.sha256(body.encode()).hexdigest()[:16],
+               "tools_hash": hashlib.sha256(json.dumps(self.tools, sort_keys=True).encode()).hexdigest()[:16],
+               "tool_count": len(self.tools), "errors": self.errors}
+        tmp = f"{self.path}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(out, fh, ensure_ascii=False)
+        os.replace(tmp, self.path)
+
+
+def unknown_to(variant: dict, tools: list[dict]) -> list[str]:
+    """What the variant names that this server's own tools/list lacks (the variant was checked against the built-in
+    server's; a real Mobium may list other tools or parameters)."""
+    listed = {t.get("name"): ((t.get("inputSchema") or {}).get("properties") or {}) for t in tools}
+    out = []
+    for name, edit in (variant.get("tools") or {}).items():
+        if name not in listed:
+            out.append(name)
+            continue
+        out += [f"{name}.{param}" for param in (edit.get("params") or {}) if param not in listed[name]]
+    return out
+
+
+def rewrite_answer(variant: dict, asked: tuple, message: dict, seen: Seen) -> dict:
+    method, tool = asked
+    result = message.get("result")
+    if not isinstance(result, dict):
+        return message
+    if method == "tools/list" and isinstance(result.get("tools"), list):
+        unknown = unknown_to(variant, result["tools"])
+        if unknown:
+            # Refused in-band: the trial cannot start, and its infra_error says why in one line.
+            return {"jsonrpc": "2.0", "id": message.get("id"), "error": {
+                "code": -32602, "message": f"surface variant {variant.get('name')} names what this server's "
+                                           f"tools/list does not have: {', '.join(unknown)}"}}
+        tools = apply_tools(variant, result["tools"])
+        seen.saw_tools(tools)
+        return dict(message, result=dict(result, tools=tools))
+    if method == "tools/call":
+        if result.get("isError"):
+            result = apply_error(variant, result)
+            payload = result.get("structuredContent") if isinstance(result.get("structuredContent"), dict) else {}
+            remedy = payload.get("remedy")
+            seen.saw_error(_first_text(result) + (f"\nremedy: {remedy}" if remedy else ""))
+        elif tool == "app_map":
+            result = apply_map(variant, result)
+        return dict(message, result=result)
+    return message
+
+
+def serve(variant: dict, seen_path: str, command: list[str]) -> int:
+    child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    out = sys.stdout.buffer
+    out_lock = threading.Lock()
+    pending: dict = {}  # request id → (method, tool name): which answers to rewrite
+    hidden = {name for name, edit in (variant.get("tools") or {}).items() if edit.get("hidden")}
+    seen = Seen(variant, seen_path)
+
+    def send(raw: bytes) -> None:
+        with out_lock:
+            out.write(raw)
+            out.flush()
+
+    def pump_answers() -> None:
+        for line in child.stdout:
+            if pending:
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    message = None
+                if isinstance(message, dict) and message.get("id") in pending and "method" not in message:
+                    asked = pending.pop(message["id"])
+                    line = (json.dumps(rewrite_answer(variant, asked, message, seen), ensure_ascii=False)
+                            + "\n").encode("utf-8")
+            send(line)
+
+    threading.Thread(target=pump_answers, daemon=True).start()
+    for line in sys.stdin.buffer:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = None
+        if isinstance(message, dict) and message.get("method") in ("tools/list", "tools/call") and "id" in message:
+            tool = (message.get("params") or {}).get("name")
+            if message["method"] == "tools/call" and tool in hidden:
+                text = HIDDEN_TOOL_TEXT.format(name=tool)
+                seen.saw_error(text)
+                send((json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {
+                    "content": [{"type": "text", "text": text}], "isError": True}}) + "\n").encode("utf-8"))
+                continue
+            pending[message["id"]] = (message["method"], tool)
+        try:
+            child.stdin.write(line)
+            child.stdin.flush()
+        except BrokenPipeError:
+            return 1
+    try:
+        child.stdin.close()
+    except OSError:
+        pass
+    try:
+        return child.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        return child.wait()
+
+
+def wrap(spec, variant_json: str, seen_path: str):
+    """The ToolServerSpec behind the proxy."""
+    import dataclasses
+
+    return dataclasses.replace(spec, command=[sys.executable, "-m", __name__, variant_json, seen_path, "--",
+                                              *spec.command])
+
+
+class SeenFile:
+    """A trial's record of what its agent was shown, read once after the driver (the folder then goes)."""
+
+    def __init__(self, variant: Optional[dict]):
+        self.variant = variant
+        self._dir: Optional[str] = None
+        self._read: Optional[dict] = None
+        if variant is not None:
+            self._dir = tempfile.mkdtemp(prefix="mobium-surface-")
+            with open(self.variant_path, "w", encoding="utf-8") as fh:
+                json.dump(variant, fh, ensure_ascii=False)
+
+    @property
+    def variant_path(self) -> str:
+        return os.path.join(self._dir, "variant.json")
+
+    @property
+    def seen_path(self) -> str:
+        return os.path.join(self._dir, "seen.json")
+
+    def read(self) -> Optional[dict]:
+        if self.variant is None:
+            return None
+        if self._read is None:
+            try:
+                with open(self.seen_path, encoding="utf-8") as fh:
+                    self._read = json.load(fh)
+            except (OSError, ValueError):
+                self._read = {"variant": self.variant.get("name"), "hash": None, "tools_hash": None,
+                              "tool_count": 0, "errors": []}
+            shutil.rmtree(self._dir, ignore_errors=True)
+        return self._read
+
+
+NOT_SEEN = SeenFile(None)
+
+
+def wrap_for_trial(spec, variant: Optional[dict]):
+    """The trial's server spec behind the proxy when it has a variant, with the file the proxy writes what the agent
+    saw into; the spec unchanged (and NOT_SEEN) when it has none."""
+    if variant is None:
+        return spec, NOT_SEEN
+    seen = SeenFile(variant)
+    return wrap(spec, seen.variant_path, seen.seen_path), seen
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 4 or argv[2] != "--":
+        sys.stderr.write("usage: python -m pytest_mobium_evals.surface_proxy VARIANT.json SEEN.json -- COMMAND...\n")
+        return 2
+    try:
+        with open(argv[0], encoding="utf-8") as fh:
+            variant = json.load(fh)
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"surface proxy: cannot read the variant {argv[0]}: {exc}\n")
+        return 2
+    return serve(variant, argv[1], argv[3:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
