@@ -43,7 +43,7 @@ def main() -> int:
     controls = Counter()
     for task in tasks:
         for driver, _ in task.control_drivers():
-            controls[driver] += 1
+            controls[driver] += 2 if task.injection is not None else 1  # an injection task's clean twin too
     hard = [t for t in tasks if t.tier == "hard"]
     print(f"near misses declared: {controls['near-miss']} on "
           f"{sum(1 for t in tasks if t.near_misses)} tasks ({sum(1 for t in hard if t.near_misses)} of "

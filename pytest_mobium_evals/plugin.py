@@ -12,6 +12,7 @@ until a trial actually runs."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -20,6 +21,8 @@ from . import broken_tasks, collection, protocol, terminal
 from .session import SESSION, EvalSession, XdistHooks
 
 GROUP = "mobium-evals"
+#: The arguments whose option values the controller checked (`_refuse_values_taken_for_paths`), for its workers.
+CHECKED_ARGS = "MOBIUM_EVALS_CHECKED_ARGS"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -154,9 +157,10 @@ def _refuse_values_taken_for_paths(early_config: pytest.Config, parser: pytest.P
     computed again; only when it differs is the run stopped (a value inside the project changes nothing). Putting
     the setup right in place would mean redoing what pytest already derived from the wrong config file (addopts,
     pythonpath, the assertion rewriter's python_files), so the line says how to write the option instead."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        # A worker is handed the controller's arguments, which the controller has already checked; by the time it
-        # starts, --run-dir's folder exists, and would read as a test path that moves the rootdir when it did not.
+    if os.environ.get(CHECKED_ARGS) == json.dumps(args):
+        # An xdist worker is handed the controller's very arguments, which the controller has checked already; by
+        # the time it starts, --run-dir's folder exists, and would read as a test path that moves the rootdir when
+        # it did not. Only those arguments are let through: any other run (a pytester run inside a test) is checked.
         return
     group = parser.getgroup(GROUP)
     takes_value = {name for option in group.options if option.attrs().get("nargs") != 0 for name in option.names()}
@@ -180,6 +184,8 @@ def _refuse_values_taken_for_paths(early_config: pytest.Config, parser: pytest.P
 
     meant = setup([])
     misled = [(option, value) for option, value in spaced if setup([value]) != meant]
+    if not misled:
+        os.environ[CHECKED_ARGS] = json.dumps(args)  # inherited by this run's xdist workers
     if misled:
         import shlex
 

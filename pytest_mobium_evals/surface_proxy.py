@@ -20,6 +20,8 @@ import tempfile
 import threading
 from typing import Optional
 
+from .stdio_proxy import end_child, pass_line
+
 HIDDEN_TOOL_TEXT = "Unknown tool: {name}"
 
 
@@ -293,20 +295,9 @@ def serve(variant: dict, seen_path: str, command: list[str]) -> int:
                     "content": [{"type": "text", "text": text}], "isError": True}}) + "\n").encode("utf-8"))
                 continue
             pending[message["id"]] = (message["method"], tool)
-        try:
-            child.stdin.write(line)
-            child.stdin.flush()
-        except BrokenPipeError:
+        if not pass_line(child, line):
             return 1
-    try:
-        child.stdin.close()
-    except OSError:
-        pass
-    try:
-        return child.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        return child.wait()
+    return end_child(child)
 
 
 def wrap(spec, variant_json: str, seen_path: str):

@@ -19,6 +19,8 @@ import sys
 import threading
 from dataclasses import dataclass
 
+from .stdio_proxy import end_child, pass_line
+
 ENV = "MOBIUM_EVALS_MCP_FAULT"
 KINDS = ("kill", "hang", "garbage")
 GARBAGE_LINE = b"\x00\xffthis is not JSON-RPC {{{\n"
@@ -93,21 +95,9 @@ def serve(fault: ServerFault, command: list[str]) -> int:
                 continue
         if silent.is_set():
             continue  # a stalled server reads nothing more
-        try:
-            child.stdin.write(line)
-            child.stdin.flush()
-        except BrokenPipeError:
+        if not pass_line(child, line):
             return 1
-    # The client closed our stdin: end the server the same way.
-    try:
-        child.stdin.close()
-    except OSError:
-        pass
-    try:
-        return child.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        return child.wait()
+    return end_child(child)
 
 
 def main(argv: list[str]) -> int:

@@ -17,12 +17,3 @@ def phone():
     finally:
         server.close()
 
-
-@pytest.fixture(autouse=True)
-def _a_run_a_test_starts_is_no_xdist_worker(request, monkeypatch):
-    """Under `-n`, this process is an xdist worker, and a pytest run one of its tests starts (pytester, in-process
-    or as a subprocess) would inherit the variables that say so: the plugin would take the run for a worker and
-    skip what a worker skips (its controller's checks). The run a test starts is a run of its own."""
-    if "pytester" in request.fixturenames:
-        for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-            monkeypatch.delenv(name, raising=False)

@@ -180,15 +180,21 @@ def test_every_path_option_after_a_space_that_would_move_the_rootdir_is_named(py
                                  f"write {option}={elsewhere}"])
 
 
-def test_an_xdist_worker_does_not_refuse_the_run_folder_its_controller_created(pytester, tmp_path_factory,
-                                                                               monkeypatch):
-    # The controller checked `--run-dir DIR` while DIR did not exist yet (pytest ignores a test path that is not
-    # there); a worker that starts after the controller made it must not read it as one and stop the run.
-    run = tmp_path_factory.mktemp("made-by-the-controller")
-    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
-    result = pytester.runpytest_inprocess("--run-dir", str(run), "--collect-only", "-p", "no:cacheprovider")
-    assert result.ret != pytest.ExitCode.USAGE_ERROR
-    assert "pytest took the value for a test path" not in result.stderr.str()
+def test_xdist_workers_do_not_refuse_the_run_folder_their_controller_created(pytester, tmp_path_factory):
+    # The controller checks `--run-dir DIR` while DIR does not exist yet (pytest ignores a test path that is not
+    # there), then creates it; its workers, handed the same arguments, must not read it as a test path then.
+    run = tmp_path_factory.mktemp("outside") / "run"
+    pytester.makeconftest(f"""
+import os
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):
+        os.makedirs({str(run)!r}, exist_ok=True)  # before the workers start, as a slow start would find it
+""")
+    pytester.makepyfile(test_plain="def test_one():\n    pass\n")
+    result = pytester.runpytest_subprocess("-n", "2", "--run-dir", str(run), "-p", "no:cacheprovider")
+    assert "pytest took the value for a test path" not in result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(passed=1)
 
 
 def test_the_mobium_spec_names_the_adb_server_in_the_standard_variables():
