@@ -3,11 +3,15 @@ control must get, how its answer is graded and how a judge is asked about it. Su
 Ghost Bench's JSON) build `Task` values; the plugin turns each into pytest items and runs them as trials.
 
 A task is one place: everything above is declared together, and a mistake in it (a missing reference, a control
-verdict that is not a verdict) is a `TaskDefinitionError` that fails the collection of that file alone, in one line
-naming the file and the task.
+verdict that is not a verdict) is a `TaskDefinitionError`: that file alone becomes one error item, in one line naming
+the file and the task, and every other task still runs.
 
 A task's outcome is read from the device (over ADB), never from what a driver says; a driver only contributes a
-`Claim`, which the grader sets against that outcome."""
+`Claim`, which the grader sets against that outcome.
+
+Over 450 lines on purpose: this is the whole vocabulary a task file is written in (Claim, Outcome, Injection,
+Controls, NearMiss, the evidence kinds, the grader defects, JudgeSpec) with the one check of a declaration that
+refuses a mistake, which task authors read in one place."""
 
 from __future__ import annotations
 
