@@ -68,3 +68,14 @@ def test_a_device_gone_for_good_after_n_commands_leaves_every_later_trial_an_inf
     verdicts = [stored[n]["verdict"] for n in sorted(stored)]
     assert "infra_error" in verdicts
     assert len(stored) == 12
+
+
+def test_a_device_gone_mid_run_under_every_control_still_adds_up(suite, pytester):
+    # The derived controls (reference+wait's clock, +home's key, +menu's back presses) and the near misses talk to
+    # the device too: a device gone for good part way leaves each of their trials graded or an infra error.
+    result = suite("drop:after=60", "--driver=controls")
+    stored = check_invariant(pytester.path / "run", result.stdout.str())
+    drivers = {v["driver"] for v in stored.values()}
+    assert {"reference", "null", "wrong", "reference+wait", "reference+home"} <= drivers
+    assert "infra_error" in {v["verdict"] for v in stored.values()}
+    assert "Traceback" not in result.stdout.str()
