@@ -6,8 +6,8 @@ from conformance_cli import APP, Flow
 
 flow = Flow("web-type.sh")
 page: dict = {}
-VALUE = "hello web"
-SECRET = "s3cret-web"
+VALUE = "O'Brien & café — naïve"
+SECRET = "s3cret!"
 
 
 def ref(label: str) -> str:
