@@ -96,7 +96,11 @@ class Route:
             self.stop_event.wait(1.0)
 
     def stop(self) -> None:
+        """Stopped when this returns: a step already setting a position lands first, never after the clear that
+        follows, so a read after `location --clear` sees the route's last position as settled."""
         self.stop_event.set()
+        if self.thread.is_alive() and self.thread is not threading.current_thread():
+            self.thread.join(timeout=10.0)
 
 
 class LocationTools:

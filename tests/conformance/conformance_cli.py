@@ -83,11 +83,27 @@ class Cli:
         got = self.value("text", f"testid={testid}")
         assert got == want, f"{testid} reads {got!r}, want {want!r}"
 
-    def until(self, holds: Callable[[], bool], what: str, deadline_s: float = 10.0) -> None:
-        """A check's `until …; do sleep 1; done`, as a deadline over the calls themselves (each reads the device)."""
+    def sleep(self, seconds: float) -> None:
+        """A check's `sleep N` while the app's own time runs: the device's clock jumps N s ahead and every timer
+        due meanwhile fires at its own time, as on a device that waited, without the wait."""
+        self.adb_shell(f"virtual-clock advance {seconds:g}")
+
+    def looks(self, times: int, pause_s: float, holds: Callable[[], bool], what: str) -> None:
+        """A check's `while [ $i -lt TIMES ]; do <read> && break; sleep PAUSE; done`: so many reads, the device's
+        clock `pause_s` on between them, and no more."""
+        for look in range(times):
+            if holds():
+                return
+            if pause_s > 0 and look < times - 1:
+                self.sleep(pause_s)
+        raise AssertionError(f"{what}: not in {times} looks {pause_s:g}s apart")
+
+    def until(self, holds: Callable[[], bool], what: str, deadline_s: float) -> None:
+        """A wait on what runs on the host's time, not the device's (a route Mobium steps once a second): the
+        check's own span as a deadline over the calls themselves."""
         end = time.monotonic() + deadline_s
         while not holds():
-            assert time.monotonic() < end, f"{what}: not within {deadline_s:.0f}s"
+            assert time.monotonic() < end, f"{what}: not within {deadline_s:g}s"
 
     def adb_shell(self, command: str) -> str:
         """A check's direct `adb -s DEV shell …` stimulus, not a mobium call."""

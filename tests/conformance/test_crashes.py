@@ -21,7 +21,7 @@ def _(m):
     def some() -> bool:
         seen["n"] = len(m.json("logs", "--source", "device", "--lines", "5", "--json")["entries"])
         return seen["n"] > 0
-    m.until(some, "five reads of the device log returned nothing at all", 5.0)  # five reads a second apart
+    m.looks(5, 1.0, some, "five reads of the device log returned nothing at all")
 
 
 @flow.step(63)
@@ -69,7 +69,7 @@ def _(m):
     def new() -> bool:
         seen["id"] = newest_id(m)
         return seen["id"] not in ("", seen["before"])
-    m.until(new, f"no new crash for {APP}", 60.0)
+    m.looks(30, 2.0, new, f"no new crash for {APP} within 60s")   # the check's 30 looks 2 s apart
 
 
 @flow.step(166)

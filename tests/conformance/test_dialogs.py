@@ -4,13 +4,10 @@ keyboard refused — each judged by the app's own `dialogOutcome`."""
 
 from conformance_cli import APP, Flow
 
-# dialogs.sh:106 reads the alert right after the late-alert tap and expects none yet: the app's 2 s run in real time
-# here, as on a device, so a CLI round trip on a loaded machine does not outlast them.
-CLOCK_SPEED = 1.0
-# The check's loops: a dialog is looked for eight times a second apart, and the app's outcome read once, a second
-# after the answer.
-LOOKS_S = 8.0
-PAUSE_S = 1.0
+# The check's loops: a dialog is looked for eight times a second apart, and the app's outcome read once, after the
+# check's pause (a second after an answer). dialogs.sh:106 reads the alert right after the late-alert tap and expects
+# none yet: the app's 2 s run at the clock's own speed, as on a device.
+LOOKS, APART_S = 8, 1.0
 flow = Flow("dialogs.sh")
 said: dict = {}
 
@@ -24,15 +21,14 @@ def fresh(m) -> None:
 
 def raise_dialog(m, testid: str) -> None:
     m.ok("tap", f"testid={testid}")
-    m.until(lambda: "a dialog is on screen" in m.run("alert").out, f"{testid} raised no dialog", LOOKS_S)
+    m.looks(LOOKS, APART_S, lambda: "a dialog is on screen" in m.run("alert").out, f"{testid} raised no dialog")
 
 
 def outcome(m, want: str) -> None:
-    def reads() -> bool:
-        m.run("scroll-to", "testid=dialogOutcome", "--direction", "up")
-        said["outcome"] = m.value("text", "testid=dialogOutcome")
-        return said["outcome"] == want
-    m.until(reads, f"the app received {said.get('outcome')!r}, want {want!r}", PAUSE_S)
+    """The check's outcome(): one read of what the app says it received."""
+    m.run("scroll-to", "testid=dialogOutcome", "--direction", "up")
+    got = m.value("text", "testid=dialogOutcome")
+    assert got == want, f"the app received {got!r}, want {want!r}"
 
 
 def verb(line: int, testid: str, action: str, want: str) -> None:
@@ -41,6 +37,7 @@ def verb(line: int, testid: str, action: str, want: str) -> None:
         fresh(m)
         raise_dialog(m, testid)
         m.ok("alert", action)
+        m.sleep(1)
         outcome(m, want)
 
 
@@ -50,6 +47,7 @@ def press(line: int, testid: str, caption: str, want: str) -> None:
         fresh(m)
         raise_dialog(m, testid)
         m.ok("tap", f"text={caption},role=button")
+        m.sleep(1)
         outcome(m, want)
 
 
@@ -72,12 +70,13 @@ def _(m):
 
 @flow.step(107)
 def _(m):
-    m.until(lambda: "Session expiring" in m.run("alert").out, "the late alert never came", LOOKS_S)
+    m.looks(LOOKS, APART_S, lambda: "Session expiring" in m.run("alert").out, "the late alert never came")
 
 
 @flow.step(108)
 def _(m):
     m.ok("tap", "text=Stay,role=button")
+    m.sleep(1)
     outcome(m, "late: Stay")
 
 
@@ -85,6 +84,7 @@ def _(m):
 def _(m):
     fresh(m)
     m.ok("tap", "testid=actionSheetBtn")
+    m.sleep(1)
     outcome(m, "action sheet: none on android: ActionSheetIOS is iOS-only")
 
 
@@ -92,6 +92,7 @@ def _(m):
 def _(m):
     fresh(m)
     m.ok("tap", "testid=shareBtn")
+    m.sleep(3)
     assert "no dialog is on screen" in m.run("alert").out, "the share sheet was seen as an alert"
 
 
@@ -103,6 +104,7 @@ def _(m):
 @flow.step(140)
 def _(m):
     m.ok("press", "back")
+    m.sleep(2)
     outcome(m, "share: closed (android cannot tell shared from dismissed)")
 
 
@@ -117,6 +119,7 @@ def _(m):
     m.ok("wait", "testid=dialogOutcome")
     m.ok("scroll-to", "testid=pasteBtn")
     m.ok("tap", "testid=pasteBtn")
+    m.sleep(1)
     assert "no dialog" in m.run("alert").out, "Android asked before a paste"
 
 
@@ -138,12 +141,13 @@ def _(m):
 
 @flow.step(195)
 def _(m):
-    m.until(lambda: "Saved" in m.run("alert").out, "the tap after the rule never raised its own alert", LOOKS_S)
+    m.looks(LOOKS, APART_S, lambda: "Saved" in m.run("alert").out, "the tap after the rule never raised its own alert")
 
 
 @flow.step(196)
 def _(m):
     m.ok("alert", "accept")
+    m.sleep(1)
     outcome(m, "one-button: OK")
 
 
@@ -180,6 +184,7 @@ def _(m):
     fresh(m)
     m.ok("scroll-to", "testid=coverField")
     m.ok("tap", "testid=coverField")
+    m.sleep(1)
     assert '"shown": true' in m.run("keyboard", "--json").out
 
 
@@ -198,6 +203,7 @@ def _(m):
 @flow.step(251)
 def _(m):
     m.ok("keyboard", "--hide")
+    m.sleep(1)
     m.ok("tap", "testid=coveredBtn")
     outcome(m, "pinned button: tapped")
     m.run("terminate", APP)

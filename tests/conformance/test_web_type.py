@@ -6,8 +6,8 @@ from conformance_cli import APP, Flow
 
 flow = Flow("web-type.sh")
 page: dict = {}
-VALUE = "hello web"
-SECRET = "s3cret-web"
+VALUE = "O'Brien & café — naïve"
+SECRET = "s3cret!"
 
 
 def ref(label: str) -> str:
@@ -38,6 +38,7 @@ def _(m):
     m.ok("tap", "testid=webviewhubBtn")
     m.run("scroll-to", "testid=webformBtn", "--direction", "down")
     m.ok("tap", "testid=webformBtn")
+    m.sleep(3)
     ctx = [ln.split()[0] for ln in m.value("contexts").splitlines() if ln.startswith("WEBVIEW_")]
     assert ctx, f"no WebView context: {m.run('contexts').both}"
     page["ctx"] = ctx[0]

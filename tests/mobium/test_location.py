@@ -59,3 +59,31 @@ def test_a_route_moves_the_device_once_a_second_until_a_clear_stops_it(fresh):
     fixed_at = time.monotonic()
     while time.monotonic() - fixed_at < 2.5:
         assert where(fresh) == stopped, "the route kept moving the device after a clear"
+
+
+def test_a_route_stopped_while_a_step_is_setting_a_position_has_landed_it_when_stop_returns():
+    """The clear's read-back comes after the route's last step, never before it: a step already under way when the
+    clear arrives is waited for, so it cannot move the device after the clear (mobium-app.sh's settled C and D)."""
+    import threading
+
+    from pytest_mobium_evals.mobium_server.location import Route
+
+    entered, release, placed = threading.Event(), threading.Event(), []
+
+    class StopThatReleases(threading.Event):
+        def set(self) -> None:   # the step in flight finishes only once stop() has been asked for
+            super().set()
+            release.set()
+
+    def place(lat: float, lon: float) -> None:
+        entered.set()
+        release.wait(5.0)
+        placed.append((lat, lon))
+
+    route = Route(place, [(48.8566, 2.3522), (48.86, 2.33)], speed=40.0)
+    route.stop_event = StopThatReleases()
+    route.thread.start()
+    assert entered.wait(5.0)
+    route.stop()
+    assert placed, "stop() returned while a step was still setting its position"
+    assert not route.thread.is_alive()
