@@ -120,6 +120,11 @@ def _load(name: str, path: Path, *, is_package: bool) -> ModuleType:
     loaded = sys.modules.get(name)
     if loaded is not None and getattr(loaded, "__file__", None) and Path(loaded.__file__).resolve() == path:
         return loaded
+    if loaded is not None:
+        # another file of this name (a second copy of a suite): what was imported under it goes too, or the new
+        # package's relative imports would find the old package's modules
+        for stale in [m for m in sys.modules if m.startswith(f"{name}.")]:
+            del sys.modules[stale]
     locations = [str(path.parent)] if is_package else None
     spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=locations)
     module = importlib.util.module_from_spec(spec)
