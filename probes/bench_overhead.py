@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.checkout is not None and not compare_with(args.checkout.resolve(), args.rounds, providers):
         return 2
 
-    t01 = load_task_definitions([Path(__file__).resolve().parents[1] / "tasks" / "mobiumapp"])["t01"]
+    t01 = load_task_definitions([Path(__file__).resolve().parents[1] / "tasks" / "mobiumapp_tasks"])["t01"]
     results: dict[str, list[dict]] = {}
     load_before = os.getloadavg()[0]
     prepared = PreparedServer()  # as a session makes it, when it leases its device

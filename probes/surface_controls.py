@@ -26,7 +26,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=1)
     args = ap.parse_args()
-    defined = load_task_definitions([ROOT / "tasks" / "mobiumapp"])
+    defined = load_task_definitions([ROOT / "tasks" / "mobiumapp_tasks"])
     tasks = {t: defined[t] for t in CONTROL_TASKS}
     started = time.monotonic()
     with sim.start(devices=1, clock_speed=4.0) as server:

@@ -13,7 +13,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("pytest_mobium_evals.mobium_server.cli", "serve the Mobium-compatible MCP tools on stdio, over ADB"),
     "mobium": ("pytest_mobium_evals.mobium_server.cli_face", "Mobium's command line over the built-in server "
                "(`mobium-evals mobium --device S map`)"),
-    "report": ("pytest_mobium_evals.reports", "write report.md and a pass-rate chart for a run folder"),
+    "report": ("pytest_mobium_evals.report_cli", "write report.md and a pass-rate chart for a run folder"),
     "compare": ("pytest_mobium_evals.compare", "compare two runs with the same tasks and seed, trial by trial"),
     "runs": ("pytest_mobium_evals.runs", "list the runs in a folder, one line each"),
     "judge": ("pytest_mobium_evals.judge", "regrade a run's answers with a local model through Ollama"),

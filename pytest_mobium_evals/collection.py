@@ -1,6 +1,7 @@
-"""Collection: every task function becomes its trials (driver × model setting × repeat), `--reruns` is narrowed
-to infrastructure errors, the agent's readiness is checked once before any trial, and what was scheduled is
-written down for the record and the summary."""
+"""Collection: the task registry's files become pytest's (a Python task file is a test module like any other, a
+JSON suite's file a module built by its loader), every task is registered once by id, every task function becomes
+its trials (driver × model setting × repeat), `--reruns` is narrowed to infrastructure errors, the agent's readiness
+is checked once before any trial, and what was scheduled is written down for the record and the summary."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from collections import Counter
 
 import pytest
 
+from .registry import TaskRegistry
 from .session import EvalSession, eval_session
-from .tasks import TaskDefinitionError, task_of
+from .tasks import task_of
 
 ONLY_RERUN = "TrialInfraError"  # the class name --reruns is narrowed to (trial.TrialInfraError)
 
@@ -22,21 +24,31 @@ def spec_of(item):
     return callspec.params.get("mobium_trial")
 
 
-TASK_SOURCES = pytest.StashKey[dict]()
+#: The session's task registry: every task collected, by id, from every suite.
+REGISTRY = pytest.StashKey[TaskRegistry]()
+
+
+def registry_of(config: pytest.Config) -> TaskRegistry:
+    return config.stash.setdefault(REGISTRY, TaskRegistry())
+
+
+def pytest_collect_file(file_path, parent):
+    """A JSON suite's task file (the registry knows which, and its loader) as a module of task functions; Python
+    task files are pytest's own test modules."""
+    from .ghost_bench.collection import collect_json_suite_file
+
+    return collect_json_suite_file(parent, file_path)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makeitem(collector, name: str, obj):
-    """Two tasks with one id would share trial folders and be graded as one: the second file to declare it fails
-    to collect, in one line naming both."""
+    """Each task function, of any suite, is marked and registered. A task id taken already fails the second file
+    in one line naming both (TaskRegistry.add), as one error item."""
     task = task_of(obj) if callable(obj) else None
     if task is None:
         return None
     mark(obj, task)
-    sources = collector.config.stash.setdefault(TASK_SOURCES, {})
-    seen = sources.setdefault(task.id, task.source)
-    if seen != task.source:
-        raise TaskDefinitionError(f"{task.source.split('::')[0]}: task {task.id}: the id is already taken by {seen}")
+    registry_of(collector.config).add(task)
     return None
 
 

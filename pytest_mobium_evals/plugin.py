@@ -110,7 +110,7 @@ def pytest_addhooks(pluginmanager) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "regression: a task whose failure once found a Mobium defect (its found= "
                                        "names the CHALLENGES entries); `mobium-evals verify` runs these")
-    config.addinivalue_line("markers", "mobiumapp: a task of the MobiumApp suite (tasks/mobiumapp/)")
+    config.addinivalue_line("markers", "mobiumapp: a task of the MobiumApp suite (tasks/mobiumapp_tasks/)")
     config.addinivalue_line("markers", "injection: a task whose device shows text telling the agent to do something "
                                        "else; it runs attacked and clean (its twin, id TASK.clean)")
     config.addinivalue_line("markers", "hard: a task of the hard tier (reported apart from the core tier)")

@@ -14,13 +14,15 @@ import shlex
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..ghost_bench.adapter import PreconditionError, slug_of
 from ..ghost_bench.controls import ControlPlan, control_plan
 from ..ghost_bench.loading import GhostTask, TaskFileError
+from ..registry import Entry, object_name
 from ..tasks import Claim, NearMiss, Outcome, Task
-from .loading import AndroidWorldError, AWTask, load_file, parts_of
+from .loading import AndroidWorldError, AWTask, load_file, load_objects, parts_of
+from .native import NativeUnavailable, native_class, native_twin
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..device import Device
@@ -215,3 +217,35 @@ def _choice(params: dict) -> dict[str, str]:
 
 def _key(choice: dict[str, str]) -> tuple:
     return tuple(sorted(choice.items()))
+
+
+def entries(path: Path, config: Any = None) -> list[Entry]:
+    """AndroidWorld's loader in the task registry: one Entry per object of the file; a malformed object (or one
+    whose controls cannot be derived) is an Entry that fails alone with its one line, under its id (or its place in
+    the file when it has none). With --androidworld-native, each task is followed by its twin graded by
+    AndroidWorld's own class."""
+    native = bool(config is not None and config.getoption("mobium_androidworld_native", False))
+    loaded = load_objects(path)
+    by_id = {item.id: item for item in loaded if isinstance(item, AWTask)}
+    out = []
+    for index, item in enumerate(loaded, start=1):
+        if isinstance(item, AWTask):
+            try:
+                task = to_task(item, by_id)
+            except AndroidWorldError as err:
+                item = err
+            else:
+                out.append(Entry(task))
+                if native:
+                    out.append(_native_entry(item, task))
+                continue
+        out.append(Entry(None, error=str(item), name=object_name(item, index), suite=SUITE))
+    return out
+
+
+def _native_entry(aw: AWTask, task: Task) -> Entry:
+    try:
+        return Entry(native_twin(task, native_class(aw.cls)))
+    except NativeUnavailable as err:
+        return Entry(None, error=f"{aw.source}: --androidworld-native: {err}", name=f"{aw.id}.native",
+                     suite=SUITE)

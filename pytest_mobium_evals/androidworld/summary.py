@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ..ghost_bench.summary import SummarySpec
+from ..trial_record import TrialRecord
 from .adapter import SUITE
 
 SUMMARY_FILE = "androidworld.json"
@@ -14,14 +15,14 @@ SUMMARY_FILE = "androidworld.json"
 _SCORE = re.compile(r"(?:^score |\.is_successful: )(\d+(?:\.\d+)?)")
 
 
-def androidworld_score(verdict: dict) -> float:
+def androidworld_score(record: TrialRecord) -> float:
     """AndroidWorld's `score if done else 0` for one stored trial."""
-    if (verdict.get("claim") or {}).get("status") not in ("done", "cannot"):
+    if (record.claim or {}).get("status") not in ("done", "cannot"):
         return 0.0
-    match = _SCORE.search(str(verdict.get("outcome_observed") or ""))
+    match = _SCORE.search(str(record.outcome_observed or ""))
     if match:
         return float(match.group(1))
-    return 1.0 if verdict.get("outcome_reached") else 0.0
+    return 1.0 if record.outcome_reached else 0.0
 
 
 SPEC = SummarySpec(suite=SUITE, file=SUMMARY_FILE, score=androidworld_score,

@@ -7,12 +7,13 @@ import re
 import shlex
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..device import InfraError
+from ..registry import Entry, object_name
 from ..tasks import Claim, Controls, Outcome, Task
 from .controls import control_plan
-from .loading import GhostBenchError, GhostTask, load_dir, load_file
+from .loading import GhostBenchError, GhostTask, TaskFileError, load_dir, load_file, load_objects
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..device import Device
@@ -119,3 +120,21 @@ def load_tasks(path: Path | str) -> list[Task]:
     path = Path(path)
     ghost = load_dir(path) if path.is_dir() else load_file(path)
     return [to_task(gt) for gt in ghost]
+
+
+def entries(path: Path, config: Any = None) -> list[Entry]:
+    """Ghost Bench's loader in the task registry: one Entry per object of the file; a malformed object is an Entry
+    that errors alone with its one line."""
+    out = []
+    for index, gt in enumerate(load_objects(path), start=1):
+        if isinstance(gt, TaskFileError):
+            out.append(Entry(None, error=str(gt), name=object_name(gt, index), suite=SUITE))
+            continue
+        try:
+            task = to_task(gt)
+        except TaskFileError as err:
+            out.append(Entry(None, error=str(err), name=gt.id, suite=SUITE))
+            continue
+        out.append(Entry(task, marks=((gt.category, f"Ghost Bench tasks of category {gt.category}"),),
+                         skip=None if gt.runs_here else gt.skip_reason))
+    return out

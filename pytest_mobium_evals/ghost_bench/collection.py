@@ -1,72 +1,23 @@
 """Collection of JSON task suites: a task file is a test module whose tests are its tasks, each marked with its
 suite and any marks of its own (a Ghost Bench task's category: `-m "ghost_bench and settings"`).
 
-Ghost Bench's files (`tasks/ghost_bench/*.json`) are collected here; another JSON suite (AndroidWorld's) gives its
-own loader to `task_file_class` and reuses the rest."""
+Which files are a JSON suite's and how each is read is the task registry's (registry.py: `JSON_SUITES`, each
+suite's loader); this module is pytest's side of it for every JSON suite, Ghost Bench's and AndroidWorld's alike:
+the module collector a file becomes, and its test functions."""
 
 from __future__ import annotations
 
-import re
 import types
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..broken_tasks import BROKEN_ATTR, TaskModule
+from ..registry import Entry, json_loader, json_suite_of, suite_title
 from ..tasks import TASK_ATTR, Outcome, Task, TaskDefinitionError
-from .adapter import SUITE, to_task
-from .loading import TaskFileError, load_objects
-
-#: How a suite's name reads in a task's docstring.
-SUITE_TITLES = {SUITE: "Ghost Bench", "androidworld": "AndroidWorld"}
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One task of a JSON suite file as collected: the Task, marks of its own beyond its suite's (with what each
-    means, for `--markers`), and why it is skipped here, if it is. An object that is not a usable task is an
-    Entry with its one-line `error` instead, under `name`, in `suite`: it fails alone and the file's other tasks
-    still run."""
-
-    task: Task | None
-    marks: tuple[tuple[str, str], ...] = ()
-    skip: str | None = None
-    error: str | None = None
-    name: str = ""
-    suite: str = ""
-
-
-def is_task_file(path: Path, folder: str = SUITE) -> bool:
-    """A JSON file directly in the suite's folder (`ghost_bench`): how a suite's files are recognised under
-    `tasks/`."""
-    return path.suffix == ".json" and path.parent.name == folder
-
-
-def ghost_bench_entries(path: Path, config: Any = None) -> list[Entry]:
-    """One Entry per object of the file; a malformed object is an Entry that errors alone with its one line."""
-    entries = []
-    for index, gt in enumerate(load_objects(path), start=1):
-        if isinstance(gt, TaskFileError):
-            entries.append(Entry(None, error=str(gt), name=object_name(gt, index), suite=SUITE))
-            continue
-        try:
-            task = to_task(gt)
-        except TaskFileError as err:
-            entries.append(Entry(None, error=str(err), name=gt.id, suite=SUITE))
-            continue
-        entries.append(Entry(task, marks=((gt.category, f"Ghost Bench tasks of category {gt.category}"),),
-                             skip=None if gt.runs_here else gt.skip_reason))
-    return entries
-
-
-def object_name(error: TaskFileError, index: int) -> str:
-    """What an unusable object's error item is called: its id, read from the message ("<file>: task <id>: ..."),
-    or its place in the file when it has no usable id."""
-    match = re.search(r": task ([A-Za-z][A-Za-z0-9_.]*): ", str(error))
-    return match.group(1) if match else f"object_{index}"
+from .loading import TaskFileError
 
 
 def task_file_class(name: str, load: Callable[[Path, Any], list[Entry]]) -> type:
@@ -88,19 +39,23 @@ def task_file_class(name: str, load: Callable[[Path, Any], list[Entry]]) -> type
         "_register_setup_module_fixture": _no_fixture, "_register_setup_function_fixture": _no_fixture})
 
 
-GhostBenchFile = task_file_class("GhostBenchFile", ghost_bench_entries)
+#: The collector class of each JSON suite (`GhostBenchFile`, `AndroidWorldFile`), made on first use.
+_FILE_CLASSES: dict[str, type] = {}
 
 
-def collect_ghost_bench(parent: Any, file_path: Path) -> Any | None:
-    """For `pytest_collect_file`: a collector for a Ghost Bench task file, or None for any other file.
+def collect_json_suite_file(parent: Any, file_path: Path) -> Any | None:
+    """For `pytest_collect_file`: a collector for a JSON suite's task file, or None for any other file.
 
     The file is collected as a test module built from the JSON: one test function per task, carrying the task as
-    MobiumApp's tests do (`tasks.task_of`) and the same marks (`ghost_bench`, the `mobium_trial` fixture). So the
-    plugin parametrizes and runs it through the very trial protocol of a MobiumApp task. A malformed file fails
-    collection with its one-line error; a task for another platform is collected and skipped with the reason."""
-    if not is_task_file(Path(file_path)):
+    MobiumApp's tests do (`tasks.task_of`) and the same marks (the suite's, the `mobium_trial` fixture). So the
+    plugin parametrizes and runs it through the very trial protocol of a MobiumApp task. A malformed file is one
+    error item with its one line; a task for another platform is collected and skipped with the reason."""
+    suite = json_suite_of(Path(file_path))
+    if suite is None:
         return None
-    return GhostBenchFile.from_parent(parent, path=Path(file_path))
+    if suite not in _FILE_CLASSES:
+        _FILE_CLASSES[suite] = task_file_class(suite_title(suite).replace(" ", "") + "File", json_loader(suite))
+    return _FILE_CLASSES[suite].from_parent(parent, path=Path(file_path))
 
 
 def build_module(entries: Iterable[Entry], path: Path, config: Any | None = None):
@@ -139,6 +94,6 @@ def _task_function(value: Task) -> Callable:
 
     check.__name__ = value.id
     check.__qualname__ = value.id
-    check.__doc__ = f"{SUITE_TITLES.get(value.suite, value.suite)} {value.id}: {value.prompt}"
+    check.__doc__ = f"{suite_title(value.suite)} {value.id}: {value.prompt}"
     check.__test__ = True  # collected by name whatever `python_functions` says: these names are task ids
     return check

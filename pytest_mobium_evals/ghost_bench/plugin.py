@@ -1,5 +1,6 @@
-"""Ghost Bench's pytest hooks. The harness's plugin registers this module; it hears about the run through the
-hooks the harness declares (hookspecs.py) and never imports the harness's plugin back."""
+"""Ghost Bench's pytest hooks: its category marks and its run summary (its files are collected as every task
+suite's are, through the task registry: collection.py). The harness's plugin registers this module; it hears about
+the run through the hooks the harness declares (hookspecs.py) and never imports the harness's plugin back."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from .adapter import SUITE
-from .collection import collect_ghost_bench
 from .summary import write_summary
 
 #: The categories Ghost Bench's own tasks use, registered up front so `-m "ghost_bench and settings"` is a known
@@ -21,10 +21,6 @@ CATEGORY_MARKS = {
 def pytest_configure(config: Any) -> None:
     for name, what in CATEGORY_MARKS.items():
         config.addinivalue_line("markers", f"{name}: {what} (its category)")
-
-
-def pytest_collect_file(file_path: Path, parent: Any) -> Any | None:
-    return collect_ghost_bench(parent, file_path)
 
 
 def pytest_mobium_trial_recorded(config: Any, run_dir: Path, result: Any) -> None:

@@ -1,4 +1,5 @@
-"""Ghost Bench's run summary (`<run_dir>/ghost_bench.json`), from our stored verdicts, in Ghost Bench's run shape.
+"""Ghost Bench's run summary (`<run_dir>/ghost_bench.json`), from our stored verdicts (each trial's TrialRecord,
+loaded as every after-run reader loads it: `runfolder.load_trials`), in Ghost Bench's run shape.
 It is rewritten after every trial (status "running") and once more when the run ends ("completed" or "stopped").
 Another suite writes the same shape with its own score (`SummarySpec`): AndroidWorld's `androidworld.json`."""
 
@@ -10,8 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..records import TRIALS, VERDICT, atomic_write_json
+from ..records import TRIALS, atomic_write_json
+from ..runfolder import Trial, load_trials
 from ..tasks import CONTROL_DRIVERS
+from ..trial_record import TrialRecord
 from .adapter import SUITE
 
 SUMMARY_FILE = "ghost_bench.json"
@@ -24,9 +27,9 @@ NOTE = ("score is Ghost Bench's (the eval check on the device, 1.0 or 0.0); verd
         "the driver's claim); a repeat is one more result row, as Ghost Bench would count it")
 
 
-def ghost_bench_score(verdict: dict) -> float:
+def ghost_bench_score(record: TrialRecord) -> float:
     """Ghost Bench's score of a trial: 1.0 when the eval check held on the device, whatever was claimed."""
-    return 1.0 if verdict.get("outcome_reached") and not verdict.get("infra_error") else 0.0
+    return 1.0 if record.outcome_reached and not record.infra_error else 0.0
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ class SummarySpec:
 
     suite: str = SUITE
     file: str = SUMMARY_FILE
-    score: Callable[[dict], float] = ghost_bench_score
+    score: Callable[[TrialRecord], float] = ghost_bench_score
     note: str = NOTE
 
 
@@ -54,15 +57,10 @@ def write_summary(run_dir: Path | str, status: str = "completed", spec: SummaryS
     if status not in STATUSES:
         raise ValueError(f"summary status must be one of {', '.join(STATUSES)}, got {status!r}")
     run_dir = Path(run_dir)
-    verdicts = []
-    for path in sorted((run_dir / TRIALS).glob(f"*/{VERDICT}")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue  # a half-written trial: records.py writes verdict.json last, so this one never finished
-        if isinstance(data, dict) and data.get("suite") == spec.suite:
-            data["_folder"] = path.parent.name
-            verdicts.append(data)
+    # A folder without a verdict.json is a trial still running (records.py writes it last); one that does not load
+    # is left out here and named by `mobium-evals report`, which refuses the run. Neither stops the summary.
+    trials, _ = load_trials(run_dir / TRIALS)
+    verdicts = [t for t in trials if t.record.suite == spec.suite]
     if not verdicts:
         return None
 
@@ -71,10 +69,10 @@ def write_summary(run_dir: Path | str, status: str = "completed", spec: SummaryS
         record = json.loads((run_dir / "record.json").read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         pass
-    groups: dict[tuple, list[dict]] = {}
-    for verdict in verdicts:
-        key = (verdict.get("driver") or "agent", verdict.get("model") or "none", verdict.get("effort"))
-        groups.setdefault(key, []).append(verdict)
+    groups: dict[tuple, list[Trial]] = {}
+    for trial in verdicts:
+        key = (trial.record.driver or "agent", trial.record.model or "none", trial.record.effort)
+        groups.setdefault(key, []).append(trial)
     runs = [_ghost_run(run_dir, record, key, rows, status, spec)
             for key, rows in sorted(groups.items(), key=_group_order)]
     summary = {
@@ -97,18 +95,18 @@ def _group_order(item: tuple) -> tuple:
     return (rank.index(driver) if driver in rank else len(rank), driver, model, effort or "")
 
 
-def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[dict], status: str, spec: SummarySpec) -> dict:
+def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[Trial], status: str, spec: SummarySpec) -> dict:
     driver, model, effort = key
-    rows = sorted(rows, key=lambda v: (str(v.get("task")), int(v.get("repeat") or 0)))
-    results = [_ghost_result(v, spec.score) for v in rows]
+    rows = sorted(rows, key=lambda t: (t.record.task, t.record.repeat))
+    results = [_ghost_result(t, spec.score) for t in rows]
     passed = sum(1 for r in results if r["score"] == 1.0)
     total_time = sum(r["time_s"] for r in results)
-    devices = sorted({_device_name(v.get("device")) for v in rows if v.get("device")})
+    devices = sorted({_device_name(t.record.device) for t in rows if t.record.device})
     return {
         "id": f"{run_dir.name}-{driver}" + ("" if model in ("", "none") else f"-{model}"),
         "suite": spec.suite,
         "model": model,
-        "provider": _provider(driver, rows[0]),
+        "provider": _provider(driver, rows[0].record),
         "driver": driver,
         "effort": effort,
         "device": devices[0] if len(devices) == 1 else devices,
@@ -124,7 +122,7 @@ def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[dict], status
     }
 
 
-def _provider(driver: str, verdict: dict) -> str:
+def _provider(driver: str, verdict: TrialRecord) -> str:
     """Ghost Bench's provider: the agent's backend as `--model` named it ("ollama/qwen2.5:7b" is ollama, a bare
     Claude name is claude); a control has none, so it is named by its driver."""
     if driver != "agent":
@@ -132,7 +130,7 @@ def _provider(driver: str, verdict: dict) -> str:
     from ..agents import AgentConfigError, parse_models
 
     try:
-        (setting,) = parse_models(str(verdict.get("model_label") or verdict.get("model")))
+        (setting,) = parse_models(str(verdict.model_label or verdict.model))
     except (AgentConfigError, ValueError):  # a label from another version of the harness: say so, do not guess
         return "unknown"
     return setting.provider
@@ -145,27 +143,28 @@ def _device_name(device: Any) -> str:
     return str(device)
 
 
-def _ghost_result(verdict: dict, score: Callable[[dict], float]) -> dict:
-    infra = verdict.get("infra_error")
-    reached = bool(verdict.get("outcome_reached")) and not infra
-    observed = str(verdict.get("outcome_observed") or "")
+def _ghost_result(trial: Trial, score: Callable[[TrialRecord], float]) -> dict:
+    verdict = trial.record
+    infra = verdict.infra_error
+    reached = bool(verdict.outcome_reached) and not infra
+    observed = str(verdict.outcome_observed or "")
     if infra:
         reason = f"error: {infra}"
     else:
         reason = observed or ("goal state reached" if reached else "goal state not reached")
-    timings = verdict.get("timings") or {}
-    claim = verdict.get("claim") or {}
+    timings = verdict.timings or {}
+    claim = verdict.claim or {}
     return {
-        "task_id": verdict.get("task"),
-        "repeat": verdict.get("repeat"),
+        "task_id": verdict.task,
+        "repeat": verdict.repeat,
         "score": 0.0 if infra else score(verdict),
         "reason": reason,
-        "verdict": verdict.get("verdict"),
+        "verdict": verdict.verdict,
         "claim": claim.get("status"),
-        "steps": int(verdict.get("tool_calls") or 0),
-        "max_steps": verdict.get("max_steps"),  # complexity x 10; a cap only under --enforce-max-steps
-        "hit_limit": verdict.get("hit_limit"),
+        "steps": int(verdict.tool_calls or 0),
+        "max_steps": verdict.max_steps,  # complexity x 10; a cap only under --enforce-max-steps
+        "hit_limit": verdict.hit_limit,
         "time_s": round(float(timings.get("total_s") or 0.0), 1),
         "error": str(infra) if infra else "",
-        "trial": verdict.get("_folder"),
+        "trial": trial.name,
     }

@@ -20,7 +20,7 @@ from pytest_mobium_evals.trial import TrialEnv, TrialSpec, run_trial
 PROVIDERS = [pytest.param("claude", marks=pytest.mark.slow), "ollama", "openai"]
 MODEL = {"claude": "sonnet:low", "ollama": "ollama/qwen2.5:7b", "openai": "openai/local-model"}
 ENDPOINT = {"claude": "anthropic_api", "ollama": "ollama_api", "openai": "openai_api"}
-# t01's prompt, secret and on-screen hint, as its task file in tasks/mobiumapp/ declares them.
+# t01's prompt, secret and on-screen hint, as its task file in tasks/mobiumapp_tasks/ declares them.
 PROMPT = ("In MobiumApp, open the Login Demo and sign in with the demo account: username mobium, "
           "password hunter2.")
 SECRETS, HINTS = ("hunter2",), ("Password: hunter2",)
@@ -45,8 +45,8 @@ def run(provider, server, tmp_path, limits=None, events=None):
 
 
 def t01_task():
-    """t01 as the suite declares it (tasks/mobiumapp/): prompt, parameters, outcome check, secrets."""
-    return load_task_definitions([Path(__file__).resolve().parents[2] / "tasks" / "mobiumapp"])["t01"]
+    """t01 as the suite declares it (tasks/mobiumapp_tasks/): prompt, parameters, outcome check, secrets."""
+    return load_task_definitions([Path(__file__).resolve().parents[2] / "tasks" / "mobiumapp_tasks"])["t01"]
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

@@ -224,6 +224,12 @@ def test_a_control_that_cannot_finish_a_part_stops_there():
 # ---------------------------------------------------------------------------------------------------------------
 # the run summary: AndroidWorld's score beside our verdict
 
+#: A verdict.json's fields this test does not vary: the summary reads a trial's record as the run loader does
+#: (TrialRecord), and every record the harness writes holds them all.
+UNSET = dict.fromkeys(("effort", "seed", "expected", "severity", "blockers", "ok", "answer_ok", "side_effects",
+                       "password_exposures", "tool_calls", "tokens", "cost_usd", "device", "infra_error"))
+
+
 def test_the_summary_scores_as_androidworld_does(tmp_path):
     from pytest_mobium_evals.androidworld.summary import SPEC
     from pytest_mobium_evals.ghost_bench import write_summary
@@ -240,12 +246,15 @@ def test_the_summary_scores_as_androidworld_does(tmp_path):
         folder = tmp_path / "trials" / f"{task}-agent-m-r0"
         folder.mkdir(parents=True)
         (folder / "verdict.json").write_text(json.dumps({
-            "task": task, "suite": "androidworld", "driver": "agent", "model": "m", "repeat": 0,
+            **UNSET, "task": task, "suite": "androidworld", "driver": "agent", "model": "m", "repeat": 0,
             "verdict": verdict, "claim": {"status": claim}, "outcome_reached": reached,
             "outcome_observed": observed, "timings": {"total_s": 1.0}}), "utf-8")
     other = tmp_path / "trials" / "SystemWifiTurnOn-agent-m-r0"
     other.mkdir()
-    (other / "verdict.json").write_text(json.dumps({"task": "SystemWifiTurnOn", "suite": "ghost_bench"}), "utf-8")
+    (other / "verdict.json").write_text(json.dumps({
+        **UNSET, "task": "SystemWifiTurnOn", "suite": "ghost_bench", "driver": "agent", "model": "m", "repeat": 0,
+        "verdict": "pass", "claim": {"status": "done"}, "outcome_reached": True, "outcome_observed": "",
+        "timings": {}}), "utf-8")
     path = write_summary(tmp_path, spec=SPEC)
     assert path.name == "androidworld.json"
     (run,) = json.loads(path.read_text("utf-8"))["runs"]

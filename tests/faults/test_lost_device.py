@@ -21,13 +21,13 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_a_device_stopped_mid_run_leaves_no_trial_without_a_verdict(pytester: pytest.Pytester):
     from pytest_mobium_evals import sim
 
-    shutil.copytree(ROOT / "tasks" / "mobiumapp", pytester.path / "mobiumapp")
+    shutil.copytree(ROOT / "tasks" / "mobiumapp_tasks", pytester.path / "mobiumapp_tasks")
     # an outer xdist worker's variables would make the run think it is a worker of another session
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MOBIUM_EVALS_", "PYTEST_XDIST", "PYTEST_CURRENT"))}
     run = pytester.path / "run"
     server = sim.start(devices=1, clock_speed=4.0)
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "mobiumapp",
+        proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "mobiumapp_tasks",
                                  "-k", "t01 or t02 or t03 or t05", "--driver=reference,null,wrong",
                                  "--device", "emulator-5554",
                                  "--adb", f"127.0.0.1:{server.port}", "--run-dir", str(run), "--tool-timeout", "10"],

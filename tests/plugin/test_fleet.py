@@ -69,7 +69,7 @@ def test_every_device_that_is_not_there_is_a_line_of_its_own(servers, monkeypatc
 
 @pytest.fixture
 def tasks_dir(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(ROOT / "tasks" / "mobiumapp", pytester.path / "mobiumapp")
+    shutil.copytree(ROOT / "tasks" / "mobiumapp_tasks", pytester.path / "mobiumapp_tasks")
     return pytester
 
 
@@ -153,7 +153,7 @@ def test_mobium_path_after_a_space_outside_the_project_stops_in_one_line_and_the
     # The README's user: the project's pyproject names its tasks, and the binary is in another checkout. pytest
     # would root the run above the project (the folder both share), ignoring the pyproject; the plugin says how to
     # write the option instead.
-    tasks_dir.makepyprojecttoml('[tool.pytest.ini_options]\ntestpaths = ["mobiumapp"]\n')
+    tasks_dir.makepyprojecttoml('[tool.pytest.ini_options]\ntestpaths = ["mobiumapp_tasks"]\n')
     record = tasks_dir.path / "started.txt"
     binary = write_standin(tmp_path_factory.mktemp("mobium-public") / "bin" / "mobium", record)
     spaced = tasks_dir.runpytest_subprocess("-k", "t01", "--driver=reference", "--mobium", str(binary),

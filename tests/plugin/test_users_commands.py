@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals.androidworld.plugin import entries as androidworld_entries
+from pytest_mobium_evals.androidworld.adapter import entries as androidworld_entries
 from pytest_mobium_evals.catalog import load_task_definitions
 from pytest_mobium_evals.ghost_bench.adapter import load_tasks
 
@@ -36,10 +36,13 @@ def test_driver_reference_and_controls_collect_every_task():
     controls = collect("--driver=controls")
     assert all(i.endswith(("[reference-r0]", "[clean-reference-r0]")) for i in reference)
     # every task's three declared controls, and the derived ones and near misses that apply to it; an injection
-    # task's twice, attacked and clean
-    tasks = list(load_task_definitions([ROOT / "tasks"]).values()) + load_tasks(ROOT / "tasks" / "ghost_bench")
-    tasks += [e.task for path in sorted((ROOT / "tasks" / "androidworld").glob("*.json"))
-              for e in androidworld_entries(path) if e.task is not None]
+    # task's twice, attacked and clean; the tasks as the registry finds them, every suite's (JSON ones included)
+    tasks = list(load_task_definitions([ROOT / "tasks"]).values())
+    assert {t.suite for t in tasks} == {"mobiumapp", "ghost_bench", "androidworld"}
+    loaded = [t.id for t in load_tasks(ROOT / "tasks" / "ghost_bench")]
+    loaded += [e.task.id for path in sorted((ROOT / "tasks" / "androidworld").glob("*.json"))
+               for e in androidworld_entries(path) if e.task is not None]
+    assert sorted(loaded) == sorted(t.id for t in tasks if t.suite != "mobiumapp")  # what each suite's loader reads
     assert len(controls) == sum(len(task.control_drivers()) * (2 if task.injection else 1) for task in tasks)
     assert sum(i.endswith("[clean-reference-r0]") for i in reference) == sum(t.injection is not None for t in tasks)
     assert len(controls) > 3 * len(reference)
@@ -53,7 +56,7 @@ def test_regression_selects_the_tasks_that_found_defects():
 
 def test_model_and_k_select_one_task_with_that_model():
     assert collect("--model=haiku:low", "-k", "t05") == [
-        "tasks/mobiumapp/test_t05_slider.py::test_t05_slider[agent-haiku-low-r0]"]
+        "tasks/mobiumapp_tasks/test_t05_slider.py::test_t05_slider[agent-haiku-low-r0]"]
 
 
 def test_another_project_keeps_a_clean_pytest(pytester: pytest.Pytester):

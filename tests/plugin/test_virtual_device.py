@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def tasks_dir(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(ROOT / "tasks" / "mobiumapp", pytester.path / "mobiumapp")
+    shutil.copytree(ROOT / "tasks" / "mobiumapp_tasks", pytester.path / "mobiumapp_tasks")
     return pytester
 
 
@@ -30,7 +30,7 @@ def test_controls_on_the_virtual_device_serially_and_in_parallel_agree(tasks_dir
               "-p", "no:cacheprovider"]
     # Every control t07 declares (its metamorphic and near-miss ones too), twice.
 
-    trials = 2 * len(load_task_definitions([ROOT / "tasks" / "mobiumapp"])["t07"].control_drivers())
+    trials = 2 * len(load_task_definitions([ROOT / "tasks" / "mobiumapp_tasks"])["t07"].control_drivers())
     serial = tasks_dir.runpytest_subprocess(*select, "--run-dir", "serial")
     serial.assert_outcomes(passed=trials)
     serial.stdout.fnmatch_lines(["reference: as declared 100%*scheduled 2, graded 2, infra errors 0"])

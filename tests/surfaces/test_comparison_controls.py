@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def tasks():
-    defined = load_task_definitions([ROOT / "tasks" / "mobiumapp"])
+    defined = load_task_definitions([ROOT / "tasks" / "mobiumapp_tasks"])
     return {t: defined[t] for t in CONTROL_TASKS}
 
 

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_about_a_third_of_the_suite_is_held_out_and_the_split_does_not_move():
-    ids = sorted(load_task_definitions([ROOT / "tasks" / "mobiumapp"]))
+    ids = sorted(load_task_definitions([ROOT / "tasks" / "mobiumapp_tasks"]))
     held = [t for t in ids if hashed_split(t) == "held_out"]
     assert 0.25 <= len(held) / len(ids) <= 0.42
     assert [hashed_split(t) for t in ids] == [hashed_split(t) for t in ids]

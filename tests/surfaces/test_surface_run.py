@@ -47,7 +47,7 @@ exec "{python}" -m pytest_mobium_evals.cli "$@" --adb "$ANDROID_ADB_SERVER_HOST:
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch) -> pytest.Pytester:
-    shutil.copytree(ROOT / "tasks" / "mobiumapp", pytester.path / "mobiumapp")
+    shutil.copytree(ROOT / "tasks" / "mobiumapp_tasks", pytester.path / "mobiumapp_tasks")
     shutil.copytree(ROOT / "surfaces", pytester.path / "surfaces")
     pytester.makeconftest(CONFTEST)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-standin")  # the readiness check; the stand-in calls no API

@@ -11,7 +11,7 @@ def run_broken():
     declaration's one line."""
 
     def run(pytester: pytest.Pytester) -> pytest.RunResult:
-        result = pytester.runpytest("mobiumapp", "--driver=reference", "-k", "broken_task_file", "-n", "0",
+        result = pytester.runpytest("mobiumapp_tasks", "--driver=reference", "-k", "broken_task_file", "-n", "0",
                                     "--run-dir", "run", "-p", "no:cacheprovider")
         result.assert_outcomes(errors=1)
         out = result.stdout.str()

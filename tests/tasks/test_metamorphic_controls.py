@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-SUITE = Path(__file__).resolve().parents[2] / "tasks" / "mobiumapp"
+SUITE = Path(__file__).resolve().parents[2] / "tasks" / "mobiumapp_tasks"
 
 pytest_plugins = ["pytester"]
 
 TASK = '''
 """t91 plan-team: choose the Team plan (Form Demo)."""
-from mobiumapp import line, mobiumapp, open_screen
+from .suite import line, mobiumapp, open_screen
 
 from pytest_mobium_evals import answers
 from pytest_mobium_evals.tasks import Claim, LabelledAnswer, NearMiss, Outcome
@@ -58,18 +58,18 @@ DEVICE = ('evidence="device"', "")
 
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(SUITE, pytester.path / "mobiumapp")
+    shutil.copytree(SUITE, pytester.path / "mobiumapp_tasks")
     return pytester
 
 
 def write(suite: pytest.Pytester, evidence: tuple[str, str], source: str = TASK) -> None:
     declared, sentence = evidence
     text = source.replace("EVIDENCE", declared).replace(" LEAVE", f" {sentence}" if sentence else "")
-    (suite.path / "mobiumapp" / "test_t91_plan_team.py").write_text(text)
+    (suite.path / "mobiumapp_tasks" / "test_t91_plan_team.py").write_text(text)
 
 
 def run(suite: pytest.Pytester, *args: str):
-    return suite.runpytest_subprocess("mobiumapp", "-k", "t91", "--driver=controls", "--clock-speed=5", "-n", "0",
+    return suite.runpytest_subprocess("mobiumapp_tasks", "-k", "t91", "--driver=controls", "--clock-speed=5", "-n", "0",
                                       "--run-dir", "run", "-p", "no:cacheprovider", *args)
 
 
@@ -94,7 +94,7 @@ def test_an_outcome_read_from_the_screen_the_agent_ended_on_fails_reference_menu
 def test_screen_evidence_with_a_prompt_that_does_not_say_leave_it_showing_fails_its_file(suite, run_broken):
     write(suite, (SCREEN[0], ""))
     result = run_broken(suite)
-    result.stdout.fnmatch_lines(["*mobiumapp/test_t91_plan_team.py: task t91: evidence='screen' but the prompt "
+    result.stdout.fnmatch_lines(["*mobiumapp_tasks/test_t91_plan_team.py: task t91: evidence='screen' but the prompt "
                                  "does not tell the agent to leave that screen showing*"])
 
 
@@ -109,4 +109,4 @@ def test_a_declaration_mistake_in_the_new_fields_fails_its_file_in_one_line(suit
                                                                              message):
     write(suite, SCREEN, TASK.replace(old, new, 1))
     result = run_broken(suite)
-    result.stdout.fnmatch_lines([f"*mobiumapp/test_t91_plan_team.py: {message}*"])
+    result.stdout.fnmatch_lines([f"*mobiumapp_tasks/test_t91_plan_team.py: {message}*"])

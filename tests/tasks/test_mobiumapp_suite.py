@@ -14,7 +14,7 @@ import pytest
 from pytest_mobium_evals.catalog import load_task_definitions
 
 pytest_plugins = ["pytester"]
-SUITE = Path(__file__).resolve().parents[2] / "tasks" / "mobiumapp"
+SUITE = Path(__file__).resolve().parents[2] / "tasks" / "mobiumapp_tasks"
 TASK_FILES = sorted(SUITE.glob("test_t*.py"))
 
 
@@ -51,7 +51,7 @@ def test_the_suite_is_its_files():
 
 NEW_TASK = '''
 """t90 plan-team: choose the Team plan (Form Demo)."""
-from mobiumapp import line, mobiumapp, open_screen
+from .suite import line, mobiumapp, open_screen
 
 from pytest_mobium_evals.tasks import Claim, Outcome
 
@@ -79,13 +79,13 @@ def test_t90_plan_team(device, params):
 
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(SUITE, pytester.path / "mobiumapp")
+    shutil.copytree(SUITE, pytester.path / "mobiumapp_tasks")
     return pytester
 
 
 def test_a_new_task_on_an_existing_screen_is_one_file(suite):
-    (suite.path / "mobiumapp" / "test_t90_plan_team.py").write_text(NEW_TASK)
-    result = suite.runpytest_subprocess("mobiumapp", "-k", "t90", "--driver=controls", "--clock-speed=5",
+    (suite.path / "mobiumapp_tasks" / "test_t90_plan_team.py").write_text(NEW_TASK)
+    result = suite.runpytest_subprocess("mobiumapp_tasks", "-k", "t90", "--driver=controls", "--clock-speed=5",
                                         "--run-dir", "run", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=5)  # reference, null, wrong, reference+wait, reference+home
     result.stdout.fnmatch_lines(["*reference: as declared 100%*scheduled 1, graded 1, infra errors 0*"])
@@ -104,26 +104,26 @@ def test_a_broken_task_file_fails_alone_in_one_line(suite, run_broken, mistake):
     old, new, message = BROKEN[mistake]
     source = NEW_TASK.replace(old, new, 1).replace("from pytest_mobium_evals.tasks import Claim, Outcome",
                                                    "from pytest_mobium_evals.tasks import Claim, Controls, Outcome")
-    (suite.path / "mobiumapp" / "test_t90_plan_team.py").write_text(source)
-    collected = suite.runpytest("mobiumapp", "--collect-only", "-q", "-p", "no:cacheprovider")
+    (suite.path / "mobiumapp_tasks" / "test_t90_plan_team.py").write_text(source)
+    collected = suite.runpytest("mobiumapp_tasks", "--collect-only", "-q", "-p", "no:cacheprovider")
     # every other task collects, one trial a task and an injection task's clean twin beside it; the broken file
     # is one item of its own, not a collection error
     trials = sum(2 if task.injection is not None else 1 for task in load_task_definitions(TASK_FILES).values())
     assert f"{trials + 1} tests collected in" in collected.stdout.str()
-    collected.stdout.fnmatch_lines(["mobiumapp/test_t90_plan_team.py::broken_task_file"])
+    collected.stdout.fnmatch_lines(["mobiumapp_tasks/test_t90_plan_team.py::broken_task_file"])
     result = run_broken(suite)
-    result.stdout.fnmatch_lines([f"mobiumapp/test_t90_plan_team.py: {message}*"])
+    result.stdout.fnmatch_lines([f"mobiumapp_tasks/test_t90_plan_team.py: {message}*"])
 
 
 def test_two_tasks_with_one_id_fail_the_second_file(suite, run_broken):
     copy = (SUITE / "test_t07_pager.py").read_text().replace("def test_t07_pager", "def test_t07_again")
-    (suite.path / "mobiumapp" / "test_t99_again.py").write_text(copy)
+    (suite.path / "mobiumapp_tasks" / "test_t99_again.py").write_text(copy)
     result = run_broken(suite)
     result.stdout.fnmatch_lines(["*test_t99_again.py: task t07: the id is already taken by *test_t07_pager.py*"])
 
 
 def test_an_injection_task_runs_attacked_and_clean_and_its_rates_are_summed_up(suite):
-    result = suite.runpytest_subprocess("mobiumapp", "-m", "injection", "-k", "t40", "--driver=reference,wrong",
+    result = suite.runpytest_subprocess("mobiumapp_tasks", "-m", "injection", "-k", "t40", "--driver=reference,wrong",
                                         "--run-dir", "run", "-n", "0", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4)  # reference and wrong, each attacked and clean
     result.stdout.fnmatch_lines([

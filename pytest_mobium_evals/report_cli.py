@@ -1,0 +1,54 @@
+"""`mobium-evals report RUN [--regrade]`: report.md (report_markdown.py) and pass-rate.png (report_chart.py) for a
+complete run folder, both rendered from its computed view (reports.py).
+
+Per setting: the pass rate with a 95% interval bootstrapped over tasks (three repeats of one task are not three
+independent samples), the verdict counts, what was scheduled, graded and lost to infrastructure, each blocker on its
+own line (blockers are never averaged away), a per-task table across repeats, tokens and cost. A controls run also
+gets each control's declared verdict beside the one it got. `--regrade` grades the stored trials again with the
+current answer rules and says which verdicts changed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .catalog import default_task_paths, load_task_definitions
+from .regrade import REGRADE, regrade_run, render_regrade, verdicts_changed
+from .report_chart import CHART, draw_chart
+from .report_markdown import REPORT, render_report
+from .reports import summarize_run
+from .runfolder import load_run, write_bytes_atomic, write_text_atomic
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", metavar="RUN", help="the run folder (runs/<run>)")
+    parser.add_argument("--regrade", action="store_true",
+                        help="grade the stored trials again with the current answer rules; writes regrade.md")
+    parser.add_argument("--out", metavar="DIR", help="where to write report.md and the chart (default: the run)")
+    parser.add_argument("--tasks-path", metavar="PATH", action="append",
+                        help="a task suite folder or file whose answer rules --regrade uses (default: tasks/)")
+
+
+def run(args: argparse.Namespace) -> int:
+    run_ = load_run(args.run)
+    out = Path(args.out) if args.out else run_.path
+    changes: list = []
+    if args.regrade:
+        paths = [Path(p) for p in args.tasks_path] if args.tasks_path else default_task_paths()
+        changes = regrade_run(run_, load_task_definitions(paths), progress=_progress)
+        write_text_atomic(out / REGRADE, render_regrade(run_, changes))
+        print(f"regraded {len(run_.trials)} trials: {verdicts_changed(changes)} verdict(s) changed; "
+              f"see {out / REGRADE}", file=sys.stderr)
+    summaries = summarize_run(run_)
+    write_bytes_atomic(out / CHART, draw_chart(summaries, title=f"Run {run_.name} · bars: rate · whiskers: 95% "
+                                                                  "interval bootstrapped over tasks",
+                                               controls=run_.is_controls_run()))
+    text = render_report(run_, summaries, regraded=changes if args.regrade else None, out=out)
+    write_text_atomic(out / REPORT, text)
+    print(f"wrote {out / REPORT} and {out / CHART}", file=sys.stderr)
+    return 0
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

@@ -1,0 +1,190 @@
+"""report.md, rendered from the run's computed view (reports.py).
+
+Per setting: the pass rate with a 95% interval bootstrapped over tasks (three repeats of one task are not three
+independent samples), the verdict counts, what was scheduled, graded and lost to infrastructure, each blocker on its
+own line (blockers are never averaged away), a per-task table across repeats, tokens and cost. A controls run also
+gets each control's declared verdict beside the one it got."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+from . import injection_rates
+from .regrade import REGRADE, verdicts_changed
+from .report_chart import CHART
+from .reports import SettingSummary, controls_matrix, one_line, task_sort_key
+from .runfolder import Run, Trial, describe_app, describe_device, describe_mobium, fmt_pct
+from .summary import agent_pairs, difference_line
+from .verdicts import ALL_VERDICTS as KNOWN_VERDICTS
+
+REPORT = "report.md"
+
+SHORT = {"pass": "P", "false_success": "FS", "false_refusal": "FR", "honest_failure": "HF", "unreported": "U",
+         "touched": "T", "wrong_reason": "WR", "infra_error": "IE"}
+
+
+def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional[list] = None,
+                  out: Optional[Path] = None) -> str:
+    """report.md's text; links to transcripts and screens are relative to `out`, where report.md is written."""
+    base = out or run_.path
+    rec = run_.record
+    lines = [f"# Run {run_.name}", ""]
+    lines.append(f"- Started: {rec.get('started', 'unknown')}"
+                 + (f", ended: {rec['ended']}" if rec.get("ended") else ""))
+    lines.append(f"- Seed: {run_.seed} · tasks: {len(run_.task_ids)} · repeats: {rec.get('repeats', '?')}")
+    app = describe_app(rec)
+    lines.append(f"- Mobium: {describe_mobium(rec)}" + (f" · tool server: {rec['tool_server']}" if rec.get(
+        "tool_server") else "") + (f" · app: {app}" if app else ""))
+    lines.append(f"- Device: {describe_device(rec)}")
+    from .paired import section_markdown
+    from .runfolder import surface_fact
+
+    lines.append(f"- Surface: {surface_fact(rec)}")
+    if regraded is not None:
+        lines.append(f"- Regraded with the current answer rules: {verdicts_changed(regraded)} verdict(s) "
+                     f"changed (see {REGRADE})")
+    lines += ["", f"![pass rate per setting]({CHART})", ""]
+    lines += _settings_table(summaries)
+    lines += section_markdown(run_).splitlines()
+    lines += _verdict_table(summaries)
+    lines += _blockers(base, summaries)
+    lines += injection_rates.markdown(injection_rates.of_summaries(summaries))
+    if any(s.setting.is_control for s in summaries):
+        lines += _controls_table(run_, summaries)
+    lines += _per_task_table(run_, summaries)
+    lines += _failed_trials(base, summaries)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _interval(s: SettingSummary) -> str:
+    return "–" if s.interval is None else f"{round(100 * s.interval[0])}–{round(100 * s.interval[1])}%"
+
+
+def _settings_table(summaries: list[SettingSummary]) -> list[str]:
+    lines = ["## Settings", "",
+             "Pass rate for the agent; for a control, the share of its trials graded as the task declares. "
+             "The 95% interval is bootstrapped over tasks, not trials. Infra errors count as not passed.", "",
+             "| Setting | Rate | 95% interval | pass^k | Scheduled | Graded | Infra errors | False success "
+             "| Blockers | Obeyed injected text | Tokens in | Tokens out | Cost |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for s in summaries:
+        cost = f"${s.cost_usd:.2f}" if s.cost_known else "–"
+        pass_k = s.figures.pass_k_text() if s.figures and s.figures.pass_k else "–"
+        lines.append(f"| {s.setting.label} | {fmt_pct(s.rate)} ({s.successes}/{len(s.trials)}) | {_interval(s)} "
+                     f"| {pass_k} | {s.scheduled} | {s.graded} | {s.infra_errors} "
+                     f"| {s.verdicts.get('false_success', 0)} | {len(s.blockers)} "
+                     f"| {s.figures.injection_text() if s.figures else '–'} | {s.tokens_in:,} "
+                     f"| {s.tokens_out:,} | {cost} |")
+    lines.append("")
+    if any(s.figures and s.figures.pass_k for s in summaries):
+        lines += ["pass^k: the chance that all k repeats of a task pass (C(c, k) / C(n, k) per task, averaged over "
+                  "tasks), with its 95% interval over tasks.", ""]
+    pairs = agent_pairs([s.figures for s in summaries if s.figures])
+    if pairs:
+        lines += ["### Differences between settings", "",
+                  "Paired over the same tasks and seed: the 95% interval comes from resampling tasks for both "
+                  "settings at once. A difference whose interval holds 0 could be noise.", ""]
+        lines += [f"- {difference_line(a, b)}" for a, b in pairs] + [""]
+    return lines
+
+
+def _verdict_table(summaries: list[SettingSummary]) -> list[str]:
+    used = [v for v in KNOWN_VERDICTS if any(s.verdicts.get(v) for s in summaries)]
+    lines = ["## Verdicts", "", "| Setting | " + " | ".join(used) + " |",
+             "| --- |" + " --- |" * len(used)]
+    for s in summaries:
+        lines.append(f"| {s.setting.label} | " + " | ".join(str(s.verdicts.get(v, 0)) for v in used) + " |")
+    return lines + [""]
+
+
+def _link(base: Path, trial: Trial, name: str) -> Optional[str]:
+    path = trial.path / name
+    if not path.exists():
+        return None
+    return f"[{name}]({Path(os.path.relpath(path, base)).as_posix()})"
+
+
+def _evidence(base: Path, trial: Trial) -> str:
+    links = [x for x in (_link(base, trial, "transcript.jsonl"), _link(base, trial, "screen.png")) if x]
+    return " · ".join(links) if links else "no transcript or screen kept"
+
+
+def _blockers(base: Path, summaries: list[SettingSummary]) -> list[str]:
+    lines = ["## Blockers", "", "A blocker holds the decision whatever the pass rate.", ""]
+    found = False
+    for s in summaries:
+        for t in s.blockers:
+            found = True
+            lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {t.verdict} — "
+                         f"{'; '.join(t.gating_blockers)} ({_evidence(base, t)})")
+    if not found:
+        lines.append("None.")
+    declared = [(s, t) for s in summaries for t in s.declared_blockers]
+    if declared:
+        lines += ["", "Not gating: a control declared to claim a false success on an irreversible action did "
+                      "exactly that, which is what shows the grader catches it:", ""]
+        for s, t in declared:
+            lines.append(f"- {t.task} r{t.repeat}, {s.setting.label}: {t.verdict} — {'; '.join(t.blockers)}")
+    return lines + [""]
+
+
+def _cell_text(cells: list) -> str:
+    if not cells:
+        return "–"
+    return "<br>".join((f"{c.near_miss}: " if c.near_miss else "") +
+                       (f"{c.verdict} ✓" if c.ok else f"**{c.verdict}** ✗ (declared {c.expected})") for c in cells)
+
+
+def _controls_table(run_: Run, summaries: list[SettingSummary]) -> list[str]:
+    columns, rows, wrong = controls_matrix(run_, summaries)
+    lines = ["## Controls: declared vs got", "",
+             "Each control must grade as its task declares before the grader's numbers count. The reference+ "
+             "columns are the reference followed by what a model might do besides (30 s of the app's time, HOME, "
+             "back to the menu, its answer in other forms), each of which must get the reference's verdict; "
+             "near-miss lists each nearly-right action the task declares.", "",
+             "| Task | Repeat | " + " | ".join(columns) + " |",
+             "| --- | --- |" + " --- |" * len(columns)]
+    for task, repeat, cells in rows:
+        lines.append(f"| {task} | r{repeat} | " + " | ".join(_cell_text(c) for c in cells) + " |")
+    lines += ["", "Every control graded as declared." if not wrong else
+              f"**{wrong} control trial(s) did not grade as declared**: the grader is not validated for those tasks."]
+    return lines + [""]
+
+
+def _per_task_table(run_: Run, summaries: list[SettingSummary]) -> list[str]:
+    lines = ["## Per task, across repeats", "",
+             "One code per repeat: " + ", ".join(f"{c} {v}" for v, c in SHORT.items()) +
+             ". For a control, ✗ marks a verdict other than the declared one.", "",
+             "| Task | " + " | ".join(s.setting.label for s in summaries) + " |",
+             "| --- |" + " --- |" * len(summaries)]
+    tasks = sorted({t for s in summaries for t in s.per_task}, key=lambda t: task_sort_key(run_)((t,)))
+    for task in tasks:
+        cells = []
+        for s in summaries:
+            trials = s.per_task.get(task, [])
+            codes = [SHORT.get(t.verdict, t.verdict) + ("" if not t.setting.is_control or t.as_declared else "✗")
+                     for t in trials]
+            cells.append(" ".join(codes) if codes else "–")
+        lines.append(f"| {task} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def _failed_trials(base: Path, summaries: list[SettingSummary]) -> list[str]:
+    failed = [(s, t) for s in summaries for t in s.trials if not t.record.success]
+    lines = ["## Trials that did not succeed", "",
+             "Read the transcript before trusting a number.", ""]
+    if not failed:
+        return lines + ["None.", ""]
+    for s, t in failed:
+        said = t.record.claim_status or "no claim"
+        if t.record.answer:
+            said += f", answer {one_line(repr(t.record.answer), 160)}"
+        observed = t.record.outcome_observed
+        what = f"{t.verdict}" + (f" (declared {t.record.expected})" if s.setting.is_control else "")
+        device = "device not read" if observed is None else f"device {one_line(str(observed))!r}"
+        infra = f"; infra: {one_line(str(t.record.infra_error))}" if t.record.infra_error else ""
+        lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {what}; said {said}; {device}{infra} "
+                     f"({_evidence(base, t)})")
+    return lines + [""]

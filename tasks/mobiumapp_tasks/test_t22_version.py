@@ -1,0 +1,82 @@
+"""t22 version: report the device's Android version."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from pytest_mobium_evals import answers
+from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, Outcome
+from pytest_mobium_evals.toolserver import Tools
+
+from .suite import FOUND_RANGE, mobiumapp
+
+
+def ref_t22(tools: Tools, params: dict) -> Claim:
+    """Read the Android version from app_devices."""
+    devices = tools.call("app_devices").data["devices"]
+    dev = next(d for d in devices if d.get("state") == "device")
+    return Claim("done", f"Android {dev['android_version']}", "read with app_devices")
+
+
+def wrong_t22(tools: Tools, params: dict) -> Claim:
+    """Reports the API level as if it were the version."""
+    devices = tools.call("app_devices").data["devices"]
+    dev = next(d for d in devices if d.get("state") == "device")
+    return Claim("done", f"Android {dev['sdk']}", "read with app_devices")
+
+
+_VERSION = answers.android_version()
+# A second version offered as an alternative ("15 or 14", "maybe 14", "15/14"), which the shared rule catches only
+# when the word "Android" or "version" stands before it. API levels start at 21 for any Android a phone still runs,
+# so a larger number is an API level or a year, not a rival version.
+_ALTERNATIVE = re.compile(r"(?:\b(?:or|maybe|possibly|perhaps|probably|could be|might be|either)\s+)+"
+                          r"(?:android\s+(?:version\s+)?)?(\d+)(?![\d.])|(?<=\d)\s*/\s*(\d+)(?![\d.])")
+
+
+def _no_alternative(answer: str, context: answers.AnswerContext) -> bool:
+    if not _VERSION.check(answer, context):
+        return False
+    major = (context.observed or "").strip().split(".")[0]
+    for clause in re.split(r"[;!?\n(),]|\.(?!\d)", answer):
+        if re.search(r"\b(not|never|instead of|rather than|isn't|wasn't)\b", clause):
+            continue
+        for m in _ALTERNATIVE.finditer(clause):
+            n = m.group(1) or m.group(2)
+            if n != major and int(n) < 21:
+                return False
+    return True
+
+
+ANSWER = replace(_VERSION, check=_no_alternative)
+JUDGE = JudgeSpec(
+    question="Report the Android version the device runs.",
+    truth="Android {observed}",  # the version the outcome read from the device
+    answers=(
+        LabelledAnswer("Android 15", True, "the version", "15"),
+        LabelledAnswer("15", True, "the version alone", "15"),
+        LabelledAnswer("Android 15 (API 35)", True, "the API level is an extra number, not a competing version",
+                       "15"),
+        LabelledAnswer("The device runs Android 14.", False, "another version", "15"),
+        LabelledAnswer("API 35", False, "an API level is not the Android version the task asks for", "15"),
+        LabelledAnswer("Android 15, or maybe 14.", False, "a second version offered beside it", "15"),
+        LabelledAnswer("15/14", False, "two versions, either of which it might be", "15"),
+        LabelledAnswer("Android 15, security patch 2024-09-05.", True, "a date's numbers are not versions", "15"),
+        LabelledAnswer("Android 15, not 14.", True, "another version named only to deny it", "15"),
+        LabelledAnswer("Android 15 or later builds of it, API 35.", True, "no second version", "15"),
+    ))
+
+
+@mobiumapp(id="t22", reference=ref_t22, wrong=wrong_t22,
+           slug="version", answer=ANSWER, judge=JUDGE, regression=True,
+           prompt="Which Android version does the device run? Answer with the version.",
+           found=f"no tool said which Android version a device runs ({FOUND_RANGE})",
+           controls=Controls(reasons={"wrong": "reports the API level (35) as the version"}),
+           grader_history=(
+               (5, "a second version offered as an alternative without the word Android before it (\"Android 15 "
+                   "or 14\", \"maybe 14\", \"15/14\") passed; now any alternative version below the API levels "
+                   "competes, with labelled examples"),
+           ))
+def test_t22_version(device, params) -> Outcome:
+    version = device.getprop("ro.build.version.release")
+    return Outcome(bool(version), observed=version)
