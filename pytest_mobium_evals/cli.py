@@ -23,6 +23,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
              "power, or the repeats it needs"),
     "surface": ("pytest_mobium_evals.surface_cli", "surface variants: check a variant file, capture a real "
                 "Mobium's surface, the before/after table of a run"),
+    "hillclimb": ("pytest_mobium_evals.hillclimb.command", "propose surface variants from failed trials (gepa) and "
+                  "accept one only by the paired test on held-out tasks"),
+    "promote": ("pytest_mobium_evals.promote", "write the start of a regression task from a failed trial"),
     "export": ("pytest_mobium_evals.export_inspect", "write a run as an Inspect AI log, for `inspect view`"),
 }
 

@@ -1,0 +1,160 @@
+"""`mobium-evals hillclimb` offline, end to end: the surface-sensitive stand-in agent is the task model (every trial
+a real pytest trial on the virtual device, through the surface proxy), and a scripted reflection model
+(tests/agents/reflect_standin.py, through `--reflect=python:...`, the path every reflection model takes) proposes
+the edit the failed trials point at.
+
+- From `no-remedies`, the refused call carries no remedy: the loop finds the missing remedy, and the held-out tasks
+  (never run while searching) accept it.
+- From `baseline`, the slider tasks need the map to say whose value it shows: the proposal helps the dev tasks,
+  and only them, so the held-out test rejects it.
+- The same command again resumes: nothing is run or asked again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_mobium_evals.cli import main
+from pytest_mobium_evals.surfaces import load
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+SCENARIOS = {"remedy": ("no-remedies", "t01,t04,t22,t03"), "units": ("baseline", "t05,t27,t22,t03")}
+
+
+def _command(out: Path, surface: str, tasks: str, port: int, serial: str) -> list[str]:
+    return ["hillclimb", "--model=haiku:low", "--reflect=python:reflect_standin", "--budget=40",
+            f"--surface={surface}", f"--tasks={tasks}", "--repeats=2", "--keep=2", "--rounds=3", f"--run-dir={out}",
+            "--", "-p", "surface_standin_plugin", "--device-pace=fast", f"--device=127.0.0.1:{port}/{serial}"]
+
+
+@pytest.fixture(scope="module")
+def climbed(tmp_path_factory):
+    """Both hillclimbs, at once, each on a virtual device of its own (each is mostly waiting on its trials)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pytest_mobium_evals import sim
+
+    folder = tmp_path_factory.mktemp("hillclimb")
+    with pytest.MonkeyPatch.context() as mp, sim.start(devices=2, clock_speed=4.0) as server:
+        mp.chdir(ROOT)
+        mp.setenv("PYTHONPATH", str(ROOT / "tests" / "agents"))  # the stand-ins, for each pytest run
+        mp.setenv("ANTHROPIC_API_KEY", "sk-ant-standin")  # the readiness check; the stand-in calls no API
+        mp.delenv("ANTHROPIC_BASE_URL", raising=False)
+        commands = {name: _command(folder / name, surface, tasks, server.port, serial)
+                    for (name, (surface, tasks)), serial in zip(SCENARIOS.items(), server.serials)}
+        with ThreadPoolExecutor(len(commands)) as pool:
+            codes = dict(zip(commands, pool.map(main, commands.values())))
+        yield {name: (codes[name], folder / name) for name in commands}, commands
+
+
+def _searched_tasks(out: Path) -> set[str]:
+    return {json.loads(p.read_text())["task"] for p in (out / "search").glob("*/trials/*/verdict.json")}
+
+
+def test_the_loop_finds_the_missing_remedy_and_held_out_accepts_it(climbed):
+    code, out = climbed[0]["remedy"]
+    assert code == 0
+    result = json.loads((out / "result.json").read_text())
+    assert result["accepted"] is True, result
+    assert result["held_out"]["call"] == "clearly better" and sorted(result["held_out"]["better"]) == ["t03", "t22"]
+    assert _searched_tasks(out) == {"t01", "t04"}  # the held-out tasks were never run while searching
+    variant = load(str(out / "accepted.toml"), out).variant
+    assert "app_map" in variant.errors["invalid_argument"].remedy
+    assert variant.errors["*"].remedy == ""  # the rest of no-remedies is kept
+    report = (out / "hillclimb.md").read_text()
+    assert "ACCEPTED" in report and "+invalid_argument = run app_map" in report
+    assert "| held_out | 2 | 0% | 100%" in report
+    import re
+
+    links = re.findall(r"\]\(([^)]+/transcript\.jsonl)\)", report)
+    assert links and all((out / link).is_file() for link in links)  # every link reaches a trial's transcript
+    assert len(list((out / "rounds").glob("*.json"))) == 3
+
+
+def test_a_proposal_that_helps_only_on_dev_is_rejected(climbed):
+    code, out = climbed[0]["units"]
+    assert code == 0
+    result = json.loads((out / "result.json").read_text())
+    assert result["accepted"] is False
+    assert [c["call"] for c in result["dev"]] == ["better on dev (tuning only)"]
+    assert result["held_out"]["call"] == "not clear" and result["held_out"]["delta"] == 0
+    assert not (out / "accepted.toml").exists()
+    assert load(str(out / "rejected.toml"), out).variant.map.values == "labelled"  # the edit the failures pointed at
+    assert "helps only where it was tuned" in (out / "hillclimb.md").read_text()
+
+
+def test_the_same_command_again_resumes_and_runs_nothing(climbed, monkeypatch, capsys):
+    _, commands = climbed
+    code, out = climbed[0]["remedy"]
+    before = json.loads((out / "result.json").read_text())
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT / "tests" / "agents"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-standin")
+    assert main(commands["remedy"]) == 0  # its device is gone: anything it ran would fail
+    assert "resuming" in capsys.readouterr().out
+    after = json.loads((out / "result.json").read_text())
+    assert after == before
+    assert "(0 run by this invocation)" in (out / "hillclimb.md").read_text()
+    assert "(0 asked by this invocation)" in (out / "hillclimb.md").read_text()
+
+
+def test_without_gepa_the_command_says_how_to_install_it(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "gepa", None)  # `import gepa` raises ImportError
+    assert main(["hillclimb"]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "mobium-evals hillclimb: gepa is not installed: pip install 'pytest-mobium-evals[hillclimb]'"
+
+
+def test_a_settings_change_on_a_resumed_folder_is_one_line(monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "other"
+    out.mkdir()
+    (out / "hillclimb.json").write_text(json.dumps({"model": "opus"}))
+    assert main(["hillclimb", "--reflect=python:reflect_standin", f"--run-dir={out}", "--tasks=t01,t22"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "it holds a hillclimb with other" in err and "model='opus'" in err
+
+
+def test_promote_writes_a_task_that_will_not_collect_until_its_author_finishes_it(climbed, tmp_path, monkeypatch,
+                                                                                   capsys):
+    import importlib.util
+    import shutil
+    import sys
+
+    from pytest_mobium_evals.tasks import TaskDefinitionError
+
+    _, out = climbed[0]["units"]
+    failed = sorted((out / "accept-dev").glob("*/trials/t05-*+baseline-r0"))[0]
+    passed = sorted((out / "accept-held-out").glob("*/trials/t22-*-r0"))[0]
+    monkeypatch.chdir(ROOT)
+    suite = tmp_path / "suite"
+    shutil.copytree(ROOT / "tasks" / "mobiumapp", suite, ignore=shutil.ignore_patterns("test_*.py"))
+    target = suite / "test_t65_slider_regression.py"
+    assert main(["promote", str(failed), "--id=t65", f"--out={target}"]) == 0
+    said = capsys.readouterr().out
+    assert "Still to write" in said and "outcome check" in said and "controls" in said
+    text = target.read_text()
+    assert '"volume": ' in text and "regression=True" in text and f"found=\"{failed}: false_success" in text
+    assert "set the Volume slider to {volume}" in text  # the task's own template, its parameters fixed
+    # As written, the file is refused when declared: one line, naming what is left.
+    spec = importlib.util.spec_from_file_location("promoted_t65", target)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(suite))
+    try:
+        with pytest.raises(TaskDefinitionError) as refused:
+            spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(suite))
+    assert "\n" not in str(refused.value)
+    assert "not finished: write the outcome check" in str(refused.value) and "reference=, wrong=" in str(refused.value)
+
+    assert main(["promote", str(failed), "--id=t65", f"--out={target}"]) == 2  # never over a file
+    assert main(["promote", str(passed), "--id=t66", f"--out={tmp_path / 'x.py'}"]) == 2
+    err = capsys.readouterr().err
+    assert "exists" in err and "the trial passed" in err and not (tmp_path / "x.py").exists()
