@@ -86,11 +86,15 @@ def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
         if plan.start_label != "baseline":
             lines += [f"### Diff from `{plan.start_label}`, where the search began", "", "```diff",
                       diff(seed, final, plan.start_label, outcome.final_label) or "(no difference)", "```", ""]
+    column = ("" if plan.start_label == "baseline" else
+              f"The tables' \"baseline\" column is `{plan.start_label}`, the variant the search began from. ")
     if outcome.held_out is not None:
         lines += [f"## Held out: `{outcome.final_label}` against `{plan.start_label}` ({args.repeats} repeats)", "",
+                  column + "The same tasks and seeds under both; the held-out tasks were not run before this.", "",
                   table_markdown([outcome.held_out]), ""]
     if outcome.dev:
         lines += [f"## Dev check: every kept candidate against `{plan.start_label}` ({args.repeats} repeats)", "",
+                  column + "On dev a gain only picks the final candidate (\"tuning only\").", "",
                   table_markdown(outcome.dev), ""]
     lines += ["## Rounds", "", "| round | proposed for | kept | score (minibatch) |", "| --- | --- | --- | --- |"]
     for path in sorted((out / ROUNDS).glob("*.json")):
