@@ -155,9 +155,6 @@ def run(args) -> int:
         print(f"hillclimb: resuming {out}")
     elif out.exists() and any(out.iterdir()):
         raise CliError(f"--run-dir {out}: exists and holds no {SETTINGS}; choose another folder")
-    atomic_write_json(recorded, {**settings, "budget": args.budget, "reflect_tokens": args.reflect_tokens,
-                                 "command": "mobium-evals hillclimb " + " ".join(shlex.quote(a) for a in
-                                                                                 _argv(args))})
     acceptance = args.repeats * (len(dev) * (1 + args.keep) + 2 * len(held_out))
     if args.budget < acceptance + len(dev):
         raise CliError(f"--budget {args.budget}: the acceptance alone may take {acceptance} trials ({args.repeats} "
@@ -169,6 +166,10 @@ def run(args) -> int:
         label, answer = resolve(args.reflect, args.base_url)
     except ReflectionError as exc:
         raise CliError(str(exc)) from None
+    _task_model_ready(args.model, args.base_url)
+    atomic_write_json(recorded, {**settings, "budget": args.budget, "reflect_tokens": args.reflect_tokens,
+                                 "command": "mobium-evals hillclimb " + " ".join(shlex.quote(a) for a in
+                                                                                 _argv(args))})
     reflection = ReflectionModel(label, answer, _folder(out / "reflections"))
     setup = TrialSetup(root=root, task_paths=tuple(suites), model=args.model, seed=args.seed,
                        pytest_args=tuple(args.pytest_args), task_files=tuple(sorted(files.items())))
@@ -189,6 +190,19 @@ def run(args) -> int:
 
     write(plan, setup, start, seed_candidate, found, outcome, reflection, args)
     return 0
+
+
+def _task_model_ready(model: str, base_url: Optional[str]) -> None:
+    """The check every pytest run would make, once and before anything is written."""
+    from ..agents import AgentConfigError, check_ready, parse_models
+
+    try:
+        settings = parse_models(model)
+        if len(settings) != 1:
+            raise CliError(f"--model {model}: name one model (the hillclimb tunes a surface for one setting)")
+        check_ready(settings[0], base_url)
+    except AgentConfigError as exc:
+        raise CliError(f"--model: {exc}") from None
 
 
 def _argv(args) -> list[str]:
