@@ -158,3 +158,26 @@ def test_promote_writes_a_task_that_will_not_collect_until_its_author_finishes_i
     assert main(["promote", str(passed), "--id=t66", f"--out={tmp_path / 'x.py'}"]) == 2
     err = capsys.readouterr().err
     assert "exists" in err and "the trial passed" in err and not (tmp_path / "x.py").exists()
+
+
+def test_a_promoted_task_is_one_error_beside_the_tasks_that_run(climbed, pytester):
+    """As a user runs it: the promoted file, unfinished, is one error item with its line, and the suite's other
+    task still runs its control. (t27 is not defined in this suite: its prompt comes from the trial's transcript.)"""
+    import shutil
+
+    _, out = climbed[0]["units"]
+    failed = sorted((out / "accept-dev").glob("*/trials/t27-*+baseline-r0"))[0]
+    for name in ("mobiumapp.py", "hard.py", "test_t22_version.py"):
+        if (ROOT / "tasks" / "mobiumapp" / name).exists():
+            shutil.copy(ROOT / "tasks" / "mobiumapp" / name, pytester.path / name)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(pytester.path)
+        assert main(["promote", str(failed), "--id=t65", "--out=test_t65_promoted.py"]) == 0
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--driver=reference", "-n", "0", "-rE",
+                                           "--run-dir=run")
+    result.assert_outcomes(passed=1, errors=1)
+    text = result.stdout.str()
+    assert "test_t65_promoted.py: task t65: started from a trial and not finished: write the outcome check " \
+           "(test_t65_t27_regression's body, then remove @to_write), reference=, wrong= (each TO_WRITE), and the " \
+           "controls' verdicts" in text, text[-3000:]
+    assert "Traceback" not in text
