@@ -45,7 +45,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mobium-evals", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in SUBCOMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        # argparse expands "%" in a help string (not in a description): "80% power" must not be read as "%p"
+        p = sub.add_parser(name, help=help_text.replace("%", "%%"), description=help_text)
         p.set_defaults(_module=module)
         if only is not None and name != only:
             continue

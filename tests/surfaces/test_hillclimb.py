@@ -181,3 +181,11 @@ def test_a_promoted_task_is_one_error_beside_the_tasks_that_run(climbed, pyteste
            "(test_t65_t27_regression's body, then remove @to_write), reference=, wrong= (each TO_WRITE), and the " \
            "controls' verdicts" in text, text[-3000:]
     assert "Traceback" not in text
+
+
+def test_the_command_list_shows_hillclimb_and_promote(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])  # every subcommand's one line, "80% power" included
+    assert done.value.code == 0
+    said = capsys.readouterr().out
+    assert "hillclimb" in said and "promote" in said and "80% power" in said
