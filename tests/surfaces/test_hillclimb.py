@@ -25,10 +25,21 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = {"remedy": ("no-remedies", "t01,t04,t22,t03"), "units": ("baseline", "t05,t27,t22,t03")}
 
 
-def _command(out: Path, surface: str, tasks: str, port: int, serial: str) -> list[str]:
+def _command(out: Path, surface: str, tasks: str, port: int, serial: str, rounds: int = 3) -> list[str]:
     return ["hillclimb", "--model=haiku:low", "--reflect=python:reflect_standin", "--budget=40",
-            f"--surface={surface}", f"--tasks={tasks}", "--repeats=2", "--keep=2", "--rounds=3", f"--run-dir={out}",
-            "--", "-p", "surface_standin_plugin", "--device-pace=fast", f"--device=127.0.0.1:{port}/{serial}"]
+            f"--surface={surface}", f"--tasks={tasks}", "--repeats=2", "--keep=2", f"--rounds={rounds}",
+            f"--run-dir={out}", "--", "-p", "surface_standin_plugin", "--device-pace=fast",
+            f"--device=127.0.0.1:{port}/{serial}"]
+
+
+def _in_turn(commands: list[list[str]]) -> list:
+    """Each command in turn: its exit status, and the result.json it left."""
+    out = []
+    for command in commands:
+        code = main(command)
+        folder = Path(next(a.split("=", 1)[1] for a in command if a.startswith("--run-dir=")))
+        out.append((code, json.loads((folder / "result.json").read_text())))
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +57,13 @@ def climbed(tmp_path_factory):
         mp.delenv("ANTHROPIC_BASE_URL", raising=False)
         commands = {name: _command(folder / name, surface, tasks, server.port, serial)
                     for (name, (surface, tasks)), serial in zip(SCENARIOS.items(), server.serials)}
-        with ThreadPoolExecutor(len(commands)) as pool:
-            codes = dict(zip(commands, pool.map(main, commands.values())))
-        yield {name: (codes[name], folder / name) for name in commands}, commands
+        # The units hillclimb is stopped after its first round and then resumed by the same command with more.
+        stopped = _command(folder / "units", *SCENARIOS["units"], server.port, server.serials[1], rounds=1)
+        turns = {"remedy": [commands["remedy"]], "units": [stopped, commands["units"]]}
+        with ThreadPoolExecutor(len(turns)) as pool:
+            done = dict(zip(turns, pool.map(_in_turn, turns.values())))
+        yield ({name: (done[name][-1][0], folder / name) for name in turns}, commands,
+               {name: [result for _, result in done[name]] for name in turns})
 
 
 def _searched_tasks(out: Path) -> set[str]:
@@ -87,8 +102,22 @@ def test_a_proposal_that_helps_only_on_dev_is_rejected(climbed):
     assert "helps only where it was tuned" in (out / "hillclimb.md").read_text()
 
 
+def test_a_stopped_hillclimb_resumes_where_it_stopped(climbed):
+    _, out = climbed[0]["units"]
+    first, last = climbed[2]["units"]
+    assert first["rounds"] == 1 and first["accepted"] is False and first["final"] is None  # one round: nothing kept
+    assert last["rounds"] == 3 and last["final"] is not None
+    # The first invocation's trials were not run again: the start's two dev trials in the search exist once.
+    started = [p for p in (out / "search").glob("*/trials/*/verdict.json")
+               if json.loads(p.read_text())["surface"] == "baseline"]
+    assert len(started) == 2
+    # Round 1's proposal was not asked again: two answers recorded, the second invocation asked one.
+    assert "reflection 2 answers recorded (1 asked by this invocation)" in (out / "hillclimb.md").read_text()
+    assert sorted(p.name for p in (out / "rounds").iterdir()) == ["0001.json", "0002.json", "0003.json"]
+
+
 def test_the_same_command_again_resumes_and_runs_nothing(climbed, monkeypatch, capsys):
-    _, commands = climbed
+    commands = climbed[1]
     code, out = climbed[0]["remedy"]
     before = json.loads((out / "result.json").read_text())
     monkeypatch.chdir(ROOT)
