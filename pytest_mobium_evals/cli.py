@@ -23,6 +23,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
              "power, or the repeats it needs"),
     "surface": ("pytest_mobium_evals.surface_cli", "surface variants: check a variant file, capture a real "
                 "Mobium's surface, the before/after table of a run"),
+    "hillclimb": ("pytest_mobium_evals.hillclimb.command", "propose surface variants from failed trials (gepa) and "
+                  "accept one only by the paired test on held-out tasks"),
+    "promote": ("pytest_mobium_evals.promote", "write the start of a regression task from a failed trial"),
     "export": ("pytest_mobium_evals.export_inspect", "write a run as an Inspect AI log, for `inspect view`"),
 }
 
@@ -42,7 +45,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mobium-evals", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in SUBCOMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        # argparse expands "%" in a help string (not in a description): "80% power" must not be read as "%p"
+        p = sub.add_parser(name, help=help_text.replace("%", "%%"), description=help_text)
         p.set_defaults(_module=module)
         if only is not None and name != only:
             continue

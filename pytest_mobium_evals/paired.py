@@ -147,6 +147,13 @@ def compare_outcomes(model: str, variant: str, split: str, base: dict[str, list[
                       sign_p=sign_test(len(better), len(worse)))
 
 
+def compare_trials(model: str, variant: str, split: str, base: list, mine: list) -> Comparison:
+    """One variant's trials against another's (runfolder.Trial lists of one split): what compare_run computes for
+    each variant against baseline, for any two (the hillclimb compares its candidates with the variant it began
+    from)."""
+    return _compare(model, variant, split, base, mine)
+
+
 def _compare(model: str, variant: str, split: str, base: list, mine: list) -> Comparison:
     c = compare_outcomes(model, variant, split, _outcomes(base), _outcomes(mine))
     c.cost, c.base_cost = _cost(mine), _cost(base)
@@ -157,12 +164,14 @@ def _compare(model: str, variant: str, split: str, base: list, mine: list) -> Co
 
 
 def _linked(c: Comparison, tasks: list[str]) -> str:
-    """Flipped tasks, each with links to the variant's trials (relative to the run folder, where the tables go)."""
+    """Flipped tasks, each with links to the variant's trials: relative to the run folder, where the tables go, or
+    (a name with a "/") to wherever the table is written."""
     if not tasks:
         return "–"
     out = []
     for task in tasks:
-        links = [f"[r{i}](trials/{name}/transcript.jsonl)" for i, name in enumerate(c.trials.get(task, []))]
+        links = [f"[r{i}]({name if '/' in name else f'trials/{name}'}/transcript.jsonl)"
+                 for i, name in enumerate(c.trials.get(task, []))]
         out.append(f"{task} ({', '.join(links)})" if links else task)
     return ", ".join(out)
 

@@ -224,6 +224,25 @@ class TaskDefinitionError(ValueError):
     makes the file one error item with that line (broken_tasks.py), and the other files' tasks run."""
 
 
+class _ToWrite:
+    """What a task started from a trial (`mobium-evals promote`) still lacks: its author writes it. A field set to
+    TO_WRITE, or an outcome check marked `@to_write`, makes the declaration fail, in one line naming what is left,
+    so a promoted task never collects half-made."""
+
+    def __repr__(self) -> str:
+        return "TO_WRITE"
+
+
+TO_WRITE = _ToWrite()
+TO_WRITE_ATTR = "__mobium_to_write__"
+
+
+def to_write(fn: Callable) -> Callable:
+    """Marks a test function whose body (the outcome check) is still to be written."""
+    setattr(fn, TO_WRITE_ATTR, True)
+    return fn
+
+
 Params = dict[str, Any]
 ParamGenerator = Callable[[random.Random], Params]
 Precondition = Callable[["Device", Params], None]
@@ -440,6 +459,12 @@ def task(**declared: Any) -> Callable[[Callable], Callable]:
         unknown = sorted(set(declared) - known)
         if unknown:
             raise TaskDefinitionError(f"{where}: task {tid}: unknown field(s) {', '.join(unknown)}")
+        left = [f"{name}=" for name, value in declared.items() if value is TO_WRITE]
+        if getattr(fn, TO_WRITE_ATTR, False):
+            left.insert(0, f"the outcome check ({fn.__name__}'s body, then remove @to_write)")
+        if left:
+            raise TaskDefinitionError(f"{where}: task {tid}: started from a trial and not finished: write "
+                                      f"{', '.join(left)} (each TO_WRITE), and the controls' verdicts")
         missing = [name for name in ("id", "slug", "prompt", "reference", "wrong") if declared.get(name) is None]
         if missing:
             raise TaskDefinitionError(f"{where}: task {tid}: no {', '.join(missing)}")

@@ -43,6 +43,10 @@ class OllamaProvider:
     def tool_message(self, call: ToolCall, text: str) -> dict:
         return {"role": "tool", "content": text, "tool_name": call.name}
 
+    async def complete(self, messages: list[dict]) -> Reply:
+        """A text answer with no tools offered (agents.text: a reflection model's proposal)."""
+        return await self._call(messages=messages)
+
     async def _call(self, **kwargs: Any) -> Reply:
         import httpx
         import ollama

@@ -41,6 +41,10 @@ class OpenAIProvider:
     def tool_message(self, call: ToolCall, text: str) -> dict:
         return {"role": "tool", "tool_call_id": call.id, "content": text}
 
+    async def complete(self, messages: list[dict]) -> Reply:
+        """A text answer with no tools offered (agents.text: a reflection model's proposal)."""
+        return await self._call(messages=messages)
+
     async def _call(self, **kwargs: Any) -> Reply:
         import openai
         from openai.types.chat import ChatCompletion

@@ -1,0 +1,127 @@
+"""What a hillclimb leaves, readable as a Mobium change to propose: `hillclimb.md` (the decision and why, the
+before/after tables of the dev check and the held-out test, the diff from `baseline`, the rounds, the run folders,
+the cost), `result.json`, and the final candidate as `accepted.toml` or `rejected.toml`."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..records import atomic_write_bytes, atomic_write_json
+from .components import components_of, diff, render_toml, variant_of
+from .search import ACCEPT_DEV, ACCEPT_HELD_OUT, ROUNDS, SEARCH
+
+RESULT = "result.json"
+REPORT = "hillclimb.md"
+
+
+def _cost(folders: list[Path]) -> tuple[int, float, int]:
+    """Trials, task-model dollars and tokens over every run folder (each trial once)."""
+    from ..cli import CliError as RunFolderError
+    from ..runfolder import load_run
+
+    trials, dollars, tokens = 0, 0.0, 0
+    for folder in folders:
+        try:
+            run = load_run(folder, require_complete=False)
+        except RunFolderError:
+            continue
+        for t in run.trials:
+            trials += 1
+            dollars += t.record.cost_usd or 0.0
+            tokens += sum((t.record.tokens or {}).get(k) or 0 for k in ("input", "output"))
+    return trials, dollars, tokens
+
+
+def _run_folders(out: Path) -> dict[str, list[Path]]:
+    found = {}
+    for phase in (SEARCH, ACCEPT_DEV, ACCEPT_HELD_OUT):
+        folder = out / phase
+        found[phase] = sorted(p for p in folder.iterdir() if (p / "record.json").is_file()) if folder.is_dir() else []
+    return found
+
+
+def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
+    from ..paired import table_markdown
+    from ..surfaces import load
+
+    out = plan.out
+    folders = _run_folders(out)
+    trials, dollars, tokens = _cost([p for ps in folders.values() for p in ps])
+    final = outcome.final
+    baseline = components_of(load("baseline", setup.root), plan.tools)
+    name = "accepted.toml" if outcome.accepted else "rejected.toml"
+    for stale in ("accepted.toml", "rejected.toml"):
+        if stale != name and (out / stale).exists():
+            (out / stale).unlink()
+    if final is not None:
+        about = (f"hillclimb from {plan.start_label}: " + ("accepted" if outcome.accepted else "rejected") +
+                 f" ({outcome.why})")
+        atomic_write_bytes(out / name, render_toml(
+            variant_of(final, start, about),
+            f"mobium-evals hillclimb, {out}: {'accepted' if outcome.accepted else 'rejected'} by the paired test "
+            f"on held-out tasks").encode("utf-8"))
+    reflection_cost = (f"${reflection.total_cost:.4f}" if reflection.cost_known
+                       else f"${reflection.total_cost:.4f} counted, the provider reporting no price for some calls")
+    lines = [f"# Hillclimb from `{plan.start_label}`: {'ACCEPTED' if outcome.accepted else 'not accepted'}", "",
+             outcome.why + ".", "",
+             f"- Command: `{json.loads((out / 'hillclimb.json').read_text())['command']}`",
+             f"- Task model: {args.model}; reflection model: {reflection.label}; seed {args.seed}",
+             f"- Dev tasks (search and dev check): {', '.join(plan.dev)}",
+             f"- Held-out tasks (the acceptance only; the search never ran them): {', '.join(plan.held_out)}",
+             f"- Components: {', '.join(seed)}",
+             f"- Search: {found.rounds} rounds, {len(found.candidates)} candidates in gepa's pool (the start "
+             f"included), stopped by {found.stopped_by}",
+             f"- Cost: {trials} task trials recorded ({found.adapter.trials_run + outcome.trials_run} run by this "
+             f"invocation), ${dollars:.4f} and {tokens:,} tokens of the task model; reflection "
+             f"{len(reflection.entries)} answers recorded ({len(reflection.calls) - reflection.replayed} asked by "
+             f"this invocation), {reflection.total_tokens_in:,} tokens in and "
+             f"{reflection.total_tokens_out:,} out, {reflection_cost}", ""]
+    if final is not None:
+        lines += [f"## The change: `{name}`", "",
+                  f"The final candidate `{outcome.final_label}` as a variant file (laid over `{plan.start_label}`).",
+                  "", "### Diff from `baseline` (the texts the agent reads)", "", "```diff",
+                  diff(baseline, final, "baseline", outcome.final_label) or "(no difference)", "```", ""]
+        if plan.start_label != "baseline":
+            lines += [f"### Diff from `{plan.start_label}`, where the search began", "", "```diff",
+                      diff(seed, final, plan.start_label, outcome.final_label) or "(no difference)", "```", ""]
+    column = ("" if plan.start_label == "baseline" else
+              f"The tables' \"baseline\" column is `{plan.start_label}`, the variant the search began from. ")
+    if outcome.held_out is not None:
+        lines += [f"## Held out: `{outcome.final_label}` against `{plan.start_label}` ({args.repeats} repeats)", "",
+                  column + "The same tasks and seeds under both; the held-out tasks were not run before this.", "",
+                  table_markdown([outcome.held_out]), ""]
+    if outcome.dev:
+        lines += [f"## Dev check: every kept candidate against `{plan.start_label}` ({args.repeats} repeats)", "",
+                  column + "On dev a gain only picks the final candidate (\"tuning only\").", "",
+                  table_markdown(outcome.dev), ""]
+    lines += ["## Rounds", "", "| round | proposed for | kept | score (minibatch) |", "| --- | --- | --- | --- |"]
+    for path in sorted((out / ROUNDS).glob("*.json")):
+        r = json.loads(path.read_text(encoding="utf-8"))
+        o = r.get("outcome") or {}
+        score = (f"{o['score']:.2f}" if o.get("kept") else
+                 f"{o.get('old_score', 0):.2f} → {o.get('new_score', 0):.2f} ({o.get('why', '')})" if o else
+                 "skipped (no failure in the minibatch)")
+        lines.append(f"| {r['round']} | {', '.join(r.get('proposed') or {}) or '–'} | "
+                     f"{'yes' if o.get('kept') else 'no'} | {score} |")
+    lines += ["", "## Run folders", ""]
+    for phase, paths in folders.items():
+        lines += [f"- {phase}: " + (", ".join(f"`{os.path.relpath(p, out)}`" for p in paths) or "none")]
+    atomic_write_bytes(out / REPORT, ("\n".join(lines) + "\n").encode("utf-8"))
+    atomic_write_json(out / RESULT, {
+        "accepted": outcome.accepted, "why": outcome.why, "start": plan.start_label,
+        "final": outcome.final_label, "final_file": name if final is not None else None,
+        "dev": [{"variant": c.variant, "delta": c.delta, "low": c.low, "high": c.high, "call": c.call}
+                for c in outcome.dev],
+        "held_out": None if outcome.held_out is None else {
+            "delta": outcome.held_out.delta, "low": outcome.held_out.low, "high": outcome.held_out.high,
+            "call": outcome.held_out.call, "better": outcome.held_out.better, "worse": outcome.held_out.worse},
+        "rounds": found.rounds, "candidates": len(found.candidates), "stopped_by": found.stopped_by,
+        "trials_recorded": trials, "task_cost_usd": dollars, "task_tokens": tokens,
+        "reflection": {"calls": len(reflection.entries), "tokens_in": reflection.total_tokens_in,
+                       "tokens_out": reflection.total_tokens_out, "cost_usd": reflection.total_cost}})
+    verdict = "accepted" if outcome.accepted else "not accepted"
+    print(f"hillclimb: {verdict}: {outcome.why}")
+    print(f"hillclimb: {out / REPORT}" + (f", {out / name}" if final is not None else "")
+          + f"; {trials} trials, reflection {reflection.total_tokens:,} tokens")

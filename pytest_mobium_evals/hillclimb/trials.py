@@ -1,0 +1,228 @@
+"""Trials under a surface variant, through the one trial machinery there is: a pytest run of the tasks with
+`--surface=<variant files>`, `--model`, `--repeats` and `--seed`, into a run folder of its own, read back with the
+run loader (`runfolder.load_run`, `TrialRecord`). No second trial runner: what a hillclimb evaluates is what
+`pytest --surface` measures, on the same devices (`--device`, the virtual one by default).
+
+A trial once recorded under a variant file is not run again: the same variant, task, seed and repeat have their
+verdict.json already (the cache is the run folders, so a stopped hillclimb resumes with nothing lost). A trial that
+ended `infra_error` is not the variant's: it is left out of the cache and run again, once; still failing, the
+hillclimb stops with that line, to be resumed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..cli import CliError as RunFolderError  # what the run loader raises, one line
+from ..runfolder import Trial, load_run
+
+LOG = "pytest.log"
+TEXT_LIMIT = 700  # characters of a tool's answer kept in the reflective dataset
+
+
+class TrialRunError(RuntimeError):
+    """Trials that could not be run (pytest refused the options, the device or the model failed): one line."""
+
+
+@dataclass(frozen=True)
+class TrialSetup:
+    """What every evaluation shares: where the tasks are, the task model, the seed, pytest's extra options."""
+
+    root: Path  # the project folder pytest runs in
+    task_paths: tuple[str, ...]
+    model: str
+    seed: int
+    pytest_args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    task_files: tuple[tuple[str, str], ...] = ()  # task id → its file: a run collects only the files it needs
+
+    def paths_for(self, tasks: list[str]) -> list[str]:
+        files = dict(self.task_files)
+        if all(t in files for t in tasks):
+            return sorted({files[t] for t in tasks})
+        return list(self.task_paths)
+
+
+@dataclass
+class Trials:
+    """Trials by (surface label, task, repeat), each a runfolder.Trial; and how many were run now (not cached)."""
+
+    by_key: dict[tuple[str, str, int], Trial] = field(default_factory=dict)
+    ran: int = 0
+    folders: list[Path] = field(default_factory=list)
+
+
+def _pytest_command(setup: TrialSetup, surfaces: list[str], tasks: list[str], repeats: int,
+                    run_dir: Path) -> list[str]:
+    folder = f"--resume={run_dir}" if (run_dir / "record.json").is_file() else f"--run-dir={run_dir}"
+    return [sys.executable, "-m", "pytest", *setup.paths_for(tasks), "-k", " or ".join(sorted(tasks)),
+            f"--surface={','.join(surfaces)}", f"--model={setup.model}", f"--repeats={repeats}",
+            f"--seed={setup.seed}", folder, "-p", "no:cacheprovider", "-q", *setup.pytest_args]
+
+
+def run_pytest(setup: TrialSetup, surfaces: list[str], tasks: list[str], repeats: int, run_dir: Path) -> list[Trial]:
+    """One pytest run; its agent trials of `tasks` (every surface, every repeat), or TrialRunError."""
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    command = _pytest_command(setup, surfaces, tasks, repeats, run_dir)
+    log = run_dir.parent / f"{run_dir.name}.{LOG}"
+    with open(log, "wb") as out:
+        out.write((" ".join(command) + "\n\n").encode("utf-8"))
+        out.flush()
+        code = subprocess.call(command, cwd=setup.root, stdout=out, stderr=subprocess.STDOUT,
+                               env={**os.environ, **dict(setup.env)})
+    try:
+        run = load_run(run_dir, require_complete=False)
+    except RunFolderError as exc:
+        tail = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
+        raise TrialRunError(f"pytest exited {code} without a run folder ({tail[-1] if tail else exc}); "
+                            f"see {log}") from None
+    wanted = set(tasks)
+    return [t for t in run.trials if t.task in wanted and not t.setting.is_control]
+
+
+def label_of(surface: str) -> str:
+    from ..surfaces import variant_name
+
+    return variant_name(surface)
+
+
+def _folder_name(surfaces: list[str], tasks: list[str], repeats: int, attempt: int) -> str:
+    blob = json.dumps([sorted(label_of(s) for s in surfaces), sorted(tasks), repeats]).encode("utf-8")
+    return f"{hashlib.sha256(blob).hexdigest()[:8]}-a{attempt}"
+
+
+def recorded(folder: Path) -> Trials:
+    """Every graded trial (not an infra error) already in the run folders under `folder`."""
+    out = Trials()
+    if not folder.is_dir():
+        return out
+    for run_dir in sorted(p for p in folder.iterdir() if (p / "record.json").is_file()):
+        try:
+            run = load_run(run_dir, require_complete=False)
+        except RunFolderError:
+            continue  # a folder pytest never finished writing: its trials run again
+        out.folders.append(run_dir)
+        for t in run.trials:
+            if not t.setting.is_control and not t.is_infra_error and t.record.surface:
+                out.by_key.setdefault((t.record.surface, t.task, t.repeat), t)
+    return out
+
+
+def ensure(setup: TrialSetup, folder: Path, surfaces: list[str], tasks: list[str], repeats: int,
+           attempts: int = 2) -> Trials:
+    """Every (surface, task, repeat) graded, running only what `folder` does not hold yet. The surfaces run
+    interleaved in one pytest run (`--surface A,B`), so the ones compared share seeds and devices."""
+    have = recorded(folder)
+    labels = [label_of(s) for s in surfaces]
+    ran = 0
+    for attempt in range(1, attempts + 1):
+        missing = sorted({task for label in labels for task in tasks for repeat in range(repeats)
+                          if (label, task, repeat) not in have.by_key})
+        if not missing:
+            have.ran = ran
+            return have
+        need = [s for s in surfaces if any((label_of(s), t, r) not in have.by_key
+                                           for t in missing for r in range(repeats))]
+        run_dir = folder / _folder_name(need, missing, repeats, attempt)
+        before = {(t.record.surface, t.task, t.repeat) for t in have.by_key.values()}
+        for t in run_pytest(setup, need, missing, repeats, run_dir):
+            if not t.is_infra_error and t.record.surface:
+                have.by_key.setdefault((t.record.surface, t.task, t.repeat), t)
+        ran += len({(t.record.surface, t.task, t.repeat) for t in have.by_key.values()} - before)
+        if run_dir not in have.folders:
+            have.folders.append(run_dir)
+    missing = [(label, task, repeat) for label in labels for task in tasks for repeat in range(repeats)
+               if (label, task, repeat) not in have.by_key]
+    if missing:
+        label, task, repeat = missing[0]
+        raise TrialRunError(f"{len(missing)} trial(s) still not graded after {attempts} attempts (the first: {task} "
+                            f"r{repeat} under {label}; infrastructure errors are never charged to a variant); see "
+                            f"the run folders under {folder}, and run the hillclimb again to resume")
+    have.ran = ran
+    return have
+
+
+# --- a failed trial, for the reflection model -----------------------------------------------------------------------
+
+def _short(text: object, limit: int = TEXT_LIMIT) -> str:
+    text = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
+
+
+def transcript(trial: Trial) -> list[dict]:
+    path = trial.path / "transcript.jsonl"
+    events = []
+    try:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                events.append(json.loads(line))
+    except (OSError, ValueError):
+        return []
+    return events
+
+
+def trajectory(trial: Trial) -> dict:
+    """What the reflection model reads of one trial: the prompt, the tool calls and answers (errors flagged), the
+    claim, the verdict, and what the device showed (the outcome the grader read, and the last map the agent got)."""
+    events = transcript(trial)
+    prompt = next((e.get("text") for e in events if e.get("kind") == "prompt"), "") or ""
+    steps: list[str] = []
+    errors: list[str] = []
+    last_map: Optional[str] = None
+    calls: dict[int, dict] = {}
+    for e in events:
+        kind = e.get("kind")
+        if kind in ("call", "tool_call"):
+            calls[len(steps)] = e
+            steps.append(f"call {e.get('name')}({_short(e.get('arguments') or {}, 200)})")
+        elif kind in ("answer", "tool_result"):
+            text = e.get("text") or ""
+            data = e.get("data") or {}
+            if e.get("is_error"):
+                remedy = data.get("remedy") if isinstance(data, dict) else None
+                code = data.get("code") if isinstance(data, dict) else None
+                line = f"ERROR [{code or '?'}] from {e.get('name')}: {_short(text, 300)}"
+                line += f" | remedy: {remedy}" if remedy else " | (no remedy given)"
+                errors.append(line)
+                steps.append(line)
+            else:
+                steps.append(f"answer of {e.get('name')}: {_short(text)}")
+                if e.get("name") == "app_map":
+                    last_map = text
+    record = trial.record
+    claim = record.claim or {}
+    return {
+        "task": trial.task,
+        "surface": record.surface,
+        "prompt": prompt,
+        "params": record.get("params"),
+        "tool_steps": steps,
+        "errors": errors,
+        "claim": {k: claim.get(k) for k in ("status", "answer", "reason")},
+        "verdict": record.verdict,
+        "severity": record.severity,
+        "device_showed": _short(record.outcome_observed, 400),
+        "last_map": _short(last_map or "(the agent never read the map)", 1500),
+        "trial": str(trial.path),
+    }
+
+
+def feedback(t: dict) -> str:
+    claim = t["claim"]
+    said = claim.get("status") or "no claim"
+    if claim.get("answer"):
+        said += f", answering {claim['answer']!r}"
+    if claim.get("reason"):
+        said += f", because {claim['reason']!r}"
+    severity = f" ({t['severity']})" if t["severity"] else ""
+    return (f"The trial failed: verdict {t['verdict']}{severity}. "
+            f"The agent said {said}; the device showed {t['device_showed']}. "
+            + (f"It met {len(t['errors'])} error(s): {'; '.join(t['errors'])}. " if t["errors"] else "")
+            + "What the agent read of Mobium's surface (the tool descriptions, the errors' remedies, the map's "
+              "text) is what the component can change.")
