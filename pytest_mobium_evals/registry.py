@@ -18,6 +18,7 @@ import importlib
 import importlib.util
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,11 +110,17 @@ def import_task_module(path: Path) -> ModuleType:
     path = Path(path).resolve()
     root, name = module_name(path)
     parts = name.split(".")
-    for depth in range(1, len(parts)):
-        package = ".".join(parts[:depth])
-        init = root.joinpath(*parts[:depth], "__init__.py")
-        _load(package, init, is_package=True)
-    return _load(name, path, is_package=False)
+    # One import at a time in a process: a module is in sys.modules before it has run, so another thread loading
+    # the same file (two hillclimbs in one process, say) would take it half-defined, with no tasks yet.
+    with _IMPORTING:
+        for depth in range(1, len(parts)):
+            package = ".".join(parts[:depth])
+            init = root.joinpath(*parts[:depth], "__init__.py")
+            _load(package, init, is_package=True)
+        return _load(name, path, is_package=False)
+
+
+_IMPORTING = threading.RLock()
 
 
 def _load(name: str, path: Path, *, is_package: bool) -> ModuleType:
