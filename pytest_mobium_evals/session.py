@@ -157,8 +157,10 @@ class EvalSession:
         from .devices import parse_device
 
         pace = f" --device-pace={self.device_pace}" if parse_device(self.device).kind == "sim" else ""
-        return [f"mobium-evals: --seed={self.seed} --driver={self.driver} --device={self.device}{pace} "
-                f"run dir {self.run_dir}" + (" (resumed)" if self.resumed else "")]
+        # The run folder is named only once it exists (a resumed one; otherwise the summary names it): a run
+        # refused before its first trial (no credential, no device) never creates it.
+        return [f"mobium-evals: --seed={self.seed} --driver={self.driver} --device={self.device}{pace}"
+                + (f", resuming {self.run_dir}" if self.resumed else "")]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:

@@ -193,7 +193,7 @@ def test_resume_reuses_the_seed_and_skips_graded_trials(suite):
     (suite.path / "run/trials/f01-null-none-r0/verdict.json").unlink()
     suite.makeconftest(CONFTEST + "\nDEVICE.fail_resets = 99\n")  # only the deleted trial may touch the device
     again = suite.runpytest_subprocess("-p", "no:cacheprovider", "--resume", "run")
-    again.stdout.fnmatch_lines([f"*--seed={seed} --driver=reference,null,wrong*(resumed)*"])
+    again.stdout.fnmatch_lines([f"*--seed={seed} --driver=reference,null,wrong*, resuming run"])
     outcomes = again.parseoutcomes()
     assert outcomes.get("passed") == 2 and outcomes.get("infra_error") == 1, outcomes
     assert verdicts(suite)["f01-reference-none-r0"] == stored["f01-reference-none-r0"]
