@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from . import __version__, answers, drivers, grading, surface_proxy
+from . import __version__, answers, drivers, grading, source_commit, surface_proxy
 from .device import Device, InfraError
 from .records import RunDir, trial_name
 from .split import split_of
@@ -374,6 +374,7 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         injection_arm=task.arm,
         injection_pair=task.clean_of or task.id,
         plugin_version=__version__,
+        plugin_commit=source_commit()[0],
         **{"script_error": run.script_error, "infra_error": None, **graded},
     )
 
