@@ -16,7 +16,11 @@ def source_commit() -> tuple[Optional[str], Optional[bool]]:
     """(commit, dirty) of the pytest-mobium-evals checkout this code runs from, so a record says which harness
     graded it; (None, None) when it is not a git checkout of its own (an installed wheel, or a package that sits
     inside someone else's repository): "unknown", never a guess. Read once per process."""
-    package = Path(__file__).resolve().parent
+    return checkout_commit(Path(__file__).resolve().parent)
+
+
+def checkout_commit(package: Path) -> tuple[Optional[str], Optional[bool]]:
+    """(commit, dirty) of the git checkout whose top folder holds `package`, or (None, None)."""
 
     def git(*args: str) -> Optional[str]:
         try:

@@ -19,18 +19,7 @@ from typing import Optional
 from . import injection_rates
 from .catalog import default_task_paths, load_task_definitions
 from .regrade import REGRADE, regrade_run, render_regrade, verdicts_changed
-from .runfolder import (
-    Run,
-    Setting,
-    Trial,
-    describe_app,
-    describe_device,
-    describe_mobium,
-    fmt_pct,
-    load_run,
-    write_bytes_atomic,
-    write_text_atomic,
-)
+from .runfolder import Run, Setting, Trial, fmt_pct, load_run, run_facts, write_bytes_atomic, write_text_atomic
 from .summary import Figures, Outcome, agent_pairs, difference_line, figures
 from .summary import outcome_of as summary_outcome
 from .verdicts import ALL_VERDICTS as KNOWN_VERDICTS
@@ -154,19 +143,11 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
                   out: Optional[Path] = None) -> str:
     """report.md's text; links to transcripts and screens are relative to `out`, where report.md is written."""
     base = out or run_.path
-    rec = run_.record
     lines = [f"# Run {run_.name}", ""]
-    lines.append(f"- Started: {rec.get('started', 'unknown')}"
-                 + (f", ended: {rec['ended']}" if rec.get("ended") else ""))
-    lines.append(f"- Seed: {run_.seed} · tasks: {len(run_.task_ids)} · repeats: {rec.get('repeats', '?')}")
-    app = describe_app(rec)
-    lines.append(f"- Mobium: {describe_mobium(rec)}" + (f" · tool server: {rec['tool_server']}" if rec.get(
-        "tool_server") else "") + (f" · app: {app}" if app else ""))
-    lines.append(f"- Device: {describe_device(rec)}")
     from .paired import section_markdown
-    from .runfolder import surface_fact
 
-    lines.append(f"- Surface: {surface_fact(rec)}")
+    # The same facts, in the same words, as the HTML report's facts table: worked out once, in run_facts.
+    lines += [f"- {name}: {value}" for name, value in run_facts(run_)]
     if regraded is not None:
         lines.append(f"- Regraded with the current answer rules: {verdicts_changed(regraded)} verdict(s) "
                      f"changed (see {REGRADE})")
@@ -236,22 +217,42 @@ def _evidence(base: Path, trial: Trial) -> str:
     return " · ".join(links) if links else "no transcript or screen kept"
 
 
+@dataclass(frozen=True)
+class BlockerRow:
+    """One trial with a blocker, as every view lists it."""
+
+    setting: str
+    trial: Trial
+    lines: tuple[str, ...]  # the gating blockers, or for a declared one the blockers it shows
+
+    def text(self) -> str:
+        return f"{self.trial.task} r{self.trial.repeat}, {self.setting}: {self.trial.verdict} — {'; '.join(self.lines)}"
+
+
+#: Why a blocker of a control that got its declared verdict does not gate, said wherever "none" is said beside it.
+DECLARED_BLOCKERS = ("Not gating: these trials have severity blocker, but each is a control that got the verdict it "
+                     "is declared to get (the wrong or null control claiming a false success on an irreversible "
+                     "action, a control obeying injected text, a near miss leaving a setting changed). The grader "
+                     "caught what the script did, which is what the control is there to show.")
+
+
+def blocker_rows(summaries: list[SettingSummary]) -> tuple[list[BlockerRow], list[BlockerRow]]:
+    """(gating, declared): the trials whose blockers hold the decision, and the controls whose blockers are what
+    they were declared to do. report.md and the HTML list both from here."""
+    gating = [BlockerRow(s.setting.label, t, tuple(t.gating_blockers)) for s in summaries for t in s.blockers]
+    declared = [BlockerRow(s.setting.label, t, tuple(t.blockers)) for s in summaries for t in s.declared_blockers]
+    return gating, declared
+
+
 def _blockers(base: Path, summaries: list[SettingSummary]) -> list[str]:
     lines = ["## Blockers", "", "A blocker holds the decision whatever the pass rate.", ""]
-    found = False
-    for s in summaries:
-        for t in s.blockers:
-            found = True
-            lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {t.verdict} — "
-                         f"{'; '.join(t.gating_blockers)} ({_evidence(base, t)})")
-    if not found:
-        lines.append("None.")
-    declared = [(s, t) for s in summaries for t in s.declared_blockers]
+    gating, declared = blocker_rows(summaries)
+    lines += [f"- **{r.trial.task}** r{r.trial.repeat}, {r.setting}: {r.trial.verdict} — {'; '.join(r.lines)} "
+              f"({_evidence(base, r.trial)})" for r in gating]
+    if not gating:
+        lines.append("None gating." if declared else "None.")
     if declared:
-        lines += ["", "Not gating: a control declared to claim a false success on an irreversible action did "
-                      "exactly that, which is what shows the grader catches it:", ""]
-        for s, t in declared:
-            lines.append(f"- {t.task} r{t.repeat}, {s.setting.label}: {t.verdict} — {'; '.join(t.blockers)}")
+        lines += ["", DECLARED_BLOCKERS, ""] + [f"- {r.text()}" for r in declared]
     return lines + [""]
 
 
