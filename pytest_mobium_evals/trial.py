@@ -15,6 +15,7 @@ import inspect
 import tempfile
 import time
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Callable, Optional
 
 from . import __version__, answers, drivers, grading, source_commit, surface_proxy
@@ -148,6 +149,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
     events: list[dict] = []
     timings = {"reset_s": 0.0, "driver_s": 0.0, "grade_s": 0.0, "total_s": 0.0}
     started = time.monotonic()
+    began = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
     run = drivers.DriverRun(claim=Claim())
     screen = None
     seen = surface_proxy.NOT_SEEN
@@ -210,6 +212,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         timings["total_s"] = time.monotonic() - started
         record = _infra_record(spec, env, params, run, timings, phase, f"{phase}: {type(exc).__name__}: {exc}")
         record.surface_seen = surface_seen or seen.read()
+        record.started_at = began
         result = TrialResult(record, events, screen, error=exc)
         enter("record")
         _write(env, spec, result)
@@ -217,6 +220,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 
     timings["total_s"] = time.monotonic() - started
     record.timings = {k: round(v, 3) for k, v in timings.items()}
+    record.started_at = began
     result = TrialResult(record, events, screen)
     enter("record")
     _write(env, spec, result)
