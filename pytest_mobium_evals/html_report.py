@@ -31,6 +31,9 @@ SCREEN_WIDTH = 216  # px: the screen shown beside the transcript, whole; a click
 # smaller (a virtual device's flat screens: about 3 KB for 1080x2400, a tenth of the PNG), else lossy at a quality
 # where its lines still read.
 SCREEN_FORMAT, SCREEN_MIME, SCREEN_QUALITY = "WEBP", "image/webp", 60
+# A screen with photos or gradients (a real device's) can cost 200 KB at its own size, and a controls run has
+# hundreds: past this many bytes it is kept at the first of these widths that fits (its lines still read at 720).
+SCREEN_MAX_BYTES, SCREEN_FALLBACK_WIDTHS = 80_000, (720, 540)
 ANSWER_CHARS = 400  # a tool answer (an element map) is cut here in the report; transcript.jsonl keeps it whole
 PROMPT_CHARS = 2000
 SEVERITIES = SEVERITY_WORDS + ("none",)  # "none": the filter for trials without a severity
@@ -82,20 +85,35 @@ def trial_extras(run_dir: Path, name: str, record: dict, screen_b64: Optional[st
     return [extras.html(trial_html(record, trial_steps, screen))]
 
 
-def encode_screen(png: bytes, quality: int = SCREEN_QUALITY) -> Optional[bytes]:
-    """The screen as WebP at its own size (lossless or lossy, whichever is smaller), or None when the bytes are not
-    an image Pillow reads."""
+def encode_screen(png: bytes, quality: int = SCREEN_QUALITY, max_bytes: int = SCREEN_MAX_BYTES) -> Optional[bytes]:
+    """The screen as WebP at its own size (lossless or lossy, whichever is smaller), or when that passes `max_bytes`
+    at the first fallback width that does not (else the narrowest); None when the bytes are not an image Pillow
+    reads."""
     from PIL import Image, UnidentifiedImageError
+
+    def smallest(img) -> bytes:
+        # Lossless first, at its fastest method that still packs a flat screen (~50 ms for 1080x2400); lossy only
+        # when that is too big (a screen with photos).
+        best = b""
+        for options in ({"lossless": True, "method": 1}, {"quality": quality, "method": 4}):
+            buf = io.BytesIO()
+            img.save(buf, SCREEN_FORMAT, **options)
+            if not best or len(buf.getvalue()) < len(best):
+                best = buf.getvalue()
+            if len(best) <= max_bytes:
+                break
+        return best
 
     try:
         with Image.open(io.BytesIO(png)) as img:
             img = img.convert("RGB")
-            encoded = []
-            for options in ({"lossless": True}, {"quality": quality}):
-                buf = io.BytesIO()
-                img.save(buf, SCREEN_FORMAT, method=6, **options)
-                encoded.append(buf.getvalue())
-            return min(encoded, key=len)
+            out = smallest(img)
+            for width in SCREEN_FALLBACK_WIDTHS:
+                if len(out) <= max_bytes or img.width <= width:
+                    break
+                out = smallest(img.resize((width, max(1, round(img.height * width / img.width))),
+                                          Image.Resampling.LANCZOS))
+            return out
     except (UnidentifiedImageError, OSError, ValueError):
         return None
 

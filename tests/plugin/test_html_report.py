@@ -140,6 +140,11 @@ def test_screens_keep_their_own_size_in_a_few_bytes():
         assert img.format == "WEBP" and img.size == (1080, 2400)
     assert len(kept) < len(buf.getvalue())
     assert encode_screen(b"not an image") is None
+    # a screen that costs many bytes at its own size (noise, as photos are) is kept narrower, still whole
+    noisy = io.BytesIO()
+    Image.effect_noise((1080, 2400), 80).convert("RGB").save(noisy, "PNG")
+    with Image.open(io.BytesIO(encode_screen(noisy.getvalue(), max_bytes=200_000))) as img:
+        assert img.size in ((720, 1600), (540, 1200))
 
 
 def test_the_screen_opens_full_size_on_the_page_and_back():
