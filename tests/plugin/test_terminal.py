@@ -87,13 +87,16 @@ def test_a_refused_run_names_no_run_folder_and_creates_none(pytester, monkeypatc
     assert not (pytester.path / "never-made").exists()
 
 
-def test_the_ghost_bench_summary_line_is_its_own_line(pytester):
-    (pytester.path / "ghost_bench").mkdir()
-    source = ROOT / "tasks" / "ghost_bench" / "navigation.json"
-    (pytester.path / "ghost_bench" / "navigation.json").write_text(source.read_text())
+@pytest.mark.parametrize("suite, source, select, summary", [
+    ("ghost_bench", "navigation.json", "OpenAppClock", "Ghost Bench summary: *run/ghost_bench.json"),
+    ("androidworld", "system.json", "SystemWifiTurnOn and not Verify", "AndroidWorld summary: *run/androidworld.json"),
+])
+def test_a_suite_s_summary_line_is_its_own_line(pytester, suite, source, select, summary):
+    (pytester.path / suite).mkdir()
+    (pytester.path / suite / source).write_text((ROOT / "tasks" / suite / source).read_text())
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--run-dir=run", "--driver=reference",
-                                           "--device=sim", "-k", "OpenAppClock", "-n", "0")
+                                           "--device=sim", "-k", select, "-n", "0")
     result.assert_outcomes(passed=1)
-    assert progress_line(result).split() == ["ghost_bench/navigation.json", ".", "[100%]"]
-    result.stdout.fnmatch_lines(["Ghost Bench summary: *run/ghost_bench.json"])
-    assert not any("[100%]" in line and "Ghost Bench" in line for line in result.outlines)
+    assert progress_line(result).split() == [f"{suite}/{source}", ".", "[100%]"]
+    result.stdout.fnmatch_lines([summary])
+    assert not any("[100%]" in line and "summary" in line for line in result.outlines)
