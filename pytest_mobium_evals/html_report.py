@@ -152,8 +152,9 @@ def trial_html(record: dict, trial_steps: list, screen: Optional[bytes] = None) 
         lines.append(f"<p class=mv-bad><b>Blocker</b> {esc(blocker)}</p>")
     if record.get("infra_error"):
         lines.append(f"<p class=mv-bad><b>Infrastructure error</b> {esc(record['infra_error'])}</p>")
-    lines.append(f"<details><summary>Transcript ({len(trial_steps)} steps)</summary><ol class=mv-steps>")
-    for s in trial_steps:
+    shown = [s for s in trial_steps if s.role != "model"]  # a model step marks a reply; its words are the next steps
+    lines.append(f"<details><summary>Transcript ({len(shown)} steps)</summary><ol class=mv-steps>")
+    for s in shown:
         if s.role == "tool":
             answer = "" if s.answer is None else (
                 f"<pre{' class=mv-bad' if s.is_error else ''}>{esc(_cut(s.answer, ANSWER_CHARS))}</pre>")

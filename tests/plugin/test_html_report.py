@@ -121,7 +121,8 @@ def test_a_trial_shows_its_claim_outcome_side_effects_and_transcript():
     record = {"verdict": "touched", "severity": "blocker", "driver": "agent", "claim": {"status": "done"},
               "outcome_reached": False, "outcome_observed": "idle", "blockers": ["irreversible: sent"],
               "side_effects": [{"namespace": "global", "key": "wifi_on", "before": "1", "after": "0"}]}
-    events = [{"kind": "prompt", "text": "Turn it on"}, {"kind": "tool_call", "id": "c1", "tool": "app_tap",
+    events = [{"kind": "prompt", "text": "Turn it on"}, {"kind": "model", "tokens": {"input": 5, "output": 1}},
+              {"kind": "tool_call", "id": "c1", "tool": "app_tap",
                                                          "arguments": {"target": "Wi-Fi"}},
               {"kind": "call", "name": "app_tap", "arguments": {"target": "Wi-Fi"}},  # the client's copy
               {"kind": "tool_result", "id": "c1", "tool": "app_tap", "text": "tapped " + "x" * 900},
@@ -130,6 +131,7 @@ def test_a_trial_shows_its_claim_outcome_side_effects_and_transcript():
     assert "global/wifi_on: 1 → 0" in page and "irreversible: sent" in page and "'idle'" in page
     assert page.count('app_tap(target="Wi-Fi")') == 1  # the client's duplicate is left out
     assert "more characters)" in page and "<b>final claim</b> done" in page
+    assert "Transcript (3 steps)" in page  # prompt, call, claim: the model step only marks the reply
 
 
 def test_screens_keep_their_own_size_in_a_few_bytes():
