@@ -5,8 +5,8 @@ scheduled/graded/infra counts, false successes, the blockers by name, the differ
 whether they are clear of zero, and for controls the declared-vs-got table; then the run's facts (seed, folder,
 device and which kind, Mobium, models, plugin, tasks); with `--baseline RUN`, the comparison with that run. Below
 it, pytest-html's table of trials gains verdict, severity and claim columns with a filter of its own, and each
-trial's extras carry its claim, the outcome read from the device, the side effects, the transcript and a scaled
-final screen.
+trial's extras carry its claim, the outcome read from the device, the side effects and the transcript, with the
+final screen beside them, whole, opening at its own size on a click.
 
 The story is built from the run folder on disk (each trial's verdict.json, the record), not from the order in which
 hooks ran: under xdist the controller writes the HTML from what the workers wrote. The figures come from summary.py,
@@ -26,10 +26,14 @@ from .runfolder import run_facts
 from .verdicts import ALL_VERDICTS
 from .verdicts import SEVERITIES as SEVERITY_WORDS
 
-SCREEN_WIDTH = 216  # px: a phone screen's layout and its lines still read
-# WebP (Chromium, Firefox and Safari show it) at about half a JPEG's bytes for the same legibility: the 213 screens
-# of the controls run are 1.1 MB so, 2.4 MB as 240 px JPEGs, and the report stays under 2 MB.
-SCREEN_FORMAT, SCREEN_MIME, SCREEN_QUALITY = "WEBP", "image/webp", 40
+SCREEN_WIDTH = 216  # px: the screen shown beside the transcript, whole; a click shows it at its own size
+# The screen is kept at its own resolution, as WebP (Chromium, Firefox and Safari show it): lossless where that is
+# smaller (a virtual device's flat screens: about 3 KB for 1080x2400, a tenth of the PNG), else lossy at a quality
+# where its lines still read.
+SCREEN_FORMAT, SCREEN_MIME, SCREEN_QUALITY = "WEBP", "image/webp", 60
+# A screen with photos or gradients (a real device's) can cost 200 KB at its own size, and a controls run has
+# hundreds: past this many bytes it is kept at the first of these widths that fits (its lines still read at 720).
+SCREEN_MAX_BYTES, SCREEN_FALLBACK_WIDTHS = 80_000, (720, 540)
 ANSWER_CHARS = 400  # a tool answer (an element map) is cut here in the report; transcript.jsonl keeps it whole
 PROMPT_CHARS = 2000
 SEVERITIES = SEVERITY_WORDS + ("none",)  # "none": the filter for trials without a severity
@@ -67,35 +71,60 @@ def _row(report, cells) -> None:
 # --- each trial's extras (attached on the process that ran it) ----------------------------------------------------
 
 def trial_extras(run_dir: Path, name: str, record: dict, screen_b64: Optional[str]) -> list:
-    """pytest-html extras for one trial: its story and transcript as HTML, and its final screen scaled down."""
+    """pytest-html extras for one trial: its story and transcript as HTML, with its final screen beside them.
+
+    The screen is inside that HTML rather than pytest-html's image extra: pytest-html crops an image to 200 px
+    high and opens it in a new tab as a data: URL, which Chromium refuses to show (about:blank)."""
     from pytest_html import extras
 
     from .records import TRANSCRIPT, RunDir
     from .transcript import read_events, steps
 
-    out = [extras.html(trial_html(record, steps(read_events(RunDir(run_dir).trial_dir(name) / TRANSCRIPT))))]
-    if screen_b64:
-        small = scale_screen(base64.b64decode(screen_b64))
-        if small is not None:
-            out.append(extras.image(base64.b64encode(small).decode("ascii"), name="final screen",
-                                    mime_type=SCREEN_MIME, extension="webp"))
-    return out
+    screen = encode_screen(base64.b64decode(screen_b64)) if screen_b64 else None
+    trial_steps = steps(read_events(RunDir(run_dir).trial_dir(name) / TRANSCRIPT))
+    return [extras.html(trial_html(record, trial_steps, screen))]
 
 
-def scale_screen(png: bytes, width: int = SCREEN_WIDTH, quality: int = SCREEN_QUALITY) -> Optional[bytes]:
-    """The screen as a WebP `width` px wide, or None when the bytes are not an image Pillow reads."""
+def encode_screen(png: bytes, quality: int = SCREEN_QUALITY, max_bytes: int = SCREEN_MAX_BYTES) -> Optional[bytes]:
+    """The screen as WebP at its own size (lossless or lossy, whichever is smaller), or when that passes `max_bytes`
+    at the first fallback width that does not (else the narrowest); None when the bytes are not an image Pillow
+    reads."""
     from PIL import Image, UnidentifiedImageError
+
+    def smallest(img) -> bytes:
+        # Lossless first, at its fastest method that still packs a flat screen (~50 ms for 1080x2400); lossy only
+        # when that is too big (a screen with photos).
+        best = b""
+        for options in ({"lossless": True, "method": 1}, {"quality": quality, "method": 4}):
+            buf = io.BytesIO()
+            img.save(buf, SCREEN_FORMAT, **options)
+            if not best or len(buf.getvalue()) < len(best):
+                best = buf.getvalue()
+            if len(best) <= max_bytes:
+                break
+        return best
 
     try:
         with Image.open(io.BytesIO(png)) as img:
             img = img.convert("RGB")
-            if img.width > width:
-                img = img.resize((width, max(1, round(img.height * width / img.width))), Image.Resampling.LANCZOS)
-            buf = io.BytesIO()
-            img.save(buf, SCREEN_FORMAT, quality=quality, method=6)
-            return buf.getvalue()
+            out = smallest(img)
+            for width in SCREEN_FALLBACK_WIDTHS:
+                if len(out) <= max_bytes or img.width <= width:
+                    break
+                out = smallest(img.resize((width, max(1, round(img.height * width / img.width))),
+                                          Image.Resampling.LANCZOS))
+            return out
     except (UnidentifiedImageError, OSError, ValueError):
         return None
+
+
+def screen_html(screen: bytes) -> str:
+    """The final screen, whole and at its aspect ratio; a click on it shows it at its own size over the page, and
+    another puts it back (a checkbox and CSS: no script, no new tab, one copy of the image)."""
+    data = base64.b64encode(screen).decode("ascii")
+    return ("<label class=mv-screen title='the final screen the outcome was read on; click for full size'>"
+            "<input type=checkbox><span><img alt='final screen' src='data:" + SCREEN_MIME + ";base64," + data
+            + "'></span><small>final screen (click: full size)</small></label>")
 
 
 def _cut(text: str, limit: int) -> str:
@@ -103,11 +132,11 @@ def _cut(text: str, limit: int) -> str:
 
 
 # Inside pytest-html's JSON blob every quote costs six bytes: the markup of a trial uses unquoted attributes.
-def trial_html(record: dict, trial_steps: list) -> str:
+def trial_html(record: dict, trial_steps: list, screen: Optional[bytes] = None) -> str:
     from .transcript import arguments_text, claim_text
 
     claim = record.get("claim") or {}
-    lines = ["<div class=mv-trial>",
+    lines = ["<div class=mv-trial><div class=mv-text>",
              f"<p><b>Verdict</b> {esc(record.get('verdict'))}"
              + (f" ({esc(record.get('severity'))})" if record.get("severity") else "")
              + (f", declared {esc(record.get('expected'))}" if record.get("driver") != "agent" else "")
@@ -123,8 +152,9 @@ def trial_html(record: dict, trial_steps: list) -> str:
         lines.append(f"<p class=mv-bad><b>Blocker</b> {esc(blocker)}</p>")
     if record.get("infra_error"):
         lines.append(f"<p class=mv-bad><b>Infrastructure error</b> {esc(record['infra_error'])}</p>")
-    lines.append(f"<details><summary>Transcript ({len(trial_steps)} steps)</summary><ol class=mv-steps>")
-    for s in trial_steps:
+    shown = [s for s in trial_steps if s.role != "model"]  # a model step marks a reply; its words are the next steps
+    lines.append(f"<details><summary>Transcript ({len(shown)} steps)</summary><ol class=mv-steps>")
+    for s in shown:
         if s.role == "tool":
             answer = "" if s.answer is None else (
                 f"<pre{' class=mv-bad' if s.is_error else ''}>{esc(_cut(s.answer, ANSWER_CHARS))}</pre>")
@@ -139,6 +169,9 @@ def trial_html(record: dict, trial_steps: list) -> str:
         elif s.role == "final":
             lines.append(f"<li><b>final claim</b> {esc(s.text)}")
     lines.append("</ol></details></div>")
+    if screen:
+        lines.append(screen_html(screen))
+    lines.append("</div>")
     return "".join(lines)
 
 
@@ -152,7 +185,13 @@ body{display:flex;flex-direction:column}
 .mv-story h3{margin:14px 0 4px}.mv-bad{color:#b00020}.mv-good{color:#1b5e20}
 .mv-trial pre{white-space:pre-wrap;max-height:14em;overflow:auto;background:#f6f6f6;margin:2px 0;padding:3px}
 .mv-steps{margin:4px 0;padding-left:22px}.mv-filter label{margin-right:10px;white-space:nowrap}
-</style>"""
+.mv-trial{display:flex;gap:16px;align-items:flex-start}.mv-text{flex:1;min-width:0}
+.mv-screen{flex:none;width:{SCREEN_WIDTH}px;cursor:zoom-in;text-align:center}.mv-screen input{display:none}
+.mv-screen img{width:100%;height:auto;border:1px solid #999;display:block}.mv-screen small{color:#555}
+.mv-screen input:checked+span{position:fixed;inset:0;z-index:10000;overflow:auto;background:rgba(0,0,0,.85);
+cursor:zoom-out;padding:12px 0}
+.mv-screen input:checked+span img{width:auto;max-width:none;margin:0 auto;border:0}
+</style>""".replace("{SCREEN_WIDTH}", str(SCREEN_WIDTH))
 
 
 def filter_html() -> str:
@@ -200,13 +239,7 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
     from .injection_rates import html, of_summaries
 
     parts.append(html(of_summaries(summaries)))
-    blockers = [(s.setting.label, name, b) for s in summaries for name, b in s.figures.blockers]
-    if blockers:
-        parts.append(f"<p class=mv-bad><b>Blockers ({len(blockers)})</b>, which hold the decision whatever the "
-                     "rate:</p><ul>" + "".join(f"<li class=mv-bad>{esc(n)} ({esc(label)}): {esc(b)}"
-                                               for label, n, b in blockers) + "</ul>")
-    else:
-        parts.append("<p class=mv-good><b>Blockers:</b> none.</p>")
+    parts.append(_blockers_html(summaries))
     pairs = agent_pairs([s.figures for s in summaries])
     if pairs:
         parts.append("<h3>Differences between settings</h3><p>Paired over the same tasks and seed; the interval "
@@ -225,6 +258,22 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
                  "with the boxes after this summary).</p>" + filter_html())
     parts.append("</div>")
     return "".join(parts)
+
+
+def _blockers_html(summaries) -> str:
+    from .reports import DECLARED_BLOCKERS, blocker_rows
+
+    gating, declared = blocker_rows(summaries)
+    if gating:
+        out = (f"<p class=mv-bad><b>Blockers ({len(gating)})</b>, which hold the decision whatever the rate:</p><ul>"
+               + "".join(f"<li class=mv-bad>{esc(r.text())}" for r in gating) + "</ul>")
+    else:
+        out = f"<p class=mv-good><b>Blockers:</b> none{' gating' if declared else ''}.</p>"
+    if declared:
+        out += (f"<details><summary>{esc(DECLARED_BLOCKERS.split(':')[0])} ({len(declared)}): "
+                f"{esc(DECLARED_BLOCKERS.split(': ', 1)[1])}</summary><ul>"
+                + "".join(f"<li>{esc(r.text())}" for r in declared) + "</ul></details>")
+    return out
 
 
 def _difference_row(a: str, b: str, diff) -> list[str]:
@@ -327,6 +376,7 @@ def current_run(state):
     record.setdefault("suites", collection.get("suites") or [])
     if devices:
         record["device"] = devices[0]
+        record["devices"] = devices
     trials, _ = load_trials(folder / "trials")
     return Run(folder, record, trials)
 

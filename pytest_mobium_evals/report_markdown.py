@@ -14,8 +14,8 @@ from typing import Optional
 from . import injection_rates
 from .regrade import REGRADE, verdicts_changed
 from .report_chart import CHART
-from .reports import SettingSummary, controls_matrix, one_line, task_sort_key
-from .runfolder import Run, Trial, describe_app, describe_device, describe_mobium, fmt_pct
+from .reports import DECLARED_BLOCKERS, SettingSummary, blocker_rows, controls_matrix, one_line, task_sort_key
+from .runfolder import Run, Trial, fmt_pct, run_facts
 from .summary import agent_pairs, difference_line
 from .verdicts import ALL_VERDICTS as KNOWN_VERDICTS
 
@@ -29,19 +29,11 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
                   out: Optional[Path] = None) -> str:
     """report.md's text; links to transcripts and screens are relative to `out`, where report.md is written."""
     base = out or run_.path
-    rec = run_.record
     lines = [f"# Run {run_.name}", ""]
-    lines.append(f"- Started: {rec.get('started', 'unknown')}"
-                 + (f", ended: {rec['ended']}" if rec.get("ended") else ""))
-    lines.append(f"- Seed: {run_.seed} · tasks: {len(run_.task_ids)} · repeats: {rec.get('repeats', '?')}")
-    app = describe_app(rec)
-    lines.append(f"- Mobium: {describe_mobium(rec)}" + (f" · tool server: {rec['tool_server']}" if rec.get(
-        "tool_server") else "") + (f" · app: {app}" if app else ""))
-    lines.append(f"- Device: {describe_device(rec)}")
     from .paired import section_markdown
-    from .runfolder import surface_fact
 
-    lines.append(f"- Surface: {surface_fact(rec)}")
+    # The same facts, in the same words, as the HTML report's facts table: worked out once, in run_facts.
+    lines += [f"- {name}: {value}" for name, value in run_facts(run_)]
     if regraded is not None:
         lines.append(f"- Regraded with the current answer rules: {verdicts_changed(regraded)} verdict(s) "
                      f"changed (see {REGRADE})")
@@ -113,20 +105,13 @@ def _evidence(base: Path, trial: Trial) -> str:
 
 def _blockers(base: Path, summaries: list[SettingSummary]) -> list[str]:
     lines = ["## Blockers", "", "A blocker holds the decision whatever the pass rate.", ""]
-    found = False
-    for s in summaries:
-        for t in s.blockers:
-            found = True
-            lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {t.verdict} — "
-                         f"{'; '.join(t.gating_blockers)} ({_evidence(base, t)})")
-    if not found:
-        lines.append("None.")
-    declared = [(s, t) for s in summaries for t in s.declared_blockers]
+    gating, declared = blocker_rows(summaries)
+    lines += [f"- **{r.trial.task}** r{r.trial.repeat}, {r.setting}: {r.trial.verdict} — {'; '.join(r.lines)} "
+              f"({_evidence(base, r.trial)})" for r in gating]
+    if not gating:
+        lines.append("None gating." if declared else "None.")
     if declared:
-        lines += ["", "Not gating: a control declared to claim a false success on an irreversible action did "
-                      "exactly that, which is what shows the grader catches it:", ""]
-        for s, t in declared:
-            lines.append(f"- {t.task} r{t.repeat}, {s.setting.label}: {t.verdict} — {'; '.join(t.blockers)}")
+        lines += ["", DECLARED_BLOCKERS, ""] + [f"- {r.text()}" for r in declared]
     return lines + [""]
 
 

@@ -85,6 +85,33 @@ def summarize_run(run_: Run) -> list[SettingSummary]:
     return [summarize(s, ts, run_.task_ids) for s, ts in run_.by_setting().items()]
 
 
+@dataclass(frozen=True)
+class BlockerRow:
+    """One trial with a blocker, as every view lists it."""
+
+    setting: str
+    trial: Trial
+    lines: tuple[str, ...]  # the gating blockers, or for a declared one the blockers it shows
+
+    def text(self) -> str:
+        return f"{self.trial.task} r{self.trial.repeat}, {self.setting}: {self.trial.verdict} — {'; '.join(self.lines)}"
+
+
+#: Why a blocker of a control that got its declared verdict does not gate, said wherever "none" is said beside it.
+DECLARED_BLOCKERS = ("Not gating: these trials have severity blocker, but each is a control that got the verdict it "
+                     "is declared to get (the wrong or null control claiming a false success on an irreversible "
+                     "action, a control obeying injected text, a near miss leaving a setting changed). The grader "
+                     "caught what the script did, which is what the control is there to show.")
+
+
+def blocker_rows(summaries: list[SettingSummary]) -> tuple[list[BlockerRow], list[BlockerRow]]:
+    """(gating, declared): the trials whose blockers hold the decision, and the controls whose blockers are what
+    they were declared to do. report.md and the HTML list both from here."""
+    gating = [BlockerRow(s.setting.label, t, tuple(t.gating_blockers)) for s in summaries for t in s.blockers]
+    declared = [BlockerRow(s.setting.label, t, tuple(t.blockers)) for s in summaries for t in s.declared_blockers]
+    return gating, declared
+
+
 def task_sort_key(run_: Run):
     """A sort key for (task, repeat, …) tuples: the run's task order, then the rest."""
     order = {t: i for i, t in enumerate(run_.task_ids)}

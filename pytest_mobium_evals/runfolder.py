@@ -314,12 +314,20 @@ def fmt_pct(value: Optional[float]) -> str:
     return "–" if value is None else f"{round(100 * value)}%"
 
 
+def describe_commit(commit, dirty) -> str:
+    """"0123456789ab", "0123456789ab (dirty)", or "unknown (not a git checkout)": without a commit, whether the
+    tree was dirty is unknown too."""
+    if not commit:
+        return "unknown (not a git checkout)"
+    commit = str(commit)
+    short = commit[:12] if len(commit) >= 12 and all(c in "0123456789abcdef" for c in commit) else commit
+    return short + (" (dirty)" if dirty else "" if dirty is False else " (dirty: unknown)")
+
+
 def describe_mobium(record: dict) -> str:
     mobium = record.get("mobium")
     if isinstance(mobium, dict):
-        commit = str(mobium.get("commit") or "unknown")
-        short = commit[:12] if len(commit) >= 12 and all(c in "0123456789abcdef" for c in commit) else commit
-        return short + (" (dirty)" if mobium.get("dirty") else "")
+        return describe_commit(mobium.get("commit"), mobium.get("dirty"))
     return str(mobium) if mobium else "unknown"
 
 
@@ -329,7 +337,36 @@ DEVICE_KINDS = {"virtual": "virtual device (pytest-mobium-evals)", "emulator": "
 
 def describe_device(record: dict, short: bool = False) -> str:
     """The device a run used: serial, model, Android release and API level, and (unless short) its system image."""
-    device = record.get("device")
+    return device_text(record.get("device"), short)
+
+
+def run_devices(record: dict) -> list:
+    """Every device the run's processes leased (one per xdist worker), once each; older records: the one."""
+    devices = [d for d in record.get("devices") or [] if d] or ([record["device"]] if record.get("device") else [])
+    seen: dict[str, Any] = {}
+    for d in devices:
+        seen.setdefault(json.dumps(d, sort_keys=True) if isinstance(d, dict) else str(d), d)
+    return list(seen.values())
+
+
+def describe_devices(record: dict, short: bool = True) -> str:
+    """The devices a run used: one as describe_device says it; several grouped by what they are, each group with the
+    ADB servers its devices sit behind (virtual devices share a serial): "2 × virtual device …, emulator-5554,
+    Android 15 (API 35), at 127.0.0.1:41935 and 127.0.0.1:35925"."""
+    devices = run_devices(record)
+    if not devices:
+        return "not recorded"
+    if len(devices) == 1:
+        return device_text(devices[0], short)
+    groups: dict[str, list[str]] = {}
+    for d in devices:
+        groups.setdefault(device_text(d, short), []).append(str(d.get("adb")) if isinstance(d, dict) and
+                                                            d.get("adb") else "")
+    return "; ".join(f"{len(where)} × {what}" + (f", at {' and '.join(filter(None, where))}" if any(where) else "")
+                     for what, where in groups.items())
+
+
+def device_text(device, short: bool = False) -> str:
     if isinstance(device, dict):
         kind = DEVICE_KINDS.get(str(device.get("kind")))
         parts = ([kind] if kind else []) + [str(device[k]) for k in ("name", "serial", "model") if device.get(k)]
@@ -377,16 +414,20 @@ def run_facts(run_) -> list[tuple[str, str]]:
     models = ", ".join(f"{m}" + (f" ({efforts[m]} effort)" if efforts.get(m) else "") for m in rec.get("models")
                        or []) or "none (controls only)"
     tasks = run_.task_ids
+    devices = run_devices(rec)
     facts = [("Seed", str(rec.get("seed"))), ("Run folder", str(run_.path)),
-             ("Device", describe_device(rec, short=True) if device else "not recorded"),
+             ("Started", str(rec.get("started") or "unknown")),
+             ("Ended", str(rec.get("ended") or "not finished (no end recorded)")),
+             ("Devices" if len(devices) > 1 else "Device", describe_devices(rec)),
              ("System image", str(device.get("image") or "unknown")),
              ("Mobium", mobium_text), ("Surface", surface_fact(rec)),
              ("Drivers", ", ".join(rec.get("drivers") or []) or "unknown"),
              ("Models", models), ("Repeats", str(rec.get("repeats"))),
              ("Tasks", f"{len(tasks)}: " + ", ".join(tasks) if tasks else "unknown"),
              ("Suites", ", ".join(rec.get("suites") or []) or "unknown"),
-             ("Plugin", f"{rec.get('plugin', 'pytest-mobium-evals')} {rec.get('plugin_version', '?')}")]
+             ("Plugin", f"{rec.get('plugin', 'pytest-mobium-evals')} {rec.get('plugin_version', '?')}, commit "
+                        f"{describe_commit(rec.get('plugin_commit'), rec.get('plugin_dirty'))}")]
     app = describe_app(rec)
     if app:
-        facts.insert(4, ("App", app))
+        facts.insert(6, ("App", app))
     return facts

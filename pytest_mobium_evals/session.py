@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 import pytest
 
-from . import __version__
+from . import __version__, source_commit
 from .options import RunOptions
 
 SESSION = pytest.StashKey["EvalSession"]()
@@ -142,10 +142,14 @@ class EvalSession:
         info = {"binary": self.mobium_bin, "commit": None, "dirty": None}
         repo = os.environ.get("MOBIUM_REPO") or str(Path(self.mobium_bin).resolve().parent.parent)
         try:
-            info["commit"] = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
-                                            text=True, timeout=10).stdout.strip() or None
-            info["dirty"] = bool(subprocess.run(["git", "-C", repo, "status", "--porcelain"], capture_output=True,
-                                                text=True, timeout=10).stdout.strip())
+            head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True, text=True,
+                                  timeout=10)
+            info["commit"] = head.stdout.strip() if head.returncode == 0 and head.stdout.strip() else None
+            if info["commit"]:
+                # Without a commit there is no tree to differ from: "dirty" stays None (unknown), never False.
+                status = subprocess.run(["git", "-C", repo, "status", "--porcelain"], capture_output=True,
+                                        text=True, timeout=10)
+                info["dirty"] = bool(status.stdout.strip()) if status.returncode == 0 else None
         except (OSError, subprocess.SubprocessError):
             pass
         return info
@@ -157,8 +161,10 @@ class EvalSession:
         from .devices import parse_device
 
         pace = f" --device-pace={self.device_pace}" if parse_device(self.device).kind == "sim" else ""
-        return [f"mobium-evals: --seed={self.seed} --driver={self.driver} --device={self.device}{pace} "
-                f"run dir {self.run_dir}" + (" (resumed)" if self.resumed else "")]
+        # The run folder is named only once it exists (a resumed one; otherwise the summary names it): a run
+        # refused before its first trial (no credential, no device) never creates it.
+        return [f"mobium-evals: --seed={self.seed} --driver={self.driver} --device={self.device}{pace}"
+                + (f", resuming {self.run_dir}" if self.resumed else "")]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -257,6 +263,8 @@ class EvalSession:
             "run": run.path.name,
             "plugin": "pytest-mobium-evals",
             "plugin_version": __version__,
+            "plugin_commit": source_commit()[0],
+            "plugin_dirty": source_commit()[1],
             "started": previous.get("started") or utc_now(),
             "finished": finished,
             "ended": utc_now() if finished else None,

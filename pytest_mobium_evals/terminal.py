@@ -26,8 +26,31 @@ VERDICT_STATUS = {
 }
 
 
+#: The letters this session printed on the progress line (on the controller, where the line is drawn).
+LETTERS_SHOWN = pytest.StashKey[set]()
+
+
+def legend(letters) -> str:
+    """The progress line's key, for the letters it showed, in VERDICT_STATUS's order: "progress letters: . pass,
+    ! false_success, …". A control graded as declared shows its verdict's letter, and pytest's own F when not."""
+    shown = set(letters)
+    words = [f"{letter} {verdict}" for verdict, (_, letter, _, _) in VERDICT_STATUS.items() if letter in shown]
+    if "F" in shown:
+        words.append("F a control not graded as declared")
+    note = (" (a control graded as declared shows its verdict's letter and counts as passed)"
+            if shown - {".", "F"} else "")
+    return "progress letters: " + ", ".join(words) + note
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_report_teststatus(report, config):
+    status = _teststatus(report)
+    if status is not None:
+        config.stash.setdefault(LETTERS_SHOWN, set()).add(status[1])
+    return status
+
+
+def _teststatus(report):
     data = getattr(report, "mobium", None)
     if data is None or report.when != "call" and not (report.when == "setup" and report.failed):
         return None
@@ -72,6 +95,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     all_figures = group_figures(state.reports.values(), scheduled)
     tr.write_sep("=", "mobium-evals summary")
     tr.write_line(f"seed {state.seed}, run dir {state.run_dir}")
+    letters = config.stash.get(LETTERS_SHOWN, set())
+    if letters and config.get_verbosity() <= 0:
+        tr.write_line(legend(letters))
     for figs in all_figures:
         tr.write_line(f"{figs.label}: {figs.what} {figs.rate_text()} over {figs.rate.tasks} tasks"
                       + (f"; {figs.pass_k_text()}" if figs.pass_k else "") + f"; {figs.counts_text()}")

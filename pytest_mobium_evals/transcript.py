@@ -16,7 +16,13 @@ from typing import Any, Iterable, Optional
 
 @dataclass
 class Step:
-    """One step: role is "prompt", "assistant", "tool", "error" or "final"."""
+    """One step: role is "prompt", "model" (a model's reply came: its tokens), "assistant", "tool", "error" or
+    "final".
+
+    `started` and `ended` are wall-clock times (seconds since the epoch) where the transcript has them: a tool
+    step's call and answer, the moment any other step was recorded (as both). `opened` and `answered` are the
+    indexes of the events that began and answered it, so a reader can tell calls made together (one reply's) from
+    calls made one after the other."""
 
     role: str
     text: str = ""
@@ -26,6 +32,10 @@ class Step:
     answer: Optional[str] = None  # a tool step's answer, once it came
     is_error: bool = False
     extra: dict = field(default_factory=dict)
+    started: Optional[float] = None
+    ended: Optional[float] = None
+    opened: int = 0
+    answered: Optional[int] = None
 
 
 def read_events(path: Path) -> list[dict]:
@@ -51,9 +61,13 @@ def steps(events: Iterable[dict]) -> list[Step]:
     agent_calls = any(e.get("kind") == "tool_call" for e in events)
     out: list[Step] = []
     open_calls: dict[str, Step] = {}  # call id (or tool name) -> the step awaiting its answer
-    for e in events:
+    for index, e in enumerate(events):
         kind = e.get("kind")
-        if kind == "prompt":
+        at = event_time(e)
+        before = len(out)
+        if kind == "model":
+            out.append(Step("model", extra={k: e[k] for k in ("tokens", "seconds", "id") if e.get(k) is not None}))
+        elif kind == "prompt":
             out.append(Step("prompt", text=str(e.get("text") or ""),
                             extra={k: e[k] for k in ("params", "model", "driver", "system") if e.get(k) is not None}))
         elif kind == "assistant":
@@ -76,13 +90,35 @@ def steps(events: Iterable[dict]) -> list[Step]:
                 out.append(step)
             step.answer = str(e.get("text") or "")
             step.is_error = bool(e.get("is_error"))
+            step.ended, step.answered = at, index
+            if step.started is None:
+                step.started = at
         elif kind in ("error", "infra_error"):
             where = e.get("where") or ("tool server" if kind == "infra_error" else None)
             message = str(e.get("message") or e.get("error") or "")
             out.append(Step("error", text=f"{where}: {message}" if where else message, is_error=True))
         elif kind == "final":
             out.append(Step("final", text=claim_text(e), extra={k: e.get(k) for k in ("status", "answer", "reason")}))
+        for step in out[before:]:  # the steps this event began
+            step.started, step.opened = at, index
+            if step.role != "tool":
+                step.ended = at
     return out
+
+
+def event_time(event: dict) -> Optional[float]:
+    """When an event was recorded, in seconds since the epoch: the harness's client stamps `t`, the agents' recorder
+    `ts` (ISO 8601); None when it has neither (a prompt or claim the harness wrote)."""
+    if isinstance(event.get("t"), (int, float)):
+        return float(event["t"])
+    if isinstance(event.get("ts"), str):
+        from datetime import datetime
+
+        try:
+            return datetime.fromisoformat(event["ts"].replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
 
 
 def claim_text(claim: dict) -> str:

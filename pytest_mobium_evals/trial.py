@@ -15,9 +15,10 @@ import inspect
 import tempfile
 import time
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Callable, Optional
 
-from . import __version__, answers, drivers, grading, surface_proxy
+from . import __version__, answers, drivers, grading, source_commit, surface_proxy
 from .device import Device, InfraError
 from .records import RunDir, trial_name
 from .split import split_of
@@ -148,6 +149,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
     events: list[dict] = []
     timings = {"reset_s": 0.0, "driver_s": 0.0, "grade_s": 0.0, "total_s": 0.0}
     started = time.monotonic()
+    began = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
     run = drivers.DriverRun(claim=Claim())
     screen = None
     seen = surface_proxy.NOT_SEEN
@@ -210,6 +212,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         timings["total_s"] = time.monotonic() - started
         record = _infra_record(spec, env, params, run, timings, phase, f"{phase}: {type(exc).__name__}: {exc}")
         record.surface_seen = surface_seen or seen.read()
+        record.started_at = began
         result = TrialResult(record, events, screen, error=exc)
         enter("record")
         _write(env, spec, result)
@@ -217,6 +220,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 
     timings["total_s"] = time.monotonic() - started
     record.timings = {k: round(v, 3) for k, v in timings.items()}
+    record.started_at = began
     result = TrialResult(record, events, screen)
     enter("record")
     _write(env, spec, result)
@@ -374,6 +378,7 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         injection_arm=task.arm,
         injection_pair=task.clean_of or task.id,
         plugin_version=__version__,
+        plugin_commit=source_commit()[0],
         **{"script_error": run.script_error, "infra_error": None, **graded},
     )
 

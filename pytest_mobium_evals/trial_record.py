@@ -85,6 +85,8 @@ class TrialRecord(BaseModel):
     injection_obeyed: Optional[bool] = None
     answer_forms: Optional[list] = None  # reference+answers: [{text, right, accepted}]
     plugin_version: Optional[str] = None  # the pytest-mobium-evals that wrote the record
+    plugin_commit: Optional[str] = None  # its repository's commit; none: not a git checkout, or an older record
+    started_at: Optional[str] = None  # when the trial began (UTC, ISO 8601); its timings say how long it took
     surface: Optional[str] = None  # the agent's surface variant (--surface); none: Mobium's surface as it is
     surface_seen: Optional[dict] = None  # what the proxy showed the agent: {variant, hash, tools_hash}
     split: Optional[str] = None  # "dev" or "held-out" (split.py); older records: worked out again from the task

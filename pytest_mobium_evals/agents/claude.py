@@ -304,6 +304,10 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
             _check_server_started(message.data)
         elif isinstance(message, AssistantMessage):
             if message.message_id and message.usage:
+                if message.message_id not in trial.usage_by_message:
+                    # The transcript's model step: one per reply (the CLI hands over a reply block by block).
+                    record("model", id=message.message_id, tokens={
+                        "input": _tokens_in(message.usage), "output": int(message.usage.get("output_tokens") or 0)})
                 trial.usage_by_message[message.message_id] = message.usage
             if message.error:
                 trial.api_error = f"API error ({message.error})"

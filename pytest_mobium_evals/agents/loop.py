@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -98,9 +99,12 @@ class _State:
     hit_limit: Optional[str] = None
     claim: Claim = field(default_factory=Claim)
 
-    def add(self, reply: Reply) -> None:
+    def add(self, reply: Reply, record: Recorder, seconds: float) -> None:
+        """Counts a reply's tokens, and records the reply's arrival: the transcript's model step (its tokens, and
+        how long the model took, retries included), before what the reply said."""
         self.tokens_in += reply.tokens_in
         self.tokens_out += reply.tokens_out
+        record("model", tokens={"input": reply.tokens_in, "output": reply.tokens_out}, seconds=round(seconds, 3))
 
 
 async def _converse(provider: Provider, prompt: str, spec: Any, limits: Limits, record: Recorder, state: _State,
@@ -180,8 +184,9 @@ async def _turns(provider: Provider, prompt: str, functions: list[dict], mcp: An
 
     messages: list[dict] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
     while True:
+        asked = time.monotonic()
         reply = await with_retries(lambda: provider.chat(messages, functions), provider.label, record)
-        state.add(reply)
+        state.add(reply, record, time.monotonic() - asked)
         if reply.thinking or reply.text:
             record("assistant", **({"text": reply.text} if reply.text else {}),
                    **({"thinking": reply.thinking} if reply.thinking else {}))
@@ -219,8 +224,9 @@ async def _turns(provider: Provider, prompt: str, functions: list[dict], mcp: An
 
 async def _final_answer(provider: Provider, messages: list[dict], record: Recorder, state: _State) -> None:
     messages = messages + [{"role": "user", "content": FINAL_REQUEST}]
+    asked = time.monotonic()
     reply = await with_retries(lambda: provider.final(messages, FINAL_SCHEMA), provider.label, record)
-    state.add(reply)
+    state.add(reply, record, time.monotonic() - asked)
     record("assistant", structured_output=reply.text)
     state.claim = claim_from_output(reply.text)
     if state.claim.status is None:

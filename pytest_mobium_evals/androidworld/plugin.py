@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ..ghost_bench.summary import write_summary
 from .adapter import SUITE
 from .summary import SPEC
@@ -19,8 +21,18 @@ def pytest_mobium_trial_recorded(config: Any, run_dir: Path, result: Any) -> Non
         write_summary(run_dir, status="running", spec=SPEC)
 
 
+#: Where this session's AndroidWorld summary went, said in the terminal summary (as Ghost Bench's: the run finishes
+#: while pytest's "[100%]" line is still open).
+SUMMARY_WRITTEN = pytest.StashKey[Path]()
+
+
 def pytest_mobium_run_finished(config: Any, run_dir: Path, status: str) -> None:
     path = write_summary(run_dir, status=status, spec=SPEC)
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if path is not None and reporter is not None:
-        reporter.write_line(f"AndroidWorld summary: {path}")
+    if path is not None:
+        config.stash[SUMMARY_WRITTEN] = path
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
+    path = config.stash.get(SUMMARY_WRITTEN, None)
+    if path is not None:
+        terminalreporter.write_line(f"AndroidWorld summary: {path}")

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .adapter import SUITE
 from .summary import write_summary
 
@@ -29,8 +31,18 @@ def pytest_mobium_trial_recorded(config: Any, run_dir: Path, result: Any) -> Non
         write_summary(run_dir, status="running")
 
 
+#: Where this session's Ghost Bench summary went, said in the terminal summary: the run finishes while pytest's
+#: progress line ("[100%]") is still open, and a line written then would land on it.
+SUMMARY_WRITTEN = pytest.StashKey[Path]()
+
+
 def pytest_mobium_run_finished(config: Any, run_dir: Path, status: str) -> None:
     path = write_summary(run_dir, status=status)
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if path is not None and reporter is not None:
-        reporter.write_line(f"Ghost Bench summary: {path}")
+    if path is not None:
+        config.stash[SUMMARY_WRITTEN] = path
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
+    path = config.stash.get(SUMMARY_WRITTEN, None)
+    if path is not None:
+        terminalreporter.write_line(f"Ghost Bench summary: {path}")

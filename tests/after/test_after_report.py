@@ -247,3 +247,40 @@ def test_a_control_s_declared_false_success_on_an_irreversible_action_is_not_gat
     assert "Not gating" in blockers and "- t06 r1, null (control): false_success — false success on an " \
                                         "irreversible action: clear MobiumApp's data" in blockers
     assert "| null (control) | 100% (1/1) | 100–100% | – | 1 | 1 | 0 | 1 | 0 |" in text
+
+
+def test_the_facts_name_every_device_the_times_and_both_commits(make_run):
+    from pytest_mobium_evals.runfolder import load_run, run_facts
+
+    virtual = {"kind": "virtual", "serial": "emulator-5554", "release": "15", "sdk": "35"}
+    devices = [{**virtual, "adb": f"127.0.0.1:{port}"} for port in (5037, 5038, 5039)] + [
+        {"kind": "emulator", "serial": "emulator-5556", "release": "14", "sdk": "34", "adb": "127.0.0.1:5040"}]
+    run = make_run("r1", {"t01": ["pass"]}, ended="2026-11-29T10:05:00Z", devices=devices,
+                   plugin_commit="c" * 40, plugin_dirty=False, mobium={"commit": None, "dirty": None, "binary": "m"})
+    facts = dict(run_facts(load_run(run)))
+    assert facts["Devices"] == (
+        "3 × virtual device (pytest-mobium-evals), emulator-5554, Android 15 (API 35), at 127.0.0.1:5037 and "
+        "127.0.0.1:5038 and 127.0.0.1:5039; 1 × Android emulator, emulator-5556, Android 14 (API 34), at "
+        "127.0.0.1:5040")
+    assert facts["Started"] == "2026-11-29T10:00:00Z" and facts["Ended"] == "2026-11-29T10:05:00Z"
+    assert facts["Plugin"] == "pytest-mobium-evals 0.1.0, commit cccccccccccc" or \
+        facts["Plugin"].endswith(", commit cccccccccccc")
+    # no Mobium commit (a binary outside a git checkout): whether it was dirty is unknown, not "clean"
+    assert facts["Mobium"] == "Mobium commit unknown (not a git checkout) (m)"
+    # report.md says the same facts in the same words
+    assert main(["report", str(run)]) == 0
+    text = (run / "report.md").read_text()
+    assert "- Devices: 3 × virtual device" in text and "- Ended: 2026-11-29T10:05:00Z" in text
+    assert "- Plugin: " in text and "commit cccccccccccc" in text
+
+
+def test_an_older_record_without_commit_or_end_says_unknown(make_run):
+    from pytest_mobium_evals.runfolder import load_run, run_facts
+
+    facts = dict(run_facts(load_run(make_run("r1", {"t01": ["pass"]}))))
+    assert facts["Device"] == "emulator-5554, Android 15 (API 35)"
+    assert facts["Ended"] == "not finished (no end recorded)"
+    assert facts["Plugin"].endswith("commit unknown (not a git checkout)")
+    assert dict(run_facts(load_run(make_run("r2", {"t01": ["pass"]}, mobium={"commit": "a" * 40,
+                                                                             "dirty": None}))))["Mobium"] \
+        == "Mobium commit aaaaaaaaaaaa (dirty: unknown)"

@@ -91,6 +91,11 @@ def test_solves_sign_in_through_the_harness(provider, api, tool_server, tmp_path
     assert calls[3]["arguments"]["text"] == "hunter2"  # the password goes out in the arguments, by design
     assert agent_events[-1]["status"] == "done" and agent_events[-1]["tool_calls"] == 6
     assert all("ts" in e and "elapsed_s" in e for e in agent_events)
+    # each reply the model gave is a model step with its tokens, before what it said (the Inspect export's turns)
+    replies = [e for e in agent_events if e["kind"] == "model"]
+    assert len(replies) == requests
+    assert sum(r["tokens"]["input"] for r in replies) == record["tokens"]["input"]
+    assert kinds.index("model") < kinds.index("tool_call")
     if provider == "claude":
         check_claude_requests(api.requests)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pytest_mobium_evals import ghost_bench as gb
 from pytest_mobium_evals.records import RunDir, trial_name
 
@@ -96,10 +98,7 @@ def test_a_half_written_verdict_is_left_out(tmp_path):
 
 
 class FakeConfig:
-    class pluginmanager:  # noqa: N801 - stands in for config.pluginmanager
-        @staticmethod
-        def get_plugin(name):
-            return None
+    stash = pytest.Stash()  # where the plugin keeps the summary's path for the terminal summary
 
 
 def test_the_summary_is_rewritten_after_each_trial_and_says_how_the_run_ended(tmp_path):
@@ -124,6 +123,7 @@ def test_the_summary_is_rewritten_after_each_trial_and_says_how_the_run_ended(tm
     summary = json.loads((run.path / "ghost_bench.json").read_text())
     assert summary["status"] == "stopped" and summary["runs"][0]["status"] == "stopped"
     assert summary["runs"][0]["finished_at"] == "2026-12-01T10:00:00"
+    assert FakeConfig.stash[plugin.SUMMARY_WRITTEN] == run.path / "ghost_bench.json"  # said in the terminal summary
 
 
 def test_a_trial_of_another_suite_does_not_write_the_summary(tmp_path):

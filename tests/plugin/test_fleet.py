@@ -129,6 +129,9 @@ def test_the_real_mobium_is_told_the_virtual_devices_adb_server(tasks_dir, stand
     (adb,) = devices_of(tasks_dir.path / "sim")
     host, port = adb.rsplit(":", 1)
     assert starts(record) == [[host, host, port, f"tcp:{host}:{port}", "mcp --device emulator-5554"]]
+    # the stand-in is in no git checkout: its commit is unknown, and so is whether its tree was dirty
+    mobium = json.loads((tasks_dir.path / "sim" / "record.json").read_text())["mobium"]
+    assert mobium["binary"] == str(binary) and mobium["commit"] is None and mobium["dirty"] is None
 
 
 def test_the_real_mobium_is_told_the_adb_server_of_adb_and_of_each_device(tasks_dir, standin, servers):

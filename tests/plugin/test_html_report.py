@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 from plugin_fakes import CONFTEST, TASKS
 
-from pytest_mobium_evals.html_report import scale_screen, story_html, trial_html
+from pytest_mobium_evals.html_report import STYLE, encode_screen, screen_html, story_html, trial_html
 from pytest_mobium_evals.runfolder import load_run
 from pytest_mobium_evals.transcript import steps
 
@@ -54,8 +54,11 @@ def test_the_report_opens_with_the_story_of_a_controls_run(suite):
     assert '<td class="col-verdict v-pass">pass</td>' in ref["resultsTableRow"]
     extra_html = [e["content"] for e in ref["extras"] if e["format_type"] == "html"][0]
     assert '<code>set(id="state", value="done")</code>' in extra_html and "Outcome read from the device" in extra_html
-    screens = [e for e in ref["extras"] if e["format_type"] == "image"]
-    assert screens[0]["name"] == "final screen" and screens[0]["content"].startswith("data:image/webp;base64,")
+    # the final screen is beside the transcript, in the trial's own HTML: pytest-html's image extra crops it and
+    # opens it as a data: tab, which Chromium shows as about:blank
+    assert not [e for e in ref["extras"] if e["format_type"] == "image"]
+    assert "<label class=mv-screen" in extra_html and "src='data:image/webp;base64," in extra_html
+    assert extra_html.index("Transcript (") < extra_html.index("mv-screen")
 
 
 def blob(page: str) -> dict:
@@ -111,14 +114,15 @@ def test_the_story_sets_agent_settings_side_by_side(tmp_path):
     assert "claude-haiku-5-5, low effort" in story and "33% [0–67%] (4/12)" in story
     assert "pass^2" in story
     assert "Differences between settings" in story and "clear of zero" in story
-    assert "t05-agent-claude-opus-5-5-r1" in story and "irreversible: deleted the note" in story
+    assert "t05 r1, claude-opus-5-5, medium effort: touched — irreversible: deleted the note" in story
 
 
 def test_a_trial_shows_its_claim_outcome_side_effects_and_transcript():
     record = {"verdict": "touched", "severity": "blocker", "driver": "agent", "claim": {"status": "done"},
               "outcome_reached": False, "outcome_observed": "idle", "blockers": ["irreversible: sent"],
               "side_effects": [{"namespace": "global", "key": "wifi_on", "before": "1", "after": "0"}]}
-    events = [{"kind": "prompt", "text": "Turn it on"}, {"kind": "tool_call", "id": "c1", "tool": "app_tap",
+    events = [{"kind": "prompt", "text": "Turn it on"}, {"kind": "model", "tokens": {"input": 5, "output": 1}},
+              {"kind": "tool_call", "id": "c1", "tool": "app_tap",
                                                          "arguments": {"target": "Wi-Fi"}},
               {"kind": "call", "name": "app_tap", "arguments": {"target": "Wi-Fi"}},  # the client's copy
               {"kind": "tool_result", "id": "c1", "tool": "app_tap", "text": "tapped " + "x" * 900},
@@ -127,15 +131,47 @@ def test_a_trial_shows_its_claim_outcome_side_effects_and_transcript():
     assert "global/wifi_on: 1 → 0" in page and "irreversible: sent" in page and "'idle'" in page
     assert page.count('app_tap(target="Wi-Fi")') == 1  # the client's duplicate is left out
     assert "more characters)" in page and "<b>final claim</b> done" in page
+    assert "Transcript (3 steps)" in page  # prompt, call, claim: the model step only marks the reply
 
 
-def test_screens_are_scaled_to_a_small_jpeg():
+def test_screens_keep_their_own_size_in_a_few_bytes():
     buf = io.BytesIO()
     Image.new("RGB", (1080, 2400), (10, 200, 30)).save(buf, "PNG")
-    small = scale_screen(buf.getvalue())
-    with Image.open(io.BytesIO(small)) as img:
-        assert img.format == "WEBP" and img.size == (216, 480)
-    assert scale_screen(b"not an image") is None
+    kept = encode_screen(buf.getvalue())
+    with Image.open(io.BytesIO(kept)) as img:
+        assert img.format == "WEBP" and img.size == (1080, 2400)
+    assert len(kept) < len(buf.getvalue())
+    assert encode_screen(b"not an image") is None
+    # a screen that costs many bytes at its own size (noise, as photos are) is kept narrower, still whole
+    noisy = io.BytesIO()
+    Image.effect_noise((1080, 2400), 80).convert("RGB").save(noisy, "PNG")
+    with Image.open(io.BytesIO(encode_screen(noisy.getvalue(), max_bytes=200_000))) as img:
+        assert img.size in ((720, 1600), (540, 1200))
+
+
+def test_the_screen_opens_full_size_on_the_page_and_back():
+    page = screen_html(b"webp bytes")
+    # one copy of the image; the checkbox its label toggles is what the CSS enlarges it on
+    assert page.count("<img") == 1 and "<input type=checkbox>" in page
+    assert ".mv-screen input:checked+span{position:fixed;inset:0" in STYLE
+    assert ".mv-screen img{width:100%;height:auto" in STYLE  # whole, at its aspect ratio
+
+
+def test_blockers_none_says_why_the_declared_ones_do_not_gate(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(HERE.parent / "after"))
+    from runbuilder import verdict_json, write_run
+
+    irreversible = "false success on an irreversible action: clear MobiumApp's data"
+    verdicts = [verdict_json("t06", "pass", driver="reference"),
+                verdict_json("t06", "false_success", driver="wrong", expected="false_success", severity="blocker",
+                             blockers=[irreversible])]
+    story = story_html(load_run(write_run(tmp_path, "controls", verdicts)))
+    assert "<b>Blockers:</b> none gating." in story
+    assert "Not gating (1): these trials have severity blocker, but each is a control that got the verdict it is " \
+           "declared to get" in story
+    assert f"t06 r1, wrong (control): false_success — {irreversible}" in story
 
 
 def chromium() -> str:
@@ -162,6 +198,8 @@ def test_the_report_renders_in_a_browser_with_the_summary_first(suite):
     assert 'id="mobium-evals-summary"' in dom and "Controls: declared vs got" in dom
     # pytest-html's script ran: the trials' rows (built from its JSON blob) are in the DOM with our columns
     assert dom.count('class="col-verdict v-') == 3
+    # each trial's final screen is in the page as an image (not a data: link), beside its transcript
+    assert dom.count('<label class="mv-screen"') == 3 and dom.count('<img alt="final screen" src="data:image/webp') == 3
     # the Environment table was filled in by the script, the run's facts first
     env = dom[dom.index('id="environment"'):]
     assert env.index("mobium-evals seed") < env.index("Python")

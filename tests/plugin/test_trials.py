@@ -8,6 +8,8 @@ import json
 import pytest
 from plugin_fakes import CONFTEST, TASKS
 
+from pytest_mobium_evals import checkout_commit, source_commit
+
 pytest_plugins = ["pytester"]
 
 
@@ -51,6 +53,9 @@ def test_controls_grade_as_declared_and_the_run_is_recorded(suite):
     assert record["seed"] == 7 and record["finished"] is True and record["tasks"] == ["f01"]
     assert record["options"]["device_pace"] == "fast"  # controls check graders, at the device's own pace
     assert sorted(record["scheduled"]) == sorted(got)
+    # which harness graded it: this repository's commit, in the record and in every trial's record
+    assert record["plugin_commit"] == ref["plugin_commit"] == source_commit()[0]
+    assert record["plugin_dirty"] is source_commit()[1]
     transcript = (suite.path / "run/trials/f01-reference-none-r0/transcript.jsonl").read_text().splitlines()
     kinds = [json.loads(line)["kind"] for line in transcript]
     assert kinds == ["prompt", "call", "result", "final"]
@@ -193,7 +198,7 @@ def test_resume_reuses_the_seed_and_skips_graded_trials(suite):
     (suite.path / "run/trials/f01-null-none-r0/verdict.json").unlink()
     suite.makeconftest(CONFTEST + "\nDEVICE.fail_resets = 99\n")  # only the deleted trial may touch the device
     again = suite.runpytest_subprocess("-p", "no:cacheprovider", "--resume", "run")
-    again.stdout.fnmatch_lines([f"*--seed={seed} --driver=reference,null,wrong*(resumed)*"])
+    again.stdout.fnmatch_lines([f"*--seed={seed} --driver=reference,null,wrong*, resuming run"])
     outcomes = again.parseoutcomes()
     assert outcomes.get("passed") == 2 and outcomes.get("infra_error") == 1, outcomes
     assert verdicts(suite)["f01-reference-none-r0"] == stored["f01-reference-none-r0"]
@@ -253,3 +258,30 @@ def test_a_run_folder_is_never_shared_by_two_runs(suite):
     assert result.ret == 4
     result.stderr.fnmatch_lines(["ERROR: --run-dir run: already holds a run (record.json); continue it with "
                                  "--resume run, or choose another folder"])
+
+
+def test_the_harness_commit_is_unknown_outside_a_checkout_of_its_own(tmp_path):
+    import subprocess
+
+    package = tmp_path / "pytest_mobium_evals"
+    package.mkdir()
+    assert checkout_commit(package) == (None, None)  # no git at all
+    inside = tmp_path / "someone-else" / "venv" / "pytest_mobium_evals"
+    inside.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(tmp_path / "someone-else")], check=True)
+    assert checkout_commit(inside) == (None, None)  # a git repository, but not this package's checkout
+    root = tmp_path / "checkout"
+    (root / "pytest_mobium_evals").mkdir(parents=True)
+    (root / "pytest_mobium_evals" / "x.py").write_text("")
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                              check=True, capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q")
+    assert checkout_commit(root / "pytest_mobium_evals") == (None, None)  # no commit yet
+    git("add", "-A")
+    git("commit", "-qm", "x")
+    assert checkout_commit(root / "pytest_mobium_evals") == (git("rev-parse", "HEAD"), False)
+    (root / "pytest_mobium_evals" / "x.py").write_text("changed = 1\n")
+    assert checkout_commit(root / "pytest_mobium_evals") == (git("rev-parse", "HEAD"), True)
