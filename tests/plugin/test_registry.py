@@ -15,6 +15,17 @@ from pytest_mobium_evals.registry import import_task_module, module_name
 
 ROOT = Path(__file__).resolve().parents[2]
 
+
+@pytest.fixture(autouse=True)
+def modules_imported_here_go_after():
+    """These tests import task packages into this process under their own names (`mobiumapp_tasks`, from temporary
+    folders). Left in sys.modules, such a package would stand in for the one a later in-process pytester run of
+    the same worker collects, and that run's every file would fail to import."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        del sys.modules[name]
+
 TASK = '''
 from .suite import mobiumapp
 from pytest_mobium_evals.tasks import Claim, Outcome
