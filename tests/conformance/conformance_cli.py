@@ -83,7 +83,7 @@ class Cli:
         got = self.value("text", f"testid={testid}")
         assert got == want, f"{testid} reads {got!r}, want {want!r}"
 
-    def sleep(self, seconds: float) -> None:
+    def advance_clock(self, seconds: float) -> None:
         """A check's `sleep N` while the app's own time runs: the device's clock jumps N s ahead and every timer
         due meanwhile fires at its own time, as on a device that waited, without the wait."""
         self.adb_shell(f"virtual-clock advance {seconds:g}")
@@ -95,7 +95,7 @@ class Cli:
             if holds():
                 return
             if pause_s > 0 and look < times - 1:
-                self.sleep(pause_s)
+                self.advance_clock(pause_s)
         raise AssertionError(f"{what}: not in {times} looks {pause_s:g}s apart")
 
     def until(self, holds: Callable[[], bool], what: str, deadline_s: float) -> None:

@@ -13,7 +13,7 @@ from conformance_cli import Cli
 
 # MobiumApp's own timers (sign-in 1 s, feed pages 2.5 s, late alert 2 s) run at their own speed, as on a device: a
 # check's `wait --timeout 5s` then covers 5 s of the app's time, not 20. A check's `sleep` is the device's clock
-# driven ahead (`Cli.sleep`), so the pauses cost no wall time.
+# driven ahead (`Cli.advance_clock`), so the pauses cost no wall time.
 CLOCK_SPEED = 1.0
 # How long each device command takes (sim/pace.py). A check whose loops are counted in an emulator's reads (so many
 # looks, not so many seconds) sets PACE = "emulator", with the clock at 1: its looks then span what they span there.

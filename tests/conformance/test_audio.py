@@ -50,10 +50,10 @@ flow.hardware(200, CAPTURE + ": 660 Hz as an alarm")
 @flow.step(210)
 def _(m):
     m.ok("tap", "testid=audioLoop")
-    m.sleep(1.5)
+    m.advance_clock(1.5)
     m.ok("tap", "testid=audioStop")
     ended(m)
-    m.sleep(1)
+    m.advance_clock(1)
     assert state(m).startswith("stopped:"), f"the loop says {state(m)!r} after Stop"
 
 
@@ -70,7 +70,7 @@ def _(m):
     started = [ln for ln in playing.splitlines()
                if "AudioPlaybackConfiguration" in ln and f"u/pid:{uid}/" in ln and "state:started" in ln]
     ended(m)
-    m.sleep(0.5)
+    m.advance_clock(0.5)
     assert uid and started, "the platform reported no player started during the silence"
 
 

@@ -39,7 +39,7 @@ def slide(m, which: str) -> int:
     """autowait.sh's slide: Replay, the target tapped at once, the check's second's pause, then what the app says."""
     m.ok("tap", f"testid={which}Replay")
     m.ok("tap", f"testid={which}Target")
-    m.sleep(1)
+    m.advance_clock(1)
     said = m.value("text", f"testid={which}Result")
     found = re.search(r"tapped (\d+)ms after replay", said)
     assert found, f"a tap on the sliding {which} target did not reach the app: {said!r}"
@@ -97,7 +97,7 @@ def _(m):
     m.ok("wait", "testid=celebrateBtn")
     m.ok("tap", "testid=celebrateBtn")
     m.ok("tap", "testid=ignoringReplay")
-    m.sleep(4)
+    m.advance_clock(4)
 
 
 def top_piece(m) -> str:
@@ -126,13 +126,13 @@ def _(m):
         if "still moving" in said:
             break
         assert f"no element matches testid={piece}" in said, f"the refusal did not say it was moving: {said}"
-        m.sleep(10)
+        m.advance_clock(10)
     assert "still moving" in said, f"three pieces in a row left the screen before the verdict: {said}"
 
 
 @flow.step(170)
 def _(m):
-    m.sleep(10)
+    m.advance_clock(10)
     m.ok("uncheck", "testid=confettiExposed")
 
 

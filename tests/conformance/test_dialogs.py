@@ -37,7 +37,7 @@ def verb(line: int, testid: str, action: str, want: str) -> None:
         fresh(m)
         raise_dialog(m, testid)
         m.ok("alert", action)
-        m.sleep(1)
+        m.advance_clock(1)
         outcome(m, want)
 
 
@@ -47,7 +47,7 @@ def press(line: int, testid: str, caption: str, want: str) -> None:
         fresh(m)
         raise_dialog(m, testid)
         m.ok("tap", f"text={caption},role=button")
-        m.sleep(1)
+        m.advance_clock(1)
         outcome(m, want)
 
 
@@ -76,7 +76,7 @@ def _(m):
 @flow.step(108)
 def _(m):
     m.ok("tap", "text=Stay,role=button")
-    m.sleep(1)
+    m.advance_clock(1)
     outcome(m, "late: Stay")
 
 
@@ -84,7 +84,7 @@ def _(m):
 def _(m):
     fresh(m)
     m.ok("tap", "testid=actionSheetBtn")
-    m.sleep(1)
+    m.advance_clock(1)
     outcome(m, "action sheet: none on android: ActionSheetIOS is iOS-only")
 
 
@@ -92,7 +92,7 @@ def _(m):
 def _(m):
     fresh(m)
     m.ok("tap", "testid=shareBtn")
-    m.sleep(3)
+    m.advance_clock(3)
     assert "no dialog is on screen" in m.run("alert").out, "the share sheet was seen as an alert"
 
 
@@ -104,7 +104,7 @@ def _(m):
 @flow.step(140)
 def _(m):
     m.ok("press", "back")
-    m.sleep(2)
+    m.advance_clock(2)
     outcome(m, "share: closed (android cannot tell shared from dismissed)")
 
 
@@ -119,7 +119,7 @@ def _(m):
     m.ok("wait", "testid=dialogOutcome")
     m.ok("scroll-to", "testid=pasteBtn")
     m.ok("tap", "testid=pasteBtn")
-    m.sleep(1)
+    m.advance_clock(1)
     assert "no dialog" in m.run("alert").out, "Android asked before a paste"
 
 
@@ -147,7 +147,7 @@ def _(m):
 @flow.step(196)
 def _(m):
     m.ok("alert", "accept")
-    m.sleep(1)
+    m.advance_clock(1)
     outcome(m, "one-button: OK")
 
 
@@ -184,7 +184,7 @@ def _(m):
     fresh(m)
     m.ok("scroll-to", "testid=coverField")
     m.ok("tap", "testid=coverField")
-    m.sleep(1)
+    m.advance_clock(1)
     assert '"shown": true' in m.run("keyboard", "--json").out
 
 
@@ -203,7 +203,7 @@ def _(m):
 @flow.step(251)
 def _(m):
     m.ok("keyboard", "--hide")
-    m.sleep(1)
+    m.advance_clock(1)
     m.ok("tap", "testid=coveredBtn")
     outcome(m, "pinned button: tapped")
     m.run("terminate", APP)

@@ -31,7 +31,7 @@ def _(m):
 @flow.step(75)
 def _(m):
     m.ok("tap", "testid=username")
-    m.sleep(1)
+    m.advance_clock(1)
     assert kb(m)["shown"] is True
 
 
@@ -58,7 +58,7 @@ def _(m):
 @flow.step(93)
 def _(m):
     m.ok("tap", PASSWORD)
-    m.sleep(1)
+    m.advance_clock(1)
     out = m.run("keyboard", "--text", "hunter2").both
     assert "hunter2" not in out, out
 

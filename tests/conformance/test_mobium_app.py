@@ -72,11 +72,11 @@ def coords(m) -> str:
 def back_then(m, demo: str) -> None:
     """The check's `tap Back; sleep 1; tap <demo>; sleep 2`."""
     m.run("tap", "label=Back")
-    m.sleep(1)
+    m.advance_clock(1)
     # The home list is longer than the screen: a demo below the fold is scrolled to before its ref is read.
     m.ok("scroll-to", f"label={demo}")
     m.ok("tap", ref(m, demo))
-    m.sleep(2)
+    m.advance_clock(2)
 
 
 @flow.step(179)
@@ -89,16 +89,16 @@ def _(m):
     m.ok("daemon", "stop")
     m.run("alert", "dismiss")
     m.fresh_start()
-    m.sleep(2)
+    m.advance_clock(2)
     assert "WebViews" in m.value("map")
 
 
 @flow.step(205)
 def _(m):
     m.ok("tap", ref(m, "WebViews"))
-    m.sleep(1)
+    m.advance_clock(1)
     m.ok("tap", ref(m, "Plain page"))
-    m.sleep(3)
+    m.advance_clock(3)
     contexts = app_contexts(m)
     assert contexts, f"no WebView context: {m.run('contexts').both}"
     seen["ctx"] = contexts[0]
@@ -137,9 +137,9 @@ def _(m):
 def _(m):
     m.ok("context", "NATIVE_APP")
     m.ok("tap", ref(m, "Back"))
-    m.sleep(2)
+    m.advance_clock(2)
     m.ok("tap", ref(m, "Two WebViews"))
-    m.sleep(3)
+    m.advance_clock(3)
     n = len(app_contexts(m))
     assert n >= 2, f"expected 2 WebView contexts in one app, got {n}"
 
@@ -147,11 +147,11 @@ def _(m):
 @flow.step(302)
 def _(m):
     m.ok("tap", ref(m, "Back"))
-    m.sleep(2)
+    m.advance_clock(2)
     m.ok("tap", ref(m, "Back"))   # the list, then home
-    m.sleep(2)
+    m.advance_clock(2)
     m.ok("tap", ref(m, "Login Demo"))
-    m.sleep(2)
+    m.advance_clock(2)
     m.ok("type", ref(m, "password"), "hunter2")
     assert "hunter2" not in m.value("map")
 
@@ -164,14 +164,14 @@ def _(m):
             if m.run("tap", f"label={label}").rc != 0:
                 m.run("tap", f"text={label}")
             break
-    m.sleep(3)
+    m.advance_clock(3)
 
 
 @flow.step(348)
 def _(m):
     def placed() -> bool:
         m.ok("location", "--lat", "48.8566", "--lon", "2.3522")
-        m.sleep(2)
+        m.advance_clock(2)
         return coords(m) == "48.856600,2.352200"
     m.looks(6, 0, placed, "the app does not see the injected position")
 
@@ -191,9 +191,9 @@ def _(m):
 @flow.step(387)
 def _(m):
     m.ok("location", "--clear")
-    m.sleep(5)
+    m.advance_clock(5)
     c = coords(m)
-    m.sleep(5)
+    m.advance_clock(5)
     d = coords(m)
     assert c == d, f"the position is still moving after a clear ({c} -> {d})"
 
@@ -217,7 +217,7 @@ def _(m):
 @flow.step(423)
 def _(m):
     m.ok("tap", CARD)
-    m.sleep(1)
+    m.advance_clock(1)
     assert "tapped: Card 8" in m.value("text")
 
 
@@ -247,9 +247,9 @@ def _(m):
 def _(m):
     back_then(m, "Login Demo")
     m.ok("tap", ref(m, "username"))
-    m.sleep(1)
+    m.advance_clock(1)
     m.adb_shell("input keyevent 279")
-    m.sleep(2)
+    m.advance_clock(2)
     assert "seeded by mobium" in read_text(m)
 
 
@@ -257,12 +257,12 @@ def _(m):
 def _(m):
     m.run("reset-permissions")
     m.fresh_start()
-    m.sleep(2)
+    m.advance_clock(2)
     m.ok("tap", ref(m, "Interruption Demo"))
-    m.sleep(2)
+    m.advance_clock(2)
     m.ok("type", "testid=keptDraft", KEEP)
     m.ok("type", "testid=lostDraft", LOSE)
-    m.sleep(1)
+    m.advance_clock(1)
     assert KEEP in read_text(m), "the kept draft did not take the text"
     assert LOSE in read_text(m), "the lost draft did not take the text"
 
@@ -270,7 +270,7 @@ def _(m):
 @flow.step(520)
 def _(m):
     m.ok("tap", "testid=askPermission")
-    m.sleep(3)
+    m.advance_clock(3)
     assert dialog_up(m), "no system permission dialog appeared after asking"
 
 
@@ -278,7 +278,7 @@ def _(m):
 def _(m):
     if m.run("tap", f"label={ALLOW}").rc != 0:
         m.ok("tap", f"text={ALLOW}")
-    m.sleep(3)
+    m.advance_clock(3)
     assert "no dialog" in m.run("alert").out.lower(), "the permission dialog is still on screen"
 
 
@@ -303,11 +303,11 @@ def alert_outcome(line: int, action: str, want: str, first: bool = False) -> Non
         if first:
             back_then(m, "Dialog Demo")
         m.ok("tap", "testid=twoButtonBtn")
-        m.sleep(2)
+        m.advance_clock(2)
         if first:  # the check looks for the alert before its accept, not before its dismiss
             assert dialog_up(m), "the app's own alert was not seen"
         m.ok("alert", action)
-        m.sleep(2)
+        m.advance_clock(2)
         assert want in read_text(m), f"{action} did not give {want!r}"
 
 
@@ -318,14 +318,14 @@ alert_outcome(584, "dismiss", "two-button: Keep Editing")
 @flow.step(601)
 def _(m):
     m.ok("tap", "testid=promptBtn")
-    m.sleep(2)
+    m.advance_clock(2)
     assert "iOS-only" in read_text(m), "the app did not say that a prompt is unavailable on Android"
 
 
 @flow.step(604)
 def _(m):
     m.ok("tap", "testid=twoButtonBtn")
-    m.sleep(2)
+    m.advance_clock(2)
     assert "cannot type into a dialog" in m.run("alert", "--text", "nope").both.lower()
     m.run("alert", "dismiss")
 
@@ -354,7 +354,7 @@ def _(m):
 @flow.step(642)
 def _(m):
     m.ok("tap", "testid=notifyCheck")
-    m.sleep(2)
+    m.advance_clock(2)
     assert "Email me (checkbox, checked)" in m.value("map")
 
 
@@ -366,7 +366,7 @@ def _(m):
 @flow.step(650)
 def _(m):
     m.ok("tap", "testid=planPro")
-    m.sleep(2)
+    m.advance_clock(2)
     assert "Pro (radio, checked)" in m.value("map")
 
 
@@ -391,7 +391,7 @@ says(674, ("uncheck", "testid=planFree"), "cannot be unchecked")
 @flow.step(690)
 def _(m):
     m.ok("check", "testid=darkSwitch")
-    m.sleep(1)
+    m.advance_clock(1)
     assert "Dark mode (switch, checked)" in m.value("map")
 
 
@@ -419,7 +419,7 @@ def _(m):
 @flow.step(695)
 def _(m):
     m.ok("uncheck", "testid=darkSwitch")
-    m.sleep(1)
+    m.advance_clock(1)
     assert "theme=light" in read_text(m)
 
 

@@ -38,7 +38,7 @@ def _(m):
     m.ok("tap", "testid=webviewhubBtn")
     m.run("scroll-to", "testid=webformBtn", "--direction", "down")
     m.ok("tap", "testid=webformBtn")
-    m.sleep(3)
+    m.advance_clock(3)
     ctx = [ln.split()[0] for ln in m.value("contexts").splitlines() if ln.startswith("WEBVIEW_")]
     assert ctx, f"no WebView context: {m.run('contexts').both}"
     page["ctx"] = ctx[0]
