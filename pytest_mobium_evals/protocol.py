@@ -186,7 +186,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         # The verdict is the story, not the plugin's stack: show what the device read and what was claimed.
         report.longrepr = str(call.excinfo.value)
     _attach(report, item, record)
-    if item.config.pluginmanager.hasplugin("html"):
+    # Only for a run that writes the HTML report: pytest-html is loaded whenever it is installed, and each trial's
+    # screen encoding and transcript reading are work a run without --html would do for nothing.
+    if item.config.pluginmanager.hasplugin("html") and getattr(item.config.option, "htmlpath", None):
         from pathlib import Path
 
         from .html_report import trial_extras
