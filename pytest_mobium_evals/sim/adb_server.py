@@ -15,11 +15,10 @@ import threading
 from typing import TYPE_CHECKING
 
 from .commands.inspection import format_log
-from .devtools import devtools_sockets
-from .devtools import serve as serve_devtools
 from .faults import GARBAGE, FaultPlan
 from .filesystem import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
 from .forwards import ForwardError, Forwards, close_gracefully
+from .listeners import ListenerError
 from .shell import Shell
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -363,18 +362,30 @@ class AdbServer:
     def _open_remote(self, serial: str, remote: str, sock: socket.socket) -> bool:
         """A forwarded connection reaches the device's socket `remote`, if anything listens there."""
         device = self.devices.get(serial)
-        if device is None or not remote.startswith("localabstract:"):
+        if device is None:
             return False
-        return self._abstract(device, remote[len("localabstract:"):], sock)
-
-    def _abstract(self, device: "VirtualDevice", name: str, sock: socket.socket) -> bool:
-        with device.lock:
-            package = devtools_sockets(device).get(name)
-        if package is None:
+        try:
+            serve = device.listeners.resolve(remote)
+        except ListenerError:
             return False
-        sock.settimeout(IDLE_TIMEOUT)
-        serve_devtools(sock, device, package)
+        if serve is None:
+            return False
+        serve(sock)
         return True
+
+    def _socket_service(self, conn: Conn, device: "VirtualDevice", req: str) -> None:
+        """`tcp:PORT` (or `tcp:HOST:PORT`) and `localabstract:NAME`: the stream becomes a connection to whatever
+        listens there on the device. When nothing does, adbd's connect() fails and it closes the stream; the host
+        server tells the client just "closed" (adb's local_socket_close_notify)."""
+        try:
+            serve = device.listeners.resolve(req)
+        except ListenerError:
+            serve = None
+        if serve is None:
+            conn.fail("closed")
+            return
+        conn.okay()
+        serve(conn.sock)
 
     def _misbehave(self, conn: Conn, kind: str) -> None:
         """The fault plan took this device command: drop it unanswered, hang on it, or answer garbage."""
@@ -432,16 +443,10 @@ class AdbServer:
         if req.startswith("framebuffer:"):
             conn.fail("framebuffer: use `screencap -p`")
             return
-        if req.startswith("localabstract:"):
-            with device.lock:
-                listening = req[len("localabstract:"):] in devtools_sockets(device)
-            if not listening:
-                conn.fail(f"closed: nothing listens on @{req[len('localabstract:'):]}")
-                return
-            conn.okay()
-            self._abstract(device, req[len("localabstract:"):], conn.sock)
+        if req.startswith(("tcp:", "localabstract:")):
+            self._socket_service(conn, device, req)
             return
-        if req.startswith(("tcp:", "localabstract:", "localreserved:", "localfilesystem:", "dev:", "jdwp:",
+        if req.startswith(("localreserved:", "localfilesystem:", "dev:", "jdwp:",
                            "track-jdwp", "track-app", "abb:", "abb_exec:", "reverse:")):
             conn.fail(f"closed: the virtual device has no service '{req.split(':', 1)[0]}'")
             return
