@@ -98,6 +98,18 @@ class DeviceListeners:
                     return found
         return None
 
+    def connect(self, spec: str) -> socket.socket:
+        """A connection made on the device itself (an app to localhost:PORT): the caller's end of it, with the
+        listener's `serve` running on a thread of its own at the other. ConnectionRefusedError when nothing
+        listens, as connect() fails on a device."""
+        serve = self.resolve(spec)
+        if serve is None:
+            raise ConnectionRefusedError(f"connect to {normalize(spec)}: Connection refused")
+        mine, theirs = socket.socketpair()
+        threading.Thread(target=_serve_and_close, args=(serve, theirs), daemon=True,
+                         name=f"device-conn:{normalize(spec)}").start()
+        return mine
+
     def listening(self) -> list[str]:
         """Every spec listened on now, registered and provided, sorted."""
         with self._lock:
@@ -112,3 +124,12 @@ class DeviceListeners:
         """Every registered listener goes (the device restarts: its processes and their sockets die)."""
         with self._lock:
             self._serving.clear()
+
+
+def _serve_and_close(serve: Serve, sock: socket.socket) -> None:
+    try:
+        serve(sock)
+    except OSError:
+        pass  # the connecting side went away
+    finally:
+        sock.close()
