@@ -262,6 +262,9 @@ class DeviceActivities:
                 pkg = self.packages[package]
                 self.log("ActivityManager", f"Killing {proc.pid}:{package}/u0a{pkg.uid - 10000} (adj 0): "
                          f"{reason} {package}", pid=self.system_pid)
+            running = self.instrumentations.get(package)
+            if running is not None:
+                running.end("crashed")  # an instrumentation dies with its process, or with its test package
             nxt = self.current_activity()
             if nxt is not None and nxt is not current:
                 nxt.state = "RESUMED"

@@ -117,6 +117,8 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceA
         self.location_mock = False
         self.test_providers: dict[str, bool] = {}      # provider -> enabled
         self.appops: dict[tuple[str, str], str] = {}   # (package, op) -> mode
+        # Instrumentations running (`am instrument`), by each package they involve: killing either ends the run.
+        self.instrumentations: dict[str, Any] = {}
         # The sockets on-device servers listen on; ADB's tcp:/localabstract: services and forwards reach them.
         self.listeners = DeviceListeners(self.lock)
         self.listeners.add_provider(lambda: devtools_listeners(self))
