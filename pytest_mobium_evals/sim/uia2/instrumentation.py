@@ -85,8 +85,8 @@ class Instrumentation:
                                f"Time: {seconds:.3f}\n\nOK (1 test)\n\n\nINSTRUMENTATION_CODE: -1\n")
             else:
                 self.ending = "INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n"
-            if how != "crashed" and SERVER_PACKAGE in d.processes:
-                d.kill_process(SERVER_PACKAGE, reason="finished instr")
+            if SERVER_PACKAGE in d.processes:  # the test package's instrumentation runs in the server's process
+                d.kill_process(SERVER_PACKAGE, reason="finished instr" if how == "finished" else "crashed instr")
             self.done.set()
         self.server.stop()
 

@@ -1,0 +1,107 @@
+"""`am instrument -w` of the UiAutomator2 server's runner, through Debian's stock `adb` as Mobium's default driver and
+Appium's UiAutomator2 driver run it: the server comes up on the device's tcp:6790 (reached by `adb forward`), its
+process shows in `pidof`, and the run ends (and the shell with it) on a session delete, a force-stop or a hang-up."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import urllib.request
+
+from test_adb_client import ADB, needs_adb, run_adb
+
+from conftest import wait_for
+from pytest_mobium_evals.sim.device.records import PackageInfo
+from pytest_mobium_evals.sim.uia2.instrumentation import COMPONENT, SERVER_PACKAGE, TEST_PACKAGE
+
+SERIAL = "emulator-5554"
+INSTRUMENT = ["shell", "am", "instrument", "-w", "-e", "disableAnalytics", "true", COMPONENT]
+
+
+def register_server_packages(device) -> None:
+    """The two packages as the package manager holds them once installed (installing them is i31-adb's part)."""
+    with device.lock:
+        for uid, name in enumerate((SERVER_PACKAGE, TEST_PACKAGE), start=10300):
+            device.packages[name] = PackageInfo(name, name, uid, {}, None, (), False, f"/data/app/{name}-1",
+                                                "10.6.6", 1, 35, device.clock.boot_wall)
+
+
+def start_instrumentation(server) -> subprocess.Popen:
+    return subprocess.Popen([ADB, "-P", str(server.port), "-s", SERIAL, *INSTRUMENT], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def http(port: int, method: str, path: str, body: dict | None = None) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.loads(answer.read())
+
+
+def ready(port: int) -> bool:
+    try:
+        return http(port, "GET", "/status")["value"]["ready"]
+    except OSError:
+        return False
+
+
+@needs_adb
+def test_without_the_packages_instrument_fails_as_android_reports_it(sim_server):
+    r = run_adb(sim_server, "-s", SERIAL, *INSTRUMENT)
+    assert r.returncode == 1
+    assert r.stdout == ("INSTRUMENTATION_STATUS: id=ActivityManagerService\n"
+                        f"INSTRUMENTATION_STATUS: Error=Unable to find instrumentation info for: ComponentInfo"
+                        f"{{{COMPONENT}}}\nINSTRUMENTATION_STATUS_CODE: -1\n")
+    assert r.stderr.startswith(f"android.util.AndroidException: INSTRUMENTATION_FAILED: {COMPONENT}\n")
+    assert not sim_server.device(SERIAL).listeners.is_listening("tcp:6790")
+
+
+@needs_adb
+def test_the_server_runs_while_the_shell_waits_and_a_session_delete_ends_it(sim_server):
+    device = sim_server.device(SERIAL)
+    register_server_packages(device)
+    proc = start_instrumentation(sim_server)
+    try:
+        r = run_adb(sim_server, "-s", SERIAL, "forward", "tcp:0", "tcp:6790")
+        assert r.returncode == 0, r.stderr
+        port = int(r.stdout)
+        wait_for(lambda: ready(port), timeout=20, what="the UiAutomator2 server's /status")
+        pid = run_adb(sim_server, "-s", SERIAL, "shell", "pidof", SERVER_PACKAGE).stdout.strip()
+        assert pid.isdigit()
+        session = http(port, "POST", "/session", {"capabilities": {"firstMatch": [{}], "alwaysMatch": {}}})
+        source = http(port, "GET", f"/session/{session['sessionId']}/source")["value"]
+        assert '<hierarchy index="0" class="hierarchy"' in source
+        assert proc.poll() is None  # still running: the shell stays open
+        http(port, "DELETE", f"/session/{session['sessionId']}")
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert out.startswith("INSTRUMENTATION_STATUS: class=io.appium.uiautomator2.server.test.AppiumUiAutomator2Server"
+                          "\n") and "INSTRUMENTATION_STATUS_CODE: 1\n" in out
+    assert "OK (1 test)" in out and out.endswith("INSTRUMENTATION_CODE: -1\n")
+    assert not device.listeners.is_listening("tcp:6790") and SERVER_PACKAGE not in device.processes
+
+
+@needs_adb
+def test_a_force_stop_or_a_hang_up_ends_the_run(sim_server):
+    device = sim_server.device(SERIAL)
+    register_server_packages(device)
+    proc = start_instrumentation(sim_server)
+    try:
+        wait_for(lambda: device.listeners.is_listening("tcp:6790"), timeout=20, what="the server listening")
+        assert run_adb(sim_server, "-s", SERIAL, "shell", "am", "force-stop", TEST_PACKAGE).returncode == 0
+        out, _ = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert out.endswith("INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n")
+    assert not device.listeners.is_listening("tcp:6790") and SERVER_PACKAGE not in device.processes
+    proc = start_instrumentation(sim_server)
+    wait_for(lambda: device.listeners.is_listening("tcp:6790"), timeout=20, what="the server listening again")
+    proc.kill()
+    proc.wait(timeout=10)
+    wait_for(lambda: not device.listeners.is_listening("tcp:6790"), timeout=20, what="the hang-up to end the run")
+    assert SERVER_PACKAGE not in device.processes
