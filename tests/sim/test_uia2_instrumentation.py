@@ -8,10 +8,10 @@ import json
 import subprocess
 import urllib.request
 
+from apk_builder import build_apk, instrumentation, manifest
 from test_adb_client import ADB, needs_adb, run_adb
 
 from conftest import wait_for
-from pytest_mobium_evals.sim.device.records import PackageInfo
 from pytest_mobium_evals.sim.uia2.instrumentation import COMPONENT, SERVER_PACKAGE, TEST_PACKAGE
 
 SERIAL = "emulator-5554"
@@ -19,11 +19,11 @@ INSTRUMENT = ["shell", "am", "instrument", "-w", "-e", "disableAnalytics", "true
 
 
 def register_server_packages(device) -> None:
-    """The two packages as the package manager holds them once installed (installing them is i31-adb's part)."""
-    with device.lock:
-        for uid, name in enumerate((SERVER_PACKAGE, TEST_PACKAGE), start=10300):
-            device.packages[name] = PackageInfo(name, name, uid, {}, None, (), False, f"/data/app/{name}-1",
-                                                "10.6.6", 1, 35, device.clock.boot_wall)
+    """The server's two packages, as APKs whose manifests declare what the real ones do (the test package's
+    instrumentation of the server package); the real APKs from npm are installed in tests/clients."""
+    device.install_apk(build_apk(manifest(SERVER_PACKAGE, version_name="10.6.6")))
+    device.install_apk(build_apk(manifest(TEST_PACKAGE, instrumentations=[instrumentation(
+        "androidx.test.runner.AndroidJUnitRunner", SERVER_PACKAGE)])))
 
 
 def start_instrumentation(server) -> subprocess.Popen:
@@ -55,6 +55,12 @@ def test_without_the_packages_instrument_fails_as_android_reports_it(sim_server)
                         f"{{{COMPONENT}}}\nINSTRUMENTATION_STATUS_CODE: -1\n")
     assert r.stderr.startswith(f"android.util.AndroidException: INSTRUMENTATION_FAILED: {COMPONENT}\n")
     assert not sim_server.device(SERIAL).listeners.is_listening("tcp:6790")
+    device = sim_server.device(SERIAL)
+    device.install_apk(build_apk(manifest(TEST_PACKAGE, instrumentations=[instrumentation(
+        "androidx.test.runner.AndroidJUnitRunner", SERVER_PACKAGE)])))
+    r = run_adb(sim_server, "-s", SERIAL, *INSTRUMENT)
+    assert r.returncode == 1 and "Error=Unable to find instrumentation target package: io.appium.uiautomator2.server" \
+        in r.stdout
 
 
 @needs_adb

@@ -262,7 +262,7 @@ class DeviceActivities:
                 pkg = self.packages[package]
                 self.log("ActivityManager", f"Killing {proc.pid}:{package}/u0a{pkg.uid - 10000} (adj 0): "
                          f"{reason} {package}", pid=self.system_pid)
-            running = self.instrumentations.get(package)
+            running = self.running_instrumentations.get(package)
             if running is not None:
                 running.end("crashed")  # an instrumentation dies with its process, or with its test package
             nxt = self.current_activity()

@@ -119,7 +119,7 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceInstalls, DeviceNotifi
         self.test_providers: dict[str, bool] = {}      # provider -> enabled
         self.appops: dict[tuple[str, str], str] = {}   # (package, op) -> mode
         # Instrumentations running (`am instrument`), by each package they involve: killing either ends the run.
-        self.instrumentations: dict[str, Any] = {}
+        self.running_instrumentations: dict[str, Any] = {}
         # The sockets on-device servers listen on; ADB's tcp:/localabstract: services and forwards reach them.
         self.listeners = DeviceListeners(self.lock)
         self.listeners.add_provider(lambda: devtools_listeners(self))

@@ -52,13 +52,13 @@ class Instrumentation:
     def start(self) -> str:
         """Starts the server (the caller holds the device lock); returns the report's opening block."""
         d = self.device
-        previous = d.instrumentations.get(SERVER_PACKAGE)
+        previous = d.running_instrumentations.get(SERVER_PACKAGE)
         if previous is not None:
             previous.end("crashed")
         d.kill_process(SERVER_PACKAGE, reason="start instr")
         d._ensure_process(SERVER_PACKAGE)
-        d.instrumentations[SERVER_PACKAGE] = self
-        d.instrumentations[TEST_PACKAGE] = self
+        d.running_instrumentations[SERVER_PACKAGE] = self
+        d.running_instrumentations[TEST_PACKAGE] = self
         self.started_at = d.now()
         d.listeners.listen(SPEC, self.server.serve)
         d.log("AppiumUiAutomator2Server", f"Starting UiAutomator2 server at port {PORT}", pid=self._pid())
@@ -75,9 +75,9 @@ class Instrumentation:
         with d.lock:
             if self.done.is_set():
                 return
-            if d.instrumentations.get(SERVER_PACKAGE) is self:
-                d.instrumentations.pop(SERVER_PACKAGE, None)
-                d.instrumentations.pop(TEST_PACKAGE, None)
+            if d.running_instrumentations.get(SERVER_PACKAGE) is self:
+                d.running_instrumentations.pop(SERVER_PACKAGE, None)
+                d.running_instrumentations.pop(TEST_PACKAGE, None)
             d.listeners.close(SPEC)
             if how == "finished":
                 seconds = max(0.0, d.now() - self.started_at)
@@ -124,16 +124,22 @@ def instrument(ctx, args: list[str]) -> int:
         ctx.errln("Error: Bad component name: ")
         return 1
     pkg, _, runner = component.partition("/")
-    if component != COMPONENT or TEST_PACKAGE not in d.packages or SERVER_PACKAGE not in d.packages:
+    declared = d.instrumentation(component)
+    if declared is None or declared.target_package not in d.packages:
+        why = (f"Unable to find instrumentation info for: ComponentInfo{{{pkg}/{runner}}}" if declared is None
+               else f"Unable to find instrumentation target package: {declared.target_package}")
         ctx.outln("INSTRUMENTATION_STATUS: id=ActivityManagerService")
-        ctx.outln(f"INSTRUMENTATION_STATUS: Error=Unable to find instrumentation info for: ComponentInfo{{{pkg}/"
-                  f"{runner}}}")
+        ctx.outln(f"INSTRUMENTATION_STATUS: Error={why}")
         ctx.outln("INSTRUMENTATION_STATUS_CODE: -1")
         ctx.errln(f"android.util.AndroidException: INSTRUMENTATION_FAILED: {component}\n"
                   "\tat com.android.commands.am.Instrument.run(Instrument.java:589)\n"
                   "\tat com.android.server.am.ActivityManagerShellCommand.runInstrument("
                   "ActivityManagerShellCommand.java:1443)")
         return 1
+    if (declared.package, declared.name, declared.target_package) != (TEST_PACKAGE, RUNNER, SERVER_PACKAGE):
+        # An installed APK's code does not run on the virtual device: its runner finds no tests to run.
+        ctx.out("INSTRUMENTATION_RESULT: stream=\n\nTime: 0.001\n\nOK (0 tests)\n\n\nINSTRUMENTATION_CODE: -1\n")
+        return 0
     run = Instrumentation(d)
     ctx.out(run.start())
     if wait:
