@@ -28,4 +28,7 @@ def activity_class(package: str, class_name: str, *, label: str, launcher: bool,
     attrs = {"package": package, "label": label, "activity": short, "launcher": launcher, "actions": actions,
              "permissions": permissions, "version_name": version_name, "version_code": version_code,
              "target_sdk": target_sdk, "__doc__": f"{class_name}, from an installed APK."}
-    return type(class_name.rsplit(".", 1)[-1].replace("$", "_"), (InstalledActivity,), attrs)
+    from .appium_settings import BEHAVIOURS  # the few APKs whose code the device stands in for
+
+    base = BEHAVIOURS.get((package, class_name), InstalledActivity)
+    return type(class_name.rsplit(".", 1)[-1].replace("$", "_"), (base,), attrs)
