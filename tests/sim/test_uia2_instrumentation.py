@@ -111,3 +111,29 @@ def test_a_force_stop_or_a_hang_up_ends_the_run(sim_server):
     proc.wait(timeout=10)
     wait_for(lambda: not device.listeners.is_listening("tcp:6790"), timeout=20, what="the hang-up to end the run")
     assert SERVER_PACKAGE not in device.processes
+
+
+def test_the_built_in_server_reads_the_screen_through_it_when_installed(sim_server):
+    """mobium_server's AdbLink: `uiautomator dump` without the server; with it, am instrument over ADB, a forward, a
+    session with the idle wait capped, and `GET /source`, giving the same elements."""
+    from pytest_mobium_evals.mobium_server.device import AdbLink
+    from pytest_mobium_evals.mobium_server.uia2_link import Uia2Link
+
+    device = sim_server.device(SERIAL)
+    run_adb(sim_server, "-s", SERIAL, "shell", "am start -n dev.mobium.mobiumapp/.MainActivity")
+    dumped = AdbLink(SERIAL, "127.0.0.1", sim_server.port)
+    by_dump = dumped.snapshot()
+    assert dumped.uia2 is False
+    register_server_packages(device)
+    link = AdbLink(SERIAL, "127.0.0.1", sim_server.port)
+    by_server = link.snapshot()
+    assert isinstance(link.uia2, Uia2Link) and device.listeners.is_listening("tcp:6790")
+    assert by_server.xml.startswith("<?xml") and "<node" not in by_server.xml and "<node" in by_dump.xml
+    assert [(n.rid, n.cls, n.text, n.desc, n.bounds) for n in by_server.nodes] == \
+        [(n.rid, n.cls, n.text, n.desc, n.bounds) for n in by_dump.nodes]
+    assert device.processes.get(SERVER_PACKAGE) is not None
+    # a server that went away (its package force-stopped) is started again on the next read
+    run_adb(sim_server, "-s", SERIAL, "shell", f"am force-stop {SERVER_PACKAGE}")
+    assert [n.rid for n in link.snapshot().nodes] == [n.rid for n in by_dump.nodes]
+    link.uia2.close()
+    wait_for(lambda: not device.listeners.is_listening("tcp:6790"), timeout=20, what="the session delete to end it")

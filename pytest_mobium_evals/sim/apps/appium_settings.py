@@ -5,13 +5,15 @@ finishes at once, leaving the screen as it was. Its other features (location, cl
 
 from __future__ import annotations
 
-from .installed import InstalledActivity
+from .base import App
 
 PACKAGE = "io.appium.settings"
 FOREGROUND_SERVICE = f"{PACKAGE}/.ForegroundService"
 
 
-class AppiumSettingsActivity(InstalledActivity):
+class AppiumSettingsActivity(App):
+    """The base of the class an installed io.appium.settings APK's `.Settings` activity is made from."""
+
     def on_start(self, extras: dict) -> None:
         super().on_start(extras)
         self.device.start_service(FOREGROUND_SERVICE, foreground=True)

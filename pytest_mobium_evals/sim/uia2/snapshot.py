@@ -88,8 +88,8 @@ def _element(p: Placed, b: tuple[int, int, int, int], package: str, window: str,
     a["selected"] = _b(n.selected)
     a["bounds"] = f"[{b[0]},{b[1]}][{b[2]},{b[3]}]"
     a["displayed"] = "true"
-    if n.editable and n.hint:
-        a["hint"] = n.hint
+    if n.hint:
+        a["hint"] = n.hint  # AccessibilityNodeInfo.getHintText: whatever view set one
     important = bool(n.text or n.desc or n.clickable or n.editable or n.scroll or n.checkable)
     a.update({"a11y-important": _b(important), "screen-reader-focusable": "false"})
     if n.editable:
