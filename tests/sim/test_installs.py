@@ -11,11 +11,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from apk_builder import activity, build_apk, instrumentation, launcher_activity, manifest
+from apk_builder import El, Ref, activity, arsc, build_apk, instrumentation, launcher_activity, manifest
 from test_adb_client import needs_adb, run_adb
 from test_adb_protocol import connect, read_all, send, status
 
-from pytest_mobium_evals.sim.apk import ApkError, parse_axml, read_apk
+from pytest_mobium_evals.sim.apk import ApkError, parse_axml, read_apk, resource_string
 
 SERIAL = "emulator-5554"
 TINY = "dev.example.tiny"
@@ -59,6 +59,17 @@ def test_the_binary_manifest_is_read_as_the_package_manager_reads_it(utf8):
     (inst,) = m.instrumentations
     assert (inst.name, inst.target_package, inst.label) == (f"{TINY}.Runner", "dev.example.app",
                                                             "Tests for dev.example.app")
+
+
+def test_labels_given_as_string_resources_are_read_from_resources_arsc():
+    table = arsc({0x7F0B0000: {"fr": "Minuscule", "": "Tiny App"}, 0x7F0B0002: {"": "Viewer"}})
+    m = read_apk(build_apk(manifest(TINY, label=Ref(0x7F0B0000), activities=[
+        El("activity", {"android:name": ".Viewer", "android:label": Ref(0x7F0B0002)}),
+        El("activity", {"android:name": ".Other", "android:label": Ref(0x7F0B0001)})]),
+        extra={"resources.arsc": table})).manifest
+    assert m.label == "Tiny App"  # the default configuration, not the first one listed
+    assert [a.label for a in m.activities] == ["Viewer", "@0x7f0b0001"]  # no such entry: left as the reference
+    assert resource_string(table, 0x7E0B0000) is None and resource_string(b"junk", 0x7F0B0000) is None
 
 
 def test_attribute_names_a_shrinker_blanked_are_read_from_the_resource_map():
@@ -334,6 +345,7 @@ def test_io_appium_settings_installs_from_a_path_with_adbutils(adb, sim_server):
     assert dev.shell("pm install -r -g /data/local/tmp/settings.apk") == "Success"
     info = dev.app_info("io.appium.settings")
     assert info.version_name == read_apk(apk.read_bytes()).manifest.version_name
+    assert sim_server.device(SERIAL).packages["io.appium.settings"].label == "Appium Settings"  # resources.arsc
     assert "io.appium.settings/.Settings" in dev.shell(
         "cmd package resolve-activity --brief -c android.intent.category.LAUNCHER io.appium.settings")
     # pm path's base.apk reads back as the APK installed
