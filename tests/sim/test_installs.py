@@ -367,3 +367,20 @@ def test_install_multiple_with_a_split_lists_and_serves_each_apk(vdevice, sh):
     sh.out(f"pm uninstall {TINY}")
     out, _, st = sh("pm install /data/local/tmp/split.apk")
     assert st == 1 and out.startswith("Failure [INSTALL_FAILED_INVALID_APK: Full install must include a base package")
+
+
+def test_shell_v2_install_reads_the_apk_from_stdin_packets(sim_server):
+    """`cat app.apk | adb shell pm install -S SIZE`: the APK arrives as shell-protocol stdin packets."""
+    data = tiny()
+    with connect(sim_server) as s:
+        send(s, f"host:transport:{SERIAL}")
+        assert status(s) == "OKAY"
+        send(s, f"shell,v2,raw:pm install -S {len(data)}")
+        assert status(s) == "OKAY"
+        for i in range(0, len(data), 1000):
+            piece = data[i:i + 1000]
+            s.sendall(struct.pack("<BI", 0, len(piece)) + piece)
+        s.sendall(struct.pack("<BI", 4, 0))
+        answer = read_all(s)
+    assert answer == struct.pack("<BI", 1, 8) + b"Success\n" + struct.pack("<BIB", 3, 1, 0)
+    assert TINY in sim_server.device(SERIAL).packages
