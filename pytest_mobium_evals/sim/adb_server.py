@@ -2,7 +2,9 @@
 
 Each client connection is a thread. A request is 4 hex digits of length plus the request text; the server answers
 OKAY or FAIL + 4 hex length + reason. `host:*` requests are answered and the connection closed (except transport
-selection, which keeps it open for one device service: `shell:`, `shell,v2,…:`, `exec:`, `sync:`).
+selection, which keeps it open for one device service: `shell:`, `shell,v2,…:`, `exec:`, `abb_exec:`, `sync:`,
+`tcp:`, `localabstract:`, `reverse:`, `framebuffer:`; or for one host service about that device, `host:forward:…`,
+as the stock client sends it after `host:tport:serial:S`).
 Malformed input gets FAIL with a reason, or the connection closed; it never affects other connections.
 """
 
@@ -21,6 +23,7 @@ from .faults import GARBAGE, FaultPlan
 from .filesystem import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
 from .forwards import ForwardError, Forwards, close_gracefully
 from .listeners import ListenerError
+from .render import screencap_raw
 from .reverses import Reverses
 from .shell import Shell
 
@@ -35,6 +38,7 @@ FEATURES = ("shell_v2", "cmd", "fixed_push_mkdir", "fixed_push_symlink_timestamp
 MAX_REQUEST = 64 * 1024
 SYNC_DATA_MAX = 64 * 1024
 IDLE_TIMEOUT = 300.0  # a client that says nothing for this long is dropped
+MAX_STREAMED = 1 << 30  # a streamed install announcing more than this is not read (pm reports a partial write)
 
 
 class ProtocolError(Exception):
@@ -496,7 +500,8 @@ class AdbServer:
             conn.fail(f"'{req.split(':', 1)[0]}' is not supported by the virtual device")
             return
         if req.startswith("framebuffer:"):
-            conn.fail("framebuffer: use `screencap -p`")
+            conn.okay()
+            conn.sock.sendall(_framebuffer(device))
             return
         if req.startswith(("tcp:", "localabstract:")):
             self._socket_service(conn, device, req)
@@ -515,7 +520,7 @@ class AdbServer:
         """What a raw stream's command reads from stdin: exactly the bytes a streamed install announces (the
         client keeps the stream open for the answer, so reading to its end would wait forever), else nothing."""
         size = streamed_size(argv) if argv else None
-        if not size:
+        if not size or size > MAX_STREAMED:
             return b""
         conn.sock.settimeout(IDLE_TIMEOUT)
         return conn.recv_exact(size)
@@ -523,7 +528,7 @@ class AdbServer:
     def _v2_stdin(self, conn: Conn, argv: list[str] | None) -> bytes:
         """A streamed install's stdin over the shell protocol: stdin packets up to its size or a close-stdin."""
         size = streamed_size(argv) if argv else None
-        if not size:
+        if not size or size > MAX_STREAMED:
             return b""
         data = bytearray()
         while len(data) < size:
@@ -671,8 +676,23 @@ class AdbServer:
                 conn.sock.sendall(prompt)
 
 
+def _framebuffer(device: "VirtualDevice") -> bytes:
+    """adbd's framebuffer service (framebuffer_service.cpp): screencap's pixels behind a DDMS raw-image header,
+    version 2: bpp, colour space, size, width, height, then offset and length of red, blue, green and alpha."""
+    with device.lock:
+        device.run_due()
+        raw = screencap_raw(device)
+    width, height, _fmt, colour_space = struct.unpack_from("<IIII", raw)
+    pixels = raw[16:]
+    header = struct.pack("<14I", 2, 32, colour_space, len(pixels), width, height, 0, 8, 16, 8, 8, 8, 24, 8)
+    return header + pixels
+
+
 def _argv(cmd: str) -> list[str] | None:
-    """A command line's words as sh would split a simple command (None when it is not one shlex can read)."""
+    """A command line's words as sh would split a simple command (None when it is not one shlex can read). Only
+    an install reads stdin this way, so any other command is not split at all."""
+    if "install" not in cmd:
+        return None
     try:
         return shlex.split(cmd)
     except ValueError:

@@ -7,7 +7,9 @@ and name as string indexes, a raw string index, and a typed value (`size:u16 res
 
 Only what installing needs is read: the package, its version, SDK levels, requested permissions, the activities
 with their intent filters, and the instrumentation elements. Attribute names are read from the string pool, or from
-the resource map when a shrinker blanked them.
+the resource map when a shrinker blanked them. A label or versionName given as a resource (@string/app_name) is
+looked up in resources.arsc (RES_TABLE_TYPE: the global string pool, then the package's type chunks), in the
+default configuration when it has one.
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ RES_XML_START_ELEMENT_TYPE = 0x0102
 RES_XML_END_ELEMENT_TYPE = 0x0103
 RES_XML_CDATA_TYPE = 0x0104
 RES_XML_RESOURCE_MAP_TYPE = 0x0180
+RES_TABLE_TYPE = 0x0002
+RES_TABLE_PACKAGE_TYPE = 0x0200
+RES_TABLE_TYPE_TYPE = 0x0201
+TYPE_FLAG_SPARSE, TYPE_FLAG_OFFSET16 = 0x01, 0x02
+ENTRY_FLAG_COMPLEX, ENTRY_FLAG_COMPACT = 0x0001, 0x0008
 UTF8_FLAG = 1 << 8
 NO_INDEX = 0xFFFFFFFF
 
@@ -198,6 +205,96 @@ def _value(vtype: int, vdata: int, raw: int, string) -> object:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# resources.arsc: string values by resource id
+
+def _table_chunks(data: bytes, start: int, end: int):
+    at = start
+    while at + 8 <= end:
+        kind, header_size, size = struct.unpack_from("<HHI", data, at)
+        if size < 8 or at + size > end:
+            return
+        yield at, kind, header_size, size
+        at += size
+
+
+def _entry_value(data: bytes, at: int, header_size: int, size: int, entry: int) -> tuple[int, int] | None:
+    """(dataType, data) of entry `entry` in one RES_TABLE_TYPE_TYPE chunk, or None when it has none."""
+    _tid, flags, _res0, count, entries_start = struct.unpack_from("<BBHII", data, at + 8)
+    offsets = at + header_size
+    offset = None
+    if flags & TYPE_FLAG_SPARSE:
+        for i in range(count):
+            idx, off = struct.unpack_from("<HH", data, offsets + 4 * i)
+            if idx == entry:
+                offset = off * 4
+                break
+    elif entry < count:
+        if flags & TYPE_FLAG_OFFSET16:
+            raw = struct.unpack_from("<H", data, offsets + 2 * entry)[0]
+            offset = None if raw == 0xFFFF else raw * 4
+        else:
+            raw = struct.unpack_from("<I", data, offsets + 4 * entry)[0]
+            offset = None if raw == NO_INDEX else raw
+    if offset is None:
+        return None
+    e = at + entries_start + offset
+    if e + 8 > at + size:
+        return None
+    e_size, e_flags = struct.unpack_from("<HH", data, e)
+    if e_flags & ENTRY_FLAG_COMPACT:
+        return e_flags >> 8, struct.unpack_from("<I", data, e + 4)[0]
+    if e_flags & ENTRY_FLAG_COMPLEX:
+        return None  # a bag (style, plural, array): not a string
+    _vsize, _res0, vtype, vdata = struct.unpack_from("<HBBI", data, e + e_size)
+    return vtype, vdata
+
+
+def resource_string(arsc: bytes, res_id: int, depth: int = 0) -> str | None:
+    """The string resource `res_id` holds (following a reference or two), in the default configuration when the
+    table has one, else the first that defines it; None when the table does not hold a string there."""
+    if depth > 4 or len(arsc) < 12 or struct.unpack_from("<H", arsc, 0)[0] != RES_TABLE_TYPE:
+        return None
+    package_id, type_id, entry = res_id >> 24, (res_id >> 16) & 0xFF, res_id & 0xFFFF
+    header_size, size = struct.unpack_from("<HI", arsc, 2)
+    strings: list[str] = []
+    candidates: list[tuple[bool, tuple[int, int]]] = []
+    try:
+        for at, kind, h, sz in _table_chunks(arsc, header_size, min(size, len(arsc))):
+            if kind == RES_STRING_POOL_TYPE and not strings:
+                strings = _string_pool(arsc, at, h, sz)
+            elif kind == RES_TABLE_PACKAGE_TYPE and struct.unpack_from("<I", arsc, at + 8)[0] == package_id:
+                for t_at, t_kind, t_h, t_sz in _table_chunks(arsc, at + h, at + sz):
+                    if t_kind != RES_TABLE_TYPE_TYPE or arsc[t_at + 8] != type_id:
+                        continue
+                    value = _entry_value(arsc, t_at, t_h, t_sz, entry)
+                    if value is not None:
+                        config_size = struct.unpack_from("<I", arsc, t_at + 20)[0]
+                        config = arsc[t_at + 24:t_at + 20 + config_size]
+                        candidates.append((not any(config), value))
+    except (struct.error, ApkError, IndexError):
+        return None
+    candidates.sort(key=lambda c: not c[0])  # the default configuration first
+    for _default, (vtype, vdata) in candidates:
+        if vtype == TYPE_STRING and vdata < len(strings):
+            return strings[vdata]
+        if vtype == TYPE_REFERENCE:
+            return resource_string(arsc, vdata, depth + 1)
+    return None
+
+
+def _resolve_strings(element: XmlElement, arsc: bytes) -> None:
+    """Labels and versionName given as @string references become their text, where the table holds it."""
+    for name in ("label", "versionName"):
+        value = element.attrs.get(name)
+        if isinstance(value, Reference):
+            text = resource_string(arsc, value.res_id)
+            if text is not None:
+                element.attrs[name] = text
+    for child in element.children:
+        _resolve_strings(child, arsc)
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # the manifest
 
 @dataclass(frozen=True)
@@ -349,7 +446,11 @@ def read_apk(data: bytes, where: str = "the APK") -> Apk:
             raise _bad(f"{info.file_size} bytes is too large")
         try:
             raw = archive.read(info)
+            arsc = archive.read("resources.arsc") if "resources.arsc" in archive.namelist() else b""
         except (zipfile.BadZipFile, OSError, EOFError) as exc:
             raise ApkError("INSTALL_PARSE_FAILED_NOT_APK", f"{where}: cannot read AndroidManifest.xml: {exc}") \
                 from None
-    return Apk(manifest_of(parse_axml(raw)), data, hashlib.sha256(data).hexdigest())
+    root = parse_axml(raw)
+    if arsc:
+        _resolve_strings(root, arsc)
+    return Apk(manifest_of(root), data, hashlib.sha256(data).hexdigest())

@@ -16,7 +16,11 @@ ATTR_IDS = {"label": 0x01010001, "name": 0x01010003, "exported": 0x01010010, "ta
             "handleProfiling": 0x01010022, "functionalTest": 0x01010023, "minSdkVersion": 0x0101020C,
             "versionCode": 0x0101021B, "versionName": 0x0101021C, "targetActivity": 0x01010202,
             "targetSdkVersion": 0x01010270}
-TYPE_STRING, TYPE_INT_DEC, TYPE_INT_BOOLEAN = 0x03, 0x10, 0x12
+TYPE_REFERENCE, TYPE_STRING, TYPE_INT_DEC, TYPE_INT_BOOLEAN = 0x01, 0x03, 0x10, 0x12
+
+
+class Ref(int):
+    """An attribute value that is a resource reference (@0x7f…)."""
 
 
 class El:
@@ -28,7 +32,8 @@ class El:
 
 def manifest(package: str, *, version_code: int = 1, version_name: str | None = "1.0", min_sdk: int = 24,
              target_sdk: int = 34, permissions: tuple[str, ...] = (), activities: list[El] = (),
-             instrumentations: list[El] = (), split: str | None = None, blank_names: bool = False) -> El:
+             instrumentations: list[El] = (), split: str | None = None, blank_names: bool = False,
+             label: "str | Ref" = "Tiny") -> El:
     attrs = {"package": package, "android:versionCode": version_code}
     if version_name is not None:
         attrs["android:versionName"] = version_name
@@ -38,7 +43,7 @@ def manifest(package: str, *, version_code: int = 1, version_name: str | None = 
                                                   "android:targetSdkVersion": target_sdk})])
     root.children += [El("uses-permission", {"android:name": p}) for p in permissions]
     root.children += list(instrumentations)
-    root.children.append(El("application", {"android:label": "Tiny"}, list(activities)))
+    root.children.append(El("application", {"android:label": label}, list(activities)))
     root.blank_names = blank_names
     return root
 
@@ -105,7 +110,9 @@ def encode(root: El, *, utf8: bool = False) -> bytes:
                 ns, name = sid(ANDROID_NS), name_index[key.split(":", 1)[1]]
             else:
                 ns, name = 0xFFFFFFFF, sid(key)
-            if isinstance(value, bool):
+            if isinstance(value, Ref):
+                raw, vtype, data = 0xFFFFFFFF, TYPE_REFERENCE, int(value)
+            elif isinstance(value, bool):
                 raw, vtype, data = 0xFFFFFFFF, TYPE_INT_BOOLEAN, 0xFFFFFFFF if value else 0
             elif isinstance(value, int):
                 raw, vtype, data = 0xFFFFFFFF, TYPE_INT_DEC, value & 0xFFFFFFFF
@@ -138,6 +145,45 @@ def encode(root: El, *, utf8: bool = False) -> bytes:
     resmap = _chunk(0x0180, b"", struct.pack(f"<{len(android_names)}I", *(ATTR_IDS[n] for n in android_names)))
     body = pool + resmap + bytes(nodes)
     return struct.pack("<HHI", 0x0003, 8, 8 + len(body)) + body
+
+
+def _pool(strings: list[str]) -> bytes:
+    data, offsets = bytearray(), []
+    for text in strings:
+        offsets.append(len(data))
+        data += struct.pack("<H", len(text)) + text.encode("utf-16-le") + b"\0\0"
+    while len(data) % 4:
+        data += b"\0"
+    header = struct.pack("<IIIII", len(strings), 0, 0, 28 + 4 * len(strings), 0)
+    return _chunk(0x0001, header, struct.pack(f"<{len(offsets)}I", *offsets) + bytes(data))
+
+
+def arsc(strings: dict[int, dict[str, str]]) -> bytes:
+    """A resources.arsc of package 0x7f holding string resources: {res_id: {locale ("" default): text}}, each
+    type of the ids one RES_TABLE_TYPE_TYPE chunk per locale."""
+    values: list[str] = []
+    chunks = bytearray()
+    by_type: dict[int, dict[str, dict[int, str]]] = {}
+    for res_id, texts in strings.items():
+        for locale, text in texts.items():
+            by_type.setdefault((res_id >> 16) & 0xFF, {}).setdefault(locale, {})[res_id & 0xFFFF] = text
+    for type_id, locales in sorted(by_type.items()):
+        for locale, entries in locales.items():
+            count = max(entries) + 1
+            config = struct.pack("<I", 64) + b"\0" * 4 + locale.encode().ljust(2, b"\0")[:2] + b"\0" * 54
+            offsets, body = [], bytearray()
+            for index in range(count):
+                if index not in entries:
+                    offsets.append(0xFFFFFFFF)
+                    continue
+                offsets.append(len(body))
+                values.append(entries[index])
+                body += struct.pack("<HHI", 8, 0, 0) + struct.pack("<HBBI", 8, 0, TYPE_STRING, len(values) - 1)
+            header = struct.pack("<BBHII", type_id, 0, 0, count, 84 + 4 * count) + config
+            chunks += _chunk(0x0201, header, struct.pack(f"<{count}I", *offsets) + bytes(body))
+    package_header = struct.pack("<I", 0x7F) + "tiny".encode("utf-16-le").ljust(256, b"\0") + b"\0" * 20
+    package = _chunk(0x0200, package_header, bytes(chunks))
+    return _chunk(0x0002, struct.pack("<I", 1), _pool(values) + package)
 
 
 def build_apk(root: El, *, utf8: bool = False, extra: dict[str, bytes] | None = None) -> bytes:

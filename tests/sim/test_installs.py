@@ -11,11 +11,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from apk_builder import activity, build_apk, instrumentation, launcher_activity, manifest
+from apk_builder import El, Ref, activity, arsc, build_apk, instrumentation, launcher_activity, manifest
 from test_adb_client import needs_adb, run_adb
 from test_adb_protocol import connect, read_all, send, status
 
-from pytest_mobium_evals.sim.apk import ApkError, parse_axml, read_apk
+from pytest_mobium_evals.sim.apk import ApkError, parse_axml, read_apk, resource_string
 
 SERIAL = "emulator-5554"
 TINY = "dev.example.tiny"
@@ -59,6 +59,17 @@ def test_the_binary_manifest_is_read_as_the_package_manager_reads_it(utf8):
     (inst,) = m.instrumentations
     assert (inst.name, inst.target_package, inst.label) == (f"{TINY}.Runner", "dev.example.app",
                                                             "Tests for dev.example.app")
+
+
+def test_labels_given_as_string_resources_are_read_from_resources_arsc():
+    table = arsc({0x7F0B0000: {"fr": "Minuscule", "": "Tiny App"}, 0x7F0B0002: {"": "Viewer"}})
+    m = read_apk(build_apk(manifest(TINY, label=Ref(0x7F0B0000), activities=[
+        El("activity", {"android:name": ".Viewer", "android:label": Ref(0x7F0B0002)}),
+        El("activity", {"android:name": ".Other", "android:label": Ref(0x7F0B0001)})]),
+        extra={"resources.arsc": table})).manifest
+    assert m.label == "Tiny App"  # the default configuration, not the first one listed
+    assert [a.label for a in m.activities] == ["Viewer", "@0x7f0b0001"]  # no such entry: left as the reference
+    assert resource_string(table, 0x7E0B0000) is None and resource_string(b"junk", 0x7F0B0000) is None
 
 
 def test_attribute_names_a_shrinker_blanked_are_read_from_the_resource_map():
@@ -208,8 +219,9 @@ def test_uninstall_and_the_package_reset(vdevice, sh):
     sh.out("pm install /data/local/tmp/a.apk")
     assert sh.out("pm uninstall dev.mobium.mobiumapp") == "Success\n"
     before = set(vdevice.packages)
-    vdevice.reset_packages()
+    assert sh("virtual-packages reset") == ("", "", 0)
     assert set(vdevice.packages) == (before - {TINY}) | {"dev.mobium.mobiumapp"}
+    assert sh("virtual-packages") == ("", "usage: virtual-packages reset\n", 2)
     assert "Error" not in sh.out("am start -W -n dev.mobium.mobiumapp/.MainActivity")
 
 
@@ -333,8 +345,42 @@ def test_io_appium_settings_installs_from_a_path_with_adbutils(adb, sim_server):
     assert dev.shell("pm install -r -g /data/local/tmp/settings.apk") == "Success"
     info = dev.app_info("io.appium.settings")
     assert info.version_name == read_apk(apk.read_bytes()).manifest.version_name
+    assert sim_server.device(SERIAL).packages["io.appium.settings"].label == "Appium Settings"  # resources.arsc
     assert "io.appium.settings/.Settings" in dev.shell(
         "cmd package resolve-activity --brief -c android.intent.category.LAUNCHER io.appium.settings")
     # pm path's base.apk reads back as the APK installed
     path = dev.shell("pm path io.appium.settings").removeprefix("package:")
     assert dev.sync.read_bytes(path) == apk.read_bytes()
+
+
+def test_install_multiple_with_a_split_lists_and_serves_each_apk(vdevice, sh):
+    base, split = tiny(), build_apk(manifest(TINY, split="config.xhdpi"))
+    put(vdevice, "/data/local/tmp/base.apk", base)
+    put(vdevice, "/data/local/tmp/split.apk", split)
+    assert sh.out("pm install /data/local/tmp/base.apk /data/local/tmp/split.apk") == "Success\n"
+    paths = [line.removeprefix("package:") for line in sh.out(f"pm path {TINY}").splitlines()]
+    assert [p.rsplit("/", 1)[1] for p in paths] == ["base.apk", "split_config.xhdpi.apk"]
+    assert "    splits=[base, config.xhdpi]\n" in sh.out(f"dumpsys package {TINY}")
+    from pytest_mobium_evals.sim.filesystem import fs_read
+    assert [fs_read(vdevice, p) for p in paths] == [base, split]
+    # a split alone is no install
+    sh.out(f"pm uninstall {TINY}")
+    out, _, st = sh("pm install /data/local/tmp/split.apk")
+    assert st == 1 and out.startswith("Failure [INSTALL_FAILED_INVALID_APK: Full install must include a base package")
+
+
+def test_shell_v2_install_reads_the_apk_from_stdin_packets(sim_server):
+    """`cat app.apk | adb shell pm install -S SIZE`: the APK arrives as shell-protocol stdin packets."""
+    data = tiny()
+    with connect(sim_server) as s:
+        send(s, f"host:transport:{SERIAL}")
+        assert status(s) == "OKAY"
+        send(s, f"shell,v2,raw:pm install -S {len(data)}")
+        assert status(s) == "OKAY"
+        for i in range(0, len(data), 1000):
+            piece = data[i:i + 1000]
+            s.sendall(struct.pack("<BI", 0, len(piece)) + piece)
+        s.sendall(struct.pack("<BI", 4, 0))
+        answer = read_all(s)
+    assert answer == struct.pack("<BI", 1, 8) + b"Success\n" + struct.pack("<BIB", 3, 1, 0)
+    assert TINY in sim_server.device(SERIAL).packages
