@@ -44,6 +44,10 @@ def appium_binary() -> Path:
                     "appium-uiautomator2-driver@8.7.0` (as .ci/run does)")
     if shutil.which("node") is None:
         pytest.skip("node is not installed (Appium runs on it)")
+    version = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    major, minor = (int(p) for p in version.lstrip("v").split(".")[:2])
+    if not (major == 20 and minor >= 19 or major == 22 and minor >= 12 or major >= 24):
+        pytest.skip(f"node {version} is older than Appium 3 runs on (^20.19, ^22.12 or >=24; its package.json)")
     adb = shutil.which("adb")
     if adb is None:
         pytest.skip("Debian's `adb` is not installed (apt-get install adb)")
