@@ -149,7 +149,7 @@ def test_sign_in_with_element_value_clear_click_and_text(served):
     assert c.ok("GET", f"/element/{user}/text") == "héllo ✓ 日本"
     c.ok("POST", f"/element/{user}/clear", {})
     c.ok("POST", f"/element/{user}/value", {"text": "mob"})
-    c.ok("POST", f"/element/{user}/value", {"text": "ium"})  # value appends, as the server's send keys does
+    c.ok("POST", f"/element/{user}/value", {"text": "mobium", "replace": False})  # value replaces, as 10.x's does
     assert c.ok("GET", f"/element/{user}/text") == "mobium"
     password = c.by_id("password")
     c.ok("POST", f"/element/{password}/value", {"text": "hunter2"})
@@ -168,8 +168,11 @@ def test_keys_type_into_the_focused_field(served):
     c.ok("POST", f"/element/{c.by_id('loginBtn')}/click", {})
     c.ok("POST", f"/element/{c.by_id('username')}/click", {})
     assert c.ok("GET", f"/element/{c.by_id('username')}/attribute/focused") == "true"
-    c.ok("POST", "/keys", {"text": "mobium"})
+    c.ok("POST", "/keys", {"text": "mob"})
+    c.ok("POST", "/keys", {"text": "mobium"})  # Mobium's app_type: what the field held, plus the text
     assert c.ok("GET", f"/element/{c.by_id('username')}/text") == "mobium"
+    active = c.ok("GET", "/element/active")[ELEMENT_KEY]
+    assert c.ok("GET", f"/element/{active}/attribute/resource-id") == "username"
 
 
 def test_element_geometry_and_state(served):

@@ -402,7 +402,6 @@ def _value(s: UiAutomator2Server, p: dict, body: dict) -> Any:
         text = "".join(str(v) for v in body["value"])
     if not isinstance(text, str):
         raise W3CError("invalid argument", "'text' must be a string")
-    replace = str(body.get("replace", "false")).lower() == "true"
     d = s.device
     with d.lock:
         if "id" in p:
@@ -417,9 +416,10 @@ def _value(s: UiAutomator2Server, p: dict, body: dict) -> Any:
         press_enter = text.endswith("\\n")
         if press_enter:
             text = text.replace("\\n", "")
-        current = "" if node.attr("showing-hint") == "true" or node.placed is None else node.placed.node.text
         spend(d, d.pace.tap + d.pace.text_per_char * len(text))
-        _set_text(s, node, text if replace else current + text)
+        # The field becomes the text, whatever it held and whatever `replace` says: "ab" then "cd" leaves "cd" on
+        # the 10.x server (measured on API 35 by Mobium, whose app_type therefore sends what the field held + text).
+        _set_text(s, node, text)
         if press_enter and node.placed is not None and node.placed.node.on_submit is not None:
             d._call(node.package, node.placed.node.on_submit)
     return None
