@@ -253,3 +253,20 @@ def test_settings_screen_alerts_orientation_and_device(served):
     assert status == 404 and answer["value"]["error"] == "unknown command"
     status, answer = c.call("POST", f"/session/{c.sid}/element", b"{not json")
     assert status == 400 and answer["value"]["error"] == "invalid argument"
+
+
+def test_the_servers_own_gestures_click_swipe_and_their_errors(served):
+    device, c = served
+    c.ok("POST", "/appium/gestures/swipe", {"origin": {ELEMENT_KEY: c.by_id("homeList")}, "direction": "up",
+                                             "percent": 0.5, "speed": 3000})
+    scrolled = device.current_activity().scroll_offsets.get("homeList", 0)
+    assert scrolled > 0
+    c.ok("POST", "/appium/gestures/swipe", {"area": {"left": 0, "top": 300, "width": 1080, "height": 1800},
+                                             "direction": "down", "percent": 0.9})
+    assert device.current_activity().scroll_offsets.get("homeList", 0) == 0
+    c.ok("POST", "/appium/gestures/click", {"origin": {ELEMENT_KEY: c.by_id("loginBtn")}})
+    assert 'resource-id="username"' in c.source()
+    status, answer = c.call("POST", f"/session/{c.sid}/appium/gestures/swipe", {"direction": "sideways"})
+    assert status == 400 and answer["value"]["error"] == "invalid argument"
+    status, answer = c.call("POST", f"/session/{c.sid}/appium/gestures/click", {})
+    assert status == 400 and answer["value"]["error"] == "invalid argument"

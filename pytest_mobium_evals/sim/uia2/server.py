@@ -540,6 +540,91 @@ def _release_actions(s: UiAutomator2Server, p: dict, body: dict) -> Any:
     return None
 
 
+# -- /appium/gestures/*: the server's own gestures (Appium's `mobile: clickGesture` and kin) ---------------------
+
+def _gesture_point(s: UiAutomator2Server, body: dict) -> tuple[float, float]:
+    """Where a gesture lands: the element's centre, or `offset` from its top-left; without an element, `offset`
+    on the screen."""
+    origin = body.get("origin")
+    offset = body.get("offset") if isinstance(body.get("offset"), dict) else None
+    if isinstance(origin, dict) and (origin.get(ELEMENT_KEY) or origin.get("ELEMENT")):
+        l, t, r, b = s.element(str(origin.get(ELEMENT_KEY) or origin.get("ELEMENT"))).bounds
+        if offset is None:
+            return (l + r) / 2, (t + b) / 2
+        return l + float(offset.get("x", 0)), t + float(offset.get("y", 0))
+    if offset is None:
+        raise W3CError("invalid argument", "A gesture needs an element (origin) or a point (offset)")
+    return float(offset.get("x", 0)), float(offset.get("y", 0))
+
+
+def _gesture_area(s: UiAutomator2Server, body: dict) -> tuple[float, float, float, float]:
+    origin = body.get("origin")
+    if isinstance(origin, dict) and (origin.get(ELEMENT_KEY) or origin.get("ELEMENT")):
+        return s.element(str(origin.get(ELEMENT_KEY) or origin.get("ELEMENT"))).bounds
+    area = body.get("area")
+    if not isinstance(area, dict):
+        raise W3CError("invalid argument", "A swipe needs an element (origin) or an area (left, top, width, height)")
+    l, t = float(area.get("left", 0)), float(area.get("top", 0))
+    return l, t, l + float(area.get("width", 0)), t + float(area.get("height", 0))
+
+
+def _press(s: UiAutomator2Server, strokes: list[list[tuple[float, float, float]]]) -> None:
+    """One finger's strokes, each [(seconds after its start, x, y), …], the finger lifting after each; strokes follow
+    each other by 0.1 s."""
+    events: list[w3c_actions.Event] = []
+    t0 = 0.0
+    for stroke in strokes:
+        for i, (dt, x, y) in enumerate(stroke):
+            kind = "down" if i == 0 else "move"
+            events.append(w3c_actions.Event(t0 + dt, len(events), kind, 0, x, y))
+        last_t, lx, ly = stroke[-1]
+        events.append(w3c_actions.Event(t0 + last_t, len(events), "up", 0, lx, ly))
+        t0 += last_t + 0.1
+    w3c_actions.perform(s.device, events, events[-1].t)
+
+
+def _gesture(kind: str) -> Callable:
+    def handler(s: UiAutomator2Server, p: dict, body: dict) -> Any:
+        d = s.device
+        with d.lock:
+            if kind in ("click", "long_click", "double_click"):
+                x, y = _gesture_point(s, body)
+                hold = float(body.get("duration", 500)) / 1000 if kind == "long_click" else 0.05
+                taps = 2 if kind == "double_click" else 1
+                _press(s, [[(0.0, x, y), (hold, x, y)]] * taps)
+                return None
+            speed = float(body.get("speed", 2500 if kind == "drag" else 5000)) or 1.0
+            if kind == "drag":
+                start, end = body.get("start"), body.get("end")
+                if not isinstance(end, dict):
+                    raise W3CError("invalid argument", "A drag needs an end point")
+                if isinstance(start, dict):
+                    x1, y1 = float(start.get("x", 0)), float(start.get("y", 0))
+                else:
+                    x1, y1 = _gesture_point(s, {**body, "offset": None})
+                x2, y2 = float(end.get("x", 0)), float(end.get("y", 0))
+            else:  # swipe: across `percent` of the area, from the side opposite `direction`
+                l, t, r, b = _gesture_area(s, body)
+                direction = str(body.get("direction", "")).lower()
+                percent = float(body.get("percent", 0))
+                if direction not in ("up", "down", "left", "right") or not 0 < percent <= 1:
+                    raise W3CError("invalid argument", "A swipe needs a direction (up, down, left, right) and a "
+                                                       "percent in (0, 1]")
+                cx, cy, w, h = (l + r) / 2, (t + b) / 2, (r - l) * percent, (b - t) * percent
+                x1, y1, x2, y2 = {"up": (cx, cy + h / 2, cx, cy - h / 2), "down": (cx, cy - h / 2, cx, cy + h / 2),
+                                  "left": (cx + w / 2, cy, cx - w / 2, cy),
+                                  "right": (cx - w / 2, cy, cx + w / 2, cy)}[direction]
+            seconds = max(0.05, ((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5 / speed)
+            steps = max(1, round(seconds / w3c_actions.FRAME_S))
+            stroke = [(0.0, x1, y1)] + [(seconds * i / steps, x1 + (x2 - x1) * i / steps,
+                                         y1 + (y2 - y1) * i / steps) for i in range(1, steps + 1)]
+            if kind == "drag":
+                stroke = [(0.0, x1, y1), (0.5, x1, y1)] + [(0.5 + t, x, y) for t, x, y in stroke[1:]]
+            _press(s, [stroke])
+        return None
+    return handler
+
+
 def _keycode(body: dict) -> int:
     code = body.get("keycode")
     if isinstance(code, bool) or not isinstance(code, int):
@@ -758,6 +843,11 @@ def _routes() -> list[tuple[str, list[str], Callable]]:
         ("GET", f"{el}/screenshot", _element_screenshot),
         ("POST", f"{se}/actions", _actions),
         ("DELETE", f"{se}/actions", _release_actions),
+        ("POST", f"{se}/appium/gestures/click", _gesture("click")),
+        ("POST", f"{se}/appium/gestures/double_click", _gesture("double_click")),
+        ("POST", f"{se}/appium/gestures/long_click", _gesture("long_click")),
+        ("POST", f"{se}/appium/gestures/swipe", _gesture("swipe")),
+        ("POST", f"{se}/appium/gestures/drag", _gesture("drag")),
         ("POST", f"{se}/back", _back),
         ("POST", f"{se}/appium/device/press_keycode", _press_keycode),
         ("POST", f"{se}/appium/device/long_press_keycode", _long_press_keycode),
