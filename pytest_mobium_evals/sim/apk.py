@@ -14,7 +14,6 @@ default configuration when it has one.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import struct
 import zipfile
@@ -427,7 +426,6 @@ def manifest_of(root: XmlElement) -> Manifest:
 class Apk:
     manifest: Manifest
     data: bytes
-    sha256: str
 
 
 def read_apk(data: bytes, where: str = "the APK") -> Apk:
@@ -453,4 +451,4 @@ def read_apk(data: bytes, where: str = "the APK") -> Apk:
     root = parse_axml(raw)
     if arsc:
         _resolve_strings(root, arsc)
-    return Apk(manifest_of(root), data, hashlib.sha256(data).hexdigest())
+    return Apk(manifest_of(root), data)
