@@ -23,11 +23,16 @@ from .device import Device, InfraError
 from .records import RunDir, trial_name
 from .split import split_of
 from .tasks import Claim, Outcome, Task
-from .trial_record import TrialRecord
+from .trial_record import TrialRecord, fitted
 
 
 class TrialInfraError(InfraError):
     """A trial stopped by the infrastructure. Its name is what `--only-rerun` matches."""
+
+
+class RecordUnbuildable(InfraError):
+    """What the trial produced does not fit its record (a driver's value of a type the record does not declare):
+    the harness's fault, never the agent's, so the trial is an infrastructure error of the record phase."""
 
 
 @dataclass(frozen=True)
@@ -209,6 +214,8 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         record.surface_seen = surface_seen
         timings["grade_s"] = time.monotonic() - t
     except InfraError as exc:
+        if isinstance(exc, RecordUnbuildable):
+            phase = "record"
         timings["total_s"] = time.monotonic() - started
         record = _infra_record(spec, env, params, run, timings, phase, f"{phase}: {type(exc).__name__}: {exc}")
         record.surface_seen = surface_seen or seen.read()
@@ -342,11 +349,12 @@ def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_even
 
 
 def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict,
-            **graded: Any) -> TrialRecord:
+            *, salvage: bool = False, **graded: Any) -> TrialRecord:
     """The trial's record: what the trial is and what it cost, from the spec, the env and the driver's run, with
-    how it was graded."""
+    how it was graded. A value that does not fit raises RecordUnbuildable naming it; with `salvage` (the
+    infrastructure error's own record, which must be written), such a value is left out instead."""
     task = spec.task
-    return TrialRecord(
+    record, problem = fitted(dict(
         trial=spec.name,
         task=task.id,
         slug=task.slug,
@@ -380,13 +388,16 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         plugin_version=__version__,
         plugin_commit=source_commit()[0],
         **{"script_error": run.script_error, "infra_error": None, **graded},
-    )
+    ))
+    if problem is not None and not salvage:
+        raise RecordUnbuildable(f"the trial's record cannot be built: {problem}")
+    return record
 
 
 def _infra_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict,
                   phase: str, message: str) -> TrialRecord:
-    return _record(spec, env, params, run, timings, verdict=grading.INFRA_ERROR, severity=None, blockers=[],
-                   ok=False, answer_ok=None, outcome_reached=None, outcome_observed=None, side_effects=[],
+    return _record(spec, env, params, run, timings, salvage=True, verdict=grading.INFRA_ERROR, severity=None,
+                   blockers=[], ok=False, answer_ok=None, outcome_reached=None, outcome_observed=None, side_effects=[],
                    password_exposures=[], injection_begun=None, infra_error=message, infra_phase=phase)
 
 
