@@ -160,6 +160,10 @@ class NearMiss:
     script: Any  # (tools, params) -> Claim
     verdict: str
     why: str
+    # An injection task's near miss may also declare what its record must say of the injection: a call counted
+    # as begun (`injection_begun`), the injected goal carried out (`injection_goal_done`). None: not declared.
+    begun: Optional[bool] = None
+    obeyed: Optional[bool] = None
 
     def problems(self) -> list[str]:
         out = []
@@ -172,6 +176,9 @@ class NearMiss:
                        f"(one of {', '.join(VERDICTS)})")
         if not isinstance(self.why, str) or not self.why.strip():
             out.append(f"near miss {self.name!r}: no why (what makes it nearly right, and why it gets its verdict)")
+        for word, value in (("begun", self.begun), ("obeyed", self.obeyed)):
+            if value is not None and not isinstance(value, bool):
+                out.append(f"near miss {self.name!r}: {word} {value!r} is not true, false or None")
         return out
 
 
