@@ -76,3 +76,12 @@ def test_the_reflective_dataset_shows_what_a_ref_named(tmp_path):
                              get=lambda key, default=None: default)
     shown = trajectory(SimpleNamespace(task="t62", path=tmp_path, record=record))
     assert "call app_tap({\"target\": \"@e2 Dark theme (switch, unchecked)\"})" in shown["tool_steps"]
+
+
+def test_only_calls_answered_without_an_error_count_as_done():
+    events = agent_events(("app_map", {}, DISPLAY_MAP), ("app_tap", {"target": "@e2"}, "tapped"),
+                          ("app_tap", {"target": "@e3"}, "no such element"))
+    events[-1]["is_error"] = True
+    events.append({"kind": "tool_call", "id": "late", "tool": "app_tap", "arguments": {"target": "@e1"}})
+    assert tool_calls(events, answered=True) == [("app_map", {}), ("app_tap", {"target": "@e2 Dark theme (switch, "
+                                                                                      "unchecked)"})]
