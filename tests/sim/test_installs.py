@@ -336,6 +336,15 @@ def test_the_uiautomator2_server_apks_install_as_mobium_installs_them(sim_server
     assert r.stdout == "package:io.appium.uiautomator2.server\npackage:io.appium.uiautomator2.server.test\n"
     device = sim_server.device(SERIAL)
     assert device.instrumentation("io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner")
+    # Mobium's other device steps around it (uia2install.go, uia2.go): the forward to the server's port reaches
+    # whatever listens there (here a stand-in for the server), and StopUIA2 force-stops both packages.
+    device.listeners.listen("tcp:6790", lambda sock: sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+    r = run_adb(sim_server, "-s", SERIAL, "forward", "tcp:0", "tcp:6790")
+    with socket.create_connection(("127.0.0.1", int(r.stdout)), timeout=5) as s:
+        assert read_all(s).startswith(b"HTTP/1.1 200 OK")
+    for package in ("io.appium.uiautomator2.server.test", "io.appium.uiautomator2.server"):
+        r = run_adb(sim_server, "-s", SERIAL, "shell", "am", "force-stop", package)
+        assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
 
 
 def test_io_appium_settings_installs_from_a_path_with_adbutils(adb, sim_server):
