@@ -189,10 +189,14 @@ class DeviceLease:
     per trial, and the device's properties for the record. Made from the run's options; the session holds one."""
 
     def __init__(self, device: str, adb: str, clock_speed: float, pace: str, tool_timeout: float,
-                 mobium_bin: Optional[str], workerinput: Optional[dict] = None, sim_port: Optional[int] = None):
+                 mobium_bin: Optional[str], workerinput: Optional[dict] = None, sim_port: Optional[int] = None,
+                 mobium_driver: Optional[str] = None, mobium_env: Optional[dict] = None,
+                 tool_server: Optional[str] = None):
         self.spec_text, self.adb = device, adb
         self.clock_speed, self.pace = clock_speed, pace  # a virtual device's clock and pace (--device-pace)
         self.tool_timeout, self.mobium_bin = tool_timeout, mobium_bin
+        self.mobium_driver, self.mobium_env = mobium_driver, mobium_env  # passed to Mobium's binary
+        self.tool_server = tool_server  # --tool-server: the agent's server in place of Mobium
         self.workerinput = workerinput or {}
         self.sim_port = sim_port  # sim:N: the controller's shared virtual ADB server
         self.sim = None
@@ -258,10 +262,30 @@ class DeviceLease:
         from .toolserver_faults import wrap_if_asked
 
         if self.mobium_bin:
-            spec = ToolServerSpec.mobium(self.mobium_bin, device.serial, device.adb_host, device.adb_port)
+            spec = ToolServerSpec.mobium(self.mobium_bin, device.serial, device.adb_host, device.adb_port,
+                                         driver=self.mobium_driver, env=self.mobium_env)
         else:
             spec = ToolServerSpec.builtin(device.serial, device.adb_host, device.adb_port, prepared=self.prepared)
         return wrap_if_asked(spec)
+
+    def agent_server_spec(self, device):
+        """What an agent trial's tool server is: `--tool-server`'s command on `device` when one was given (the
+        controls keep Mobium's server, which their scripts are written for), else the same as the controls'."""
+        from .toolserver import ToolServerSpec
+        from .toolserver_faults import wrap_if_asked
+
+        if not self.tool_server:
+            return self.server_spec(device)
+        return wrap_if_asked(ToolServerSpec.external(self.tool_server, device.serial, device.adb_host,
+                                                     device.adb_port))
+
+    def agent_server_label(self) -> Optional[str]:
+        """The agent's tool server as records name it: `NAME: COMMAND` for --tool-server; None for Mobium's."""
+        if not self.tool_server:
+            return None
+        from .toolserver import server_name, tool_server_words
+
+        return f"{server_name(tool_server_words(self.tool_server))}: {self.tool_server}"
 
     def enter_phase(self, phase: str) -> None:
         """A trial of this process entered `phase`: a virtual device this process serves hears of it, so a fault
