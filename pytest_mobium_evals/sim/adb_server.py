@@ -15,11 +15,11 @@ import threading
 from typing import TYPE_CHECKING
 
 from .commands.inspection import format_log
-from .devtools import devtools_sockets
-from .devtools import serve as serve_devtools
 from .faults import GARBAGE, FaultPlan
 from .filesystem import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
 from .forwards import ForwardError, Forwards, close_gracefully
+from .listeners import ListenerError
+from .reverses import Reverses
 from .shell import Shell
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,6 +97,7 @@ class AdbServer:
         self.port = self._listener.getsockname()[1]
         self._closed = threading.Event()
         self.forwards = Forwards(host, self._open_remote)
+        self.reverses = {serial: Reverses(device, host) for serial, device in devices.items()}
         self._clients: set[socket.socket] = set()
         self._clients_lock = threading.Lock()
         self._thread = threading.Thread(target=self._accept_loop, name=f"adb-server:{self.port}", daemon=True)
@@ -110,6 +111,8 @@ class AdbServer:
         self._closed.set()
         self.faults.release()
         self.forwards.close()
+        for reverses in self.reverses.values():
+            reverses.remove_all()
         try:
             self._listener.shutdown(socket.SHUT_RDWR)
         except OSError:
@@ -156,6 +159,11 @@ class AdbServer:
         device: "VirtualDevice | None" = None
         while True:
             req = conn.read_request()
+            if device is not None and req.startswith("host:"):
+                # The stock client selects the device first (host:tport:serial:S), then asks a host service about
+                # it on the same socket: forward, killforward, list-forward, get-state, features.
+                self._host_device_query(conn, device, req[len("host:"):])
+                return
             if device is not None:
                 fault = self.faults.action()
                 if fault is not None:
@@ -342,7 +350,8 @@ class AdbServer:
             return
         try:
             if what == "killforward-all":
-                self.forwards.remove_all(device.serial if device is not None else None)
+                # adb's remove_all_listeners: every forward, whichever device the request named
+                self.forwards.remove_all()
                 port = None
             elif what.startswith("killforward:"):
                 self.forwards.remove(what[len("killforward:"):])
@@ -360,21 +369,59 @@ class AdbServer:
         conn.okay()
         conn.okay(None if port is None else str(port).encode())
 
+    def _reverse_service(self, conn: Conn, reverses: Reverses, what: str) -> None:
+        """adbd's side of `adb reverse`: its status OKAY (and the port tcp:0 chose), or FAIL with its reason."""
+        if what == "list-forward":
+            conn.sock.sendall(b"%04x" % len(reverses.listing().encode()) + reverses.listing().encode())
+            return
+        try:
+            port = None
+            if what == "killforward-all":
+                reverses.remove_all()
+            elif what.startswith("killforward:"):
+                reverses.remove(what[len("killforward:"):])
+            elif what.startswith("forward:"):
+                spec = what[len("forward:"):]
+                norebind = spec.startswith("norebind:")
+                local, sep, remote = spec.removeprefix("norebind:").partition(";")
+                if not sep:
+                    raise ForwardError(f"malformed forward spec '{spec}'")
+                port = reverses.add(local, remote, norebind=norebind)
+            else:
+                conn.fail(f"unknown reverse service: {what[:80]}")
+                return
+        except ForwardError as exc:
+            conn.fail(str(exc))
+            return
+        conn.okay(None if port is None else str(port).encode())
+
     def _open_remote(self, serial: str, remote: str, sock: socket.socket) -> bool:
         """A forwarded connection reaches the device's socket `remote`, if anything listens there."""
         device = self.devices.get(serial)
-        if device is None or not remote.startswith("localabstract:"):
+        if device is None:
             return False
-        return self._abstract(device, remote[len("localabstract:"):], sock)
-
-    def _abstract(self, device: "VirtualDevice", name: str, sock: socket.socket) -> bool:
-        with device.lock:
-            package = devtools_sockets(device).get(name)
-        if package is None:
+        try:
+            serve = device.listeners.resolve(remote)
+        except ListenerError:
             return False
-        sock.settimeout(IDLE_TIMEOUT)
-        serve_devtools(sock, device, package)
+        if serve is None:
+            return False
+        serve(sock)
         return True
+
+    def _socket_service(self, conn: Conn, device: "VirtualDevice", req: str) -> None:
+        """`tcp:PORT` (or `tcp:HOST:PORT`) and `localabstract:NAME`: the stream becomes a connection to whatever
+        listens there on the device. When nothing does, adbd's connect() fails and it closes the stream; the host
+        server tells the client just "closed" (adb's local_socket_close_notify)."""
+        try:
+            serve = device.listeners.resolve(req)
+        except ListenerError:
+            serve = None
+        if serve is None:
+            conn.fail("closed")
+            return
+        conn.okay()
+        serve(conn.sock)
 
     def _misbehave(self, conn: Conn, kind: str) -> None:
         """The fault plan took this device command: drop it unanswered, hang on it, or answer garbage."""
@@ -432,17 +479,15 @@ class AdbServer:
         if req.startswith("framebuffer:"):
             conn.fail("framebuffer: use `screencap -p`")
             return
-        if req.startswith("localabstract:"):
-            with device.lock:
-                listening = req[len("localabstract:"):] in devtools_sockets(device)
-            if not listening:
-                conn.fail(f"closed: nothing listens on @{req[len('localabstract:'):]}")
-                return
-            conn.okay()
-            self._abstract(device, req[len("localabstract:"):], conn.sock)
+        if req.startswith(("tcp:", "localabstract:")):
+            self._socket_service(conn, device, req)
             return
-        if req.startswith(("tcp:", "localabstract:", "localreserved:", "localfilesystem:", "dev:", "jdwp:",
-                           "track-jdwp", "track-app", "abb:", "abb_exec:", "reverse:")):
+        if req.startswith("reverse:"):
+            conn.okay()  # the host's OKAY: the stream to adbd is open; adbd's own answer follows
+            self._reverse_service(conn, self.reverses[device.serial], req[len("reverse:"):])
+            return
+        if req.startswith(("localreserved:", "localfilesystem:", "dev:", "jdwp:",
+                           "track-jdwp", "track-app", "abb:", "abb_exec:")):
             conn.fail(f"closed: the virtual device has no service '{req.split(':', 1)[0]}'")
             return
         conn.fail(f"closed: unknown service '{req[:80]}'")

@@ -27,6 +27,8 @@ from typing import Any, Callable, Iterable
 
 from ..apps.base import App
 from ..clock import Clock
+from ..devtools import devtools_listeners
+from ..listeners import DeviceListeners
 from ..pace import FAST, Pace
 from .activities import DeviceActivities
 from .crashes import DeviceCrashes, DropBoxEntry
@@ -115,6 +117,9 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceA
         self.location_mock = False
         self.test_providers: dict[str, bool] = {}      # provider -> enabled
         self.appops: dict[tuple[str, str], str] = {}   # (package, op) -> mode
+        # The sockets on-device servers listen on; ADB's tcp:/localabstract: services and forwards reach them.
+        self.listeners = DeviceListeners(self.lock)
+        self.listeners.add_provider(lambda: devtools_listeners(self))
         for app_cls in (apps if apps is not None else builtin_apps()):
             self.install(app_cls)
         self.log("ActivityManager", "System now ready", pid=self.system_pid)
