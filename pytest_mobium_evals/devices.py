@@ -167,9 +167,10 @@ def check_devices(spec: DeviceSpec, adb: tuple[str, int]) -> None:
         raise DeviceUnavailable("\n".join(problems))
 
 
-def start_sim(devices: int, clock_speed: float, pace: str = "fast"):
-    """Start the virtual device (an in-process ADB server) at `pace` (`fast` or `emulator`). Returns the SimServer
-    (`.port`, `.serials`, `.close()`)."""
+def start_sim(devices: int, clock_speed: float, pace: str = "fast", console: bool = False):
+    """Start the virtual device (an in-process ADB server) at `pace` (`fast` or `emulator`), with an emulator
+    console per device when asked (what `adb emu` reaches). Returns the SimServer (`.port`, `.serials`,
+    `.close()`)."""
     try:
         from . import sim
     except ImportError as exc:  # a build without the virtual device
@@ -177,7 +178,10 @@ def start_sim(devices: int, clock_speed: float, pace: str = "fast"):
     start = getattr(sim, "start", None)
     if start is None:
         raise DeviceUnavailable("--device sim: this build's virtual device has no start()")
-    return start(devices=devices, port=0, clock_speed=clock_speed, pace=pace)
+    try:
+        return start(devices=devices, port=0, clock_speed=clock_speed, pace=pace, console=console)
+    except OSError as exc:
+        raise DeviceUnavailable(f"--device sim: {exc}") from None
 
 
 APP_PACKAGE_PROPERTY = "dev.mobium.mobiumapp"  # the package whose version the device record carries
@@ -197,6 +201,9 @@ class DeviceLease:
         self.tool_timeout, self.mobium_bin = tool_timeout, mobium_bin
         self.mobium_driver, self.mobium_env = mobium_driver, mobium_env  # passed to Mobium's binary
         self.tool_server = tool_server  # --tool-server: the agent's server in place of Mobium
+        # Another server may drive the emulator the way its users' do, through `adb emu` (mobile-mcp's location):
+        # the virtual device then serves an emulator console, as an emulator does.
+        self.console = bool(tool_server)
         self.workerinput = workerinput or {}
         self.sim_port = sim_port  # sim:N: the controller's shared virtual ADB server
         self.sim = None
@@ -206,7 +213,7 @@ class DeviceLease:
 
     def start_shared_sim(self, count: int) -> None:
         """sim:N under xdist, on the controller: serve the N devices that workers lease by index."""
-        self.sim = start_sim(count, self.clock_speed, self.pace)
+        self.sim = start_sim(count, self.clock_speed, self.pace, console=self.console)
         self.sim_port = self.sim.port
 
     def lease(self):
@@ -219,7 +226,7 @@ class DeviceLease:
         index, workers = worker_index(self.workerinput), worker_count(self.workerinput)
         try:
             if spec.kind == "sim" and not spec.shared_sim:
-                self.sim = start_sim(1, self.clock_speed, self.pace)
+                self.sim = start_sim(1, self.clock_speed, self.pace, console=self.console)
                 serial, host, port = self.sim.serials[0], "127.0.0.1", self.sim.port
             elif spec.kind == "sim":
                 if self.sim_port is None:  # no xdist: this process is the controller

@@ -456,6 +456,8 @@ class AdbServer:
                 shell = Shell(device)
                 out, _ = shell.run(cmd)
                 conn.sock.sendall(out.merged())
+                if shell.running is not None:
+                    self._wait_running(conn, device, shell.running)
                 if shell.follow is not None:
                     self._follow_logcat(conn, device, shell.follow, lambda data: data)
             return
@@ -511,8 +513,33 @@ class AdbServer:
             self._follow_logcat(conn, device, shell.follow,
                                 lambda data: struct.pack("<BI", 1, len(data)) + data.replace(b"\n", nl))
             return
+        if shell.running is not None:
+            conn.sock.sendall(b"".join(packets))
+            packets = []
+            self._wait_running(conn, device, shell.running)
         packets.append(struct.pack("<BIB", 3, 1, status))
         conn.sock.sendall(b"".join(packets))
+
+    def _wait_running(self, conn: Conn, device: "VirtualDevice", running) -> None:
+        """A command still at work after it returned (screenrecord): the session stays open until it ends (asked
+        every 50 ms, the device's timers run meanwhile). A client that hangs up leaves it running on the device, as
+        adbd leaves a process without a terminal; it is still seen to its end, so its file is written."""
+        conn.sock.settimeout(None)
+        connected = True
+        while not self._closed.is_set():
+            if connected:
+                readable, _, _ = select.select([conn.sock], [], [], 0.05)
+                if readable:
+                    try:
+                        connected = bool(conn.sock.recv(4096))
+                    except OSError:
+                        connected = False
+            else:
+                self._closed.wait(0.05)
+            with device.lock:
+                device.run_due()
+                if not running():
+                    return
 
     def _follow_logcat(self, conn: Conn, device: "VirtualDevice", follow: tuple, frame) -> None:
         """Streams new log lines until the client hangs up (or the server closes). Each poll also lets the device's

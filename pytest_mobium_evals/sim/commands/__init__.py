@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     inspection,
     location,
     pm,
+    programs,
     services,
     settings,
     text,
