@@ -75,7 +75,9 @@ class EmulatorConsole:
     def __init__(self, device: "VirtualDevice", sock: socket.socket) -> None:
         self.device = device
         self.port = sock.getsockname()[1]
-        auth_token()  # written as the emulator starts, so a client's first `adb emu` finds it
+        # Read (or written) once, as the emulator starts: a client's first `adb emu` finds it, and a file changed
+        # afterwards does not change what this console accepts.
+        self.token = auth_token()
         console = self
 
         class Handler(socketserver.StreamRequestHandler):
@@ -102,7 +104,7 @@ class EmulatorConsole:
             wfile.write(text.replace("\n", "\r\n").encode())
             wfile.flush()
 
-        token = auth_token()
+        token = self.token
         if not token:
             say("Android Console: type 'help' for a list of commands\nOK\n")
         else:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..filesystem import fs_read, fs_write
+from ..keycodes import KEY_NAMES
 from ..render import screencap_png
 from .base import COMMANDS, Ctx, command
 
@@ -144,7 +145,7 @@ PROGRAMS: dict[str, Callable[[Ctx, bytes, str], int]] = {MOBILECLI_SERVER_CLASS:
 
 class _MobilecliServer:
     """The DeviceServer's JSON-RPC methods over the virtual device: each one does what the on-device program does
-    through UiAutomation (input through the device's own `input`, the clipboard the device's)."""
+    through UiAutomation (input through the device's own touch and key paths, the clipboard the device's)."""
 
     def __init__(self, device: "VirtualDevice", dex_sha256: str) -> None:
         self.device = device
@@ -192,11 +193,6 @@ class _MobilecliServer:
             return _rpc_error(rid, -32602, f"Invalid params: {exc}")
         return json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode()
 
-    def _shell(self, line: str) -> None:
-        from ..shell import Shell
-
-        Shell(self.device).run(line)
-
     def m_device_version(self, params: dict) -> dict:
         return {"dexSha256": self.dex_sha256}
 
@@ -221,17 +217,17 @@ class _MobilecliServer:
                      "versionCode": p.version_code} for p in self.device.packages.values()]
 
     def m_device_io_tap(self, params: dict) -> dict:
-        self._shell(f"input tap {int(params['x'])} {int(params['y'])}")
+        self.device.tap(int(params["x"]), int(params["y"]))
         return {"ok": True}
 
     def m_device_io_longpress(self, params: dict) -> dict:
-        x, y, ms = int(params["x"]), int(params["y"]), int(params.get("duration") or 500)
-        self._shell(f"input swipe {x} {y} {x} {y} {ms}")
+        x, y = int(params["x"]), int(params["y"])
+        self.device.swipe(x, y, x, y, int(params.get("duration") or 500))  # a held finger, as UiAutomation's
         return {"ok": True}
 
     def m_device_io_swipe(self, params: dict) -> dict:
-        self._shell(f"input swipe {int(params['x1'])} {int(params['y1'])} {int(params['x2'])} {int(params['y2'])} "
-                    f"{int(params.get('duration') or 1000)}")
+        self.device.swipe(int(params["x1"]), int(params["y1"]), int(params["x2"]), int(params["y2"]),
+                          int(params.get("duration") or 1000))
         return {"ok": True}
 
     def m_device_io_text(self, params: dict) -> dict:
@@ -240,8 +236,9 @@ class _MobilecliServer:
         return {"ok": True}
 
     def m_device_io_button(self, params: dict) -> dict:
-        button = str(params["button"]).upper()
-        self._shell(f"input keyevent {button if button.startswith('KEYCODE_') else 'KEYCODE_' + button}")
+        code = KEY_NAMES[str(params["button"]).upper().removeprefix("KEYCODE_")]
+        with self.device.lock:
+            self.device.key(code)
         return {"ok": True}
 
 
