@@ -9,12 +9,14 @@ Malformed input gets FAIL with a reason, or the connection closed; it never affe
 from __future__ import annotations
 
 import select
+import shlex
 import socket
 import struct
 import threading
 from typing import TYPE_CHECKING
 
 from .commands.inspection import format_log
+from .commands.installs import streamed_size
 from .faults import GARBAGE, FaultPlan
 from .filesystem import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
 from .forwards import ForwardError, Forwards, close_gracefully
@@ -27,9 +29,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ADB_SERVER_VERSION = 41
 # Features the virtual adbd advertises. No stat_v2/ls_v2/sendrecv_v2: clients then use the v1 sync protocol, which
-# is the one implemented here. No abb: `pm`/`cmd` go through the shell.
+# is the one implemented here. abb/abb_exec as Android 10+ adbd: the stock client streams installs through abb_exec.
 FEATURES = ("shell_v2", "cmd", "fixed_push_mkdir", "fixed_push_symlink_timestamp", "apex", "remount_shell",
-            "track_app")
+            "track_app", "abb", "abb_exec")
 MAX_REQUEST = 64 * 1024
 SYNC_DATA_MAX = 64 * 1024
 IDLE_TIMEOUT = 300.0  # a client that says nothing for this long is dropped
@@ -464,8 +466,23 @@ class AdbServer:
         if req.startswith("exec:"):
             # raw, no PTY: the bytes exactly as written (binary-safe), stdout and stderr on one stream as v1
             conn.okay()
-            out, _ = Shell(device).run(req[len("exec:"):])
+            cmd = req[len("exec:"):]
+            stdin = self._raw_stdin(conn, _argv(cmd))
+            out, _ = Shell(device).run(cmd, stdin=stdin)
             conn.sock.sendall(out.merged())
+            return
+        if req.startswith(("abb_exec:", "abb:")):
+            # Android Binder Bridge: `cmd SERVICE ARGS…` without a shell, the arguments NUL-separated. abb_exec is
+            # a raw stream as exec:; abb speaks the shell protocol (v2 packets, exit status).
+            head, _, body = req.partition(":")
+            argv = ["cmd", *body.split("\0")]
+            conn.okay()
+            cmd = " ".join(shlex.quote(a) for a in argv)
+            if head == "abb_exec":
+                out, _ = Shell(device).run(cmd, stdin=self._raw_stdin(conn, argv))
+                conn.sock.sendall(out.merged())
+            else:
+                self._shell_v2(conn, device, cmd, pty=False, argv=argv)
             return
         if req == "sync:":
             conn.okay()
@@ -489,17 +506,42 @@ class AdbServer:
             self._reverse_service(conn, self.reverses[device.serial], req[len("reverse:"):])
             return
         if req.startswith(("localreserved:", "localfilesystem:", "dev:", "jdwp:",
-                           "track-jdwp", "track-app", "abb:", "abb_exec:")):
+                           "track-jdwp", "track-app")):
             conn.fail(f"closed: the virtual device has no service '{req.split(':', 1)[0]}'")
             return
         conn.fail(f"closed: unknown service '{req[:80]}'")
 
-    def _shell_v2(self, conn: Conn, device: "VirtualDevice", cmd: str, pty: bool) -> None:
+    def _raw_stdin(self, conn: Conn, argv: list[str] | None) -> bytes:
+        """What a raw stream's command reads from stdin: exactly the bytes a streamed install announces (the
+        client keeps the stream open for the answer, so reading to its end would wait forever), else nothing."""
+        size = streamed_size(argv) if argv else None
+        if not size:
+            return b""
+        conn.sock.settimeout(IDLE_TIMEOUT)
+        return conn.recv_exact(size)
+
+    def _v2_stdin(self, conn: Conn, argv: list[str] | None) -> bytes:
+        """A streamed install's stdin over the shell protocol: stdin packets up to its size or a close-stdin."""
+        size = streamed_size(argv) if argv else None
+        if not size:
+            return b""
+        data = bytearray()
+        while len(data) < size:
+            kind, length = struct.unpack("<BI", conn.recv_exact(5))
+            chunk = conn.recv_exact(length) if length else b""
+            if kind == 0:
+                data += chunk
+            elif kind == 4:
+                break
+        return bytes(data)
+
+    def _shell_v2(self, conn: Conn, device: "VirtualDevice", cmd: str, pty: bool,
+                  argv: list[str] | None = None) -> None:
         if not cmd:
             self._interactive_v2(conn, device, pty)
             return
         shell = Shell(device)
-        out, status = shell.run(cmd)
+        out, status = shell.run(cmd, stdin=self._v2_stdin(conn, argv if argv is not None else _argv(cmd)))
         packets = []
         for stream, data in out.chunks:
             if pty and stream == 1:
@@ -623,6 +665,14 @@ class AdbServer:
                     out, _ = shell.run(text)
                     conn.sock.sendall(out.merged().replace(b"\n", b"\r\n"))
                 conn.sock.sendall(prompt)
+
+
+def _argv(cmd: str) -> list[str] | None:
+    """A command line's words as sh would split a simple command (None when it is not one shlex can read)."""
+    try:
+        return shlex.split(cmd)
+    except ValueError:
+        return None
 
 
 # ---------------------------------------------------------------------------------------------------------------
