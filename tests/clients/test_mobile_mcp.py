@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -117,7 +119,7 @@ def test_every_non_cloud_tool_answers_on_the_virtual_device(device_and_tools, tm
     assert "HOME" in call("mobile_batch_commands",
                           steps=[{"name": "mobile_press_button", "arguments": {"button": "HOME"}}]).text
 
-    install_tools = {"mobile_install_app", "mobile_uninstall_app"}  # test_install_and_uninstall below
+    install_tools = {"mobile_install_app", "mobile_uninstall_app"}  # test_install_and_uninstall, below
     assert names - CLOUD_TOOLS - install_tools == called
 
 
@@ -125,9 +127,18 @@ def _raise() -> None:
     raise RuntimeError("mobium-test-crash")
 
 
-@pytest.mark.xfail(strict=True, reason="adb install/uninstall need i31-adb's streamed and path installs "
-                                       "(the virtual device answers `Error: APK content must be streamed`)")
-def test_install_and_uninstall(device_and_tools):
+def test_install_and_uninstall(device_and_tools, tmp_path):
+    """An APK built here (tests/sim/apk_builder.py: a manifest with a launcher activity) installed with
+    `adb install -r` and removed with `adb uninstall`, both through mobile-mcp; the package manager reads it back."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sim"))
+    from apk_builder import build_apk, launcher_activity, manifest
+
     device, serial, tools = device_and_tools
-    answer(tools, "mobile_uninstall_app", device=serial, bundle_id="dev.mobium.mobiumapp")
-    assert "dev.mobium.mobiumapp" not in device.packages
+    apk = tmp_path / "tiny.apk"
+    apk.write_bytes(build_apk(manifest("dev.example.tiny", version_code=7, version_name="7.1",
+                                       activities=[launcher_activity(".MainActivity")])))
+    answer(tools, "mobile_install_app", device=serial, path=str(apk))
+    assert device.packages["dev.example.tiny"].version_name == "7.1"
+    assert "(dev.example.tiny)" in answer(tools, "mobile_list_apps", device=serial).text
+    answer(tools, "mobile_uninstall_app", device=serial, bundle_id="dev.example.tiny")
+    assert "dev.example.tiny" not in device.packages
