@@ -563,9 +563,10 @@ class AdbServer:
         conn.sock.sendall(b"".join(packets))
 
     def _wait_running(self, conn: Conn, device: "VirtualDevice", running) -> None:
-        """A command still at work after it returned (screenrecord): the session stays open until it ends (asked
-        every 50 ms, the device's timers run meanwhile). A client that hangs up leaves it running on the device, as
-        adbd leaves a process without a terminal; it is still seen to its end, so its file is written."""
+        """A command still at work after it returned (screenrecord, a server in the foreground): the session stays
+        open until it ends (asked every 50 ms, the device's timers run meanwhile). A client that hangs up ends it
+        when it says so (`running.hangup`: a server whose stream closed); otherwise it goes on running on the
+        device, as adbd leaves a process without a terminal, and is still seen to its end, so its file is written."""
         conn.sock.settimeout(None)
         connected = True
         while not self._closed.is_set():
@@ -576,6 +577,10 @@ class AdbServer:
                         connected = bool(conn.sock.recv(4096))
                     except OSError:
                         connected = False
+                    hangup = getattr(running, "hangup", None)
+                    if not connected and hangup is not None:
+                        with device.lock:
+                            hangup()
             else:
                 self._closed.wait(0.05)
             with device.lock:

@@ -19,6 +19,7 @@ from . import (  # noqa: F401
     text,
     touchscreen,
     toybox,
+    u2_server,
     virtual,
 )
 from .base import COMMANDS, Ctx, ShellExit

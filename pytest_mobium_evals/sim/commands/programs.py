@@ -119,10 +119,10 @@ def _app_process(ctx: Ctx, args: list[str]) -> int:
         ctx.errln(f'Exception in thread "main" java.lang.ClassNotFoundException: Didn\'t find class '
                   f'"{class_name}" on path: DexPathList[[zip file "{classpath}"],nativeLibraryDirectories=[]]')
         return 1
-    return starter(ctx, dex, " ".join(["app_process", *args]))
+    return starter(ctx, dex, " ".join(["app_process", *args]), rest[2:])
 
 
-def _start_mobilecli_server(ctx: Ctx, dex: bytes, cmdline: str) -> int:
+def _start_mobilecli_server(ctx: Ctx, dex: bytes, cmdline: str, args: list[str]) -> int:
     device = ctx.device
     listeners = device.listeners
     if listeners.is_listening(MOBILECLI_SOCKET):
@@ -140,7 +140,8 @@ def _start_mobilecli_server(ctx: Ctx, dex: bytes, cmdline: str) -> int:
     return 0
 
 
-PROGRAMS: dict[str, Callable[[Ctx, bytes, str], int]] = {MOBILECLI_SERVER_CLASS: _start_mobilecli_server}
+# class → start(ctx, dex, command line, the class's arguments) -> exit status; u2_server.py adds openatx's agent
+PROGRAMS: dict[str, Callable[[Ctx, bytes, str, list[str]], int]] = {MOBILECLI_SERVER_CLASS: _start_mobilecli_server}
 
 
 class _MobilecliServer:
