@@ -53,3 +53,33 @@ def test_an_agent_trial_runs_on_mobile_mcp_and_the_record_names_it(pytester: pyt
     assert record["options"]["tool_server"] == mobile_mcp
     transcript = next((pytester.path / "run").glob("trials/t21-agent-*/transcript.jsonl")).read_text()
     assert '"mobile_click_on_screen_at_coordinates"' in transcript and '"app_' not in transcript
+
+
+MOBIUM_STANDIN = """#!/bin/sh
+# A stand-in for `mobium`: notes its arguments and the variable it was given, then hands over to the built-in
+# server on the ADB server the standard variables name, without the --driver it has no use for.
+echo "$* | $MOBIUM_DRIVER_ADB" >> "{record}"
+exec "{python}" -m pytest_mobium_evals.cli mcp --device "$3" --adb "$ANDROID_ADB_SERVER_HOST:$ANDROID_ADB_SERVER_PORT"
+"""
+
+
+def test_mobium_gets_a_driver_and_variables_passed_through(pytester: pytest.Pytester):
+    import stat
+    import sys
+
+    shutil.copytree(ROOT / "tasks" / "mobiumapp_tasks", pytester.path / "mobiumapp_tasks")
+    record = pytester.path / "started.txt"
+    binary = pytester.path / "bin" / "mobium"
+    binary.parent.mkdir()
+    binary.write_text(MOBIUM_STANDIN.format(record=record, python=sys.executable))
+    binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
+    result = pytester.runpytest_subprocess("-k", "t22", "--driver", "reference", f"--mobium={binary}",
+                                           "--mobium-driver", "uiautomator", "--mobium-env",
+                                           "MOBIUM_DRIVER_ADB=/opt/drivers/mobium-driver-adb", "--run-dir", "run",
+                                           "-p", "no:cacheprovider")
+    verdict = json.loads(next((pytester.path / "run").glob("trials/t22-reference-*/verdict.json")).read_text())
+    # t22's reference reads Settings' About page, which Mobium's own server can do (no android_version asked).
+    assert verdict["verdict"] == "pass", result.stdout.str()[-3000:]
+    started = record.read_text().splitlines()
+    assert started and all(line.startswith("mcp --device emulator-") and " --driver uiautomator | "
+                           "/opt/drivers/mobium-driver-adb" in line for line in started), started
