@@ -21,6 +21,7 @@ from .faults import GARBAGE, FaultPlan
 from .filesystem import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
 from .forwards import ForwardError, Forwards, close_gracefully
 from .listeners import ListenerError
+from .render import screencap_raw
 from .reverses import Reverses
 from .shell import Shell
 
@@ -496,7 +497,8 @@ class AdbServer:
             conn.fail(f"'{req.split(':', 1)[0]}' is not supported by the virtual device")
             return
         if req.startswith("framebuffer:"):
-            conn.fail("framebuffer: use `screencap -p`")
+            conn.okay()
+            conn.sock.sendall(_framebuffer(device))
             return
         if req.startswith(("tcp:", "localabstract:")):
             self._socket_service(conn, device, req)
@@ -670,6 +672,18 @@ class AdbServer:
                     out, _ = shell.run(text)
                     conn.sock.sendall(out.merged().replace(b"\n", b"\r\n"))
                 conn.sock.sendall(prompt)
+
+
+def _framebuffer(device: "VirtualDevice") -> bytes:
+    """adbd's framebuffer service (framebuffer_service.cpp): screencap's pixels behind a DDMS raw-image header,
+    version 2: bpp, colour space, size, width, height, then offset and length of red, blue, green and alpha."""
+    with device.lock:
+        device.run_due()
+        raw = screencap_raw(device)
+    width, height, _fmt, colour_space = struct.unpack_from("<IIII", raw)
+    pixels = raw[16:]
+    header = struct.pack("<14I", 2, 32, colour_space, len(pixels), width, height, 0, 8, 16, 8, 8, 8, 24, 8)
+    return header + pixels
 
 
 def _argv(cmd: str) -> list[str] | None:

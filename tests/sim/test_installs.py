@@ -208,8 +208,9 @@ def test_uninstall_and_the_package_reset(vdevice, sh):
     sh.out("pm install /data/local/tmp/a.apk")
     assert sh.out("pm uninstall dev.mobium.mobiumapp") == "Success\n"
     before = set(vdevice.packages)
-    vdevice.reset_packages()
+    assert sh("virtual-packages reset") == ("", "", 0)
     assert set(vdevice.packages) == (before - {TINY}) | {"dev.mobium.mobiumapp"}
+    assert sh("virtual-packages") == ("", "usage: virtual-packages reset\n", 2)
     assert "Error" not in sh.out("am start -W -n dev.mobium.mobiumapp/.MainActivity")
 
 
@@ -338,3 +339,19 @@ def test_io_appium_settings_installs_from_a_path_with_adbutils(adb, sim_server):
     # pm path's base.apk reads back as the APK installed
     path = dev.shell("pm path io.appium.settings").removeprefix("package:")
     assert dev.sync.read_bytes(path) == apk.read_bytes()
+
+
+def test_install_multiple_with_a_split_lists_and_serves_each_apk(vdevice, sh):
+    base, split = tiny(), build_apk(manifest(TINY, split="config.xhdpi"))
+    put(vdevice, "/data/local/tmp/base.apk", base)
+    put(vdevice, "/data/local/tmp/split.apk", split)
+    assert sh.out("pm install /data/local/tmp/base.apk /data/local/tmp/split.apk") == "Success\n"
+    paths = [line.removeprefix("package:") for line in sh.out(f"pm path {TINY}").splitlines()]
+    assert [p.rsplit("/", 1)[1] for p in paths] == ["base.apk", "split_config.xhdpi.apk"]
+    assert "    splits=[base, config.xhdpi]\n" in sh.out(f"dumpsys package {TINY}")
+    from pytest_mobium_evals.sim.filesystem import fs_read
+    assert [fs_read(vdevice, p) for p in paths] == [base, split]
+    # a split alone is no install
+    sh.out(f"pm uninstall {TINY}")
+    out, _, st = sh("pm install /data/local/tmp/split.apk")
+    assert st == 1 and out.startswith("Failure [INSTALL_FAILED_INVALID_APK: Full install must include a base package")

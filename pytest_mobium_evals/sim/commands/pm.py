@@ -41,7 +41,8 @@ def pm(ctx: Ctx, args: list[str]) -> int:
             return 255
         if rest[0] not in d.packages:
             return 1
-        ctx.outln(f"package:{d.apk_path(rest[0])}")
+        for path in d.apk_paths(rest[0]):
+            ctx.outln(f"package:{path}")
         return 0
     if sub == "clear":
         pkgs = [a for a in rest if not a.startswith("-")]

@@ -73,11 +73,18 @@ class DeviceInstalls:
         if m.split:
             raise ApkError("INSTALL_FAILED_MISSING_SPLIT", f"Missing split for {m.package}: {where} is split "
                            f"'{m.split}' and no base APK was given")
+        split_apks: dict[str, bytes] = {}
         for i, split in enumerate(splits):
             split_manifest = read_apk(split, f"split {i + 1}").manifest
             if split_manifest.package != m.package:
                 raise ApkError("INSTALL_FAILED_INVALID_APK", f"Split {split_manifest.split or i + 1} package "
                                f"{split_manifest.package} inconsistent with {m.package}")
+            if not split_manifest.split:
+                raise ApkError("INSTALL_FAILED_INVALID_APK", "Split null was defined multiple times")
+            if split_manifest.split in split_apks:
+                raise ApkError("INSTALL_FAILED_INVALID_APK",
+                               f"Split {split_manifest.split} was defined multiple times")
+            split_apks[split_manifest.split] = split
         if m.min_sdk > SDK_INT:
             raise ApkError("INSTALL_FAILED_OLDER_SDK", f"Requires newer sdk version #{m.min_sdk} (current version "
                            f"is #{SDK_INT})")
@@ -90,9 +97,10 @@ class DeviceInstalls:
             if old is not None and m.version_code < old.version_code and not allow_downgrade:
                 raise ApkError("INSTALL_FAILED_VERSION_DOWNGRADE", f"Downgrade detected: Update version code "
                                f"{m.version_code} is older than current {old.version_code}")
-            return self._register_apk(apk, old, grant_runtime, len(splits))
+            return self._register_apk(apk, old, grant_runtime, split_apks)
 
-    def _register_apk(self, apk: Apk, old: PackageInfo | None, grant_runtime: bool, split_count: int) -> PackageInfo:
+    def _register_apk(self, apk: Apk, old: PackageInfo | None, grant_runtime: bool,
+                      splits: dict[str, bytes]) -> PackageInfo:
         m = apk.manifest
         runtime = tuple(p for p in m.permissions if p in RUNTIME_PERMISSIONS)
         install = tuple(p for p in m.permissions if p not in RUNTIME_PERMISSIONS and p not in NOT_GRANTED_AT_INSTALL)
@@ -112,7 +120,7 @@ class DeviceInstalls:
         pkg.min_sdk = m.min_sdk
         pkg.update_time = self.now_wall()
         pkg.instrumentations = tuple(Instrumentation(m.package, i) for i in m.instrumentations)
-        pkg.split_count = split_count
+        pkg.splits = dict(sorted(splits.items()))
         for decl in m.activities:
             if decl.target_activity is not None:
                 continue  # an alias starts its target; the target's class serves it
@@ -182,11 +190,21 @@ class DeviceInstalls:
                 return i
         return None
 
+    def apk_paths(self, package: str) -> list[str]:
+        """What `pm path` prints: the base APK, then each split's (`split_NAME.apk`)."""
+        pkg = self.packages[package]
+        return [self.apk_path(package)] + [f"{pkg.code_path}/split_{name}.apk" for name in pkg.splits]
+
     def installed_apk(self, path: str) -> bytes | None:
         """The APK bytes at a path `pm path` printed (readable by the shell, as base.apk is on a device)."""
         for pkg in self.packages.values():
-            if pkg.apk is not None and path == f"{pkg.code_path}/base.apk":
+            if pkg.apk is None or not path.startswith(pkg.code_path + "/"):
+                continue
+            name = path[len(pkg.code_path) + 1:]
+            if name == "base.apk":
                 return pkg.apk.data
+            if name.startswith("split_") and name.endswith(".apk"):
+                return pkg.splits.get(name[len("split_"):-len(".apk")])
         return None
 
     def now_wall(self) -> float:

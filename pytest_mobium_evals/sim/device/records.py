@@ -56,12 +56,12 @@ class PackageInfo:
     install_time: float
     install_permissions: tuple[str, ...] = ("android.permission.INTERNET",)
     # Packages installed from an APK (`adb install`): the APK read (None for the device's own apps), its
-    # instrumentation elements, minSdk, the last update's wall time and how many split APKs came with it.
+    # instrumentation elements, minSdk, the last update's wall time and the split APKs that came with it (by name).
     apk: "Apk | None" = None
     instrumentations: tuple["Instrumentation", ...] = ()
     min_sdk: int = 24
     update_time: float | None = None
-    split_count: int = 0
+    splits: dict[str, bytes] = field(default_factory=dict)
 
     def short(self, cls: str) -> str:
         """`pkg/.Act` when the class lives in the package, `pkg/full.Class` otherwise (ComponentName short form)."""

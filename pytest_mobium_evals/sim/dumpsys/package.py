@@ -67,7 +67,7 @@ def _package_block(ctx: "Ctx", d: "VirtualDevice", pkg) -> None:
     ctx.outln(f"    versionName={pkg.version_name}")
     ctx.outln("    hiddenApiEnforcementPolicy=2")
     ctx.outln("    usesNonSdkApi=false")
-    ctx.outln("    splits=[base]")
+    ctx.outln(f"    splits=[{', '.join(['base', *pkg.splits])}]")
     ctx.outln("    apkSigningVersion=2")
     flags = "SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP" if pkg.system else \
         "HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP"
