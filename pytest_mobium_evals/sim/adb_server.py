@@ -469,8 +469,11 @@ class AdbServer:
             conn.okay()
             cmd = req[len("exec:"):]
             stdin = self._raw_stdin(conn, _argv(cmd))
-            out, _ = Shell(device).run(cmd, stdin=stdin)
+            shell = Shell(device)
+            out, _ = shell.run(cmd, stdin=stdin)
             conn.sock.sendall(out.merged())
+            if shell.running is not None:
+                self._wait_running(conn, device, shell.running)
             return
         if req.startswith(("abb_exec:", "abb:")):
             # Android Binder Bridge: `cmd SERVICE ARGS…` without a shell, the arguments NUL-separated. abb_exec is
