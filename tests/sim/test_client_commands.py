@@ -11,12 +11,27 @@ import os
 import re
 import shutil
 import subprocess
+import threading
+import time
 import urllib.request
 
 import pytest
 
-from conftest import wait_for
 from pytest_mobium_evals import sim
+
+_tick = threading.Event()  # never set: wait(…) is a short pause between polls
+
+
+def wait_for(predicate, timeout: float = 10.0, what: str = "condition"):
+    """Polls `predicate` until it returns something truthy (here, not conftest's: `conftest` is another module
+    when tests/clients is collected in the same run)."""
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        _tick.wait(0.01)
+    return value
+
 
 pytestmark = pytest.mark.skipif(shutil.which("adb") is None, reason="needs the stock adb client (apt install adb)")
 

@@ -79,6 +79,27 @@ class Programs:
         return [p for p in self.running.values() if regex.search(p.cmdline if full else p.name)]
 
 
+class Held:
+    """A program in the foreground of its adb session (the shell's `hold`: the ADB server keeps the session open
+    and calls wait): it lasts while `running()` says so, asked every 50 ms with the device's timers run; a client
+    that hangs up sends it SIGHUP, which ends it (a screenrecord still writes its file)."""
+
+    def __init__(self, device: "VirtualDevice", program: Program, running: Callable[[], bool]) -> None:
+        self.device, self.program, self.running = device, program, running
+
+    def wait(self, hung_up: Callable[[float], bool]) -> str:
+        while True:
+            with self.device.lock:
+                self.device.run_due()
+                if not self.running():
+                    return ""
+            if hung_up(0.05):
+                with self.device.lock:
+                    programs(self.device).signal(self.program.pid, 1)
+                    self.running()
+                return ""
+
+
 def programs(device: "VirtualDevice") -> Programs:
     registry = getattr(device, "native_programs", None)
     if registry is None:
@@ -401,7 +422,7 @@ def _screenrecord(ctx: Ctx, args: list[str]) -> int:
         ctx.errln(f"Unable to open '{path}': Permission denied")
         return 1
     program = programs(device).start("screenrecord", " ".join(["screenrecord", *args]),
-                                     lambda signal: signal in (2, 15, 9))
+                                     lambda signal: signal in (1, 2, 15, 9))
     started = device.now()
     frames = bytearray(screencap_png(device))
 
@@ -423,5 +444,5 @@ def _screenrecord(ctx: Ctx, args: list[str]) -> int:
         return True
 
     device.log("ScreenRecord", f"Recording to {path}", pid=program.pid)
-    ctx.shell.running = running
+    ctx.shell.hold = Held(device, program, running)
     return 0

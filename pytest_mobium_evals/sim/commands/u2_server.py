@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from ..keycodes import KEY_NAMES
 from ..render import render
 from .base import Ctx
-from .programs import PROGRAMS, programs
+from .programs import PROGRAMS, Held, programs
 
 if TYPE_CHECKING:
     from ..device import VirtualDevice
@@ -66,11 +66,7 @@ def _start(ctx: Ctx, dex: bytes, cmdline: str, args: list[str]) -> int:
     if ctx.is_top_output():
         # In the foreground of its adb session, as the client runs it: the session stays open while it serves,
         # and a client that hangs up ends it (its stream closed).
-        def running() -> bool:
-            return not program.done.is_set()
-
-        running.hangup = lambda: programs(device).signal(program.pid, 1)  # type: ignore[attr-defined]
-        ctx.shell.running = running
+        ctx.shell.hold = Held(device, program, lambda: not program.done.is_set())
     return 0
 
 
