@@ -18,7 +18,8 @@ from .verdicts import ALL_CONTROL_DRIVERS, DRIVERS
 
 #: The options record.json keeps and --resume restores (the seed, run folder and resumed flag are the run's own).
 STORED = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "device_pace", "tool_timeout",
-          "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url", "surface")
+          "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url", "surface", "tool_server",
+          "mobium_driver", "mobium_env")
 
 
 def parse_drivers(text: str) -> tuple[str, ...]:
@@ -53,6 +54,9 @@ class RunOptions:
     enforce_max_steps: bool
     base_url: Optional[str]
     surface: Optional[str] = None  # --surface: variant names, comma separated (surfaces.py)
+    tool_server: Optional[str] = None  # --tool-server: the agent's stdio MCP server in place of Mobium, as typed
+    mobium_driver: Optional[str] = None  # --mobium-driver: `mobium mcp --driver NAME`
+    mobium_env: Optional[dict] = None  # --mobium-env NAME=VALUE…: added to the Mobium server's environment
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "RunOptions":
@@ -66,6 +70,9 @@ class RunOptions:
             "max_tool_calls": opt.mobium_max_tool_calls, "trial_timeout": opt.mobium_trial_timeout,
             "enforce_max_steps": opt.mobium_enforce_max_steps, "base_url": opt.mobium_base_url,
             "surface": getattr(opt, "mobium_surface", None),
+            "tool_server": getattr(opt, "mobium_tool_server", None) or None,
+            "mobium_driver": getattr(opt, "mobium_mobium_driver", None) or None,
+            "mobium_env": _env_pairs(getattr(opt, "mobium_mobium_env", None) or ()) or None,
         }
         seed = opt.mobium_seed
         resumed = False
@@ -100,6 +107,7 @@ class RunOptions:
             raise pytest.UsageError(f"--repeats {options['repeats']}: must be at least 1")
         if options["clock_speed"] <= 0:
             raise pytest.UsageError(f"--clock-speed {options['clock_speed']}: must be positive")
+        _check_servers(options)
         if options["device_pace"] is None:
             # An agent meets the device at an emulator's pace; the controls check the graders, which holds at
             # either pace (CI runs them at both), so they run at the device's own.
@@ -132,6 +140,35 @@ class RunOptions:
     @property
     def drivers(self) -> tuple[str, ...]:
         return parse_drivers(self.driver)
+
+
+def _env_pairs(pairs) -> dict:
+    """--mobium-env's NAME=VALUE words as a dict; a word without a name is a usage error."""
+    out = {}
+    for pair in pairs:
+        name, sep, value = str(pair).partition("=")
+        if not sep or not name.strip() or any(c.isspace() for c in name):
+            raise pytest.UsageError(f"--mobium-env {pair}: want NAME=VALUE")
+        out[name] = value
+    return out
+
+
+def _check_servers(options: dict) -> None:
+    """--tool-server's command is checked before any trial (its quoting, its placeholders); what cannot go with
+    what is refused: a surface variant rewrites Mobium's own surface, and Mobium's options need Mobium."""
+    from .toolserver import tool_server_words
+
+    if options["tool_server"]:
+        try:
+            tool_server_words(options["tool_server"])
+        except ValueError as exc:
+            raise pytest.UsageError(f"--tool-server {options['tool_server']!r}: {exc}") from None
+        if options["surface"]:
+            raise pytest.UsageError("--tool-server and --surface: a surface variant rewrites Mobium's tools, and "
+                                    "the agent's tools come from another server; choose one")
+    if (options["mobium_driver"] or options["mobium_env"]) and not options["mobium_bin"]:
+        raise pytest.UsageError("--mobium-driver and --mobium-env are passed to Mobium's binary: name it with "
+                                "--mobium PATH (or $MOBIUM_BIN)")
 
 
 def _baseline_seed(path: str) -> int:

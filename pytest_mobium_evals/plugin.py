@@ -57,6 +57,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--mobium", dest="mobium_bin", default=None, metavar="PATH",
                 help="the Mobium binary whose `mobium mcp` is the tool server; default $MOBIUM_BIN, else the "
                      "built-in Mobium-compatible server.")
+    g.addoption("--mobium-driver", dest="mobium_mobium_driver", default=None, metavar="NAME",
+                help="with --mobium: the driver Mobium drives the device with (`mobium mcp --driver NAME`: "
+                     "uiautomator2, uiautomator, or a mobium-driver-NAME on PATH). Default: Mobium's own.")
+    g.addoption("--mobium-env", dest="mobium_mobium_env", action="append", default=None, metavar="NAME=VALUE",
+                help="with --mobium: a variable added to the environment `mobium mcp` runs in (repeatable; "
+                     "e.g. MOBIUM_DRIVER_ADB=/path/to/driver). The device's ADB server is set for it already.")
+    g.addoption("--tool-server", dest="mobium_tool_server", default=None, metavar="\"CMD …\"",
+                help="any stdio MCP server as the agent's tools in place of Mobium, the same graders, limits and "
+                     "records (which name it); controls stay on Mobium's server. The command may ask for the "
+                     "device with {serial}, {adb_host}, {adb_port}, {adb} (HOST:PORT); it also gets "
+                     "ANDROID_SERIAL and adb's ANDROID_ADB_SERVER_* variables. Default: none.")
     g.addoption("--androidworld-native", dest="mobium_androidworld_native", action="store_true", default=False,
                 help="beside each AndroidWorld task, its twin run by AndroidWorld's own TaskEval class (setup and "
                      "grader), over this harness's ADB; needs android_world importable.")

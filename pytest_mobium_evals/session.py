@@ -129,7 +129,9 @@ class EvalSession:
             from .devices import DeviceLease
 
             self._lease = DeviceLease(self.device, self.adb, self.clock_speed, self.device_pace, self.tool_timeout,
-                                      self.mobium_bin, self.workerinput, self.sim_port)
+                                      self.mobium_bin, self.workerinput, self.sim_port,
+                                      mobium_driver=self.mobium_driver, mobium_env=self.mobium_env,
+                                      tool_server=self.tool_server)
         return self._lease
 
     def close(self) -> None:
@@ -282,6 +284,8 @@ class EvalSession:
             "devices": devices or previous.get("devices") or [],
             "mobium": self.mobium_info(),
             "tool_server": "mobium mcp" if self.mobium_bin else "mobium-evals mcp (built-in)",
+            # --tool-server: the agents' own server (the controls keep the one above)
+            "agent_tool_server": self.devices.agent_server_label(),
             "surfaces": list(self.surface_variants()),
             "options": self.options.stored(),
             "resumed": self.resumed,

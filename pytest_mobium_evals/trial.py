@@ -121,6 +121,9 @@ class TrialEnv:
     # Told each phase as the trial enters it (PHASES): how a fault plan fires "in phase X".
     on_phase: Optional[Callable[[str], None]] = None
     surfaces: dict = field(default_factory=dict)  # --surface: variant name → its plain JSON (surfaces.py)
+    # --tool-server: an agent trial's server in place of server_spec's, and its name for the record
+    agent_server_spec: Optional[Callable[[Device], Any]] = None
+    agent_tool_server: Optional[str] = None
 
 
 @dataclass
@@ -181,9 +184,10 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 
         phase = enter("driver")
         t = time.monotonic()
-        server = env.server_spec(device)
+        agent = spec.driver == "agent"
+        server = (env.agent_server_spec or env.server_spec)(device) if agent else env.server_spec(device)
         server, seen = surface_proxy.wrap_for_trial(server, env.surfaces.get(spec.surface))
-        if spec.driver == "agent":
+        if agent:
             # The agent driver records its own prompt (with the system prompt) and final answer.
             run = _run_agent(spec, env, prompt, server, events.append, task)
         else:
@@ -387,6 +391,7 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         driver=spec.driver,
         near_miss=spec.variant,
         surface=spec.surface,
+        tool_server=env.agent_tool_server if spec.driver == "agent" else None,
         split=split_of(task.id, task.split),
         model=spec.model,
         model_label=spec.model_label,

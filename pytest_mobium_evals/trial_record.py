@@ -97,6 +97,7 @@ class TrialRecord(BaseModel):
     started_at: Optional[str] = None  # when the trial began (UTC, ISO 8601); its timings say how long it took
     surface: Optional[str] = None  # the agent's surface variant (--surface); none: Mobium's surface as it is
     surface_seen: Optional[dict] = None  # what the proxy showed the agent: {variant, hash, tools_hash}
+    tool_server: Optional[str] = None  # an agent's server in place of Mobium's (--tool-server): "NAME: COMMAND"
     split: Optional[str] = None  # "dev" or "held-out" (split.py); older records: worked out again from the task
     injection_arm: Optional[str] = None  # an injection task's "attacked" or "clean" twin
     injection_pair: Optional[str] = None  # the attacked task's id, shared by both twins

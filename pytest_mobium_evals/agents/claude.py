@@ -25,7 +25,6 @@ from .base import AgentInfraError, AgentRun, Limits, ModelSetting, Recorder
 from .prompt import FINAL_SCHEMA, SYSTEM_PROMPT, claim_from_output
 
 SERVER_NAME = "mobium"
-TOOL_PREFIX = f"mcp__{SERVER_NAME}__"
 STRUCTURED_OUTPUT_TOOL = "StructuredOutput"  # the CLI's own tool for --json-schema answers
 CREDENTIALS_FILE = ".credentials.json"  # where `claude login` keeps its OAuth tokens on Linux
 ENV_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
@@ -63,7 +62,17 @@ def tool_server_config(spec: Any, starts_file: Optional[Path] = None) -> dict:
     # The CLI hands its own environment to the server, temporary HOME included; the server under test gets the
     # user's real one back (Mobium keeps its state and finds the Android SDK there). The spec's own env wins.
     env = {**server_home_env(), **dict(getattr(spec, "env", None) or {})}
-    return {SERVER_NAME: {"type": "stdio", "command": command[0], "args": command[1:], "env": env}}
+    return {server_name(spec): {"type": "stdio", "command": command[0], "args": command[1:], "env": env}}
+
+
+def server_name(spec: Any) -> str:
+    """The name the CLI registers the trial's one server under: Mobium's, or --tool-server's own (its tools are
+    then mcp__<name>__<tool>, so the model is not told another server's tools are Mobium's)."""
+    return getattr(spec, "name", None) or SERVER_NAME
+
+
+def tool_prefix(spec: Any) -> str:
+    return f"mcp__{server_name(spec)}__"
 
 
 def server_home_env() -> dict[str, str]:
@@ -144,6 +153,11 @@ class _Trial:
         self.api_error: Optional[str] = None
         self.tool_names: dict[str, str] = {}  # tool_use id -> short name
         self.starts_file: Optional[Path] = None
+        self.server = SERVER_NAME  # the name its tool server is registered under (server_name)
+
+    @property
+    def prefix(self) -> str:
+        return f"mcp__{self.server}__"
 
     def check_server(self, result_text: str, is_error: bool) -> None:
         if self.starts_file is not None and server_starts(self.starts_file) > 1:
@@ -153,7 +167,7 @@ class _Trial:
 
     async def pre_tool_use(self, hook_input: dict, tool_use_id: Optional[str], context: Any) -> dict:
         name = hook_input.get("tool_name", "")
-        if not name.startswith(TOOL_PREFIX):
+        if not name.startswith(self.prefix):
             return {}
         if self.tool_calls >= self.limits.max_tool_calls:
             self.hit_limit = "tool_calls"
@@ -189,7 +203,8 @@ def build_options(setting: ModelSetting, spec: Any, limits: Limits, home: Path, 
         hooks = {"PreToolUse": [HookMatcher(matcher=None, hooks=[trial.pre_tool_use])]}
     # The server's tools by name when the spec lists them; otherwise the rule for every tool of that one server
     # (with strict MCP config and no built-in tools, there is nothing else it could match).
-    tool_names = [TOOL_PREFIX + name for name in getattr(spec, "tools", None) or ()] or [f"mcp__{SERVER_NAME}"]
+    prefix = tool_prefix(spec)
+    tool_names = [prefix + name for name in getattr(spec, "tools", None) or ()] or [f"mcp__{server_name(spec)}"]
     return ClaudeAgentOptions(
         model=setting.name,
         effort=setting.effort,
@@ -219,6 +234,7 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
     record = Recorder(on_event)
     record("prompt", model=setting.label, system=SYSTEM_PROMPT, text=prompt)
     trial = _Trial(setting, limits, record)
+    trial.server = server_name(spec)
     stderr_tail: list[str] = []
     # Only ANTHROPIC_BASE_URL points Claude elsewhere: --base-url is the OpenAI-compatible server's.
     base_url = os.environ.get("ANTHROPIC_BASE_URL") or None
@@ -301,7 +317,7 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
     interrupted = False
     async for message in client.receive_response():
         if isinstance(message, SystemMessage) and message.subtype == "init":
-            _check_server_started(message.data)
+            _check_server_started(message.data, trial.server)
         elif isinstance(message, AssistantMessage):
             if message.message_id and message.usage:
                 if message.message_id not in trial.usage_by_message:
@@ -317,7 +333,7 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
                 elif isinstance(block, ThinkingBlock):
                     record("assistant", thinking=block.thinking)
                 elif isinstance(block, ToolUseBlock):
-                    short = block.name.removeprefix(TOOL_PREFIX)
+                    short = block.name.removeprefix(trial.prefix)
                     trial.tool_names[block.id] = short
                     if block.name == STRUCTURED_OUTPUT_TOOL:
                         record("assistant", structured_output=block.input)
@@ -351,9 +367,9 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
             await client.interrupt()
 
 
-def _check_server_started(data: dict) -> None:
+def _check_server_started(data: dict, name: str = SERVER_NAME) -> None:
     for server in data.get("mcp_servers") or []:
-        if server.get("name") == SERVER_NAME and server.get("status") != "connected":
+        if server.get("name") == name and server.get("status") != "connected":
             raise AgentInfraError(f"tool server did not start: status {server.get('status')}")
 
 

@@ -472,8 +472,11 @@ class AdbServer:
             conn.okay()
             cmd = req[len("exec:"):]
             stdin = self._raw_stdin(conn, _argv(cmd))
-            out, _ = Shell(device).run(cmd, stdin=stdin)
+            shell = Shell(device)
+            out, _ = shell.run(cmd, stdin=stdin)
             conn.sock.sendall(out.merged())
+            if shell.hold is not None:  # `adb exec-out screenrecord …`: open until it ends
+                conn.sock.sendall(self._hold(conn, shell.hold).encode())
             return
         if req.startswith(("abb_exec:", "abb:")):
             # Android Binder Bridge: `cmd SERVICE ARGS…` without a shell, the arguments NUL-separated. abb_exec is
