@@ -10,7 +10,7 @@ import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 import pytest
 
@@ -18,7 +18,43 @@ from .verdicts import ALL_CONTROL_DRIVERS, DRIVERS
 
 #: The options record.json keeps and --resume restores (the seed, run folder and resumed flag are the run's own).
 STORED = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "device_pace", "tool_timeout",
-          "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url", "surface")
+          "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url", "surface", "request_timeout")
+
+
+def parse_trial_timeout(value) -> tuple[float, dict[str, float]]:
+    """`--trial-timeout`: (the seconds for every model setting, {setting label: its own seconds}). The value is a
+    number, or comma-separated `LABEL=S` entries with at most one bare number for the settings not named (300 when
+    there is none). Raises ValueError naming the bad entry."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _seconds(value, str(value)), {}
+    default, own = 300.0, {}
+    bare = 0
+    for entry in (e.strip() for e in str(value).split(",")):
+        if not entry:
+            raise ValueError("an empty entry")
+        label, equals, seconds = entry.rpartition("=")
+        if not equals:
+            bare += 1
+            if bare > 1:
+                raise ValueError(f"two values for every setting ({entry!r}); name a setting as SETTING=S")
+            default = _seconds(entry, entry)
+        elif not label.strip():
+            raise ValueError(f"{entry!r} names no model setting before '='")
+        elif label.strip() in own:
+            raise ValueError(f"{label.strip()!r} is given twice")
+        else:
+            own[label.strip()] = _seconds(seconds, entry)
+    return default, own
+
+
+def _seconds(text, entry: str) -> float:
+    try:
+        seconds = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"{entry!r} is not a number of seconds") from None
+    if not seconds > 0:
+        raise ValueError(f"{entry!r}: seconds must be positive")
+    return seconds
 
 
 def parse_drivers(text: str) -> tuple[str, ...]:
@@ -49,10 +85,11 @@ class RunOptions:
     device_pace: Optional[str]  # the virtual device's pace, fast or emulator (sim/pace.py)
     tool_timeout: float
     max_tool_calls: int
-    trial_timeout: float
+    trial_timeout: Union[float, str]  # seconds, or SETTING=S entries (parse_trial_timeout)
     enforce_max_steps: bool
     base_url: Optional[str]
     surface: Optional[str] = None  # --surface: variant names, comma separated (surfaces.py)
+    request_timeout: float = 300.0  # one model request (older records: the fixed 300 s it was)
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "RunOptions":
@@ -66,6 +103,7 @@ class RunOptions:
             "max_tool_calls": opt.mobium_max_tool_calls, "trial_timeout": opt.mobium_trial_timeout,
             "enforce_max_steps": opt.mobium_enforce_max_steps, "base_url": opt.mobium_base_url,
             "surface": getattr(opt, "mobium_surface", None),
+            "request_timeout": getattr(opt, "mobium_request_timeout", 300.0),
         }
         seed = opt.mobium_seed
         resumed = False
@@ -100,6 +138,14 @@ class RunOptions:
             raise pytest.UsageError(f"--repeats {options['repeats']}: must be at least 1")
         if options["clock_speed"] <= 0:
             raise pytest.UsageError(f"--clock-speed {options['clock_speed']}: must be positive")
+        try:
+            default, own = parse_trial_timeout(options["trial_timeout"])
+        except ValueError as exc:
+            raise pytest.UsageError(f"--trial-timeout {options['trial_timeout']}: {exc}") from None
+        # A plain number is kept as one (record.json's options read as before); entries per setting as written.
+        options["trial_timeout"] = default if not own else options["trial_timeout"]
+        if not options["request_timeout"] > 0:
+            raise pytest.UsageError(f"--request-timeout {options['request_timeout']}: must be positive")
         if options["device_pace"] is None:
             # An agent meets the device at an emulator's pace; the controls check the graders, which holds at
             # either pace (CI runs them at both), so they run at the device's own.
@@ -132,6 +178,11 @@ class RunOptions:
     @property
     def drivers(self) -> tuple[str, ...]:
         return parse_drivers(self.driver)
+
+    def trial_timeout_for(self, label: str) -> tuple[float, Optional[str]]:
+        """A model setting's time limit per trial, and the setting's label when it has its own (else None)."""
+        default, own = parse_trial_timeout(self.trial_timeout)
+        return (own[label], label) if label in own else (default, None)
 
 
 def _baseline_seed(path: str) -> int:

@@ -75,8 +75,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="seconds one MCP tool call may take before the tool server counts as dead. Default: 60.")
     g.addoption("--max-tool-calls", dest="mobium_max_tool_calls", type=int, default=40, metavar="N",
                 help="an agent's tool-call budget per trial. Default: 40.")
-    g.addoption("--trial-timeout", dest="mobium_trial_timeout", type=float, default=300.0, metavar="S",
-                help="an agent's time budget per trial, in seconds. Default: 300.")
+    g.addoption("--trial-timeout", dest="mobium_trial_timeout", default="300", metavar="S|SETTING=S,…",
+                help="an agent's time budget per trial, in seconds: one value for every model setting, or "
+                     "SETTING=S entries, comma separated, for some (--trial-timeout=openai/qwen=3600,300: an hour "
+                     "for that one, 300 s for the rest). Default: 300.")
+    g.addoption("--request-timeout", dest="mobium_request_timeout", type=float, default=300.0, metavar="S",
+                help="seconds one model request may take, prompt processing included (a local model on a CPU "
+                     "reads a long prompt for minutes). Default: 300.")
     g.addoption("--enforce-max-steps", dest="mobium_enforce_max_steps", action="store_true", default=False,
                 help="cap an agent's tool calls at a Ghost Bench task's own step budget (complexity × 10).")
     g.addoption("--baseline", dest="mobium_baseline", default=None, metavar="RUN_DIR",

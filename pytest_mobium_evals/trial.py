@@ -329,12 +329,19 @@ def takes_claim(check: Callable[..., Outcome]) -> bool:
         return False
 
 
-def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_event, task: Task) -> drivers.DriverRun:
+def agent_limits(env: TrialEnv, task: Task) -> Any:
+    """The limits an agent trial of this task runs under: the session's for its model setting, the tool calls
+    capped at the task's own step budget under --enforce-max-steps."""
     limits = env.limits
     if env.enforce_max_steps and task.max_steps and limits is not None:
         import dataclasses
 
         limits = dataclasses.replace(limits, max_tool_calls=min(limits.max_tool_calls, task.max_steps))
+    return limits
+
+
+def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_event, task: Task) -> drivers.DriverRun:
+    limits = agent_limits(env, task)
     runner = env.agent_runner or drivers.run_agent_driver
     # An empty working folder of the trial's own: no CLAUDE.md, no skills, nothing of the project within reach.
     with tempfile.TemporaryDirectory(prefix="mobium-agent-") as workdir:
@@ -366,6 +373,7 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         tool_calls=run.tool_calls,
         max_steps=task.max_steps,  # the task's step budget (Ghost Bench: complexity x 10); enforced on request
         hit_limit=run.hit_limit,
+        limits=_limits_json(spec, env, task),
         tokens={"input": run.tokens_in, "output": run.tokens_out},
         cost_usd=run.cost_usd,
         timings={k: round(v, 3) for k, v in timings.items()},
@@ -381,6 +389,12 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         plugin_commit=source_commit()[0],
         **{"script_error": run.script_error, "infra_error": None, **graded},
     )
+
+
+def _limits_json(spec: TrialSpec, env: TrialEnv, task: Task) -> Optional[dict]:
+    """The limits that applied to an agent trial, as its record keeps them; a control runs under none."""
+    limits = agent_limits(env, task) if spec.driver == "agent" else None
+    return limits.to_json() if limits is not None and hasattr(limits, "to_json") else None
 
 
 def _infra_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict,

@@ -72,6 +72,9 @@ class TrialRecord(BaseModel):
     params: Optional[dict] = None  # older records: none (regrading seeds them again)
     max_steps: Optional[int] = None
     hit_limit: Optional[bool] = None
+    # An agent trial's limits as they applied (agents.Limits.to_json): tool calls, the trial's time limit and whether
+    # its model setting had its own (trial_timeout_for), one request's and one tool call's timeouts.
+    limits: Optional[dict] = None
     irreversible: list = Field(default_factory=list)
     found: Optional[str] = None
     regression: bool = False

@@ -33,11 +33,28 @@ class ModelSetting:
     label: str  # how reports name it: "opus:medium", "ollama/qwen2.5:7b"
 
 
+#: One model request's default bound: a generation, prompt processing included. A local model on a CPU reads a
+#: long prompt slowly (a 19k-token first request is minutes of it), so `--request-timeout` raises it.
+REQUEST_TIMEOUT_S = 300.0
+
+
 @dataclass
 class Limits:
     max_tool_calls: int = 40
     max_seconds: float = 300
     tool_timeout: Optional[float] = None  # one tool call; None: only the trial's time limit bounds it
+    request_timeout: float = REQUEST_TIMEOUT_S  # one model request (--request-timeout)
+    # Which --trial-timeout entry gave max_seconds: a model setting's own label, or None for the run's value.
+    max_seconds_for: Optional[str] = None
+    # The first request as counted before the run (context.PromptSize): Ollama's num_ctx, and the floor a reply's
+    # prompt count is checked against. None: not counted (Claude, or a caller that did not).
+    prompt_size: Any = None
+
+    def to_json(self) -> dict:
+        """What a trial's record keeps of the limits that applied to it."""
+        return {"max_tool_calls": self.max_tool_calls, "trial_timeout_s": self.max_seconds,
+                "trial_timeout_for": self.max_seconds_for, "request_timeout_s": self.request_timeout,
+                "tool_timeout_s": self.tool_timeout}
 
 
 @dataclass

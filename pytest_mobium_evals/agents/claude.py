@@ -108,6 +108,8 @@ def cli_env(home: Path, limits: Limits, base_url: Optional[str]) -> dict[str, st
         # The CLI retries API errors itself, with backoff; bound it to the harness's attempt count.
         "CLAUDE_CODE_MAX_RETRIES": str(max(0, base.API_ATTEMPTS - 1)),
         "MCP_TOOL_TIMEOUT": str(int(limits.max_seconds * 1000)),
+        # One API request's bound, as the loop's providers take it (--request-timeout).
+        "API_TIMEOUT_MS": str(int(limits.request_timeout * 1000)),
     }
     if base_url:
         env["ANTHROPIC_BASE_URL"] = base_url

@@ -3,7 +3,8 @@
 The driver starts the trial's MCP server with the mcp SDK's stdio client, offers its tools as functions, and runs
 the conversation: each tool call the model makes goes to the server and its result back to the model, until the
 model stops calling tools. Then one more request, with no tools and the answer constrained to FINAL_SCHEMA by the
-provider's structured-output option, gives the final answer. Same limits as Claude: the call past the tool-call
+provider's structured-output option, gives the final answer (the tools still offered, so the request shares the
+turns' prefix, but not to be called). Same limits as Claude: the call past the tool-call
 limit is not made, and the time limit cancels everything; either way the trial is unreported."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, Optional
 
 from ..tasks import Claim
 from .base import AgentInfraError, AgentRun, Limits, ModelSetting, Recorder, with_retries
+from .context import truncation
 from .prompt import FINAL_REQUEST, FINAL_SCHEMA, SYSTEM_PROMPT, claim_from_output
 from .provider import Provider, Reply, ToolCall  # noqa: F401  (Reply and ToolCall: the loop's vocabulary)
 
@@ -49,14 +51,15 @@ def result_text(result: Any) -> str:
     return "\n".join(parts)
 
 
-def make_provider(setting: ModelSetting, base_url: Optional[str]) -> Provider:
+def make_provider(setting: ModelSetting, base_url: Optional[str], limits: Limits) -> Provider:
     if setting.provider == "ollama":
         from .ollama import OllamaProvider
 
-        return OllamaProvider(setting)
+        size = limits.prompt_size
+        return OllamaProvider(setting, limits.request_timeout, num_ctx=None if size is None else size.num_ctx)
     from .openai_compat import OpenAIProvider
 
-    return OpenAIProvider(setting, base_url)
+    return OpenAIProvider(setting, base_url, limits.request_timeout)
 
 
 class _ServerGone(Exception):
@@ -67,8 +70,10 @@ async def run_loop(setting: ModelSetting, prompt: str, spec: Any, limits: Limits
                    base_url: Optional[str] = None) -> AgentRun:
     record = Recorder(on_event)
     record("prompt", model=setting.label, system=SYSTEM_PROMPT, text=prompt)
-    provider = make_provider(setting, base_url)
-    state = _State()
+    provider = make_provider(setting, base_url, limits)
+    # Ollama's prompt_eval_count leaves out what its cache held, so only an OpenAI-compatible server's count (the
+    # whole prompt, cached or not) tells a cut prompt; Ollama is given a num_ctx that holds it instead.
+    state = _State(prompt_size=limits.prompt_size if setting.provider == "openai" else None)
     Path(workdir).mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="loop-", dir=workdir))
     try:
@@ -98,13 +103,21 @@ class _State:
     tokens_out: int = 0
     hit_limit: Optional[str] = None
     claim: Claim = field(default_factory=Claim)
+    prompt_size: Any = None  # context.PromptSize: a reply that read fewer prompt tokens than its floor was cut
 
     def add(self, reply: Reply, record: Recorder, seconds: float) -> None:
-        """Counts a reply's tokens, and records the reply's arrival: the transcript's model step (its tokens, and
-        how long the model took, retries included), before what the reply said."""
+        """Counts a reply's tokens, and records the reply's arrival: the transcript's model step (its tokens, what
+        of its prompt the server's cache held, and how long the model took, retries included), before what the
+        reply said. A reply to a prompt the server cut ends the trial as an infra_error."""
         self.tokens_in += reply.tokens_in
         self.tokens_out += reply.tokens_out
-        record("model", tokens={"input": reply.tokens_in, "output": reply.tokens_out}, seconds=round(seconds, 3))
+        tokens = {"input": reply.tokens_in, "output": reply.tokens_out}
+        if reply.cached is not None:
+            tokens["cached"] = reply.cached
+        record("model", tokens=tokens, seconds=round(seconds, 3))
+        cut = truncation(self.prompt_size, reply.tokens_in)
+        if cut is not None:
+            raise AgentInfraError(cut)
 
 
 async def _converse(provider: Provider, prompt: str, spec: Any, limits: Limits, record: Recorder, state: _State,
@@ -128,7 +141,7 @@ async def _converse(provider: Provider, prompt: str, spec: Any, limits: Limits, 
                 if messages is not None:
                     # The tools are done with: the final answer is asked for while the server shuts down (which
                     # takes the built-in server about a second), not after.
-                    final = asyncio.ensure_future(_final_answer(provider, messages, record, state))
+                    final = asyncio.ensure_future(_final_answer(provider, messages, functions, record, state))
         except BaseException as exc:  # noqa: BLE001 - sorted out below, everything else re-raised as it was
             if final is not None:
                 final.cancel()
@@ -222,10 +235,15 @@ async def _turns(provider: Provider, prompt: str, functions: list[dict], mcp: An
     return messages
 
 
-async def _final_answer(provider: Provider, messages: list[dict], record: Recorder, state: _State) -> None:
+async def _final_answer(provider: Provider, messages: list[dict], functions: list[dict], record: Recorder,
+                        state: _State) -> None:
+    """The final answer, asked with the same tools as every turn before it: templates that put the tools in the
+    system block (Qwen's, Llama's) then render the same prefix, so the server's prompt cache holds it, where a
+    request without them shared ~200 tokens with the cache and evicted the tool list for the next trial. The
+    provider asks for no tool call (tool_choice none) and the answer in FINAL_SCHEMA."""
     messages = messages + [{"role": "user", "content": FINAL_REQUEST}]
     asked = time.monotonic()
-    reply = await with_retries(lambda: provider.final(messages, FINAL_SCHEMA), provider.label, record)
+    reply = await with_retries(lambda: provider.final(messages, FINAL_SCHEMA, functions), provider.label, record)
     state.add(reply, record, time.monotonic() - asked)
     record("assistant", structured_output=reply.text)
     state.claim = claim_from_output(reply.text)
