@@ -79,6 +79,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="an agent's time budget per trial, in seconds: one value for every model setting, or "
                      "SETTING=S entries, comma separated, for some (--trial-timeout=openai/qwen=3600,300: an hour "
                      "for that one, 300 s for the rest). Default: 300.")
+    g.addoption("--nudge-text-calls", dest="mobium_nudge_text_calls", action="store_true", default=False,
+                help="a model (Ollama, OpenAI-compatible) that writes a tool call as text instead of making it is "
+                     "told once that no tool ran, and goes on; the record says when it was. Default: off (such a "
+                     "reply ends its tool calls, recorded as text_tool_call).")
     g.addoption("--request-timeout", dest="mobium_request_timeout", type=float, default=300.0, metavar="S",
                 help="seconds one model request may take, prompt processing included (a local model on a CPU "
                      "reads a long prompt for minutes). Default: 300.")

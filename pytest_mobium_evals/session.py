@@ -95,6 +95,7 @@ class EvalSession:
         seconds, own = self.options.trial_timeout_for(setting.label)
         return Limits(max_tool_calls=self.max_tool_calls, max_seconds=seconds, tool_timeout=self.tool_timeout,
                       request_timeout=self.request_timeout, max_seconds_for=own,
+                      nudge_text_calls=self.nudge_text_calls,
                       prompt_size=self.prompt_sizes().get((setting.label, surface)))
 
     def prompt_sizes(self, task_prompt: Optional[str] = None) -> dict:

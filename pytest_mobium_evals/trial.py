@@ -218,6 +218,8 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
             phase = "record"
         timings["total_s"] = time.monotonic() - started
         record = _infra_record(spec, env, params, run, timings, phase, f"{phase}: {type(exc).__name__}: {exc}")
+        if record.stop_reason is None:  # the driver did not return: the model's API, or the infrastructure, stopped it
+            record.stop_reason = getattr(exc, "stop_reason", "infra_error")
         record.surface_seen = surface_seen or seen.read()
         record.started_at = began
         result = TrialResult(record, events, screen, error=exc)
@@ -405,6 +407,9 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         tool_calls=run.tool_calls,
         max_steps=task.max_steps,  # the task's step budget (Ghost Bench: complexity x 10); enforced on request
         hit_limit=run.hit_limit,
+        stop_reason=run.stop_reason,
+        stop_text=run.stop_text,
+        nudged=run.nudged if spec.driver == "agent" else None,
         limits=_limits_json(spec, env, task),
         tokens={"input": run.tokens_in, "output": run.tokens_out},
         cost_usd=run.cost_usd,
@@ -443,8 +448,8 @@ def setup_failure_record(spec: TrialSpec, seed: int, message: str) -> TrialRecor
     """The record of a trial whose setup failed (the device could not be leased): an infrastructure error, with
     nothing run."""
     env = TrialEnv(seed=seed, run_dir=None, server_spec=lambda device: None)
-    return _infra_record(spec, env, spec.task.seeded_params(seed, spec.repeat), drivers.DriverRun(claim=Claim()),
-                         {}, "setup", message)
+    return _infra_record(spec, env, spec.task.seeded_params(seed, spec.repeat),
+                         drivers.DriverRun(claim=Claim(), stop_reason="infra_error"), {}, "setup", message)
 
 
 def _write(env: TrialEnv, spec: TrialSpec, result: TrialResult) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..tasks import Claim
-from .base import AgentInfraError, AgentRun, Limits, ModelSetting, Recorder, with_retries
+from .base import AgentInfraError, AgentRun, Limits, ModelAPIError, ModelSetting, Recorder, stop_reason, with_retries
 from .context import truncation
 from .prompt import FINAL_REQUEST, FINAL_SCHEMA, SYSTEM_PROMPT, claim_from_output
 from .provider import Provider, Reply, ToolCall  # noqa: F401  (Reply and ToolCall: the loop's vocabulary)
@@ -90,10 +90,12 @@ async def run_loop(setting: ModelSetting, prompt: str, spec: Any, limits: Limits
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     claim = state.claim if state.hit_limit is None else Claim()
-    record("final", **claim.to_json(), hit_limit=state.hit_limit, tool_calls=state.tool_calls,
+    why = stop_reason(state.hit_limit, claim, text_call=state.text_call is not None)
+    record("final", **claim.to_json(), hit_limit=state.hit_limit, stop_reason=why, tool_calls=state.tool_calls,
            tokens_in=state.tokens_in, tokens_out=state.tokens_out, cost_usd=None)
     return AgentRun(claim=claim, tool_calls=state.tool_calls, tokens_in=state.tokens_in,
-                    tokens_out=state.tokens_out, cost_usd=None, hit_limit=state.hit_limit, model=setting.label)
+                    tokens_out=state.tokens_out, cost_usd=None, hit_limit=state.hit_limit, model=setting.label,
+                    stop_reason=why, stop_text=state.text_call, nudged=state.nudged)
 
 
 @dataclass
@@ -104,6 +106,8 @@ class _State:
     hit_limit: Optional[str] = None
     claim: Claim = field(default_factory=Claim)
     prompt_size: Any = None  # context.PromptSize: a reply that read fewer prompt tokens than its floor was cut
+    text_call: Optional[str] = None  # the text of the reply that ended the turns by writing a tool call as prose
+    nudged: bool = False  # told once that a call written as text is not a call
 
     def add(self, reply: Reply, record: Recorder, seconds: float) -> None:
         """Counts a reply's tokens, and records the reply's arrival: the transcript's model step (its tokens, what
@@ -117,7 +121,7 @@ class _State:
         record("model", tokens=tokens, seconds=round(seconds, 3))
         cut = truncation(self.prompt_size, reply.tokens_in)
         if cut is not None:
-            raise AgentInfraError(cut)
+            raise ModelAPIError(cut)
 
 
 async def _converse(provider: Provider, prompt: str, spec: Any, limits: Limits, record: Recorder, state: _State,
@@ -205,6 +209,18 @@ async def _turns(provider: Provider, prompt: str, functions: list[dict], mcp: An
                    **({"thinking": reply.thinking} if reply.thinking else {}))
         messages.append(reply.message)
         if not reply.tool_calls:
+            written = written_tool_call(reply.text, functions)
+            if written is None:
+                break
+            record("text_tool_call", tool=written, text=reply.text)
+            if limits.nudge_text_calls and not state.nudged:
+                # Once, and said in the transcript and the record: a model that wrote a call as prose is told the
+                # call did not happen, and may make it.
+                state.nudged = True
+                record("nudge", text=NUDGE)
+                messages.append({"role": "user", "content": NUDGE})
+                continue
+            state.text_call = reply.text
             break
         for call in reply.tool_calls:
             record("tool_call", id=call.id, tool=call.name, arguments=call.arguments)
@@ -249,6 +265,34 @@ async def _final_answer(provider: Provider, messages: list[dict], functions: lis
     state.claim = claim_from_output(reply.text)
     if state.claim.status is None:
         record("error", where="final", message="the final answer does not match the schema; no claim")
+
+
+#: What a model that wrote a tool call as text is told, once, under --nudge-text-calls.
+NUDGE = ("That was text, not a tool call: no tool ran. To use a tool, call it through the tool-calling interface. "
+         "If you are finished, say so and stop calling tools.")
+
+
+def written_tool_call(text: str, functions: list[dict]) -> Optional[str]:
+    """The tool a reply's text names as a call it did not make (`{"name": "app_version", "arguments": {...}}` in
+    prose, a code fence or <tool_call> tags: what a small model writes when its template's call syntax slips), or
+    None. Only an object naming one of the offered tools counts: JSON about anything else is the model's answer."""
+    if not text or "{" not in text:
+        return None
+    names = {f.get("function", {}).get("name") for f in functions}
+    decoder = json.JSONDecoder()
+    at = text.find("{")
+    while at != -1:
+        try:
+            value, _ = decoder.raw_decode(text, at)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            function = value.get("function")  # OpenAI's own shape, {"function": {"name": ...}}, written out
+            name = value.get("name") or (function.get("name") if isinstance(function, dict) else None)
+            if name in names:
+                return name
+        at = text.find("{", at + 1)
+    return None
 
 
 def _is_transport_loss(exc: Exception) -> bool:

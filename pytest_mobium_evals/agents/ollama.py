@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .base import REQUEST_TIMEOUT_S, AgentInfraError, ModelSetting, RetryableAPIError, tls_context
+from .base import REQUEST_TIMEOUT_S, ModelAPIError, ModelSetting, RetryableAPIError, tls_context
 from .provider import Reply, ToolCall
 
 
@@ -64,7 +64,7 @@ class OllamaProvider:
         except ollama.ResponseError as exc:
             if exc.status_code in (-1, 408, 429) or exc.status_code >= 500:
                 raise RetryableAPIError(f"HTTP {exc.status_code}: {exc.error}") from exc
-            raise AgentInfraError(f"{self.label}: HTTP {exc.status_code}: {exc.error}") from exc
+            raise ModelAPIError(f"{self.label}: HTTP {exc.status_code}: {exc.error}") from exc
         except (ConnectionError, httpx.TransportError) as exc:
             raise RetryableAPIError(f"{type(exc).__name__}: {exc}") from exc
         except ValueError as exc:  # a body that is not Ollama's JSON (pydantic's ValidationError is one too)

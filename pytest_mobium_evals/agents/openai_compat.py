@@ -9,7 +9,7 @@ import json
 import os
 from typing import Any, Optional
 
-from .base import REQUEST_TIMEOUT_S, AgentInfraError, ModelSetting, RetryableAPIError, tls_context
+from .base import REQUEST_TIMEOUT_S, AgentInfraError, ModelAPIError, ModelSetting, RetryableAPIError, tls_context
 from .provider import Reply, ToolCall
 
 PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the client insists on one
@@ -68,10 +68,10 @@ class OpenAIProvider:
                 raise RetryableAPIError(f"HTTP {exc.status_code}: {exc.message}") from exc
             if "context" in str(exc.message).lower():
                 # llama.cpp's exceed_context_size_error, vLLM's "maximum context length": the prompt does not fit.
-                raise AgentInfraError(f"{self.label}: the server refused the prompt as longer than its context "
+                raise ModelAPIError(f"{self.label}: the server refused the prompt as longer than its context "
                                       f"(HTTP {exc.status_code}: {exc.message}); serve the model with a larger "
                                       f"context, or offer fewer tools (--tools, --surface)") from exc
-            raise AgentInfraError(f"{self.label}: HTTP {exc.status_code}: {exc.message}") from exc
+            raise ModelAPIError(f"{self.label}: HTTP {exc.status_code}: {exc.message}") from exc
         if not response.choices:
             raise RetryableAPIError("the response has no choices")
         message = response.choices[0].message

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
-from standins import Answer, Call, LlamaCppStandin, solve_t01
+from standins import Answer, Call, Fail, LlamaCppStandin, Text, solve_t01
 
 from pytest_mobium_evals import drivers
 from pytest_mobium_evals.agents import AgentConfigError, Limits, parse_models, run_agent
@@ -154,7 +154,7 @@ def test_the_record_says_which_limits_applied(openai_api, tool_server, tmp_path)
     record = _trial(OPENAI, tool_server, tmp_path, limits).record
     assert record.verdict == "pass"
     assert record.limits == {"max_tool_calls": 40, "trial_timeout_s": 900, "trial_timeout_for": "openai/local-model",
-                             "request_timeout_s": 1200, "tool_timeout_s": 30}
+                             "request_timeout_s": 1200, "tool_timeout_s": 30, "nudge_text_calls": False}
     stored = json.loads((tmp_path / "run" / "trials" / record.trial / "verdict.json").read_text())
     assert stored["limits"] == record.limits
 
@@ -260,3 +260,76 @@ def test_the_header_says_each_settings_first_request(pytester, ollama_api, llama
     assert verdicts["openai/local-model"]["limits"]["trial_timeout_for"] == "openai/local-model"
     assert verdicts["ollama/qwen2.5:7b"]["limits"]["trial_timeout_s"] == 60
     assert verdicts["ollama/qwen2.5:7b"]["limits"]["trial_timeout_for"] is None
+    # The summary counts each setting's trials by why they stopped.
+    assert {v["stop_reason"] for v in verdicts.values()} == {"final_answer"}
+    assert result.stdout.lines.count("  stopped: final_answer 1") == 2
+
+
+# --- why a trial stopped --------------------------------------------------------------------------------------------
+
+TEXT_CALL = 'I will check the version.\n```json\n{"name": "app_devices", "arguments": {}}\n```'
+
+
+def test_a_tool_call_written_as_text_is_recorded_as_that_with_its_text(openai_api, tool_server, tmp_path):
+    """The first real-model run's trial: a call written as prose, finish_reason stop. The loop ends the tool turns
+    there (the call is not made), asks for the final answer, and the record says why it stopped."""
+    openai_api.script([Call("app_map"), Text(TEXT_CALL), Answer("done", "15", "the device runs Android 15")])
+    events: list[dict] = []
+    run = run_agent(OPENAI, PROMPT, tool_server.spec, Limits(), events.append, tmp_path / "w")
+    assert (run.stop_reason, run.stop_text, run.nudged, run.tool_calls) == ("text_tool_call", TEXT_CALL, False, 1)
+    assert run.claim.status == "done"  # its final answer is still asked for, and graded as any other
+    assert [e["tool"] for e in events if e["kind"] == "text_tool_call"] == ["app_devices"]
+    assert [e["stop_reason"] for e in events if e["kind"] == "final"] == ["text_tool_call"]
+
+
+def test_with_the_nudge_the_model_is_told_once_and_goes_on(openai_api, tool_server, tmp_path):
+    openai_api.script([Call("app_map"), Text(TEXT_CALL), Call("app_devices"), Text(TEXT_CALL),
+                       Answer("done", "15", "the device runs Android 15")])
+    events: list[dict] = []
+    run = run_agent(OPENAI, PROMPT, tool_server.spec, Limits(nudge_text_calls=True), events.append, tmp_path / "w")
+    # Told once after the first text call, it made the call; the second text call ended the turns.
+    assert (run.stop_reason, run.nudged, run.tool_calls) == ("text_tool_call", True, 2)
+    nudges = [e for e in events if e["kind"] == "nudge"]
+    assert len(nudges) == 1
+    third = openai_api.requests[2]
+    assert third["messages"][-1] == {"role": "user", "content": nudges[0]["text"]}
+
+
+def test_json_about_anything_else_is_not_a_call():
+    from pytest_mobium_evals.agents.loop import written_tool_call
+
+    assert written_tool_call('{"status": "done", "answer": "15"}', FUNCTIONS) is None
+    assert written_tool_call('{"name": "Pixel 9"} is the device', FUNCTIONS) is None
+    assert written_tool_call("no json here", FUNCTIONS) is None
+    assert written_tool_call('<tool_call>\n{"name": "app_tap", "arguments": {"target": "@e3"}}\n</tool_call>',
+                             FUNCTIONS) == "app_tap"
+    assert written_tool_call('{"function": {"name": "app_map", "arguments": "{}"}}', FUNCTIONS) == "app_map"
+
+
+def test_every_verdict_says_why_its_driver_stopped(openai_api, tool_server, tmp_path, fast_retries):
+    openai_api.script(solve_t01())
+    assert _trial(OPENAI, tool_server, tmp_path / "a", Limits()).record.stop_reason == "final_answer"
+    openai_api.script(solve_t01())
+    limited = _trial(OPENAI, tool_server, tmp_path / "b", Limits(max_tool_calls=2)).record
+    assert (limited.stop_reason, limited.hit_limit, limited.verdict) == ("tool_calls_limit", "tool_calls",
+                                                                        "unreported")
+    openai_api.script([Fail(500, times=None)])
+    failed = _trial(OPENAI, tool_server, tmp_path / "c", Limits()).record
+    assert (failed.stop_reason, failed.verdict) == ("api_error", "infra_error")
+    openai_api.script([Call("app_map"), Text(TEXT_CALL), Answer("cannot", None, "unsure")])
+    texted = _trial(OPENAI, tool_server, tmp_path / "d", Limits()).record
+    assert (texted.stop_reason, texted.stop_text, texted.nudged) == ("text_tool_call", TEXT_CALL, False)
+    for folder in ("a", "b", "c", "d"):
+        (stored,) = (tmp_path / folder / "run" / "trials").glob("*/verdict.json")
+        assert "stop_reason" in json.loads(stored.read_text())
+
+
+def test_the_stop_reason_of_each_ending():
+    from pytest_mobium_evals.agents.base import stop_reason
+    from pytest_mobium_evals.tasks import Claim
+
+    done = Claim("done", None, "seen")
+    assert stop_reason(None, done) == "final_answer"
+    assert stop_reason(None, Claim()) == "text"
+    assert stop_reason(None, done, text_call=True) == "text_tool_call"
+    assert stop_reason("time", done) == "time_limit" and stop_reason("tool_calls", Claim()) == "tool_calls_limit"
