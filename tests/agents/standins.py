@@ -403,8 +403,8 @@ class LlamaCppStandin(OpenAIStandin):
     """llama.cpp's `llama-server` as an OpenAI-compatible server, its answers shaped as its README and its answers
     quoted in public code show them (not recorded from a real model): POST /v1/chat/completions (non-streaming,
     with llama.cpp's `timings` and usage.prompt_tokens_details), GET /v1/models (`.models`), and the server's own
-    endpoints beside /v1: POST /apply-template (the request rendered with a Qwen-style ChatML template, the tools in
-    the system block), POST /tokenize, GET /props (`default_generation_settings.n_ctx`).
+    endpoints beside /v1: GET /health, POST /apply-template (the request rendered with a Qwen-style ChatML
+    template, the tools in the system block), POST /tokenize, GET /props (`default_generation_settings.n_ctx`).
 
     Its tokenizer is a stand-in's: a token per 4 characters of the rendered prompt. One slot with a prompt cache, as
     llama-server's: the tokens a request shares with the previous one from the start are `cache_n`, the rest
@@ -425,6 +425,8 @@ class LlamaCppStandin(OpenAIStandin):
     def _get(self, handler):
         if handler.path.startswith("/v1/models"):
             return super()._get(handler)
+        if handler.path == "/health":
+            return self._send_json(handler, 200, {"status": "ok"})
         if handler.path == "/props" and self.tokenizer:
             return self._send_json(handler, 200, {
                 "default_generation_settings": {"id": 0, "n_ctx": self.n_ctx, "params": {"n_predict": -1}},
