@@ -19,7 +19,7 @@ from .verdicts import ALL_CONTROL_DRIVERS, DRIVERS
 #: The options record.json keeps and --resume restores (the seed, run folder and resumed flag are the run's own).
 STORED = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "device_pace", "tool_timeout",
           "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url", "surface", "request_timeout",
-          "nudge_text_calls")
+          "nudge_text_calls", "tools")
 
 
 def parse_trial_timeout(value) -> tuple[float, dict[str, float]]:
@@ -92,6 +92,7 @@ class RunOptions:
     surface: Optional[str] = None  # --surface: variant names, comma separated (surfaces.py)
     request_timeout: float = 300.0  # one model request (older records: the fixed 300 s it was)
     nudge_text_calls: bool = False  # --nudge-text-calls
+    tools: Optional[str] = None  # --tools: the only tools offered, comma separated (session.surface_variants)
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "RunOptions":
@@ -107,6 +108,7 @@ class RunOptions:
             "surface": getattr(opt, "mobium_surface", None),
             "request_timeout": getattr(opt, "mobium_request_timeout", 300.0),
             "nudge_text_calls": getattr(opt, "mobium_nudge_text_calls", False),
+            "tools": getattr(opt, "mobium_tools", None),
         }
         seed = opt.mobium_seed
         resumed = False

@@ -43,6 +43,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="Mobium's agent-facing surface as the variable: each agent trial runs under every variant "
                      "named (baseline, or surfaces/NAME.toml, or a path), the same tasks and seeds, interleaved; "
                      "a proxy in front of the tool server applies it. Default: none (the server as it is).")
+    g.addoption("--tools", dest="mobium_tools", default=None, metavar="TOOL[,TOOL…]",
+                help="offer the agent only these tools, the rest hidden as a --surface variant hides them (a "
+                     "smaller first request for a small local model); recorded as the variant tools-N (with "
+                     "--surface, each variant's name gets +tools-N). Default: every tool.")
     g.addoption("--repeats", dest="mobium_repeats", type=int, default=1, metavar="N",
                 help="trials per task and setting, each with its own seeded parameters. Default: 1.")
     g.addoption("--seed", dest="mobium_seed", type=int, default=None, metavar="N",

@@ -130,15 +130,17 @@ class EvalSession:
         return lines, problem
 
     def surface_variants(self) -> dict:
-        """--surface's variants, name → the plain JSON the proxy applies; {} without --surface."""
-        if not self.surface:
+        """--surface's variants, name → the plain JSON the proxy applies, each with --tools' selection; {} with
+        neither option."""
+        if not self.surface and not self.tools:
             return {}
         if self._surfaces is None:
-            from .surfaces import SurfaceError, load_all
+            from .surfaces import SurfaceError, load_all, only_tools
 
             root = Path(self.config.rootpath) if self.config is not None else Path.cwd()
             try:
-                self._surfaces = {v.name: v.plain() for v in load_all(self.surface, root)}
+                variants = {v.name: v.plain() for v in load_all(self.surface, root)} if self.surface else {}
+                self._surfaces = only_tools(variants, self.tools) if self.tools else variants
             except SurfaceError as exc:
                 raise pytest.UsageError(str(exc)) from None
         return self._surfaces

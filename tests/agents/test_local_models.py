@@ -333,3 +333,38 @@ def test_the_stop_reason_of_each_ending():
     assert stop_reason(None, Claim()) == "text"
     assert stop_reason(None, done, text_call=True) == "text_tool_call"
     assert stop_reason("time", done) == "time_limit" and stop_reason("tool_calls", Claim()) == "tool_calls_limit"
+
+
+# --- --tools: a trimmed tool list, recorded as a variant ------------------------------------------------------------
+
+def test_tools_selection_is_a_variant_hiding_the_rest():
+    from pytest_mobium_evals.surface_proxy import unknown_to
+    from pytest_mobium_evals.surfaces import SurfaceError, only_tools
+
+    alone = only_tools({}, "app_map, app_tap")
+    assert list(alone) == ["tools-2"]
+    assert [f["function"]["name"] for f in offered_functions(alone["tools-2"])] == ["app_map", "app_tap"]
+    edited = {"units": {"name": "units", "about": "x", "errors": {}, "map": {},
+                        "tools": {"app_map": {"description_append": " (units)", "hidden": False, "params": {}}}}}
+    merged = only_tools(edited, "app_map")["units+tools-1"]
+    assert merged["tools"]["app_map"]["description_append"] == " (units)" and not merged["tools"]["app_map"]["hidden"]
+    assert merged["tools"]["app_tap"]["hidden"]
+    with pytest.raises(SurfaceError, match="app_click is not a tool"):
+        only_tools({}, "app_map,app_click")
+    # A real Mobium without some of the hidden tools: hiding what is not there asks for nothing.
+    assert unknown_to(alone["tools-2"], [{"name": "app_map"}, {"name": "app_tap"}]) == []
+
+
+def test_a_run_with_tools_offers_only_those_and_records_the_variant(pytester, llama_cpp):
+    pytester.makepyfile(test_local=TASK)
+    llama_cpp.script([Call("app_current"), Answer("done", None, "opened")])
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model=openai/local-model",
+                                           f"--base-url={llama_cpp.base_url}", "--run-dir=run", "--seed=1",
+                                           "--tools=app_current,app_map,app_tap")
+    line = next(line for line in result.stdout.lines if line.startswith("mobium-evals: openai/local-model"))
+    assert "3 tools' schemas" in line and line.endswith("[surface tools-3]")
+    chats = [r for r, path in zip(llama_cpp.requests, llama_cpp.paths) if path == "/v1/chat/completions"]
+    assert chats and all(sorted(t["function"]["name"] for t in r["tools"]) == ["app_current", "app_map", "app_tap"]
+                         for r in chats)
+    (verdict,) = [json.loads(p.read_text()) for p in (pytester.path / "run").glob("trials/*/verdict.json")]
+    assert verdict["surface"] == "tools-3" and verdict["surface_seen"]["tool_count"] == 3
