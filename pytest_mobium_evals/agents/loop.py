@@ -2,10 +2,11 @@
 
 The driver starts the trial's MCP server with the mcp SDK's stdio client, offers its tools as functions, and runs
 the conversation: each tool call the model makes goes to the server and its result back to the model, until the
-model stops calling tools. Then one more request, with no tools and the answer constrained to FINAL_SCHEMA by the
-provider's structured-output option, gives the final answer (the tools still offered, so the request shares the
-turns' prefix, but not to be called). Same limits as Claude: the call past the tool-call
-limit is not made, and the time limit cancels everything; either way the trial is unreported."""
+model stops calling tools. Then one more request gives the final answer: no tool call asked for, the answer
+constrained to FINAL_SCHEMA by the provider's structured-output option, the tools still offered so that the request
+shares the turns' prefix (and the server's prompt cache). Same limits as Claude: the call past the tool-call limit is
+not made, and the time limit cancels everything; either way the trial is unreported. A reply that writes a tool call
+as text ends the turns too (recorded as that), unless Limits.nudge_text_calls tells the model once."""
 
 from __future__ import annotations
 
