@@ -222,6 +222,8 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
             phase = "record"
         timings["total_s"] = time.monotonic() - started
         record = _infra_record(spec, env, params, run, timings, phase, f"{phase}: {type(exc).__name__}: {exc}")
+        if record.stop_reason is None:  # the driver did not return: the model's API, or the infrastructure, stopped it
+            record.stop_reason = getattr(exc, "stop_reason", "infra_error")
         record.surface_seen = surface_seen or seen.read()
         record.started_at = began
         result = TrialResult(record, events, screen, error=exc)
@@ -365,12 +367,19 @@ def takes_claim(check: Callable[..., Outcome]) -> bool:
         return False
 
 
-def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_event, task: Task) -> drivers.DriverRun:
+def agent_limits(env: TrialEnv, task: Task) -> Any:
+    """The limits an agent trial of this task runs under: the session's for its model setting, the tool calls
+    capped at the task's own step budget under --enforce-max-steps."""
     limits = env.limits
     if env.enforce_max_steps and task.max_steps and limits is not None:
         import dataclasses
 
         limits = dataclasses.replace(limits, max_tool_calls=min(limits.max_tool_calls, task.max_steps))
+    return limits
+
+
+def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_event, task: Task) -> drivers.DriverRun:
+    limits = agent_limits(env, task)
     runner = env.agent_runner or drivers.run_agent_driver
     # An empty working folder of the trial's own: no CLAUDE.md, no skills, nothing of the project within reach.
     with tempfile.TemporaryDirectory(prefix="mobium-agent-") as workdir:
@@ -404,6 +413,10 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         tool_calls=run.tool_calls,
         max_steps=task.max_steps,  # the task's step budget (Ghost Bench: complexity x 10); enforced on request
         hit_limit=run.hit_limit,
+        stop_reason=run.stop_reason,
+        stop_text=run.stop_text,
+        nudged=run.nudged if spec.driver == "agent" else None,
+        limits=_limits_json(spec, env, task),
         tokens={"input": run.tokens_in, "output": run.tokens_out},
         cost_usd=run.cost_usd,
         timings={k: round(v, 3) for k, v in timings.items()},
@@ -424,6 +437,12 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
     return record
 
 
+def _limits_json(spec: TrialSpec, env: TrialEnv, task: Task) -> Optional[dict]:
+    """The limits that applied to an agent trial, as its record keeps them; a control runs under none."""
+    limits = agent_limits(env, task) if spec.driver == "agent" else None
+    return limits.to_json() if limits is not None and hasattr(limits, "to_json") else None
+
+
 def _infra_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict,
                   phase: str, message: str) -> TrialRecord:
     return _record(spec, env, params, run, timings, salvage=True, verdict=grading.INFRA_ERROR, severity=None,
@@ -435,8 +454,8 @@ def setup_failure_record(spec: TrialSpec, seed: int, message: str) -> TrialRecor
     """The record of a trial whose setup failed (the device could not be leased): an infrastructure error, with
     nothing run."""
     env = TrialEnv(seed=seed, run_dir=None, server_spec=lambda device: None)
-    return _infra_record(spec, env, spec.task.seeded_params(seed, spec.repeat), drivers.DriverRun(claim=Claim()),
-                         {}, "setup", message)
+    return _infra_record(spec, env, spec.task.seeded_params(seed, spec.repeat),
+                         drivers.DriverRun(claim=Claim(), stop_reason="infra_error"), {}, "setup", message)
 
 
 def _write(env: TrialEnv, spec: TrialSpec, result: TrialResult) -> None:

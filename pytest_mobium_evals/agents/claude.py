@@ -21,7 +21,7 @@ from typing import Any, Optional
 
 from ..tasks import Claim
 from . import base
-from .base import AgentInfraError, AgentRun, Limits, ModelSetting, Recorder
+from .base import AgentInfraError, AgentRun, Limits, ModelAPIError, ModelSetting, Recorder, stop_reason
 from .prompt import FINAL_SCHEMA, SYSTEM_PROMPT, claim_from_output
 
 SERVER_NAME = "mobium"
@@ -117,6 +117,8 @@ def cli_env(home: Path, limits: Limits, base_url: Optional[str]) -> dict[str, st
         # The CLI retries API errors itself, with backoff; bound it to the harness's attempt count.
         "CLAUDE_CODE_MAX_RETRIES": str(max(0, base.API_ATTEMPTS - 1)),
         "MCP_TOOL_TIMEOUT": str(int(limits.max_seconds * 1000)),
+        # One API request's bound, as the loop's providers take it (--request-timeout).
+        "API_TIMEOUT_MS": str(int(limits.request_timeout * 1000)),
     }
     if base_url:
         env["ANTHROPIC_BASE_URL"] = base_url
@@ -261,7 +263,8 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
             if trial.hit_limit is None:
                 tail = "; ".join(stderr_tail[-3:])
                 record("error", where="infra", message=message, stderr=tail)
-                raise AgentInfraError(message + (f" ({tail})" if tail and not trial.api_error else "")) from exc
+                error = ModelAPIError if trial.api_error else AgentInfraError
+                raise error(message + (f" ({tail})" if tail and not trial.api_error else "")) from exc
         finally:
             await _close(client)
     finally:
@@ -275,7 +278,8 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
     record("final", **claim.to_json(), hit_limit=trial.hit_limit, tool_calls=trial.tool_calls,
            tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
     return AgentRun(claim=claim, tool_calls=trial.tool_calls, tokens_in=tokens_in, tokens_out=tokens_out,
-                    cost_usd=cost, hit_limit=trial.hit_limit, model=setting.label)
+                    cost_usd=cost, hit_limit=trial.hit_limit, model=setting.label,
+                    stop_reason=stop_reason(trial.hit_limit, claim))
 
 
 def _keep_tail(lines: list[str], line: str) -> None:
@@ -359,7 +363,7 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
                     detail = message.result or ", ".join(message.errors or []) or message.subtype
                     what = f"API error {status}" if status else f"the Claude CLI ended with {message.subtype}"
                     trial.api_error = f"{what}: {detail}"
-                    raise AgentInfraError(trial.api_error)
+                    raise (ModelAPIError if status else AgentInfraError)(trial.api_error)
             return
         if trial.stop.is_set() and not interrupted:
             interrupted = True
