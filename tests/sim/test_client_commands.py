@@ -11,27 +11,12 @@ import os
 import re
 import shutil
 import subprocess
-import threading
-import time
 import urllib.request
 
 import pytest
+from polling import wait_for
 
 from pytest_mobium_evals import sim
-
-_tick = threading.Event()  # never set: wait(…) is a short pause between polls
-
-
-def wait_for(predicate, timeout: float = 10.0, what: str = "condition"):
-    """Polls `predicate` until it returns something truthy (here, not conftest's: `conftest` is another module
-    when tests/clients is collected in the same run)."""
-    deadline = time.monotonic() + timeout
-    while not (value := predicate()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        _tick.wait(0.01)
-    return value
-
 
 pytestmark = pytest.mark.skipif(shutil.which("adb") is None, reason="needs the stock adb client (apt install adb)")
 
@@ -160,7 +145,7 @@ def test_screenrecord_runs_until_sigint_then_writes_its_file(sim_server, tmp_pat
                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         pid = wait_for(lambda: adb(sim_server, "shell", "pgrep", "-f", "/sdcard/rec.mp4", check=False)
-                       .stdout.strip(), what="screenrecord running")
+                       .stdout.strip(), timeout=10.0, what="screenrecord running")
         assert recording.poll() is None  # the session stays open while it records
         adb(sim_server, "shell", "kill", "-INT", pid)
         assert recording.wait(timeout=30) == 0

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
-import time
 import urllib.request
 
 from apk_builder import build_apk, instrumentation, manifest
+from polling import wait_for
 from test_adb_client import ADB, needs_adb, run_adb
 
 from pytest_mobium_evals.sim.uia2.instrumentation import COMPONENT, SERVER_PACKAGE, TEST_PACKAGE
@@ -19,18 +18,6 @@ SERIAL = "emulator-5554"
 INSTRUMENT = ["shell", "am", "instrument", "-w", "-e", "disableAnalytics", "true", COMPONENT]
 
 
-
-def wait_for(predicate, timeout: float = 5.0, what: str = "condition"):
-    """Polls `predicate` until it returns something truthy; fails with `what` after `timeout` real seconds. (Not
-    imported from tests/sim/conftest.py: in a run of all of tests/, `conftest` names another directory's.)"""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        threading.Event().wait(0.005)
 
 def register_server_packages(device) -> None:
     """The server's two packages, as APKs whose manifests declare what the real ones do (the test package's
