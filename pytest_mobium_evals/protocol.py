@@ -93,7 +93,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     env = TrialEnv(seed=state.seed, run_dir=run_dir, server_spec=state.devices.server_spec, limits=limits,
                    base_url=state.base_url, device_info=state.devices.info,
                    enforce_max_steps=state.enforce_max_steps, tool_timeout=state.tool_timeout,
-                   on_phase=state.devices.enter_phase, surfaces=state.surface_variants())
+                   on_phase=state.devices.enter_phase, surfaces=state.surface_variants(),
+                   auto_advance=state.devices.pace == "fast")
     _customize_env(pyfuncitem, env)
     argnames = pyfuncitem._fixtureinfo.argnames
 
