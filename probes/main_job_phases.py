@@ -1,10 +1,13 @@
 """Where the main job's time goes: per phase (reset, driver, grade) the total and the median over trials, the
 slowest tasks, and the run's span, from run folders' verdict.json timings, side by side with issue 34's figures
 (a fresh clone on 2 cores, before any of its work). With `--run`, the main job is run first, as the README gives it,
-and its wall time (the command, start to exit) and the load average before and after are printed beside.
+and its wall time (the command, start to exit), the load average before and after, and the HTML report's size are
+printed beside. `--run LABEL=CHECKOUT` (repeatable) runs it in another checkout of the project (its own code first on
+the import path), so an old commit and a new one run one after the other under the same load:
 
     python probes/main_job_phases.py runs/<before> runs/<after>
-    python probes/main_job_phases.py --run [--label after] [runs/<before> ...]
+    python probes/main_job_phases.py --run [runs/<before> ...]
+    python probes/main_job_phases.py --run before=/tmp/base --run after=.
 
 A run's span is from its first trial's start to its last trial's end (the workers' start-up and the report are
 outside it); the wall time covers the whole command. Phases sum over every worker, so they exceed the span."""
@@ -73,14 +76,17 @@ def load_average() -> str:
     return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
-def run_main_job(label: str, html: Path) -> RunTimes:
-    """The README's main job, into a fresh run folder; its wall time and the load average around it."""
+def run_main_job(label: str, root: Path) -> RunTimes:
+    """The README's main job in checkout `root`, into a fresh run folder; its wall time and the load average
+    around it."""
     run_dir = Path(tempfile.mkdtemp(prefix=f"main-job-{label}-"))
+    html = run_dir.with_suffix(".html")
+    env = dict(os.environ, PYTHONPATH=str(root.resolve()))
     load_before = load_average()
     started = time.monotonic()
     command = [sys.executable, "-m", "pytest", "--driver=controls", f"--html={html}", "--self-contained-html",
                "-p", "no:cacheprovider", "-q", f"--run-dir={run_dir}"]
-    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
     wall = time.monotonic() - started
     if proc.returncode != 0:
         print((proc.stdout + proc.stderr)[-3000:], file=sys.stderr)
@@ -88,7 +94,7 @@ def run_main_job(label: str, html: Path) -> RunTimes:
     times.wall = wall
     times.load = f"{load_before} before, {load_average()} after"
     times.report_bytes = html.stat().st_size if html.exists() else None
-    print(f"{label}: {run_dir} (exit {proc.returncode})", file=sys.stderr)
+    print(f"{label}: {run_dir}, {html} (exit {proc.returncode})", file=sys.stderr)
     return times
 
 
@@ -124,13 +130,13 @@ def table(runs: list[RunTimes]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", type=Path, help="run folders to read")
-    parser.add_argument("--run", action="store_true", help="run the main job first and add it as a column")
-    parser.add_argument("--label", default="this checkout", help="the column of the run --run makes")
-    parser.add_argument("--html", type=Path, default=Path(tempfile.gettempdir()) / "main-job-report.html")
+    parser.add_argument("--run", nargs="?", action="append", const=f"this checkout={ROOT}", metavar="LABEL=CHECKOUT",
+                        help="run the main job (in this checkout, or the one given) and add it as a column")
     args = parser.parse_args(argv)
     runs = [read_run(p) for p in args.runs]
-    if args.run:
-        runs.append(run_main_job(args.label, args.html))
+    for spec in args.run or []:
+        label, _, root = spec.rpartition("=")
+        runs.append(run_main_job(label or Path(root).name, Path(root)))
     if not runs:
         parser.error("give run folders, or --run")
     print(table(runs))
