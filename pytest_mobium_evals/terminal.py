@@ -87,7 +87,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     state = eval_session(config)
     if state.is_worker or not state.reports:
         return
-    from .summary import agent_pairs, difference_line
+    from .summary import agent_pairs, difference_line, stop_reasons, stop_reasons_text
 
     tr = terminalreporter
     collection = read_json(Path(state.run_dir) / ".session" / "collection.json") or {}
@@ -102,6 +102,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         tr.write_line(f"{figs.label}: {figs.what} {figs.rate_text()} over {figs.rate.tasks} tasks"
                       + (f"; {figs.pass_k_text()}" if figs.pass_k else "") + f"; {figs.counts_text()}")
         tr.write_line("  " + ", ".join(f"{v} {figs.verdicts[v]}" for v in ALL_VERDICTS if figs.verdicts.get(v)))
+        if not figs.control:
+            records = [r for r in state.reports.values() if r.group == figs.label]
+            tr.write_line("  stopped: " + (stop_reasons_text(stop_reasons(records)) or "no trial yet"))
     _tier_lines(tr, state.reports.values())
     _injection_lines(tr, state.reports.values())
     pairs = agent_pairs(all_figures)
@@ -121,7 +124,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         # pytest's own "FAILED" lines do not list custom categories, so the agent's misses are listed here.
         tr.write_sep("-", "agent trials that did not pass")
         for r in sorted(failing, key=lambda r: (r.group, r.task, r.repeat)):
-            tr.write_line(f"{r.trial}: {r.verdict} ({r.severity}); claimed {r.claim_status}, device read "
+            stopped = f", {r.stopped_by}" if r.stopped_by else ""
+            tr.write_line(f"{r.trial}: {r.verdict} ({r.severity}){stopped}; claimed {r.claim_status}, device read "
                           f"{r.outcome_observed!r}", red=r.verdict in ("false_success", "touched"))
     blockers = [(r, b) for r in state.reports.values() for b in r.gating_blockers]
     if blockers:

@@ -21,6 +21,7 @@ from typing import Optional
 
 from ..cli import CliError as RunFolderError  # what the run loader raises, one line
 from ..runfolder import Trial, load_run
+from ..transcript import read_refs, resolve_refs
 
 LOG = "pytest.log"
 TEXT_LIMIT = 700  # characters of a tool's answer kept in the reflective dataset
@@ -176,11 +177,15 @@ def trajectory(trial: Trial) -> dict:
     errors: list[str] = []
     last_map: Optional[str] = None
     calls: dict[int, dict] = {}
+    refs: dict[str, str] = {}  # what each map ref named in the last map the agent read (transcript.read_refs)
+    asked: dict[str, dict] = {}  # a call's arguments until its answer (a map's diff=true keeps the refs before)
     for e in events:
         kind = e.get("kind")
         if kind in ("call", "tool_call"):
             calls[len(steps)] = e
-            steps.append(f"call {e.get('name')}({_short(e.get('arguments') or {}, 200)})")
+            arguments = resolve_refs(e.get("arguments") or {}, refs)
+            asked[str(e.get("id") or e.get("name"))] = e.get("arguments") or {}
+            steps.append(f"call {e.get('name')}({_short(arguments, 200)})")
         elif kind in ("answer", "tool_result"):
             text = e.get("text") or ""
             data = e.get("data") or {}
@@ -193,6 +198,8 @@ def trajectory(trial: Trial) -> dict:
                 steps.append(line)
             else:
                 steps.append(f"answer of {e.get('name')}: {_short(text)}")
+                read_refs(str(e.get("name") or e.get("tool") or ""), asked.pop(str(e.get("id") or e.get("name")), {}),
+                          text, data, refs)
                 if e.get("name") == "app_map":
                     last_map = text
     record = trial.record

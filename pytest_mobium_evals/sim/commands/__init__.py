@@ -12,12 +12,15 @@ from . import (  # noqa: F401
     input,
     inspection,
     location,
+    network,
     pm,
+    programs,
     services,
     settings,
     text,
     touchscreen,
     toybox,
+    u2_server,
     virtual,
 )
 from .base import COMMANDS, Ctx, ShellExit

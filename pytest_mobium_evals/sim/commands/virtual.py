@@ -9,7 +9,10 @@ time, in order: what a device that waited SECONDS would show, without the wait (
 window). With auto-advance on (the property `debug.mobium_evals.auto_advance` is 1, which the harness sets at reset
 for a control trial, and 0 for any other) on a device at the fast pace, the clock jumps as `advance` does and the
 command says `advanced`: the client need not wait, as a test runtime's paused clock auto-advances to the next timer
-when every task is idle. Otherwise it says `real`, changes nothing, and the client waits in real time itself."""
+when every task is idle. Otherwise it says `real`, changes nothing, and the client waits in real time itself.
+
+`virtual-packages reset`: the packages go back to the device's own (every APK installed since is uninstalled, every
+own app that was uninstalled comes back fresh), as a new emulator from the same image would have them."""
 
 from __future__ import annotations
 
@@ -46,4 +49,13 @@ def _virtual_clock(ctx: Ctx, args: list[str]) -> int:
         ctx.outln("advanced")
     ctx.device.clock.advance(seconds)
     ctx.device.run_due()
+    return 0
+
+
+@command("virtual-packages")
+def _virtual_packages(ctx: Ctx, args: list[str]) -> int:
+    if args != ["reset"]:
+        ctx.errln("usage: virtual-packages reset")
+        return 2
+    ctx.device.reset_packages()
     return 0
