@@ -114,17 +114,32 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 
 def _graded_by_running_first(items: list) -> None:
-    """Under xdist, the trials whose grade runs what the driver handed over go first: t25's runs the answered test
-    file on three builds, a minute where other trials take seconds, and started last it would be the run's tail
-    while every other worker idles. Every worker sorts alike (a stable sort of the same collection), as xdist
-    needs."""
+    """Under xdist, the trials whose grade runs what the driver handed over go first, one at the head of each
+    worker's first batch: t25's runs the answered test file on three builds, half a minute where other trials take a
+    second, and several of them in one worker's batch (or started last) would be the run's tail while every other
+    worker idles. xdist's load scheduler hands each worker a first batch of consecutive items (a quarter of its
+    share, at least 2), so the heavy items go that many apart. Every worker sorts alike (a stable sort of the same
+    collection, and the same worker count), as xdist needs."""
+    import os
+
     from .trial import takes_claim
 
     def heavy(item) -> bool:
         spec = spec_of(item)
         return spec is not None and spec.driver != "null" and takes_claim(spec.task.outcome)
 
-    items.sort(key=lambda item: not heavy(item))
+    heavy_items = [item for item in items if heavy(item)]
+    if not heavy_items:
+        return
+    rest = [item for item in items if not heavy(item)]
+    workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1))
+    batch = max(2, len(items) // workers // 4)
+    ordered: list = []
+    for item in heavy_items:
+        ordered.append(item)
+        ordered += rest[:batch - 1]
+        del rest[:batch - 1]
+    items[:] = ordered + rest
 
 
 def longest_agent_prompt(run: EvalSession, items: list) -> Optional[str]:

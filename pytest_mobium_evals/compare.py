@@ -179,18 +179,7 @@ def render(c: Comparison) -> str:
         lines += ["- What differs:"] + [f"  - {d}" for d in c.differences]
     else:
         lines.append("- Nothing else differs in the records.")
-    lines += ["", "## Per setting", "",
-              f"The difference is {b} minus {a}, with a 95% interval from resampling the tasks of both runs "
-              "together (a paired bootstrap): when it holds 0, the change could be noise.", "",
-              f"| Setting ({a} → {b}) | {a} rate | {a} 95% interval | {b} rate | {b} 95% interval "
-              "| Difference [95%] | Reading | Blockers |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for s_old, s_new in c.setting_pairs:
-        so, sn, diff = setting_difference(c, s_old, s_new)
-        label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
-        points, reading = (diff.points(), diff.verdict(a, b)) if diff else ("–", "no task in common")
-        lines.append(f"| {label} | {fmt_pct(so.rate)} | {_interval(so)} | {fmt_pct(sn.rate)} | {_interval(sn)} "
-                     f"| {points} | {reading} | {len(so.blockers)} → {len(sn.blockers)} |")
-    lines += [""]
+    lines += ["", "## Per setting", ""] + per_setting_table(c)
     if c.found and any(not a.is_control for a, _ in c.setting_pairs):  # only the agent's passes are findings
         lines += found_table(c)
     lines += [f"## Trials that changed verdict ({len(c.changed)} of {len(c.pairs)} compared)", ""]
@@ -211,6 +200,22 @@ def render(c: Comparison) -> str:
             lines.append(f"- only in {b}: " + join(t.name for t in c.only_new))
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def per_setting_table(c: Comparison) -> list[str]:
+    """Each setting's rate in both runs and the paired difference: compare.md's table, and the step summary's."""
+    a, b = c.labels
+    lines = [f"The difference is {b} minus {a}, with a 95% interval from resampling the tasks of both runs "
+             "together (a paired bootstrap): when it holds 0, the change could be noise.", "",
+             f"| Setting ({a} → {b}) | {a} rate | {a} 95% interval | {b} rate | {b} 95% interval "
+             "| Difference [95%] | Reading | Blockers |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for s_old, s_new in c.setting_pairs:
+        so, sn, diff = setting_difference(c, s_old, s_new)
+        label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
+        points, reading = (diff.points(), diff.verdict(a, b)) if diff else ("–", "no task in common")
+        lines.append(f"| {label} | {fmt_pct(so.rate)} | {_interval(so)} | {fmt_pct(sn.rate)} | {_interval(sn)} "
+                     f"| {points} | {reading} | {len(so.blockers)} → {len(sn.blockers)} |")
+    return lines + [""]
 
 
 def found_table(c: Comparison) -> list[str]:

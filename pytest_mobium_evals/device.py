@@ -26,6 +26,9 @@ except ImportError:  # toolserver.py not there yet in a partial checkout; the sa
 
 SETTINGS_NAMESPACES = ("global", "secure", "system")
 DUMP_PATH = "/sdcard/window_dump.xml"
+# The virtual device's switch for jumping its clock when a tool server waits (sim/commands/virtual.py reads it):
+# written here again because the harness reaches the device only over ADB and never imports it.
+AUTO_ADVANCE_PROPERTY = "debug.mobium_evals.auto_advance"
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 
 #: Settings the tasks touch, put back to Android 15's defaults at every reset so trials are independent even when a
@@ -380,6 +383,16 @@ class Device:
                 raise DeviceError(f"{self.serial}: virtual-clock advance {seconds:g}: {out}")
         else:
             time.sleep(seconds)
+
+    def set_auto_advance(self, on: bool) -> None:
+        """Whether the virtual device's clock may jump while the trial's tool server waits (`virtual-clock wait`):
+        on for a control trial at the fast pace, where only a script drives and nothing could tell a jump from a
+        wait; off for every other, so an agent meets the app's timers in real time. Said at every reset, since the
+        device outlives trials; other devices have no such clock and are left alone."""
+        if self._kind is None:
+            self._kind = self.kind()
+        if self._kind == "virtual":
+            self.shell(f"setprop {AUTO_ADVANCE_PROPERTY} {1 if on else 0}")
 
     def kind(self) -> str:
         """"virtual" (this project's virtual device, which says so in a property of its own), "emulator" (an

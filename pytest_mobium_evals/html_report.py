@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -36,6 +37,11 @@ SCREEN_FORMAT, SCREEN_MIME, SCREEN_QUALITY = "WEBP", "image/webp", 60
 # hundreds: past this many bytes it is kept at the first of these widths that fits (its lines still read at 720).
 SCREEN_MAX_BYTES, SCREEN_FALLBACK_WIDTHS = 80_000, (720, 540)
 ANSWER_CHARS = 400  # a tool answer (an element map) is cut here in the report; transcript.jsonl keeps it whole
+# A trial no reviewer needs to read closely (it went as declared, or the agent passed) keeps what it did (its tool
+# calls, the start of its prompt) and a thumbnail of its screen: the report of a 672-trial control run stays a size
+# a PR carries (issue 34: 9.6 MB when every screen was whole). The run folder keeps everything.
+SETTLED_PROMPT_CHARS = 300
+THUMB_WIDTH, THUMB_QUALITY = 60, 30
 PROMPT_CHARS = 2000
 SEVERITIES = SEVERITY_WORDS + ("none",)  # "none": the filter for trials without a severity
 
@@ -71,19 +77,74 @@ def _row(report, cells) -> None:
 
 # --- each trial's extras (attached on the process that ran it) ----------------------------------------------------
 
-def trial_extras(run_dir: Path, name: str, record: dict, screen_b64: Optional[str]) -> list:
+def needs_review(record: dict) -> bool:
+    """Whether a reviewer must see this trial whole (its screen at full size, its answers): a control not graded
+    as declared, an agent trial that did not pass, a trial that could not be graded."""
+    if record.get("infra_error") or record.get("verdict") == "infra_error":
+        return True
+    if record.get("driver") == "agent":
+        return record.get("verdict") != "pass"
+    return not record.get("ok")
+
+
+def trial_extras(run_dir: Path, name: str, record: dict, screen_b64: Optional[str], *, whole: bool = False,
+                 self_contained: bool = True, report_dir: Optional[Path] = None) -> list:
     """pytest-html extras for one trial: its story and transcript as HTML, with its final screen beside them.
 
     The screen is inside that HTML rather than pytest-html's image extra: pytest-html crops an image to 200 px
-    high and opens it in a new tab as a data: URL, which Chromium refuses to show (about:blank)."""
+    high and opens it in a new tab as a data: URL, which Chromium refuses to show (about:blank). It is whole where a
+    reviewer needs it (`needs_review`, or `whole`: --full-screens); elsewhere a thumbnail, or in a report that is
+    not self-contained a link to the run folder's screen.png shown small."""
     from pytest_html import extras
 
     from .records import TRANSCRIPT, RunDir
+
+    trial_dir = RunDir(run_dir).trial_dir(name)
     from .transcript import read_events, steps
 
-    screen = encode_screen(base64.b64decode(screen_b64)) if screen_b64 else None
-    trial_steps = steps(read_events(RunDir(run_dir).trial_dir(name) / TRANSCRIPT))
-    return [extras.html(trial_html(record, trial_steps, screen))]
+    review = whole or needs_review(record)
+    screen_part = ""
+    if screen_b64 and review:
+        screen = encode_screen(base64.b64decode(screen_b64))
+        screen_part = screen_html(screen) if screen else ""
+    elif screen_b64 and self_contained:
+        thumb = thumbnail(base64.b64decode(screen_b64))
+        screen_part = thumb_html(thumb, name) if thumb else ""
+    elif screen_b64:
+        target = Path(trial_dir) / "screen.png"
+        rel = os.path.relpath(target, report_dir) if report_dir is not None else str(target)
+        screen_part = link_html(Path(rel).as_posix())
+    trial_steps = steps(read_events(trial_dir / TRANSCRIPT))
+    return [extras.html(trial_html(record, trial_steps, screen_part=screen_part, settled=not review))]
+
+
+def thumbnail(png: bytes) -> Optional[bytes]:
+    """The screen THUMB_WIDTH px wide, lossy WebP: which screen it ended on, not what it says."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(png)) as img:
+            img = img.convert("RGB")
+            small = img.resize((THUMB_WIDTH, max(1, round(img.height * THUMB_WIDTH / img.width))),
+                               Image.Resampling.LANCZOS)
+            buf = io.BytesIO()
+            small.save(buf, SCREEN_FORMAT, quality=THUMB_QUALITY, method=6)
+            return buf.getvalue()
+    except (UnidentifiedImageError, OSError, ValueError):
+        return None
+
+
+def thumb_html(thumb: bytes, name: str) -> str:
+    data = base64.b64encode(thumb).decode("ascii")
+    return (f"<span class=mv-thumb title='went as declared: its final screen, small (whole in the run folder, "
+            f"trials/{esc(name)}/screen.png)'><img alt='final screen, small' src='data:{SCREEN_MIME};base64,{data}'>"
+            "<small>final screen</small></span>")
+
+
+def link_html(href: str) -> str:
+    """The run folder's screen shown small, opening whole on a click (the report beside the run folder)."""
+    return (f"<a class=mv-thumb href='{html.escape(href)}' title='final screen (click: full size)'>"
+            f"<img alt='final screen' loading=lazy src='{html.escape(href)}'><small>final screen</small></a>")
 
 
 def encode_screen(png: bytes, quality: int = SCREEN_QUALITY, max_bytes: int = SCREEN_MAX_BYTES) -> Optional[bytes]:
@@ -133,7 +194,9 @@ def _cut(text: str, limit: int) -> str:
 
 
 # Inside pytest-html's JSON blob every quote costs six bytes: the markup of a trial uses unquoted attributes.
-def trial_html(record: dict, trial_steps: list, screen: Optional[bytes] = None) -> str:
+def trial_html(record: dict, trial_steps: list, screen: Optional[bytes] = None, *, screen_part: str = "",
+               settled: bool = False) -> str:
+    """A trial's story and transcript; `settled` (no reviewer needs it whole): its tool calls without answers."""
     from .transcript import arguments_text, claim_text
 
     claim = record.get("claim") or {}
@@ -156,6 +219,20 @@ def trial_html(record: dict, trial_steps: list, screen: Optional[bytes] = None) 
     if record.get("infra_error"):
         lines.append(f"<p class=mv-bad><b>Infrastructure error</b> {esc(record['infra_error'])}</p>")
     shown = [s for s in trial_steps if s.role != "model"]  # a model step marks a reply; its words are the next steps
+    if settled:
+        # What the driver did, a line a step, without the answers: the run folder's transcript.jsonl has them.
+        said = []
+        for s in shown:
+            if s.role == "tool":
+                said.append(f"{s.tool}({arguments_text(s.arguments)})" + (" → error" if s.is_error else ""))
+            elif s.role == "prompt":
+                said.append("prompt: " + _cut(" ".join(str(s.text).split()), SETTLED_PROMPT_CHARS))
+            elif s.role in ("error", "final"):
+                said.append(f"{'final claim' if s.role == 'final' else 'error'}: {s.text}")
+        lines.append(f"<details><summary>Transcript ({len(shown)} steps; the answers are in the run folder's "
+                     f"transcript.jsonl)</summary><pre>{esc(chr(10).join(said))}</pre></details></div>")
+        lines += [screen_part, "</div>"]
+        return "".join(lines)
     lines.append(f"<details><summary>Transcript ({len(shown)} steps)</summary><ol class=mv-steps>")
     for s in shown:
         if s.role == "tool":
@@ -174,6 +251,7 @@ def trial_html(record: dict, trial_steps: list, screen: Optional[bytes] = None) 
     lines.append("</ol></details></div>")
     if screen:
         lines.append(screen_html(screen))
+    lines.append(screen_part)
     lines.append("</div>")
     return "".join(lines)
 
@@ -194,7 +272,9 @@ body{display:flex;flex-direction:column}
 .mv-screen input:checked+span{position:fixed;inset:0;z-index:10000;overflow:auto;background:rgba(0,0,0,.85);
 cursor:zoom-out;padding:12px 0}
 .mv-screen input:checked+span img{width:auto;max-width:none;margin:0 auto;border:0}
-</style>""".replace("{SCREEN_WIDTH}", str(SCREEN_WIDTH))
+.mv-thumb{flex:none;width:{THUMB_WIDTH}px;text-align:center}
+.mv-thumb img{width:100%;border:1px solid #999;display:block}.mv-thumb small{color:#555}
+</style>""".replace("{SCREEN_WIDTH}", str(SCREEN_WIDTH)).replace("{THUMB_WIDTH}", str(THUMB_WIDTH))
 
 
 def filter_html() -> str:

@@ -103,6 +103,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "reads a long prompt for minutes). Default: 300.")
     g.addoption("--enforce-max-steps", dest="mobium_enforce_max_steps", action="store_true", default=False,
                 help="cap an agent's tool calls at a Ghost Bench task's own step budget (complexity × 10).")
+    g.addoption("--full-screens", dest="mobium_full_screens", action="store_true", default=False,
+                help="every trial's final screen at full size in the HTML report (by default only where a reviewer "
+                     "needs it: a control not graded as declared, an agent trial that did not pass)")
+    g.addoption("--md-summary", dest="mobium_md_summary", default=None, metavar="FILE",
+                help="write the run's Markdown summary (rates, blockers, controls, before/after) to FILE when it "
+                     "ends; without it, appended to $GITHUB_STEP_SUMMARY when that is set (GitHub Actions)")
     g.addoption("--baseline", dest="mobium_baseline", default=None, metavar="RUN_DIR",
                 help="an earlier run of the same tasks (its seed is the default --seed): the HTML report adds the "
                      "comparison with it, trial by trial, with the paired difference in pass rate.")
@@ -144,9 +150,12 @@ def pytest_configure(config: pytest.Config) -> None:
     session = EvalSession.from_config(config)
     config.stash[SESSION] = session
     config.pluginmanager.register(session, "mobium-evals-session")
-    from . import paired_hooks  # the surface variants' before/after table, beside record.json
+    from . import (
+        paired_hooks,  # the surface variants' before/after table, beside record.json
+        step_summary,  # the Markdown summary where CI shows it
+    )
 
-    for module in (collection, protocol, terminal, broken_tasks, paired_hooks):
+    for module in (collection, protocol, terminal, broken_tasks, paired_hooks, step_summary):
         config.pluginmanager.register(module, f"mobium-evals-{module.__name__.rsplit('.', 1)[-1]}")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(), "mobium-evals-xdist")

@@ -92,7 +92,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
                    agent_tool_server=state.devices.agent_server_label(),
                    base_url=state.base_url, device_info=state.devices.info,
                    enforce_max_steps=state.enforce_max_steps, tool_timeout=state.tool_timeout,
-                   on_phase=state.devices.enter_phase, surfaces=state.surface_variants())
+                   on_phase=state.devices.enter_phase, surfaces=state.surface_variants(),
+                   auto_advance=state.devices.pace == "fast")
     _customize_env(pyfuncitem, env)
     argnames = pyfuncitem._fixtureinfo.argnames
 
@@ -192,8 +193,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 
         from .html_report import trial_extras
 
+        option = item.config.option
         report.extras = list(getattr(report, "extras", []) or []) + trial_extras(
-            Path(eval_session(item.config).run_dir), spec.name, record.to_json(), item.stash.get(SCREEN, None))
+            Path(eval_session(item.config).run_dir), spec.name, record.to_json(), item.stash.get(SCREEN, None),
+            whole=bool(getattr(option, "mobium_full_screens", False)),
+            self_contained=bool(getattr(option, "self_contained_html", False)),
+            report_dir=Path(option.htmlpath).expanduser().resolve().parent)
     return report
 
 

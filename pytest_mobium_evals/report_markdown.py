@@ -194,3 +194,69 @@ def _failed_trials(base: Path, summaries: list[SettingSummary]) -> list[str]:
         lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {what}; said {said}; {device}{infra} "
                      f"({_evidence(base, t)})")
     return lines + [""]
+
+
+# --- the CI step summary ----------------------------------------------------------------------------------------
+
+#: GitHub's limit on one step's summary ($GITHUB_STEP_SUMMARY): 1 MiB; a larger one is not shown at all.
+STEP_SUMMARY_LIMIT = 1024 * 1024
+#: The longest list (blockers, controls not graded as declared) shown whole; past it, the first ones and a count.
+STEP_SUMMARY_ITEMS = 40
+
+
+def render_step_summary(run_: Run, summaries: list[SettingSummary], against: Optional[list[str]] = None,
+                        limit: int = STEP_SUMMARY_LIMIT) -> str:
+    """What a reviewer reads in the CI job's summary, from the view report.md renders: each setting's rate with its
+    interval, the blockers, the controls' line, the before/after table (`against`: --baseline's, or the surface
+    variants'), the injection rates. Links to the run folder are left out (the summary is read where the folder is
+    not). Kept under `limit` bytes: lists are cut shorter, saying how many were left out, until it fits."""
+    items = STEP_SUMMARY_ITEMS
+    while True:
+        text = _step_summary(run_, summaries, against, items)
+        if len(text.encode("utf-8")) <= limit:
+            return text
+        if items > 1:
+            items //= 2
+            continue
+        cut = text.encode("utf-8")[:limit - 200].decode("utf-8", "ignore")
+        return cut[:cut.rfind("\n") + 1] + "\n_(cut here: the summary reached GitHub's 1 MiB limit; see report.md)_\n"
+
+
+def _listed(rows: list[str], items: int) -> list[str]:
+    shown = [f"- {r}" for r in rows[:items]]
+    if len(rows) > items:
+        shown.append(f"- … and {len(rows) - items} more (report.md lists them all)")
+    return shown
+
+
+def _step_summary(run_: Run, summaries: list[SettingSummary], against: Optional[list[str]], items: int) -> str:
+    lines = [f"## mobium-evals: run {run_.name}", ""]
+    lines += [f"- {name}: {value}" for name, value in run_facts(run_)]
+    lines.append("")
+    lines += [("#" + line) if line.startswith("## ") else line for line in _settings_table(summaries)]
+    gating, declared = blocker_rows(summaries)
+    lines += ["### Blockers", ""]
+    lines += _listed([f"**{r.trial.task}** r{r.trial.repeat}, {r.setting}: {r.trial.verdict} — {'; '.join(r.lines)}"
+                      for r in gating], items) or ["None gating." if declared else "None."]
+    if declared:
+        lines.append(f"- {len(declared)} more on controls that got their declared verdict: not gating.")
+    lines.append("")
+    controls = [s for s in summaries if s.setting.is_control]
+    if controls:
+        trials = [t for s in controls for t in s.trials]
+        off = [t for t in trials if not t.as_declared]
+        lines += ["### Controls", ""]
+        if not off:
+            lines.append(f"Every control graded as declared: {len(trials)} of {len(trials)} control trials.")
+        else:
+            lines.append(f"**{len(off)} of {len(trials)} control trial(s) did not grade as declared**: the grader is "
+                         "not validated for those tasks.")
+            lines += [""] + _listed([f"{t.task} r{t.repeat}, {t.setting.label}: got **{t.verdict}**, declared "
+                                     f"{t.record.expected}" + (f" ({one_line(str(t.record.infra_error), 200)})"
+                                                                if t.record.infra_error else "")
+                                     for t in off], items)
+        lines.append("")
+    if against:
+        lines += against
+    lines += injection_rates.markdown(injection_rates.of_summaries(summaries))
+    return "\n".join(lines).rstrip() + "\n"

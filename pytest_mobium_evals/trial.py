@@ -121,6 +121,9 @@ class TrialEnv:
     # Told each phase as the trial enters it (PHASES): how a fault plan fires "in phase X".
     on_phase: Optional[Callable[[str], None]] = None
     surfaces: dict = field(default_factory=dict)  # --surface: variant name → its plain JSON (surfaces.py)
+    # A control's tool server may jump the virtual device's clock when it waits (the device at the fast pace):
+    # an agent's trials keep real time, whatever this says.
+    auto_advance: bool = False
     # --tool-server: an agent trial's server in place of server_spec's, and its name for the record
     agent_server_spec: Optional[Callable[[Device], Any]] = None
     agent_tool_server: Optional[str] = None
@@ -171,6 +174,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 
     try:
         phase = enter("reset")
+        device.set_auto_advance(env.auto_advance and spec.driver != "agent")
         device.restore_settings(ignored=set(env.ignored_settings))
         if task.app:
             device.reset_app(task.app, ready_testid=task.ready_testid)

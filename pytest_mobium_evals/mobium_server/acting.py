@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .device import wait_until
 from .elements import Aim, build_elements, element_for, find, slider_value
 from .errors import MobiumError, failed_check, invalid
 from .snapshot import UiNode, describe
@@ -239,7 +238,7 @@ class ActingTools:
             hits = find(self.snap(st), loc, st.context)
             return len(hits) == 1 and hits[0].checked == wanted
 
-        if not wait_until(flipped, 1.5, 0.1):
+        if not st.link.wait_until(flipped, 1.5, 0.1):
             raise MobiumError("not_confirmed", f"tapped {subject} to make it {state} and it is still "
                               f"{'unchecked' if wanted else 'checked'} — the control did not respond, so nothing "
                               "here can make it", "read the screen with app_map; something may be in the way",

@@ -6,7 +6,6 @@ import re
 import shlex
 from typing import Any
 
-from .device import wait_until
 from .errors import MobiumError, invalid
 from .tool_state import NATIVE, UNLOCK_REMEDY, DeviceState, Result
 
@@ -40,7 +39,7 @@ class AppTools:
             st.link.shell(f"monkey -p {app} -c android.intent.category.LAUNCHER 1")
         self.drop_refs(st)
         st.context = NATIVE
-        front = wait_until(lambda: (lambda f: f if f == app else None)(st.link.foreground()), 3.0, 0.1)
+        front = st.link.wait_until(lambda: (lambda f: f if f == app else None)(st.link.foreground()), 3.0, 0.1)
         data = {"app": app, "device": st.link.serial}
         if self._locked(st):
             raise MobiumError("device_not_ready", f"launched {app}, but the device is locked, so it is behind the "

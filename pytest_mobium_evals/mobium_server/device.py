@@ -32,6 +32,10 @@ class AdbLink:
         # Appium's UiAutomator2 server on the device, when it is installed there (None: not looked for yet; False:
         # not installed, so reads are `uiautomator dump`s)
         self.uia2: Uia2Link | bool | None = None
+        # The waits' clock: seconds the device's clock jumped for this server's waits (auto-advance), on top of the
+        # host's. None until asked whether the device is the virtual one (only it has `virtual-clock`).
+        self._jumped = 0.0
+        self._virtual: bool | None = None
 
     # --- plumbing ------------------------------------------------------------------------------------------------
     def shell(self, cmd: str | list[str], timeout: float = 30) -> str:
@@ -64,6 +68,38 @@ class AdbLink:
             return self.dev.get_state()
         except adbutils.AdbError:
             return "offline"
+
+    # --- waiting -----------------------------------------------------------------------------------------------
+    def monotonic(self) -> float:
+        """Now, for a wait's deadline: the host's monotonic clock plus every jump the device's clock made for this
+        server's waits, so a deadline counts the time the device lived through, jumped or waited."""
+        return time.monotonic() + self._jumped
+
+    def pause(self, seconds: float) -> None:
+        """Let `seconds` go by between two looks at the device. The virtual device with auto-advance on (a control
+        trial at the fast pace) jumps its clock instead, its timers firing in order, and answers at once; any
+        other device is waited on in real time."""
+        if seconds <= 0:
+            return
+        if self._virtual is None:
+            self._virtual = self.getprop("ro.mobium_evals.virtual_device") == "1"
+        if self._virtual:
+            said = self.shell(f"virtual-clock wait {seconds:.3f}").strip()
+            if said == "advanced":
+                self._jumped += seconds
+                return
+            if said != "real":
+                raise MobiumError("device_server", f"virtual-clock wait on {self.serial} said: {said[-300:]}")
+        time.sleep(seconds)
+
+    def wait_until(self, pred, timeout: float, interval: float = 0.1):
+        """`pred()` until it is truthy or `timeout` seconds have gone by on the waits' clock; its last value."""
+        deadline = self.monotonic() + timeout
+        while True:
+            value = pred()
+            if value or self.monotonic() >= deadline:
+                return value
+            self.pause(min(interval, max(0.0, deadline - self.monotonic())))
 
     # --- the screen --------------------------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
@@ -192,15 +228,6 @@ def _chunks(s: str, n: int):
         yield s[i:i + n]
 
 
-def wait_until(pred, timeout: float, interval: float = 0.1):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value or time.monotonic() >= deadline:
-            return value
-        time.sleep(interval)
-
-
 def device_list(host: str, port: int) -> list[tuple[str, str]]:
     client = adbutils.AdbClient(host=host, port=port)
     try:
@@ -209,4 +236,4 @@ def device_list(host: str, port: int) -> list[tuple[str, str]]:
         return []
 
 
-__all__ = ["AdbLink", "device_list", "wait_until"]
+__all__ = ["AdbLink", "device_list"]

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import os
 import shlex
-import time
 
 import adbutils
 
-from .device import wait_until
 from .errors import MobiumError, invalid
 from .tool_state import NATIVE, Result
 
@@ -91,12 +89,12 @@ class PackageTools:
         if not app or app != front or app in LAUNCHERS:
             raise invalid(f"{app or 'no app'} is not in front (background), so there is nothing to send away",
                           "app_launch it first", app=app)
-        started = time.monotonic()
+        started = st.link.monotonic()
         st.link.key(3)
-        time.sleep(seconds)  # the app must really be away this long: it is what the caller is testing
+        st.link.pause(seconds)  # the app must really be away this long: it is what the caller is testing
         self.t_app_launch({"app": app, "device": st.link.serial})
-        back = wait_until(lambda: st.link.foreground() == app, 5.0, 0.2)
-        away_ms = int((time.monotonic() - started) * 1000)
+        back = st.link.wait_until(lambda: st.link.foreground() == app, 5.0, 0.2)
+        away_ms = int((st.link.monotonic() - started) * 1000)
         if not back:
             raise MobiumError("not_confirmed", f"{app} was sent to the background and did not come back to the "
                               f"front: {st.link.foreground() or 'something else'} is there",

@@ -190,18 +190,18 @@ class ReadingTools:
                               "app_context NATIVE_APP, or read the page with app_text and no target",
                               "app_text with no target reads the page")
         loc, subject = self._target(st, target)
-        deadline = time.monotonic() + IMPLICIT_WAIT
+        deadline = st.link.monotonic() + IMPLICIT_WAIT
         while True:
             snap = self.snap(st)
             hits = find(snap, loc, NATIVE)
             if len(hits) == 1:
                 value = self._read_value(hits[0])
                 return Result(value, {"text": value, "target": target})
-            if time.monotonic() >= deadline:
+            if st.link.monotonic() >= deadline:
                 if hits:
                     raise self._ambiguous(loc, subject, len(hits))
                 raise self._miss(st, snap, loc, subject)
-            time.sleep(POLL)
+            st.link.pause(POLL)
 
     def t_app_source(self, args: dict) -> Result:
         st = self.state(args)

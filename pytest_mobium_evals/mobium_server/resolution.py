@@ -3,10 +3,8 @@ ambiguity, rules, scrolling to find a target, and aiming at a clear point."""
 
 from __future__ import annotations
 
-import time
 from typing import Optional
 
-from .device import wait_until
 from .elements import Aim, Locator, aim_at, cover_label, find, parse_locator, spinners
 from .errors import KEYBOARD_HIDE, KEYBOARD_REMEDY, MobiumError, failed_check, invalid
 from .shapes import box_text
@@ -105,7 +103,7 @@ class Resolution:
                 # (in capitals).
                 handled.append({"dialog": dialog.title, "press": rule["press"]})
                 self.drop_refs(st)
-                wait_until(lambda: (self.snap(st).dialog or None) is None, 2.0, 0.1)
+                st.link.wait_until(lambda: (self.snap(st).dialog or None) is None, 2.0, 0.1)
                 return True
         return False
 
@@ -114,8 +112,8 @@ class Resolution:
         """Find the one node `target` names and where to touch it, waiting as Mobium's auto-wait does."""
         loc, subject = self._target(st, target)
         handled = handled if handled is not None else []
-        deadline = time.monotonic() + IMPLICIT_WAIT
-        settle_deadline = time.monotonic() + SETTLE_LIMIT
+        deadline = st.link.monotonic() + IMPLICIT_WAIT
+        settle_deadline = st.link.monotonic() + SETTLE_LIMIT
         covered_since: Optional[float] = None
         scrolled = False
         pans = 0
@@ -126,7 +124,7 @@ class Resolution:
             if self._fire_rules(st, snap, handled):
                 continue
             hits = find(snap, loc, context)
-            now = time.monotonic()
+            now = st.link.monotonic()
             if context != NATIVE and pans < 3 and len(hits) <= 1 \
                     and self._pan_into_view(st, snap, loc, hits[0] if hits else None):
                 pans += 1
@@ -134,13 +132,13 @@ class Resolution:
                 continue
             if len(hits) > 1:
                 if now < deadline:
-                    time.sleep(POLL)
+                    st.link.pause(POLL)
                     prev = st.last
                     continue
                 raise self._ambiguous(loc, subject, len(hits))
             if not hits:
                 if now < deadline:
-                    time.sleep(POLL)
+                    st.link.pause(POLL)
                     prev = st.last
                     continue
                 if not scrolled and snap.dialog is None and not snap.keyboard and context == NATIVE \
@@ -148,7 +146,7 @@ class Resolution:
                     scrolled = True
                     found = self._scroll_search(st, snap, loc, "down")
                     if found is not None:
-                        deadline = time.monotonic() + IMPLICIT_WAIT
+                        deadline = st.link.monotonic() + IMPLICIT_WAIT
                         prev = None
                         continue
                     snap = st.last[1] if st.last else snap
@@ -163,7 +161,7 @@ class Resolution:
                                    remedy="app_scroll_to with a direction", locator=subject)
             if not node.enabled:
                 if now < deadline:
-                    time.sleep(POLL)
+                    st.link.pause(POLL)
                     prev = st.last
                     continue
                 raise failed_check(subject, "enabled", "it is disabled, and stayed disabled for 2s",
@@ -178,7 +176,7 @@ class Resolution:
             if prev is not None and prev[1] is not snap:
                 age = now - prev[0]
                 if age < SETTLE_WINDOW and now < settle_deadline:
-                    time.sleep(SETTLE_WINDOW - age)
+                    st.link.pause(SETTLE_WINDOW - age)
                     continue
                 if age < 3.0:
                     before = find(prev[1], loc, context)
@@ -186,7 +184,7 @@ class Resolution:
             if not still:
                 if now < settle_deadline:
                     prev = st.last
-                    time.sleep(0.06)
+                    st.link.pause(0.06)
                     continue
                 raise failed_check(subject, "stable", f"it is still moving after {SETTLE_LIMIT:g}s — it is now at "
                                    f"{box_text(node.bounds)}", "something on this screen animates continuously, so act "
@@ -199,7 +197,7 @@ class Resolution:
             if aim is None:
                 covered_since = covered_since or now
                 if now - covered_since < IMPLICIT_WAIT:
-                    time.sleep(POLL)
+                    st.link.pause(POLL)
                     prev = st.last
                     continue
                 cover = cover_label(snap, node) or "another control"
@@ -312,7 +310,7 @@ class Resolution:
             if self._signature(snap, box.bounds) == before:
                 # Did not move: the end, unless something is still loading.
                 if spinners(snap, context):
-                    wait_until(lambda: not spinners(self.snap(st), context), 15.0, POLL)
+                    st.link.wait_until(lambda: not spinners(self.snap(st), context), 15.0, POLL)
                     snap = st.last[1]
                     if find(snap, loc, context):
                         return snap, self.scrolls

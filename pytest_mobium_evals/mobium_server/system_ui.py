@@ -7,7 +7,6 @@ import re
 import shlex
 from typing import Any, Optional
 
-from .device import wait_until
 from .errors import MobiumError, invalid
 from .shapes import parse_notifications
 from .snapshot import Snapshot, UiNode, describe, short_id
@@ -44,7 +43,8 @@ class SystemUiTools:
                               "tap one of its buttons from app_map", {"dialog": dialog.title})
         st.link.tap(*button.center)
         self.drop_refs(st)
-        gone = wait_until(lambda: (lambda d: d is None or d.title != dialog.title)(self.snap(st).dialog), 3.0, 0.1)
+        gone = st.link.wait_until(lambda: (lambda d: d is None or d.title != dialog.title)(self.snap(st).dialog),
+                                  3.0, 0.1)
         if not gone:
             raise MobiumError("not_confirmed", f'pressed "{button.text or button.desc}" on "{dialog.title}" and it '
                               "is still up after 3s", "app_map, and tap one of its buttons")
@@ -131,7 +131,7 @@ class SystemUiTools:
             if not snap.keyboard:
                 return Result("the keyboard is already hidden", {**data, "hidden": True})
             st.link.key(4)
-            hidden = wait_until(lambda: not self.snap(st).keyboard, 2.0, 0.1)
+            hidden = st.link.wait_until(lambda: not self.snap(st).keyboard, 2.0, 0.1)
             if not hidden:
                 raise MobiumError("not_confirmed", "pressed back to hide the keyboard and it is still up",
                                   "app_keyboard with key enter")

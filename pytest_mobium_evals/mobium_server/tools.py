@@ -15,7 +15,6 @@ Behaviour shared by every action with a target (`_acquire`), after Mobium's reso
 from __future__ import annotations
 
 import threading
-import time
 from typing import Optional
 
 from .acting import ActingTools
@@ -132,7 +131,7 @@ class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, Syst
 
     def snap(self, st: DeviceState) -> Snapshot:
         s = st.link.snapshot()
-        st.last = (time.monotonic(), s)
+        st.last = (st.link.monotonic(), s)
         return s
 
     def drop_refs(self, st: DeviceState) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any, Optional
 
 from .elements import build_elements, element_for, find
@@ -39,7 +38,7 @@ class WaitingTools:
             raise invalid(f"timeout_ms of {timeout_ms} exceeds the 2m0s ceiling on a single tool call")
         negate, exact = args.get("not", False), args.get("exact", False)
         loc, subject = self._target(st, target)
-        start = time.monotonic()
+        start = st.link.monotonic()
         deadline = start + timeout_ms / 1000
 
         def holds(snap: Snapshot) -> tuple[bool, str, Optional[UiNode]]:
@@ -78,7 +77,7 @@ class WaitingTools:
             if negate:
                 ok = not ok
             if ok:
-                waited = int((time.monotonic() - start) * 1000)
+                waited = int((st.link.monotonic() - start) * 1000)
                 data: dict[str, Any] = {"target": target, "condition": cond, "waited_ms": waited}
                 phrase = {"visible": "is visible", "hidden": "is hidden", "enabled": "is enabled",
                           "disabled": "is disabled", "checked": "is checked", "unchecked": "is unchecked",
@@ -98,8 +97,8 @@ class WaitingTools:
                         text += f" — {el.line()}"
                         data["element"] = el.to_json()
                 return Result(text, data)
-            if time.monotonic() >= deadline:
-                waited = time.monotonic() - start
+            if st.link.monotonic() >= deadline:
+                waited = st.link.monotonic() - start
                 goal = {"visible": "to be visible", "hidden": "to be hidden", "enabled": "to be enabled",
                         "disabled": "to be disabled", "checked": "to become checked",
                         "unchecked": "to stop being checked",
@@ -110,4 +109,4 @@ class WaitingTools:
                 raise MobiumError("timeout", f"timed out after {waited:.3f}s waiting for {subject} {goal} — {why}",
                                   "wait longer with timeout_ms, or check the screen with app_map",
                                   {"locator": subject, "condition": cond})
-            time.sleep(POLL)
+            st.link.pause(POLL)

@@ -114,6 +114,9 @@ class Phone:
     def restore_settings(self, ignored=None):
         return []
 
+    def set_auto_advance(self, on):
+        pass
+
     def shell(self, cmd, timeout=None):
         if cmd == "cmd connectivity airplane-mode disable":
             self.airplane = "0"

@@ -60,6 +60,9 @@ class FakeDevice:
     def pass_time(self, seconds):
         pass
 
+    def set_auto_advance(self, on):
+        self.auto_advance = on
+
 
     def text(self, testid, scroll=True):
         return self.lines.get(testid)

@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 from plugin_fakes import CONFTEST, TASKS
 
-from pytest_mobium_evals.html_report import STYLE, encode_screen, screen_html, story_html, trial_html
+from pytest_mobium_evals.html_report import STYLE, encode_screen, needs_review, screen_html, story_html, trial_html
 from pytest_mobium_evals.runfolder import load_run
 from pytest_mobium_evals.transcript import steps
 
@@ -36,7 +36,8 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 def test_the_report_opens_with_the_story_of_a_controls_run(suite):
-    result = run(suite, "--driver=controls", "--seed=11", "--run-dir=run", "--html=r.html", "--self-contained-html")
+    result = run(suite, "--driver=controls", "--seed=11", "--run-dir=run", "--html=r.html", "--self-contained-html",
+                 "--full-screens")
     assert result.ret == 0
     page = (suite.path / "r.html").read_text()
     story = page[page.index('id="mobium-evals-summary"'):page.index('id="results-table"')]
@@ -59,6 +60,48 @@ def test_the_report_opens_with_the_story_of_a_controls_run(suite):
     assert not [e for e in ref["extras"] if e["format_type"] == "image"]
     assert "<label class=mv-screen" in extra_html and "src='data:image/webp;base64," in extra_html
     assert extra_html.index("Transcript (") < extra_html.index("mv-screen")
+
+
+MORE_TASKS = r'''
+from pytest_mobium_evals.tasks import Claim, Outcome, task
+
+
+def sets_done(tools, params):
+    tools.call("set", id="state", value="done")
+    return Claim("done")
+
+
+@task(id="g01", slug="wrong-does-right", prompt="set the state to done", reference=sets_done, wrong=sets_done)
+def test_g01(device, params):
+    got = device.text("state")
+    return Outcome(got == "done", observed=got)
+'''
+
+
+def test_screens_whole_only_where_a_reviewer_needs_them_else_a_thumbnail_or_a_link(suite):
+    """A control graded as declared gets a thumbnail and its tool calls (a self-contained report) or a link to the
+    run folder's screen (a report beside it); one that was not gets its screen whole and its answers."""
+    suite.makepyfile(test_more=MORE_TASKS)
+    assert run(suite, "--driver=reference,wrong", "--seed=11", "--run-dir=run", "--html=r.html",
+               "--self-contained-html").ret == 1  # g01's wrong control passes: not as declared
+    tests = blob((suite.path / "r.html").read_text())["tests"]
+    settled = tests["test_tasks.py::test_f01[reference-r0]"][0]["extras"][0]["content"]
+    assert "<span class=mv-thumb" in settled and "mv-screen" not in settled
+    assert 'set(id="state", value="done")' in settled and "<code>" not in settled  # the calls, not the answers
+    wrong = tests["test_more.py::test_g01[wrong-r0]"][0]["extras"][0]["content"]
+    assert "<label class=mv-screen" in wrong and "mv-thumb" not in wrong and "<code>" in wrong
+    assert run(suite, "--driver=reference", "--seed=11", "--run-dir=run2", "--html=out/r.html").ret == 0
+    linked = blob((suite.path / "out" / "r.html").read_text())["tests"]["test_tasks.py::test_f01[reference-r0]"]
+    content = linked[0]["extras"][0]["content"]
+    assert "href='../run2/trials/f01-reference-none-r0/screen.png'" in content and "base64" not in content
+
+
+def test_who_needs_a_trial_whole():
+    assert not needs_review({"driver": "reference", "ok": True, "verdict": "pass"})
+    assert needs_review({"driver": "null", "ok": False, "verdict": "pass"})
+    assert not needs_review({"driver": "agent", "verdict": "pass"})
+    assert needs_review({"driver": "agent", "verdict": "false_success"})
+    assert needs_review({"driver": "reference", "ok": True, "verdict": "infra_error", "infra_error": "reset: x"})
 
 
 def blob(page: str) -> dict:
@@ -198,8 +241,10 @@ def test_the_report_renders_in_a_browser_with_the_summary_first(suite):
     assert 'id="mobium-evals-summary"' in dom and "Controls: declared vs got" in dom
     # pytest-html's script ran: the trials' rows (built from its JSON blob) are in the DOM with our columns
     assert dom.count('class="col-verdict v-') == 3
-    # each trial's final screen is in the page as an image (not a data: link), beside its transcript
-    assert dom.count('<label class="mv-screen"') == 3 and dom.count('<img alt="final screen" src="data:image/webp') == 3
+    # each trial's final screen is in the page as an image (not a data: link), beside its transcript: a thumbnail,
+    # since each went as declared (a reviewer needs the whole screen only where one did not)
+    assert dom.count('<span class="mv-thumb"') == 3
+    assert dom.count('<img alt="final screen, small" src="data:image/webp') == 3
     # the Environment table was filled in by the script, the run's facts first
     env = dom[dom.index('id="environment"'):]
     assert env.index("mobium-evals seed") < env.index("Python")

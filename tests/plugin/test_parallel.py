@@ -39,7 +39,8 @@ def test_the_worker_count(project, options, workers):
     assert created == ([f"created: {workers}/{workers} worker" + "s" * (workers > 1)] if workers else [])
 
 
-def test_under_xdist_the_trials_graded_by_running_the_answer_go_first():
+def test_under_xdist_the_trials_graded_by_running_the_answer_go_first_one_to_each_workers_first_batch(
+        monkeypatch):
     from types import SimpleNamespace
 
     from pytest_mobium_evals.collection import _graded_by_running_first
@@ -57,5 +58,11 @@ def test_under_xdist_the_trials_graded_by_running_the_answer_go_first():
     items = [item("a", reads_device, "reference"), item("b", runs_the_answer, "null"),
              item("c", reads_device, "wrong"), item("d", runs_the_answer, "reference"),
              SimpleNamespace(name="plain"), item("e", runs_the_answer, "wrong")]
+    items += [item(f"x{i}", reads_device, "reference") for i in range(26)]
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
+    names = [i.name for i in items]
     _graded_by_running_first(items)
-    assert [i.name for i in items] == ["d", "e", "a", "b", "c", "plain"]
+    # 32 items on 2 workers: xdist's first batches are 32 // 2 // 4 = 4 consecutive items each, so the two heavy
+    # trials lead gw0's batch (0-3) and gw1's (4-7); the null control's grade reads nothing it ran
+    assert [i.name for i in items][:9] == ["d", "a", "b", "c", "e", "plain", "x0", "x1", "x2"]
+    assert sorted(i.name for i in items) == sorted(names)

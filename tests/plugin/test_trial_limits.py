@@ -43,6 +43,9 @@ class Device:
     def pass_time(self, seconds):
         pass
 
+    def set_auto_advance(self, on):
+        pass
+
 
 def _task_l01():
     """A task whose outcome is always reached (declared in a function: at a test file's top level the plugin would

@@ -5,27 +5,48 @@ that says it is virtual (`ro.mobium_evals.virtual_device`).
 `virtual-clock advance SECONDS`: the device's clock jumps forward and every timer that falls due fires at its own
 time, in order: what a device that waited SECONDS would show, without the wait (the harness's `+wait` control).
 
+`virtual-clock wait SECONDS`: a client is about to wait SECONDS with nothing else to do (a poll's pause, a settle
+window). With auto-advance on (the property `debug.mobium_evals.auto_advance` is 1, which the harness sets at reset
+for a control trial, and 0 for any other) on a device at the fast pace, the clock jumps as `advance` does and the
+command says `advanced`: the client need not wait, as a test runtime's paused clock auto-advances to the next timer
+when every task is idle. Otherwise it says `real`, changes nothing, and the client waits in real time itself.
+
 `virtual-packages reset`: the packages go back to the device's own (every APK installed since is uninstalled, every
 own app that was uninstalled comes back fresh), as a new emulator from the same image would have them."""
 
 from __future__ import annotations
 
+import math
+
 from .base import Ctx, command
+
+AUTO_ADVANCE_PROPERTY = "debug.mobium_evals.auto_advance"
+USAGE = "usage: virtual-clock advance SECONDS | virtual-clock wait SECONDS"
 
 
 @command("virtual-clock")
 def _virtual_clock(ctx: Ctx, args: list[str]) -> int:
-    if len(args) != 2 or args[0] != "advance":
-        ctx.errln("usage: virtual-clock advance SECONDS")
+    if len(args) != 2 or args[0] not in ("advance", "wait"):
+        ctx.errln(USAGE)
         return 2
     try:
         seconds = float(args[1])
     except ValueError:
         ctx.errln(f"virtual-clock: not a number of seconds: {args[1]!r}")
         return 2
+    if not math.isfinite(seconds):
+        ctx.errln(f"virtual-clock: not a number of seconds: {args[1]!r}")
+        return 2
     if seconds < 0:
         ctx.errln("virtual-clock: the clock never goes backwards")
         return 2
+    if args[0] == "wait":
+        # At the emulator pace every command spends real time as a device would; a jump there would hand a tool
+        # server's wait back at once while the device's own commands still take seconds: the pace keeps real time.
+        if ctx.device.props.get(AUTO_ADVANCE_PROPERTY) != "1" or ctx.device.pace.paced:
+            ctx.outln("real")
+            return 0
+        ctx.outln("advanced")
     ctx.device.clock.advance(seconds)
     ctx.device.run_due()
     return 0
