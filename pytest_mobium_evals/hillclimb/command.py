@@ -92,6 +92,7 @@ def _settings(args, dev: list[str], held_out: list[str], tools: list[str], suite
 
 def _tasks(args, root: Path, suites: list[str]) -> tuple[list[str], list[str], dict[str, str]]:
     from ..catalog import load_task_definitions
+    from ..paired import min_tasks_to_decide
     from ..split import split_of
 
     try:
@@ -111,6 +112,13 @@ def _tasks(args, root: Path, suites: list[str]) -> tuple[list[str], list[str], d
     if not dev or not held_out:
         raise CliError(f"--tasks: {len(dev)} dev and {len(held_out)} held-out tasks; the search needs dev tasks and "
                        f"the acceptance held-out ones (the split is split.py's)")
+    fewest = min_tasks_to_decide()
+    if len(held_out) < fewest:
+        # Refused before any trial: the acceptance could never pass, so every trial of the search would be wasted.
+        raise CliError(f"--tasks: {len(held_out)} held-out tasks ({', '.join(held_out)}): the acceptance's exact "
+                       f"test cannot call a variant clear with fewer than {fewest} (its smallest p is "
+                       f"1/{2 ** len(held_out)}, over the 2.5% a side it needs); add held-out tasks "
+                       f"(`mobium-evals plan --difference D` says how many)")
     files = {t: defined[t].source.split("::", 1)[0] for t in wanted if "::" in (defined[t].source or "")}
     return dev, held_out, files
 

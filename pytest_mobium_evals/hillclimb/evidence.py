@@ -116,7 +116,8 @@ def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
                 for c in outcome.dev],
         "held_out": None if outcome.held_out is None else {
             "delta": outcome.held_out.delta, "low": outcome.held_out.low, "high": outcome.held_out.high,
-            "call": outcome.held_out.call, "better": outcome.held_out.better, "worse": outcome.held_out.worse},
+            "call": outcome.held_out.call, "p": outcome.held_out.p, "better": outcome.held_out.better,
+            "worse": outcome.held_out.worse},
         "rounds": found.rounds, "candidates": len(found.candidates), "stopped_by": found.stopped_by,
         "trials_recorded": trials, "task_cost_usd": dollars, "task_tokens": tokens,
         "reflection": {"calls": len(reflection.entries), "tokens_in": reflection.total_tokens_in,

@@ -248,13 +248,30 @@ def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, a
     if c.call == "clearly better":
         outcome.accepted = True
         outcome.why = (f"{best.variant} is clearly better than {seed_label} on the held-out tasks: "
-                       f"{100 * c.delta:+.0f} points [{100 * c.low:+.0f}, {100 * c.high:+.0f}] over {c.tasks} tasks")
+                       f"{100 * c.delta:+.0f} points [{100 * c.low:+.0f}, {100 * c.high:+.0f}] over {c.tasks} tasks, "
+                       f"exact one-sided p {c.test.better:.3g}")
     else:
-        delta = "–" if c.delta is None else f"{100 * c.delta:+.0f} points"
-        bounds = "" if c.low is None else f" [{100 * c.low:+.0f}, {100 * c.high:+.0f}]"
-        outcome.why = (f"{best.variant} is better on dev ({100 * best.delta:+.0f} points) but on the held-out tasks "
-                       f"{delta}{bounds}: {c.call}; a change that helps only where it was tuned is not proposed")
+        outcome.why = rejection(best, c)
     return outcome
+
+
+def rejection(dev, held) -> str:
+    """Why the final candidate is not accepted, in the words its held-out result earns: a gain that is there but not
+    clear is not "helps only where it was tuned"; that is said only of no gain on held out."""
+    gained = f"{dev.variant} is better on dev ({100 * dev.delta:+.0f} points)"
+    if held.delta is None or held.test is None:
+        return f"{gained}, but it has no held-out trials to judge it"
+    bounds = "" if held.low is None else f" [{100 * held.low:+.0f}, {100 * held.high:+.0f}]"
+    measured = f"{100 * held.delta:+.0f} points{bounds} over {held.tasks} held-out tasks"
+    if not held.test.decidable:
+        return f"{gained}; on held out {measured}: {held.call}, so nothing could be accepted"
+    if held.delta > 0:
+        return (f"{gained}; on held out {measured} is not clear (exact one-sided p {held.test.better:.3g}, over "
+                f"2.5%): a gain this size needs more held-out tasks or repeats to be told from chance")
+    if held.delta < 0:
+        return f"{gained}; on held out {measured}: {held.call}; it is worse where it was not tuned"
+    return (f"{gained}; on held out {measured}: no gain, so a change that helps only where it was tuned is not "
+            f"proposed")
 
 
 def _relink(comparison, trials, label: str, out: Path) -> None:

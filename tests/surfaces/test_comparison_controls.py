@@ -1,6 +1,7 @@
 """The controls of a surface comparison, offline: a stand-in agent that knows only what the surface tells it runs
-real trials on the virtual device through the proxy. A copy of baseline must not come out clear; a variant that
-adds the fact the slider tasks need must come out clearly better on them; stripping the remedies clearly worse."""
+real trials on the virtual device through the proxy. A copy of baseline must not come out clear; the remedies put
+back clearly better, stripping them clearly worse; a variant that adds the fact the slider tasks need moves both of
+them, and with two tasks the exact test says it cannot be clear."""
 
 from __future__ import annotations
 
