@@ -116,6 +116,10 @@ class TrialEnv:
     # Told each phase as the trial enters it (PHASES): how a fault plan fires "in phase X".
     on_phase: Optional[Callable[[str], None]] = None
     surfaces: dict = field(default_factory=dict)  # --surface: variant name → its plain JSON (surfaces.py)
+    # How the agent's client passes a tool's answer to its model (surface_proxy.READERS), which is what a variant's
+    # surface_seen hashes; None: the model setting's own client. An injected agent that reads the raw MCP result
+    # says "raw".
+    surface_reader: Optional[str] = None
 
 
 @dataclass
@@ -139,6 +143,14 @@ PHASES = ("reset", "precondition", "driver", "outcome", "grade", "record")
 
 class RunFolderWriteError(Exception):
     """The run folder refused a write (a full disk, a read-only folder): the run cannot go on. One line."""
+
+
+def _surface_reader(spec: TrialSpec, env: TrialEnv) -> str:
+    if env.surface_reader:
+        return env.surface_reader
+    if spec.driver == "agent" and spec.setting is not None:
+        return surface_proxy.reader_of(spec.setting.provider)
+    return surface_proxy.RAW  # a scripted driver reads the MCP result whole
 
 
 def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
@@ -177,7 +189,8 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         phase = enter("driver")
         t = time.monotonic()
         server = env.server_spec(device)
-        server, seen = surface_proxy.wrap_for_trial(server, env.surfaces.get(spec.surface))
+        server, seen = surface_proxy.wrap_for_trial(server, env.surfaces.get(spec.surface),
+                                                    _surface_reader(spec, env))
         if spec.driver == "agent":
             # The agent driver records its own prompt (with the system prompt) and final answer.
             run = _run_agent(spec, env, prompt, server, events.append, task)
