@@ -150,7 +150,7 @@ class Comparison:
             return "no common tasks"
         if not self.test.decidable:
             which = f"{SPLIT_WORDS[self.split]} " if self.split in SPLIT_WORDS else ""
-            return f"cannot be clear with {self.tasks} {which}tasks"
+            return f"cannot be clear with {self.tasks} {which}task{'s' if self.tasks != 1 else ''}"
         if not self.clear:
             return "not clear"
         direction = "better" if self.test.better <= LEVEL else "worse"
