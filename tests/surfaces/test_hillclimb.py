@@ -29,7 +29,8 @@ SCENARIOS = {"remedy": ("no-remedies", f"t01,t04,{HELD_OUT}"), "units": ("baseli
 
 def _command(out: Path, surface: str, tasks: str, port: int, serial: str, rounds: int = 3) -> list[str]:
     return ["hillclimb", "--model=haiku:low", "--reflect=python:reflect_standin", "--budget=64",
-            f"--surface={surface}", f"--tasks={tasks}", "--repeats=2", "--keep=2", f"--rounds={rounds}",
+            f"--surface={surface}", f"--tasks={tasks}", "--repeats=2", "--search-repeats=1", "--keep=2",
+            f"--rounds={rounds}",
             f"--run-dir={out}", "--", "-p", "surface_standin_plugin", "--device-pace=fast",
             f"--device=127.0.0.1:{port}/{serial}"]
 
@@ -69,7 +70,7 @@ def climbed(tmp_path_factory):
 
 
 def _searched_tasks(out: Path) -> set[str]:
-    return {json.loads(p.read_text())["task"] for p in (out / "search").glob("*/trials/*/verdict.json")}
+    return {json.loads(p.read_text())["task"] for p in (out / "search").glob("seed-*/*/trials/*/verdict.json")}
 
 
 def test_the_loop_finds_the_missing_remedy_and_held_out_accepts_it(climbed):
@@ -112,10 +113,12 @@ def test_a_stopped_hillclimb_resumes_where_it_stopped(climbed):
     first, last = climbed[2]["units"]
     assert first["rounds"] == 1 and first["accepted"] is False and first["final"] is None  # one round: nothing kept
     assert last["rounds"] == 3 and last["final"] is not None
-    # The first invocation's trials were not run again: the start's two dev trials in the search exist once.
-    started = [p for p in (out / "search").glob("*/trials/*/verdict.json")
-               if json.loads(p.read_text())["surface"] == "baseline"]
-    assert len(started) == 2
+    # The first invocation's trials were not run again: no trial of the search (a round's seed, a variant, a task, a
+    # repeat) exists twice; and each round ran at a seed of its own.
+    searched = [(p.parents[3].name, v["surface"], v["task"], v["repeat"])
+                for p in (out / "search").glob("seed-*/*/trials/*/verdict.json") for v in [json.loads(p.read_text())]]
+    assert len(searched) == len(set(searched))
+    assert len({seed for seed, *_ in searched}) >= 2
     # Round 1's proposal was not asked again: two answers recorded, the second invocation asked one.
     assert "reflection 2 answers recorded (1 asked by this invocation)" in (out / "hillclimb.md").read_text()
     assert sorted(p.name for p in (out / "rounds").iterdir()) == ["0001.json", "0002.json", "0003.json"]
