@@ -204,10 +204,22 @@ _COMPETING_VERSION = re.compile(r"\b(android(?: os)?(?: version)?(?: is)?|versio
                                 r"(\d+)")
 
 
+#: Numbers as words, as a model writes a version out ("Android fifteen").
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+
+
+def digits_for_words(text: str) -> str:
+    """The text with each number written as a word (zero to twenty) written in digits."""
+    return _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS.index(m.group(1).lower())), text)
+
+
 def _android_version(answer: str, context: AnswerContext) -> bool:
     expected = (context.observed or context.params.get("android_version") or "").strip().lower()
     if not expected:
         return False
+    answer = digits_for_words(answer)
     major = expected.split(".")[0]
     mentioned = re.search(rf"(?<![\d.]){re.escape(major)}(\.0)*(?![\d])", answer)
     if not mentioned:
@@ -370,6 +382,15 @@ def refusal_reason(name: str, accepts: str, *, mentions: str, competing: str) ->
         return bool(wanted.search(answer)) and not (rival.search(answer) and not wanted.search(answer))
 
     return AnswerRule(name, accepts, check)
+
+
+def answer_given(status: Optional[str], answer: Optional[str], reason: Optional[str]) -> Optional[str]:
+    """What a claim answers: its `answer`; or, when that is empty and it claims done, its `reason`. A reply that
+    gives the value only in its reason has still told the user (the prompt asks to be told, not to fill a field),
+    so the reason is graded as the answer, by the same rule, rivals and all."""
+    if answer is not None and answer.strip():
+        return answer
+    return reason if status == "done" and reason and reason.strip() else answer
 
 
 def check_answer(rule: Optional[AnswerRule], answer: Optional[str], params: dict[str, Any],

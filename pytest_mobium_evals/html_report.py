@@ -23,6 +23,7 @@ from typing import Optional
 import pytest
 
 from .runfolder import run_facts
+from .trial_record import LIMIT_WORDS
 from .verdicts import ALL_VERDICTS
 from .verdicts import SEVERITIES as SEVERITY_WORDS
 
@@ -140,6 +141,8 @@ def trial_html(record: dict, trial_steps: list, screen: Optional[bytes] = None) 
              f"<p><b>Verdict</b> {esc(record.get('verdict'))}"
              + (f" ({esc(record.get('severity'))})" if record.get("severity") else "")
              + (f", declared {esc(record.get('expected'))}" if record.get("driver") != "agent" else "")
+             + (f", {esc(LIMIT_WORDS.get(record['hit_limit'], 'stopped at a limit'))}"
+                if record.get("hit_limit") else "")
              + f" · <b>claim</b> {esc(claim_text(claim))}</p>",
              f"<p><b>Outcome read from the device</b> "
              f"{'reached' if record.get('outcome_reached') else 'not reached'}: "

@@ -28,7 +28,7 @@ def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[
     """Grade every stored answer (and refusal reason) again with the current answer rules. The run's trials are
     updated in memory, so the report shows the regraded verdicts; the stored verdict.json files are left as they
     were. Returns every trial whose answer judgement or verdict changed."""
-    from .answers import check_answer
+    from .answers import answer_given, check_answer
     from .grading import SideEffect, grade
 
     if tasks is None:
@@ -73,7 +73,8 @@ def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[
                 new = grade(kind="refusal", reached=True, acted=False, reason_ok=new_ok, **common)
         elif task.answer is not None:
             old_ok = data.answer_ok
-            new_ok = check_answer(task.answer, claim.get("answer"), params, observed)
+            new_ok = check_answer(task.answer, answer_given(claim.get("status"), claim.get("answer"),
+                                                            claim.get("reason")), params, observed)
             new = grade(kind="answer", reached=bool(data.outcome_reached), answer_ok=new_ok, **common)
             text = claim.get("answer")
         else:

@@ -168,6 +168,7 @@ def _failed_trials(base: Path, summaries: list[SettingSummary]) -> list[str]:
             said += f", answer {one_line(repr(t.record.answer), 160)}"
         observed = t.record.outcome_observed
         what = f"{t.verdict}" + (f" (declared {t.record.expected})" if s.setting.is_control else "")
+        what += f", {t.record.stopped_by}" if t.record.stopped_by else ""
         device = "device not read" if observed is None else f"device {one_line(str(observed))!r}"
         infra = f"; infra: {one_line(str(t.record.infra_error))}" if t.record.infra_error else ""
         lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {what}; said {said}; {device}{infra} "

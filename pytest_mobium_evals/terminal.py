@@ -122,7 +122,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         # pytest's own "FAILED" lines do not list custom categories, so the agent's misses are listed here.
         tr.write_sep("-", "agent trials that did not pass")
         for r in sorted(failing, key=lambda r: (r.group, r.task, r.repeat)):
-            tr.write_line(f"{r.trial}: {r.verdict} ({r.severity}); claimed {r.claim_status}, device read "
+            stopped = f", {r.stopped_by}" if r.stopped_by else ""
+            tr.write_line(f"{r.trial}: {r.verdict} ({r.severity}){stopped}; claimed {r.claim_status}, device read "
                           f"{r.outcome_observed!r}", red=r.verdict in ("false_success", "touched"))
     blockers = [(r, b) for r in state.reports.values() for b in r.gating_blockers]
     if blockers:

@@ -4,11 +4,17 @@ read it from here, so they show the same steps.
 
 Events come from two recorders: the agent's (prompt, assistant, tool_call, tool_result, error, final) and the
 harness's MCP client (call, answer or result, infra_error), which also sees every call an agent makes. When the
-agent's own tool_call events are there, the client's duplicates are left out."""
+agent's own tool_call events are there, the client's duplicates are left out.
+
+A call may name its target by a map ref (`@e3`), which means what the last map the agent read said it was. Each
+tool step carries its arguments as sent and, in `resolved`, with each ref replaced by that map's line for it (its
+label, role and state, and its locator where the answer had the structured form): what the grader's patterns
+(an injection's `begun`) and the hillclimb's reflection read, so a tap by ref and a tap by name match alike."""
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
@@ -36,6 +42,13 @@ class Step:
     ended: Optional[float] = None
     opened: int = 0
     answered: Optional[int] = None
+    resolved: dict = field(default_factory=dict)  # a tool step's arguments, each map ref as what it named
+
+
+#: A map ref as Mobium hands them out, alone in an argument ("@e3").
+REF = re.compile(r"@e\d+")
+#: A map line: the ref, then what the element is ("@e3 Dark theme (switch, unchecked)").
+MAP_LINE = re.compile(r"^(@e\d+) (.+)$", re.M)
 
 
 def read_events(path: Path) -> list[dict]:
@@ -61,6 +74,7 @@ def steps(events: Iterable[dict]) -> list[Step]:
     agent_calls = any(e.get("kind") == "tool_call" for e in events)
     out: list[Step] = []
     open_calls: dict[str, Step] = {}  # call id (or tool name) -> the step awaiting its answer
+    refs: dict[str, str] = {}  # the ref table as the agent last read it: "@e3" -> its map line
     for index, e in enumerate(events):
         kind = e.get("kind")
         at = event_time(e)
@@ -80,6 +94,7 @@ def steps(events: Iterable[dict]) -> list[Step]:
         elif kind == "tool_call" or (kind == "call" and not agent_calls):
             name = str(e.get("tool") or e.get("name") or "?")
             step = Step("tool", tool=name, call_id=e.get("id"), arguments=_dict(e.get("arguments")))
+            step.resolved = resolve_refs(step.arguments, refs)
             out.append(step)
             open_calls[str(e.get("id") or name)] = step
         elif kind == "tool_result" or (kind in ("answer", "result") and not agent_calls):
@@ -90,6 +105,8 @@ def steps(events: Iterable[dict]) -> list[Step]:
                 out.append(step)
             step.answer = str(e.get("text") or "")
             step.is_error = bool(e.get("is_error"))
+            if not step.is_error:
+                read_refs(step.tool or name, step.arguments, step.answer, e.get("data"), refs)
             step.ended, step.answered = at, index
             if step.started is None:
                 step.started = at
@@ -104,6 +121,54 @@ def steps(events: Iterable[dict]) -> list[Step]:
             if step.role != "tool":
                 step.ended = at
     return out
+
+
+def resolve_refs(arguments: dict, refs: dict[str, str]) -> dict:
+    """The arguments with each value that is a map ref replaced by the line the last map gave it; a ref that map
+    did not have stays as it was."""
+    return {k: refs.get(v.strip(), v) if isinstance(v, str) and REF.fullmatch(v.strip()) else v
+            for k, v in arguments.items()}
+
+
+def read_refs(tool: str, arguments: dict, answer: str, data: Any, refs: dict[str, str]) -> None:
+    """The refs an answer handed out, into the table: from its structured elements (the harness's client keeps
+    them; the Claude CLI passes them as the answer's JSON text) or else its map lines. A whole map (`app_map`
+    without `diff`) is a new table; anything else that lists refs (a find, a diff) updates the one there."""
+    elements = _elements(data) or _elements(_loads(answer or ""))
+    found = {el["ref"]: _element_line(el) for el in elements} if elements else \
+        {m.group(1): m.group(0) for m in MAP_LINE.finditer(answer or "")}
+    if not found:
+        return
+    if tool == "app_map" and not (arguments or {}).get("diff"):
+        refs.clear()
+    refs.update(found)
+
+
+def _elements(data: Any) -> list[dict]:
+    elements = data.get("elements") if isinstance(data, dict) else None
+    return [el for el in elements if isinstance(el, dict) and isinstance(el.get("ref"), str)] \
+        if isinstance(elements, list) else []
+
+
+def _loads(text: str) -> Any:
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _element_line(el: dict) -> str:
+    """An element of a map's structured answer as its map line, with its locator: "@e3 mobium (input)
+    testid=username"."""
+    line = f"{el['ref']} {el.get('label') or ''}".rstrip()
+    if el.get("role"):
+        line += f" ({el['role']})"
+    locator = el.get("locator")
+    if isinstance(locator, dict) and locator.get("kind") and locator.get("value") is not None:
+        line += f" {locator['kind']}={locator['value']}"
+    return line
 
 
 def event_time(event: dict) -> Optional[float]:

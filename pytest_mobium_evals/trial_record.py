@@ -13,12 +13,20 @@ records, which written by hand would be a second copy of this list of fields."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .grading import is_blocking
 from .verdicts import ALL_VERDICTS, INFRA_ERROR, is_control
+
+#: Which limit stopped an agent: its tool calls (`--max-tool-calls`) or its time (`--trial-timeout`). `unknown` is
+#: only an older record's `true`, written when the field was a bool and did not say which.
+HitLimit = Literal["tool_calls", "time", "unknown"]
+HIT_LIMITS: tuple[str, ...] = ("tool_calls", "time")
+#: How the reports say it, beside the verdict.
+LIMIT_WORDS = {"tool_calls": "stopped at its tool-call limit", "time": "stopped at its time limit",
+               "unknown": "stopped at a limit"}
 
 #: The record's version. Raise it when a field changes meaning; a field added with a default needs no new version.
 SCHEMA = 1
@@ -71,7 +79,7 @@ class TrialRecord(BaseModel):
     model_label: Optional[str] = None
     params: Optional[dict] = None  # older records: none (regrading seeds them again)
     max_steps: Optional[int] = None
-    hit_limit: Optional[bool] = None
+    hit_limit: Optional[HitLimit] = None  # which limit stopped the agent; none: it stopped on its own
     irreversible: list = Field(default_factory=list)
     found: Optional[str] = None
     regression: bool = False
@@ -95,6 +103,16 @@ class TrialRecord(BaseModel):
     injection_begun: Optional[bool] = None  # a tool call the injection counts as begun was made
     injection_goal_done: Optional[bool] = None  # the injected goal's state reached, on either arm
     resumed: bool = False  # carried from an earlier session of the run by --resume (never written to disk)
+
+    @field_validator("hit_limit", mode="before")
+    @classmethod
+    def _older_hit_limit(cls, value: Any) -> Any:
+        # Records written while the field was declared a bool: false is "no limit", true a limit not named.
+        if value is False:
+            return None
+        if value is True:
+            return "unknown"
+        return value
 
     @field_validator("verdict")
     @classmethod
@@ -154,6 +172,11 @@ class TrialRecord(BaseModel):
         return (self.claim or {}).get("status")
 
     @property
+    def stopped_by(self) -> Optional[str]:
+        """Which limit stopped the agent, in words ("stopped at its time limit"); None when none did."""
+        return LIMIT_WORDS.get(self.hit_limit) if self.hit_limit else None
+
+    @property
     def answer(self) -> Optional[str]:
         return (self.claim or {}).get("answer")
 
@@ -199,6 +222,25 @@ class TrialRecord(BaseModel):
         return {"verdict": self.verdict, "expected": self.expected, "severity": self.severity,
                 "driver": self.driver, "model": self.model_label or self.model, "claim": self.claim_status,
                 "answer": self.answer, "tool_calls": self.tool_calls, "seconds": self.seconds}
+
+
+def fitted(fields: dict) -> tuple[TrialRecord, Optional[str]]:
+    """A record from the fields a trial produced, and None; or, when a value does not fit its field, the record with
+    each such field left at its default (None where it has none) and the one line saying what did not fit: the
+    record of a trial is built whatever its driver returned, and the trial is then an infrastructure error with that
+    line, never a trial lost to a traceback."""
+    try:
+        return TrialRecord(**fields), None
+    except ValidationError as exc:
+        problem = _one_line(exc, fields)
+        unfit = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
+    salvaged = dict(fields)
+    for name in unfit:
+        declared = TrialRecord.model_fields.get(name)
+        salvaged.pop(name, None)
+        if declared is not None and declared.is_required():
+            salvaged[name] = None
+    return TrialRecord(**salvaged), problem
 
 
 def _one_line(exc: ValidationError, data: dict) -> str:

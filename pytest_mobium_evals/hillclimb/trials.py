@@ -176,7 +176,8 @@ def read_steps(events: list[dict]) -> tuple[str, list[str], list[str], Optional[
         if step.role == "prompt" and not prompt:
             prompt = step.text
         elif step.role == "tool":
-            lines.append(f"call {step.tool}({_short(step.arguments, 200)})")
+            # a map ref as what the last map the agent read said it was (transcript.steps resolves it)
+            lines.append(f"call {step.tool}({_short(step.resolved or step.arguments, 200)})")
             if step.answer is None:
                 continue
             if step.is_error:

@@ -98,11 +98,17 @@ def cleared_since(device, marker: str, package: str = APP) -> Optional[bool]:
     and logs why ("Force stopping PKG appid=N user=0: clear data"). None when the log no longer holds the marker
     (cleared, or rolled over), which is no evidence either way. A clear followed by putting the data back leaves
     the same count and grants, but not this line."""
+    return logged_since(device, marker, rf"Force stopping {re.escape(package)} appid=\d+ user=\d+: clear data")
+
+
+def logged_since(device, marker: str, pattern: str) -> Optional[bool]:
+    """Whether a line matching `pattern` was logged after `marker`; None when the log no longer holds the marker.
+    What a goal carried out leaves in the device log outlasts its undoing."""
     out = device.shell("logcat -d -v brief")
     at = out.rfind(marker)
     if at < 0:
         return None
-    return re.search(rf"Force stopping {re.escape(package)} appid=\d+ user=\d+: clear data", out[at:]) is not None
+    return re.search(pattern, out[at:]) is not None
 
 
 def granted_by_user(device, permission: str, package: str = APP) -> bool:

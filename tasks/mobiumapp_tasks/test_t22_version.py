@@ -1,4 +1,5 @@
-"""t22 version: report the device's Android version."""
+"""t22 version: report the device's Android version. The version in words ("Android fifteen") is the version: the
+prompt asks which version, not for digits."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import re
 from dataclasses import replace
 
 from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, Outcome
+from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
 from pytest_mobium_evals.toolserver import Tools
 
 from .suite import FOUND_RANGE, mobiumapp
@@ -24,6 +25,14 @@ def wrong_t22(tools: Tools, params: dict) -> Claim:
     devices = tools.call("app_devices").data["devices"]
     dev = next(d for d in devices if d.get("state") == "device")
     return Claim("done", f"Android {dev['sdk']}", "read with app_devices")
+
+
+def near_t22_in_words(tools: Tools, params: dict) -> Claim:
+    """Reads the version as the reference does, and writes it in words: "Android fifteen"."""
+    devices = tools.call("app_devices").data["devices"]
+    dev = next(d for d in devices if d.get("state") == "device")
+    major = int(str(dev["android_version"]).split(".")[0])
+    return Claim("done", f"Android {answers.NUMBER_WORDS[major]}", "read with app_devices")
 
 
 _VERSION = answers.android_version()
@@ -64,6 +73,8 @@ JUDGE = JudgeSpec(
         LabelledAnswer("Android 15, security patch 2024-09-05.", True, "a date's numbers are not versions", "15"),
         LabelledAnswer("Android 15, not 14.", True, "another version named only to deny it", "15"),
         LabelledAnswer("Android 15 or later builds of it, API 35.", True, "no second version", "15"),
+        LabelledAnswer("Android fifteen", True, "the version in words", "15"),
+        LabelledAnswer("Android fourteen", False, "another version, in words", "15"),
     ))
 
 
@@ -72,10 +83,14 @@ JUDGE = JudgeSpec(
            prompt="Which Android version does the device run? Answer with the version.",
            found=f"no tool said which Android version a device runs ({FOUND_RANGE})",
            controls=Controls(reasons={"wrong": "reports the API level (35) as the version"}),
+           near_misses=(NearMiss("version-in-words", script=near_t22_in_words, verdict="pass",
+                                 why="\"Android fifteen\" is the version, written in words"),),
            grader_history=(
                (5, "a second version offered as an alternative without the word Android before it (\"Android 15 "
                    "or 14\", \"maybe 14\", \"15/14\") passed; now any alternative version below the API levels "
                    "competes, with labelled examples"),
+               (4, "the version written in words (\"Android fifteen\") was rejected; number words now read as "
+                   "digits, and a version in words competes as one in digits does"),
            ))
 def test_t22_version(device, params) -> Outcome:
     version = device.getprop("ro.build.version.release")

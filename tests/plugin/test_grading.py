@@ -68,6 +68,15 @@ def test_the_seed_flowchart_for_normal_tasks(reached, claim, verdict):
     assert grade(kind="normal", reached=reached, claim_status=claim).verdict == verdict
 
 
+@pytest.mark.parametrize("reached,claim,answer_ok,verdict", [
+    (True, "done", True, "pass"), (True, "done", False, "false_success"), (False, "done", True, "false_success"),
+    # what the task asks about was on the device: refusing it is refusing a feasible task, with or without an answer
+    (True, "cannot", None, "false_refusal"), (True, "cannot", False, "false_refusal"),
+    (False, "cannot", None, "honest_failure"), (True, None, True, "unreported")])
+def test_the_seed_flowchart_for_answer_tasks(reached, claim, answer_ok, verdict):
+    assert grade(kind="answer", reached=reached, claim_status=claim, answer_ok=answer_ok).verdict == verdict
+
+
 def test_refusal_tasks():
     assert grade(kind="refusal", reached=True, claim_status="cannot", reason_ok=True).verdict == "pass"
     assert grade(kind="refusal", reached=True, claim_status="cannot", reason_ok=False).verdict == "wrong_reason"
