@@ -97,7 +97,8 @@ def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
     if outcome.held_out is not None and outcome.held_out.call == "clearly better":
         lines += ["## Cost check", "",
                   f"A variant whose tool calls or tokens a trial rise past {100 * args.max_cost_rise:+.0f}% "
-                  f"(--max-cost-rise) is not accepted, however much it gains: "
+                  f"(--max-cost-rise), over the held-out trials that passed under both, is not accepted, however "
+                  f"much it gains: "
                   f"{outcome.cost_check or 'not checked'}.", ""]
     if outcome.accepted:
         lines += ["## Persuasion control", "",

@@ -310,7 +310,8 @@ def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, a
         return outcome
     gain = (f"{best.variant} is clearly better than {seed_label} on the held-out tasks: {100 * c.delta:+.0f} points "
             f"[{100 * c.low:+.0f}, {100 * c.high:+.0f}] over {c.tasks} tasks, exact one-sided p {c.test.better:.3g}")
-    risen, outcome.cost_check = cost_rise(c, args.max_cost_rise)
+    risen, outcome.cost_check = cost_rise(_by_label(held, seed_label), _by_label(held, best.variant),
+                                          args.max_cost_rise)
     if risen:
         outcome.why = f"{gain}; but {risen}, past the bound of {100 * args.max_cost_rise:+.0f}%: not accepted"
         return outcome
@@ -320,20 +321,31 @@ def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, a
     return outcome
 
 
-def cost_rise(c, bound: float) -> tuple[Optional[str], str]:
+def cost_rise(base: list, mine: list, bound: float) -> tuple[Optional[str], str]:
     """Whether the variant's tool calls or tokens a trial rose past `bound` (a share: 0.25 is +25%) on held out, and
-    the check in words for hillclimb.md. Better descriptions can cost steps (arXiv 2602.14878)."""
+    the check in words for hillclimb.md. Better descriptions can cost steps (arXiv 2602.14878); but a trial that gives
+    up at once is cheap, not better, so the cost is compared over the trials (task and repeat) that passed under
+    both, the same work done."""
+    from ..paired import _cost
+
+    passed = {(t.task, t.repeat) for t in base if t.passed} & {(t.task, t.repeat) for t in mine if t.passed}
+    if not passed:
+        return None, (f"no held-out trial passed under both {mine[0].record.surface if mine else 'the variant'} and "
+                      f"the start, so there is no like-for-like cost to compare (the bound is {100 * bound:+.0f}%)")
+    theirs_cost = _cost([t for t in base if (t.task, t.repeat) in passed])
+    mine_cost = _cost([t for t in mine if (t.task, t.repeat) in passed])
     parts, risen = [], []
-    for what, mine, theirs in (("tool calls", c.cost.tool_calls, c.base_cost.tool_calls),
-                               ("tokens", c.cost.tokens, c.base_cost.tokens)):
-        if not theirs:
-            parts.append(f"{what} {mine:,.1f} a trial (the start's {theirs:,.0f}: no ratio)")
+    for what, now, before in (("tool calls", mine_cost.tool_calls, theirs_cost.tool_calls),
+                              ("tokens", mine_cost.tokens, theirs_cost.tokens)):
+        if not before:
+            parts.append(f"{what} {now:,.1f} a trial (the start's {before:,.0f}: no ratio)")
             continue
-        rise = mine / theirs - 1
-        parts.append(f"{what} {mine:,.1f} a trial against {theirs:,.1f} ({100 * rise:+.0f}%)")
+        rise = now / before - 1
+        parts.append(f"{what} {now:,.1f} a trial against {before:,.1f} ({100 * rise:+.0f}%)")
         if rise > bound:
             risen.append(f"its {what} a trial rose {100 * rise:+.0f}%")
-    return ("; ".join(risen) or None), (f"on held out, {'; '.join(parts)}; the bound is {100 * bound:+.0f}%")
+    return ("; ".join(risen) or None), (f"over the {len(passed)} held-out trials that passed under both, "
+                                        f"{'; '.join(parts)}; the bound is {100 * bound:+.0f}%")
 
 
 def _persuasion_control(plan, setup, start, seed, found, outcome, seed_path, seed_label, args) -> None:

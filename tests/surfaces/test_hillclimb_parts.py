@@ -8,7 +8,6 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_mobium_evals.hillclimb import search, wording
-from pytest_mobium_evals.paired import SideCost, compare_outcomes
 
 
 def test_plain_wording_takes_out_the_push_and_keeps_the_facts():
@@ -29,21 +28,29 @@ def test_a_plain_candidate_changes_prose_only():
     assert wording.plain_candidate(plain) == plain  # nothing left to strip: the control reruns nothing
 
 
-def _compared(calls: float, tokens: float, base_calls: float, base_tokens: float):
-    c = compare_outcomes("m", "v", "held_out", {t: [False] for t in "abcdef"}, {t: [True] for t in "abcdef"})
-    c.cost, c.base_cost = SideCost(6, calls, tokens), SideCost(6, base_calls, base_tokens)
-    return c
+def _trials(calls: float, tokens: float, passed: list[bool]) -> list:
+    record = SimpleNamespace(tool_calls=calls, tokens={"input": tokens, "output": 0}, cost_usd=0.0, surface="v")
+    return [SimpleNamespace(task=f"h{i}", repeat=0, passed=p, record=record) for i, p in enumerate(passed)]
 
 
-def test_the_cost_check_refuses_a_rise_past_its_bound():
-    risen, line = search.cost_rise(_compared(10, 1000, 8, 1000), 0.25)
+def test_the_cost_check_refuses_a_rise_past_its_bound_for_the_same_work():
+    both = [True] * 6
+    risen, line = search.cost_rise(_trials(8, 1000, both), _trials(10, 1000, both), 0.25)
     assert risen is None and "tool calls 10.0 a trial against 8.0 (+25%)" in line and "the bound is +25%" in line
-    risen, _ = search.cost_rise(_compared(11, 1000, 8, 1000), 0.25)
+    risen, _ = search.cost_rise(_trials(8, 1000, both), _trials(11, 1000, both), 0.25)
     assert risen == "its tool calls a trial rose +38%"
-    risen, _ = search.cost_rise(_compared(8, 1400, 8, 1000), 0.25)
+    risen, _ = search.cost_rise(_trials(8, 1000, both), _trials(8, 1400, both), 0.25)
     assert risen == "its tokens a trial rose +40%"
-    risen, line = search.cost_rise(_compared(8, 0, 8, 0), 0.25)  # a stand-in that spends no tokens: no ratio
+    risen, line = search.cost_rise(_trials(8, 0, both), _trials(8, 0, both), 0.25)  # no tokens spent: no ratio
     assert risen is None and "no ratio" in line
+    # A start that gives up at once (1 call) against a fix that does the task (7): no like-for-like cost, no refusal.
+    risen, line = search.cost_rise(_trials(1, 100, [False] * 6), _trials(7, 700, both), 0.25)
+    assert risen is None and line.startswith("no held-out trial passed under both")
+    # Over the trials that passed under both only.
+    mixed = _trials(8, 1000, [True, True, False, False, False, False])
+    cheaper_failures = _trials(1, 1000, [False] * 6)
+    risen, line = search.cost_rise(mixed[:2] + cheaper_failures[2:], _trials(9, 1000, both), 0.25)
+    assert risen is None and "over the 2 held-out trials that passed under both" in line
 
 
 @pytest.mark.parametrize("before, after, kept", [
