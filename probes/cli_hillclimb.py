@@ -45,7 +45,7 @@ def main() -> int:
     result = json.loads((out / "result.json").read_text())
     held = result.get("held_out") or {}
     print(f"seed {args.seed}: {'ACCEPTED' if result['accepted'] else 'not accepted'}: {result['why']}")
-    print(f"held out: {held.get('call')} (delta {held.get('delta')}, exact p {held.get('p')}); "
+    print(f"held out: {held.get('call')} (delta {held.get('delta')}, exact two-sided p {held.get('p')}); "
           f"{result['trials_recorded']} trials recorded in {seconds:.0f} s")
     return 0
 
