@@ -2,24 +2,29 @@
 
 Each client connection is a thread. A request is 4 hex digits of length plus the request text; the server answers
 OKAY or FAIL + 4 hex length + reason. `host:*` requests are answered and the connection closed (except transport
-selection, which keeps it open for one device service: `shell:`, `shell,v2,…:`, `exec:`, `sync:`).
+selection, which keeps it open for one device service: `shell:`, `shell,v2,…:`, `exec:`, `abb_exec:`, `sync:`,
+`tcp:`, `localabstract:`, `reverse:`, `framebuffer:`; or for one host service about that device, `host:forward:…`,
+as the stock client sends it after `host:tport:serial:S`).
 Malformed input gets FAIL with a reason, or the connection closed; it never affects other connections.
 """
 
 from __future__ import annotations
 
 import select
+import shlex
 import socket
 import struct
 import threading
 from typing import TYPE_CHECKING
 
 from .commands.inspection import format_log
-from .devtools import devtools_sockets
-from .devtools import serve as serve_devtools
+from .commands.installs import streamed_size
 from .faults import GARBAGE, FaultPlan
 from .filesystem import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
 from .forwards import ForwardError, Forwards, close_gracefully
+from .listeners import ListenerError
+from .render import screencap_raw
+from .reverses import Reverses
 from .shell import Shell
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,12 +32,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ADB_SERVER_VERSION = 41
 # Features the virtual adbd advertises. No stat_v2/ls_v2/sendrecv_v2: clients then use the v1 sync protocol, which
-# is the one implemented here. No abb: `pm`/`cmd` go through the shell.
+# is the one implemented here. abb/abb_exec as Android 10+ adbd: the stock client streams installs through abb_exec.
 FEATURES = ("shell_v2", "cmd", "fixed_push_mkdir", "fixed_push_symlink_timestamp", "apex", "remount_shell",
-            "track_app")
+            "track_app", "abb", "abb_exec")
 MAX_REQUEST = 64 * 1024
 SYNC_DATA_MAX = 64 * 1024
 IDLE_TIMEOUT = 300.0  # a client that says nothing for this long is dropped
+MAX_STREAMED = 1 << 30  # a streamed install announcing more than this is not read (pm reports a partial write)
 
 
 class ProtocolError(Exception):
@@ -97,6 +103,7 @@ class AdbServer:
         self.port = self._listener.getsockname()[1]
         self._closed = threading.Event()
         self.forwards = Forwards(host, self._open_remote)
+        self.reverses = {serial: Reverses(device, host) for serial, device in devices.items()}
         self._clients: set[socket.socket] = set()
         self._clients_lock = threading.Lock()
         self._thread = threading.Thread(target=self._accept_loop, name=f"adb-server:{self.port}", daemon=True)
@@ -110,6 +117,8 @@ class AdbServer:
         self._closed.set()
         self.faults.release()
         self.forwards.close()
+        for reverses in self.reverses.values():
+            reverses.remove_all()
         try:
             self._listener.shutdown(socket.SHUT_RDWR)
         except OSError:
@@ -156,6 +165,11 @@ class AdbServer:
         device: "VirtualDevice | None" = None
         while True:
             req = conn.read_request()
+            if device is not None and req.startswith("host:"):
+                # The stock client selects the device first (host:tport:serial:S), then asks a host service about
+                # it on the same socket: forward, killforward, list-forward, get-state, features.
+                self._host_device_query(conn, device, req[len("host:"):])
+                return
             if device is not None:
                 fault = self.faults.action()
                 if fault is not None:
@@ -342,7 +356,8 @@ class AdbServer:
             return
         try:
             if what == "killforward-all":
-                self.forwards.remove_all(device.serial if device is not None else None)
+                # adb's remove_all_listeners: every forward, whichever device the request named
+                self.forwards.remove_all()
                 port = None
             elif what.startswith("killforward:"):
                 self.forwards.remove(what[len("killforward:"):])
@@ -360,21 +375,59 @@ class AdbServer:
         conn.okay()
         conn.okay(None if port is None else str(port).encode())
 
+    def _reverse_service(self, conn: Conn, reverses: Reverses, what: str) -> None:
+        """adbd's side of `adb reverse`: its status OKAY (and the port tcp:0 chose), or FAIL with its reason."""
+        if what == "list-forward":
+            conn.sock.sendall(b"%04x" % len(reverses.listing().encode()) + reverses.listing().encode())
+            return
+        try:
+            port = None
+            if what == "killforward-all":
+                reverses.remove_all()
+            elif what.startswith("killforward:"):
+                reverses.remove(what[len("killforward:"):])
+            elif what.startswith("forward:"):
+                spec = what[len("forward:"):]
+                norebind = spec.startswith("norebind:")
+                local, sep, remote = spec.removeprefix("norebind:").partition(";")
+                if not sep:
+                    raise ForwardError(f"malformed forward spec '{spec}'")
+                port = reverses.add(local, remote, norebind=norebind)
+            else:
+                conn.fail(f"unknown reverse service: {what[:80]}")
+                return
+        except ForwardError as exc:
+            conn.fail(str(exc))
+            return
+        conn.okay(None if port is None else str(port).encode())
+
     def _open_remote(self, serial: str, remote: str, sock: socket.socket) -> bool:
         """A forwarded connection reaches the device's socket `remote`, if anything listens there."""
         device = self.devices.get(serial)
-        if device is None or not remote.startswith("localabstract:"):
+        if device is None:
             return False
-        return self._abstract(device, remote[len("localabstract:"):], sock)
-
-    def _abstract(self, device: "VirtualDevice", name: str, sock: socket.socket) -> bool:
-        with device.lock:
-            package = devtools_sockets(device).get(name)
-        if package is None:
+        try:
+            serve = device.listeners.resolve(remote)
+        except ListenerError:
             return False
-        sock.settimeout(IDLE_TIMEOUT)
-        serve_devtools(sock, device, package)
+        if serve is None:
+            return False
+        serve(sock)
         return True
+
+    def _socket_service(self, conn: Conn, device: "VirtualDevice", req: str) -> None:
+        """`tcp:PORT` (or `tcp:HOST:PORT`) and `localabstract:NAME`: the stream becomes a connection to whatever
+        listens there on the device. When nothing does, adbd's connect() fails and it closes the stream; the host
+        server tells the client just "closed" (adb's local_socket_close_notify)."""
+        try:
+            serve = device.listeners.resolve(req)
+        except ListenerError:
+            serve = None
+        if serve is None:
+            conn.fail("closed")
+            return
+        conn.okay()
+        serve(conn.sock)
 
     def _misbehave(self, conn: Conn, kind: str) -> None:
         """The fault plan took this device command: drop it unanswered, hang on it, or answer garbage."""
@@ -415,8 +468,23 @@ class AdbServer:
         if req.startswith("exec:"):
             # raw, no PTY: the bytes exactly as written (binary-safe), stdout and stderr on one stream as v1
             conn.okay()
-            out, _ = Shell(device).run(req[len("exec:"):])
+            cmd = req[len("exec:"):]
+            stdin = self._raw_stdin(conn, _argv(cmd))
+            out, _ = Shell(device).run(cmd, stdin=stdin)
             conn.sock.sendall(out.merged())
+            return
+        if req.startswith(("abb_exec:", "abb:")):
+            # Android Binder Bridge: `cmd SERVICE ARGS…` without a shell, the arguments NUL-separated. abb_exec is
+            # a raw stream as exec:; abb speaks the shell protocol (v2 packets, exit status).
+            head, _, body = req.partition(":")
+            argv = ["cmd", *body.split("\0")]
+            conn.okay()
+            cmd = " ".join(shlex.quote(a) for a in argv)
+            if head == "abb_exec":
+                out, _ = Shell(device).run(cmd, stdin=self._raw_stdin(conn, argv))
+                conn.sock.sendall(out.merged())
+            else:
+                self._shell_v2(conn, device, cmd, pty=False, argv=argv)
             return
         if req == "sync:":
             conn.okay()
@@ -430,29 +498,53 @@ class AdbServer:
             conn.fail(f"'{req.split(':', 1)[0]}' is not supported by the virtual device")
             return
         if req.startswith("framebuffer:"):
-            conn.fail("framebuffer: use `screencap -p`")
-            return
-        if req.startswith("localabstract:"):
-            with device.lock:
-                listening = req[len("localabstract:"):] in devtools_sockets(device)
-            if not listening:
-                conn.fail(f"closed: nothing listens on @{req[len('localabstract:'):]}")
-                return
             conn.okay()
-            self._abstract(device, req[len("localabstract:"):], conn.sock)
+            conn.sock.sendall(_framebuffer(device))
             return
-        if req.startswith(("tcp:", "localabstract:", "localreserved:", "localfilesystem:", "dev:", "jdwp:",
-                           "track-jdwp", "track-app", "abb:", "abb_exec:", "reverse:")):
+        if req.startswith(("tcp:", "localabstract:")):
+            self._socket_service(conn, device, req)
+            return
+        if req.startswith("reverse:"):
+            conn.okay()  # the host's OKAY: the stream to adbd is open; adbd's own answer follows
+            self._reverse_service(conn, self.reverses[device.serial], req[len("reverse:"):])
+            return
+        if req.startswith(("localreserved:", "localfilesystem:", "dev:", "jdwp:",
+                           "track-jdwp", "track-app")):
             conn.fail(f"closed: the virtual device has no service '{req.split(':', 1)[0]}'")
             return
         conn.fail(f"closed: unknown service '{req[:80]}'")
 
-    def _shell_v2(self, conn: Conn, device: "VirtualDevice", cmd: str, pty: bool) -> None:
+    def _raw_stdin(self, conn: Conn, argv: list[str] | None) -> bytes:
+        """What a raw stream's command reads from stdin: exactly the bytes a streamed install announces (the
+        client keeps the stream open for the answer, so reading to its end would wait forever), else nothing."""
+        size = streamed_size(argv) if argv else None
+        if not size or size > MAX_STREAMED:
+            return b""
+        conn.sock.settimeout(IDLE_TIMEOUT)
+        return conn.recv_exact(size)
+
+    def _v2_stdin(self, conn: Conn, argv: list[str] | None) -> bytes:
+        """A streamed install's stdin over the shell protocol: stdin packets up to its size or a close-stdin."""
+        size = streamed_size(argv) if argv else None
+        if not size or size > MAX_STREAMED:
+            return b""
+        data = bytearray()
+        while len(data) < size:
+            kind, length = struct.unpack("<BI", conn.recv_exact(5))
+            chunk = conn.recv_exact(length) if length else b""
+            if kind == 0:
+                data += chunk
+            elif kind == 4:
+                break
+        return bytes(data)
+
+    def _shell_v2(self, conn: Conn, device: "VirtualDevice", cmd: str, pty: bool,
+                  argv: list[str] | None = None) -> None:
         if not cmd:
             self._interactive_v2(conn, device, pty)
             return
         shell = Shell(device)
-        out, status = shell.run(cmd)
+        out, status = shell.run(cmd, stdin=self._v2_stdin(conn, argv if argv is not None else _argv(cmd)))
         packets = []
         for stream, data in out.chunks:
             if pty and stream == 1:
@@ -551,6 +643,29 @@ class AdbServer:
                     out, _ = shell.run(text)
                     conn.sock.sendall(out.merged().replace(b"\n", b"\r\n"))
                 conn.sock.sendall(prompt)
+
+
+def _framebuffer(device: "VirtualDevice") -> bytes:
+    """adbd's framebuffer service (framebuffer_service.cpp): screencap's pixels behind a DDMS raw-image header,
+    version 2: bpp, colour space, size, width, height, then offset and length of red, blue, green and alpha."""
+    with device.lock:
+        device.run_due()
+        raw = screencap_raw(device)
+    width, height, _fmt, colour_space = struct.unpack_from("<IIII", raw)
+    pixels = raw[16:]
+    header = struct.pack("<14I", 2, 32, colour_space, len(pixels), width, height, 0, 8, 16, 8, 8, 8, 24, 8)
+    return header + pixels
+
+
+def _argv(cmd: str) -> list[str] | None:
+    """A command line's words as sh would split a simple command (None when it is not one shlex can read). Only
+    an install reads stdin this way, so any other command is not split at all."""
+    if "install" not in cmd:
+        return None
+    try:
+        return shlex.split(cmd)
+    except ValueError:
+        return None
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -15,12 +15,14 @@ since no object handles are kept between calls.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import socket
 import struct
+import zlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urlsplit
 
 from .apps.script import UNDEFINED, HostObject, ScriptError, to_json, type_of
@@ -38,6 +40,7 @@ PROTOCOL_VERSION = "1.3"
 WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 MAX_HTTP_HEAD = 16 * 1024
 MAX_MESSAGE = 1 << 20
+IDLE_TIMEOUT = 300.0  # a DevTools client that says nothing for this long is dropped
 
 
 @dataclass
@@ -86,11 +89,27 @@ def devtools_sockets(device: "VirtualDevice") -> dict[str, str]:
     return out
 
 
+def devtools_listeners(device: "VirtualDevice") -> dict[str, Callable[[socket.socket], None]]:
+    """The device's listener provider (`device.listeners`): each live DevTools socket as `localabstract:NAME`."""
+    return {f"localabstract:{name}": functools.partial(_serve_listener, device=device, package=package)
+            for name, package in devtools_sockets(device).items()}
+
+
+def _serve_listener(sock: socket.socket, *, device: "VirtualDevice", package: str) -> None:
+    sock.settimeout(IDLE_TIMEOUT)
+    serve(sock, device, package)
+
+
 def proc_net_unix(device: "VirtualDevice") -> bytes:
-    """/proc/net/unix as Android shows it (kernel pointers hidden): each listening stream socket, @ for abstract."""
+    """/proc/net/unix as Android shows it (kernel pointers hidden): each listening abstract stream socket the
+    device's listeners know (DevTools sockets and any server's), @ for abstract."""
     lines = ["Num       RefCount Protocol Flags    Type St Inode Path"]
-    for name in devtools_sockets(device):
-        inode = 40000 + int(name[len(SOCKET_PREFIX):]) % 50000
+    for spec in device.listeners.listening():
+        if not spec.startswith("localabstract:"):
+            continue
+        name = spec[len("localabstract:"):]
+        suffix = name[len(SOCKET_PREFIX):] if name.startswith(SOCKET_PREFIX) else ""
+        inode = 40000 + (int(suffix) if suffix.isdigit() else zlib.crc32(name.encode())) % 50000
         lines.append(f"0000000000000000: 00000002 00000000 00010000 0001 01 {inode:5d} @{name}")
     return "".join(line + "\n" for line in lines).encode()
 

@@ -40,6 +40,8 @@ def _system_file(device: VirtualDevice, path: str) -> bytes | None:
         return b"MemTotal:        2015464 kB\nMemFree:          312580 kB\nMemAvailable:    1034812 kB\n"
     if path == "/proc/net/unix":
         return proc_net_unix(device)
+    if path.startswith("/data/app/"):
+        return device.installed_apk(path)
     return None
 
 

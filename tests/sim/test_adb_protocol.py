@@ -283,3 +283,14 @@ def test_logcat_without_d_streams_new_lines_and_drives_timers(sim_server):
 def test_logcat_into_a_pipe_ends(sim_server):
     out, _, code = shell_v2(sim_server, "logcat | head -n 1")
     assert code == 0 and out.startswith(b"--------- beginning of main")
+
+
+def test_framebuffer_service_sends_a_version_2_raw_image(sim_server):
+    with connect(sim_server) as s:
+        send(s, "host:transport:emulator-5554")
+        assert status(s) == "OKAY"
+        send(s, "framebuffer:")
+        assert status(s) == "OKAY"
+        header = struct.unpack("<14I", recv_exact(s, 56))
+        assert header == (2, 32, 1, 1080 * 2400 * 4, 1080, 2400, 0, 8, 16, 8, 8, 8, 24, 8)
+        assert len(recv_exact(s, header[3])) == header[3]

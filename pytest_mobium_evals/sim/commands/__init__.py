@@ -12,6 +12,7 @@ from . import (  # noqa: F401
     input,
     inspection,
     location,
+    network,
     pm,
     services,
     settings,

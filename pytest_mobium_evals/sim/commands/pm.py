@@ -7,6 +7,7 @@ from ..dumpsys import dumpsys
 from ..pace import spend
 from .am import UsageError, parse_intent, resolve_intent
 from .base import Ctx, command, java_exception
+from .installs import INSTALL_VERBS, install_command, list_instrumentation, uninstall_command
 
 
 @command("pm")
@@ -26,7 +27,9 @@ def pm(ctx: Ctx, args: list[str]) -> int:
     if sub == "list":
         if not rest or rest[0] not in ("packages", "package"):
             what = rest[0] if rest else ""
-            if what in ("permissions", "features", "libraries", "users", "instrumentation"):
+            if what == "instrumentation":
+                return list_instrumentation(ctx, rest[1:])
+            if what in ("permissions", "features", "libraries", "users"):
                 return _pm_list_other(ctx, what)
             ctx.errln(f"Error: unknown list type '{what}'")
             return 255
@@ -37,7 +40,8 @@ def pm(ctx: Ctx, args: list[str]) -> int:
             return 255
         if rest[0] not in d.packages:
             return 1
-        ctx.outln(f"package:{d.apk_path(rest[0])}")
+        for path in d.apk_paths(rest[0]):
+            ctx.outln(f"package:{path}")
         return 0
     if sub == "clear":
         pkgs = [a for a in rest if not a.startswith("-")]
@@ -63,12 +67,10 @@ def pm(ctx: Ctx, args: list[str]) -> int:
         return _resolve_activity(ctx, rest)
     if sub == "dump":
         return dumpsys(ctx, ["package"] + rest)
-    if sub in ("install", "install-create", "install-streaming"):
-        ctx.errln("Error: APK content must be streamed")
-        return 1
+    if sub in INSTALL_VERBS:
+        return install_command(ctx, sub, rest)
     if sub == "uninstall":
-        ctx.outln("Failure [DELETE_FAILED_INTERNAL_ERROR]")
-        return 1
+        return uninstall_command(ctx, args[1:])
     if sub in ("enable", "disable", "disable-user", "disable-until-used"):
         pkgs = [a for a in rest if not a.startswith("-")]
         if not pkgs:

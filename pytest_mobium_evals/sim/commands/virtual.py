@@ -3,7 +3,10 @@
 that says it is virtual (`ro.mobium_evals.virtual_device`).
 
 `virtual-clock advance SECONDS`: the device's clock jumps forward and every timer that falls due fires at its own
-time, in order: what a device that waited SECONDS would show, without the wait (the harness's `+wait` control)."""
+time, in order: what a device that waited SECONDS would show, without the wait (the harness's `+wait` control).
+
+`virtual-packages reset`: the packages go back to the device's own (every APK installed since is uninstalled, every
+own app that was uninstalled comes back fresh), as a new emulator from the same image would have them."""
 
 from __future__ import annotations
 
@@ -25,4 +28,13 @@ def _virtual_clock(ctx: Ctx, args: list[str]) -> int:
         return 2
     ctx.device.clock.advance(seconds)
     ctx.device.run_due()
+    return 0
+
+
+@command("virtual-packages")
+def _virtual_packages(ctx: Ctx, args: list[str]) -> int:
+    if args != ["reset"]:
+        ctx.errln("usage: virtual-packages reset")
+        return 2
+    ctx.device.reset_packages()
     return 0

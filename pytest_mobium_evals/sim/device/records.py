@@ -11,6 +11,8 @@ from ..display import PORTRAIT, Display
 from ..views import SCREEN_H, SCREEN_W, Placed
 
 if TYPE_CHECKING:
+    from ..apk import Apk
+    from .installs import Instrumentation
     from .virtual_device import VirtualDevice
 
 # Flags a fresh install carries on every runtime permission it requests (Android 13+).
@@ -53,6 +55,13 @@ class PackageInfo:
     target_sdk: int
     install_time: float
     install_permissions: tuple[str, ...] = ("android.permission.INTERNET",)
+    # Packages installed from an APK (`adb install`): the APK read (None for the device's own apps), its
+    # instrumentation elements, minSdk, the last update's wall time and the split APKs that came with it (by name).
+    apk: "Apk | None" = None
+    instrumentations: tuple["Instrumentation", ...] = ()
+    min_sdk: int = 24
+    update_time: float | None = None
+    splits: dict[str, bytes] = field(default_factory=dict)
 
     def short(self, cls: str) -> str:
         """`pkg/.Act` when the class lives in the package, `pkg/full.Class` otherwise (ComponentName short form)."""

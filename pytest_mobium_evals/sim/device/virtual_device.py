@@ -27,11 +27,14 @@ from typing import Any, Callable, Iterable
 
 from ..apps.base import App
 from ..clock import Clock
+from ..devtools import devtools_listeners
+from ..listeners import DeviceListeners
 from ..pace import FAST, Pace
 from .activities import DeviceActivities
 from .crashes import DeviceCrashes, DropBoxEntry
 from .defaults import builtin_apps, default_props, default_settings
 from .input import DeviceInput
+from .installs import DeviceInstalls
 from .notifications import DeviceNotifications
 from .packages import DevicePackages
 from .records import ActivityTask, LogEntry, Notification, PackageInfo, PermissionState, Process, Timer, Toast
@@ -40,8 +43,8 @@ from .touches import DeviceTouches
 from .windows import DeviceWindows
 
 
-class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceActivities, DeviceWindows, DeviceInput,
-                    DeviceTouches, DeviceCrashes):
+class VirtualDevice(DeviceSettings, DevicePackages, DeviceInstalls, DeviceNotifications, DeviceActivities,
+                    DeviceWindows, DeviceInput, DeviceTouches, DeviceCrashes):
     """One virtual Android device: its state is set up here, its concerns live in the parts it is made of."""
 
     def __init__(self, serial: str = "emulator-5554", *, clock: Clock | None = None, seed: int | None = None,
@@ -115,7 +118,12 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceNotifications, DeviceA
         self.location_mock = False
         self.test_providers: dict[str, bool] = {}      # provider -> enabled
         self.appops: dict[tuple[str, str], str] = {}   # (package, op) -> mode
-        for app_cls in (apps if apps is not None else builtin_apps()):
+        # The sockets on-device servers listen on; ADB's tcp:/localabstract: services and forwards reach them.
+        self.listeners = DeviceListeners(self.lock)
+        self.listeners.add_provider(lambda: devtools_listeners(self))
+        # The apps the device comes with (a package reset brings back these, and only these).
+        self.own_apps: list[type[App]] = list(apps if apps is not None else builtin_apps())
+        for app_cls in self.own_apps:
             self.install(app_cls)
         self.log("ActivityManager", "System now ready", pid=self.system_pid)
         self.go_home()

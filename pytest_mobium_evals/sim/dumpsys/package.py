@@ -62,12 +62,12 @@ def _package_block(ctx: "Ctx", d: "VirtualDevice", pkg) -> None:
     ctx.outln("    primaryCpuAbi=x86_64" if not pkg.system else "    primaryCpuAbi=null")
     ctx.outln("    secondaryCpuAbi=null")
     ctx.outln("    cpuAbiOverride=null")
-    ctx.outln(f"    versionCode={pkg.version_code} minSdk=24 targetSdk={pkg.target_sdk}")
+    ctx.outln(f"    versionCode={pkg.version_code} minSdk={pkg.min_sdk} targetSdk={pkg.target_sdk}")
     ctx.outln("    minExtensionVersions=[]")
     ctx.outln(f"    versionName={pkg.version_name}")
     ctx.outln("    hiddenApiEnforcementPolicy=2")
     ctx.outln("    usesNonSdkApi=false")
-    ctx.outln("    splits=[base]")
+    ctx.outln(f"    splits=[{', '.join(['base', *pkg.splits])}]")
     ctx.outln("    apkSigningVersion=2")
     flags = "SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP" if pkg.system else \
         "HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP"
@@ -77,15 +77,17 @@ def _package_block(ctx: "Ctx", d: "VirtualDevice", pkg) -> None:
     ctx.outln("    forceQueryable=false")
     ctx.outln(f"    dataDir=/data/user/0/{pkg.name}")
     ctx.outln("    supportsScreens=[small, medium, large, xlarge, resizeable, anyDensity]")
-    ctx.outln(f"    timeStamp={stamp(pkg.install_time, ms=True)}")
-    ctx.outln(f"    lastUpdateTime={stamp(pkg.install_time + 1)}")
+    ctx.outln(f"    timeStamp={stamp(pkg.update_time or pkg.install_time, ms=True)}")
+    ctx.outln(f"    lastUpdateTime={stamp(pkg.update_time or pkg.install_time + 1)}")
     if not pkg.system:
         ctx.outln("    installerPackageName=com.android.shell")
     ctx.outln(f"    signatures=PackageSignatures{{{stable_hash(pkg.name + 's')} version:2, "
               f"signatures:[{stable_hash(pkg.name + 'sig')}], past signatures:[]}}")
     ctx.outln("    installPermissionsFixed=true")
     ctx.outln(f"    pkgFlags=[ {flags} ]")
-    requested = list(pkg.install_permissions) + list(pkg.permissions)
+    # an installed APK requests what its manifest lists, in its order (some neither install-granted nor runtime)
+    requested = list(pkg.apk.manifest.permissions) if pkg.apk is not None else \
+        list(pkg.install_permissions) + list(pkg.permissions)
     ctx.outln("    requested permissions:")
     for p in requested:
         ctx.outln(f"      {p}")
