@@ -6,6 +6,7 @@ is checked once before any trial, and what was scheduled is written down for the
 from __future__ import annotations
 
 from collections import Counter
+from typing import Optional
 
 import pytest
 
@@ -98,11 +99,17 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             item.add_marker(pytest.mark.flaky(reruns=reruns, only_rerun=[ONLY_RERUN]))
     if run.is_worker:
         _graded_by_running_first(items)
+    longest = longest_agent_prompt(run, trials)
     if "agent" in run.drivers and not run.is_worker:  # under xdist the controller checks (XdistHooks)
         problem = run.agent_problem()
         if problem:
             raise pytest.UsageError(problem)
-    _write_collection(run, trials)
+        run.prompt_lines, problem = run.prompt_problem(longest or "")
+        if problem:
+            raise pytest.UsageError(problem)
+    elif run.is_worker and longest is not None:
+        run.prompt_sizes(longest)  # each worker counts as the controller did, for its trials' limits
+    _write_collection(run, trials, longest)
     run.begin_record()
 
 
@@ -120,7 +127,15 @@ def _graded_by_running_first(items: list) -> None:
     items.sort(key=lambda item: not heavy(item))
 
 
-def _write_collection(run: EvalSession, items: list) -> None:
+def longest_agent_prompt(run: EvalSession, items: list) -> Optional[str]:
+    """The longest task prompt an agent trial of this run is given (its seeded parameters filled in), or None when
+    no agent trial is scheduled: what the first request's size is counted with."""
+    prompts = [spec.task.render_prompt(spec.task.seeded_params(run.seed, spec.repeat))
+               for spec in (spec_of(item) for item in items) if spec is not None and spec.driver == "agent"]
+    return max(prompts, key=len) if prompts else None
+
+
+def _write_collection(run: EvalSession, items: list, longest_prompt: Optional[str] = None) -> None:
     """What this session scheduled, for the record and the summary (under xdist every worker collects the same
     items, so they all write the same file)."""
     from .records import RunDir, atomic_write_json
@@ -129,5 +144,7 @@ def _write_collection(run: EvalSession, items: list) -> None:
     tasks = list(dict.fromkeys(s.task.id for s in specs))
     data = {"tasks": tasks, "scheduled": [s.name for s in specs],
             "groups": dict(Counter(s.group for s in specs)),
-            "suites": sorted({s.task.suite for s in specs})}
+            "suites": sorted({s.task.suite for s in specs}),
+            # The controller under xdist collects nothing: it counts the first request with this.
+            "longest_agent_prompt": longest_prompt}
     atomic_write_json(RunDir(run.run_dir).path / ".session" / "collection.json", data)

@@ -167,9 +167,10 @@ def check_devices(spec: DeviceSpec, adb: tuple[str, int]) -> None:
         raise DeviceUnavailable("\n".join(problems))
 
 
-def start_sim(devices: int, clock_speed: float, pace: str = "fast"):
-    """Start the virtual device (an in-process ADB server) at `pace` (`fast` or `emulator`). Returns the SimServer
-    (`.port`, `.serials`, `.close()`)."""
+def start_sim(devices: int, clock_speed: float, pace: str = "fast", console: bool = False):
+    """Start the virtual device (an in-process ADB server) at `pace` (`fast` or `emulator`), with an emulator
+    console per device when asked (what `adb emu` reaches). Returns the SimServer (`.port`, `.serials`,
+    `.close()`)."""
     try:
         from . import sim
     except ImportError as exc:  # a build without the virtual device
@@ -177,7 +178,10 @@ def start_sim(devices: int, clock_speed: float, pace: str = "fast"):
     start = getattr(sim, "start", None)
     if start is None:
         raise DeviceUnavailable("--device sim: this build's virtual device has no start()")
-    return start(devices=devices, port=0, clock_speed=clock_speed, pace=pace)
+    try:
+        return start(devices=devices, port=0, clock_speed=clock_speed, pace=pace, console=console)
+    except OSError as exc:
+        raise DeviceUnavailable(f"--device sim: {exc}") from None
 
 
 APP_PACKAGE_PROPERTY = "dev.mobium.mobiumapp"  # the package whose version the device record carries
@@ -189,10 +193,17 @@ class DeviceLease:
     per trial, and the device's properties for the record. Made from the run's options; the session holds one."""
 
     def __init__(self, device: str, adb: str, clock_speed: float, pace: str, tool_timeout: float,
-                 mobium_bin: Optional[str], workerinput: Optional[dict] = None, sim_port: Optional[int] = None):
+                 mobium_bin: Optional[str], workerinput: Optional[dict] = None, sim_port: Optional[int] = None,
+                 mobium_driver: Optional[str] = None, mobium_env: Optional[dict] = None,
+                 tool_server: Optional[str] = None):
         self.spec_text, self.adb = device, adb
         self.clock_speed, self.pace = clock_speed, pace  # a virtual device's clock and pace (--device-pace)
         self.tool_timeout, self.mobium_bin = tool_timeout, mobium_bin
+        self.mobium_driver, self.mobium_env = mobium_driver, mobium_env  # passed to Mobium's binary
+        self.tool_server = tool_server  # --tool-server: the agent's server in place of Mobium
+        # Another server may drive the emulator the way its users' do, through `adb emu` (mobile-mcp's location):
+        # the virtual device then serves an emulator console, as an emulator does.
+        self.console = bool(tool_server)
         self.workerinput = workerinput or {}
         self.sim_port = sim_port  # sim:N: the controller's shared virtual ADB server
         self.sim = None
@@ -202,7 +213,7 @@ class DeviceLease:
 
     def start_shared_sim(self, count: int) -> None:
         """sim:N under xdist, on the controller: serve the N devices that workers lease by index."""
-        self.sim = start_sim(count, self.clock_speed, self.pace)
+        self.sim = start_sim(count, self.clock_speed, self.pace, console=self.console)
         self.sim_port = self.sim.port
 
     def lease(self):
@@ -215,7 +226,7 @@ class DeviceLease:
         index, workers = worker_index(self.workerinput), worker_count(self.workerinput)
         try:
             if spec.kind == "sim" and not spec.shared_sim:
-                self.sim = start_sim(1, self.clock_speed, self.pace)
+                self.sim = start_sim(1, self.clock_speed, self.pace, console=self.console)
                 serial, host, port = self.sim.serials[0], "127.0.0.1", self.sim.port
             elif spec.kind == "sim":
                 if self.sim_port is None:  # no xdist: this process is the controller
@@ -258,10 +269,30 @@ class DeviceLease:
         from .toolserver_faults import wrap_if_asked
 
         if self.mobium_bin:
-            spec = ToolServerSpec.mobium(self.mobium_bin, device.serial, device.adb_host, device.adb_port)
+            spec = ToolServerSpec.mobium(self.mobium_bin, device.serial, device.adb_host, device.adb_port,
+                                         driver=self.mobium_driver, env=self.mobium_env)
         else:
             spec = ToolServerSpec.builtin(device.serial, device.adb_host, device.adb_port, prepared=self.prepared)
         return wrap_if_asked(spec)
+
+    def agent_server_spec(self, device):
+        """What an agent trial's tool server is: `--tool-server`'s command on `device` when one was given (the
+        controls keep Mobium's server, which their scripts are written for), else the same as the controls'."""
+        from .toolserver import ToolServerSpec
+        from .toolserver_faults import wrap_if_asked
+
+        if not self.tool_server:
+            return self.server_spec(device)
+        return wrap_if_asked(ToolServerSpec.external(self.tool_server, device.serial, device.adb_host,
+                                                     device.adb_port))
+
+    def agent_server_label(self) -> Optional[str]:
+        """The agent's tool server as records name it: `NAME: COMMAND` for --tool-server; None for Mobium's."""
+        if not self.tool_server:
+            return None
+        from .toolserver import server_name, tool_server_words
+
+        return f"{server_name(tool_server_words(self.tool_server))}: {self.tool_server}"
 
     def enter_phase(self, phase: str) -> None:
         """A trial of this process entered `phase`: a virtual device this process serves hears of it, so a fault

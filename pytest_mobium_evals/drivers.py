@@ -34,6 +34,9 @@ class DriverRun:
     tokens_out: int = 0
     cost_usd: Optional[float] = None
     hit_limit: Optional[str] = None
+    stop_reason: Optional[str] = None  # why the driver stopped (trial_record.StopReason); a control's script: "script"
+    stop_text: Optional[str] = None  # the agent's text when it wrote a tool call instead of making it
+    nudged: bool = False  # the agent was told once that its text was not a call
     seconds: float = 0.0
     script_error: Optional[str] = None  # a control script that broke: what it raised, for the failure report
 
@@ -149,7 +152,7 @@ def run_control(driver: str, task: Task, spec: Any, params: dict, on_event: Call
         script_error = f"{task.id} {driver} script returned {type(claim).__name__}, not a Claim"
         claim = Claim()
     return DriverRun(claim=claim, tool_calls=counter.calls, seconds=time.monotonic() - started,
-                     script_error=script_error)
+                     script_error=script_error, stop_reason="script")
 
 
 def run_agent_driver(setting: Any, prompt: str, spec: Any, limits: Any, on_event: Callable[[dict], None],
@@ -162,6 +165,7 @@ def run_agent_driver(setting: Any, prompt: str, spec: Any, limits: Any, on_event
     run = agents.run_agent(setting, prompt, spec, limits, on_event, workdir, base_url)
     return DriverRun(claim=run.claim, tool_calls=run.tool_calls, tokens_in=run.tokens_in or 0,
                      tokens_out=run.tokens_out or 0, cost_usd=run.cost_usd, hit_limit=run.hit_limit,
+                     stop_reason=run.stop_reason, stop_text=run.stop_text, nudged=run.nudged,
                      seconds=time.monotonic() - started)
 
 

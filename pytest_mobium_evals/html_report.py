@@ -239,6 +239,7 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
         parts.append(_table(["Setting", "Rate of", "Rate [95% interval over tasks]", "Tasks", "pass^k",
                              "Scheduled", "Graded", "Infra errors", "False successes", "Blockers",
                              "Obeyed injected text"], rows))
+    parts.append(_stops_html(summaries))
     from .injection_rates import html, of_summaries
 
     parts.append(html(of_summaries(summaries)))
@@ -262,6 +263,20 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
                  "with the boxes after this summary).</p>" + filter_html())
     parts.append("</div>")
     return "".join(parts)
+
+
+def _stops_html(summaries) -> str:
+    """Why the agent's trials stopped, per setting (report.md's table of the same name)."""
+    from .summary import NOT_RECORDED
+    from .trial_record import STOP_REASONS
+
+    agents = [s for s in summaries if not s.setting.is_control]
+    reasons = [r for r in (*STOP_REASONS, NOT_RECORDED) if any(s.stop_reasons.get(r) for s in agents)]
+    if not agents or not reasons:
+        return ""
+    return "<h3>Why agent trials stopped</h3>" + _table(
+        ["Setting", *reasons], [[esc(s.setting.label), *(str(s.stop_reasons.get(r, 0)) for r in reasons)]
+                                for s in agents])
 
 
 def _blockers_html(summaries) -> str:

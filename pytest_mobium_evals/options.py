@@ -10,7 +10,7 @@ import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 import pytest
 
@@ -18,7 +18,44 @@ from .verdicts import ALL_CONTROL_DRIVERS, DRIVERS
 
 #: The options record.json keeps and --resume restores (the seed, run folder and resumed flag are the run's own).
 STORED = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "device_pace", "tool_timeout",
-          "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url", "surface")
+          "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url", "surface", "tool_server",
+          "mobium_driver", "mobium_env", "request_timeout", "nudge_text_calls", "tools")
+
+
+def parse_trial_timeout(value) -> tuple[float, dict[str, float]]:
+    """`--trial-timeout`: (the seconds for every model setting, {setting label: its own seconds}). The value is a
+    number, or comma-separated `LABEL=S` entries with at most one bare number for the settings not named (300 when
+    there is none). Raises ValueError naming the bad entry."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _seconds(value, str(value)), {}
+    default, own = 300.0, {}
+    bare = 0
+    for entry in (e.strip() for e in str(value).split(",")):
+        if not entry:
+            raise ValueError("an empty entry")
+        label, equals, seconds = entry.rpartition("=")
+        if not equals:
+            bare += 1
+            if bare > 1:
+                raise ValueError(f"two values for every setting ({entry!r}); name a setting as SETTING=S")
+            default = _seconds(entry, entry)
+        elif not label.strip():
+            raise ValueError(f"{entry!r} names no model setting before '='")
+        elif label.strip() in own:
+            raise ValueError(f"{label.strip()!r} is given twice")
+        else:
+            own[label.strip()] = _seconds(seconds, entry)
+    return default, own
+
+
+def _seconds(text, entry: str) -> float:
+    try:
+        seconds = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"{entry!r} is not a number of seconds") from None
+    if not seconds > 0:
+        raise ValueError(f"{entry!r}: seconds must be positive")
+    return seconds
 
 
 def parse_drivers(text: str) -> tuple[str, ...]:
@@ -49,10 +86,16 @@ class RunOptions:
     device_pace: Optional[str]  # the virtual device's pace, fast or emulator (sim/pace.py)
     tool_timeout: float
     max_tool_calls: int
-    trial_timeout: float
+    trial_timeout: Union[float, str]  # seconds, or SETTING=S entries (parse_trial_timeout)
     enforce_max_steps: bool
     base_url: Optional[str]
     surface: Optional[str] = None  # --surface: variant names, comma separated (surfaces.py)
+    tool_server: Optional[str] = None  # --tool-server: the agent's stdio MCP server in place of Mobium, as typed
+    mobium_driver: Optional[str] = None  # --mobium-driver: `mobium mcp --driver NAME`
+    mobium_env: Optional[dict] = None  # --mobium-env NAME=VALUE…: added to the Mobium server's environment
+    request_timeout: float = 300.0  # one model request (older records: the fixed 300 s it was)
+    nudge_text_calls: bool = False  # --nudge-text-calls
+    tools: Optional[str] = None  # --tools: the only tools offered, comma separated (session.surface_variants)
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "RunOptions":
@@ -66,6 +109,12 @@ class RunOptions:
             "max_tool_calls": opt.mobium_max_tool_calls, "trial_timeout": opt.mobium_trial_timeout,
             "enforce_max_steps": opt.mobium_enforce_max_steps, "base_url": opt.mobium_base_url,
             "surface": getattr(opt, "mobium_surface", None),
+            "tool_server": getattr(opt, "mobium_tool_server", None) or None,
+            "mobium_driver": getattr(opt, "mobium_mobium_driver", None) or None,
+            "mobium_env": _env_pairs(getattr(opt, "mobium_mobium_env", None) or ()) or None,
+            "request_timeout": getattr(opt, "mobium_request_timeout", 300.0),
+            "nudge_text_calls": getattr(opt, "mobium_nudge_text_calls", False),
+            "tools": getattr(opt, "mobium_tools", None),
         }
         seed = opt.mobium_seed
         resumed = False
@@ -100,6 +149,15 @@ class RunOptions:
             raise pytest.UsageError(f"--repeats {options['repeats']}: must be at least 1")
         if options["clock_speed"] <= 0:
             raise pytest.UsageError(f"--clock-speed {options['clock_speed']}: must be positive")
+        _check_servers(options)
+        try:
+            default, own = parse_trial_timeout(options["trial_timeout"])
+        except ValueError as exc:
+            raise pytest.UsageError(f"--trial-timeout {options['trial_timeout']}: {exc}") from None
+        # A plain number is kept as one (record.json's options read as before); entries per setting as written.
+        options["trial_timeout"] = default if not own else options["trial_timeout"]
+        if not options["request_timeout"] > 0:
+            raise pytest.UsageError(f"--request-timeout {options['request_timeout']}: must be positive")
         if options["device_pace"] is None:
             # An agent meets the device at an emulator's pace; the controls check the graders, which holds at
             # either pace (CI runs them at both), so they run at the device's own.
@@ -132,6 +190,43 @@ class RunOptions:
     @property
     def drivers(self) -> tuple[str, ...]:
         return parse_drivers(self.driver)
+
+    def trial_timeout_for(self, label: str) -> tuple[float, Optional[str]]:
+        """A model setting's time limit per trial, and the setting's label when it has its own (else None)."""
+        default, own = parse_trial_timeout(self.trial_timeout)
+        return (own[label], label) if label in own else (default, None)
+
+
+def _env_pairs(pairs) -> dict:
+    """--mobium-env's NAME=VALUE words as a dict; a word without a name is a usage error."""
+    out = {}
+    for pair in pairs:
+        name, sep, value = str(pair).partition("=")
+        if not sep or not name.strip() or any(c.isspace() for c in name):
+            raise pytest.UsageError(f"--mobium-env {pair}: want NAME=VALUE")
+        out[name] = value
+    return out
+
+
+def _check_servers(options: dict) -> None:
+    """--tool-server's command is checked before any trial (its quoting, its placeholders); what cannot go with
+    what is refused: a surface variant rewrites Mobium's own surface, and Mobium's options need Mobium."""
+    from .toolserver import tool_server_words
+
+    if options["tool_server"]:
+        try:
+            tool_server_words(options["tool_server"])
+        except ValueError as exc:
+            raise pytest.UsageError(f"--tool-server {options['tool_server']!r}: {exc}") from None
+        if options["surface"]:
+            raise pytest.UsageError("--tool-server and --surface: a surface variant rewrites Mobium's tools, and "
+                                    "the agent's tools come from another server; choose one")
+        if options["tools"]:
+            raise pytest.UsageError("--tool-server and --tools: --tools trims Mobium's tool list, and the agent's "
+                                    "tools come from another server; choose one")
+    if (options["mobium_driver"] or options["mobium_env"]) and not options["mobium_bin"]:
+        raise pytest.UsageError("--mobium-driver and --mobium-env are passed to Mobium's binary: name it with "
+                                "--mobium PATH (or $MOBIUM_BIN)")
 
 
 def _baseline_seed(path: str) -> int:

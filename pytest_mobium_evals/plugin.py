@@ -43,6 +43,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="Mobium's agent-facing surface as the variable: each agent trial runs under every variant "
                      "named (baseline, or surfaces/NAME.toml, or a path), the same tasks and seeds, interleaved; "
                      "a proxy in front of the tool server applies it. Default: none (the server as it is).")
+    g.addoption("--tools", dest="mobium_tools", default=None, metavar="TOOL[,TOOL…]",
+                help="offer the agent only these tools, the rest hidden as a --surface variant hides them (a "
+                     "smaller first request for a small local model); recorded as the variant tools-N (with "
+                     "--surface, each variant's name gets +tools-N). Default: every tool.")
     g.addoption("--repeats", dest="mobium_repeats", type=int, default=1, metavar="N",
                 help="trials per task and setting, each with its own seeded parameters. Default: 1.")
     g.addoption("--seed", dest="mobium_seed", type=int, default=None, metavar="N",
@@ -57,6 +61,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--mobium", dest="mobium_bin", default=None, metavar="PATH",
                 help="the Mobium binary whose `mobium mcp` is the tool server; default $MOBIUM_BIN, else the "
                      "built-in Mobium-compatible server.")
+    g.addoption("--mobium-driver", dest="mobium_mobium_driver", default=None, metavar="NAME",
+                help="with --mobium: the driver Mobium drives the device with (`mobium mcp --driver NAME`: "
+                     "uiautomator2, uiautomator, or a mobium-driver-NAME on PATH). Default: Mobium's own.")
+    g.addoption("--mobium-env", dest="mobium_mobium_env", action="append", default=None, metavar="NAME=VALUE",
+                help="with --mobium: a variable added to the environment `mobium mcp` runs in (repeatable; "
+                     "e.g. MOBIUM_DRIVER_ADB=/path/to/driver). The device's ADB server is set for it already.")
+    g.addoption("--tool-server", dest="mobium_tool_server", default=None, metavar="\"CMD …\"",
+                help="any stdio MCP server as the agent's tools in place of Mobium, the same graders, limits and "
+                     "records (which name it); controls stay on Mobium's server. The command may ask for the "
+                     "device with {serial}, {adb_host}, {adb_port}, {adb} (HOST:PORT); it also gets "
+                     "ANDROID_SERIAL and adb's ANDROID_ADB_SERVER_* variables. Default: none.")
     g.addoption("--androidworld-native", dest="mobium_androidworld_native", action="store_true", default=False,
                 help="beside each AndroidWorld task, its twin run by AndroidWorld's own TaskEval class (setup and "
                      "grader), over this harness's ADB; needs android_world importable.")
@@ -75,8 +90,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="seconds one MCP tool call may take before the tool server counts as dead. Default: 60.")
     g.addoption("--max-tool-calls", dest="mobium_max_tool_calls", type=int, default=40, metavar="N",
                 help="an agent's tool-call budget per trial. Default: 40.")
-    g.addoption("--trial-timeout", dest="mobium_trial_timeout", type=float, default=300.0, metavar="S",
-                help="an agent's time budget per trial, in seconds. Default: 300.")
+    g.addoption("--trial-timeout", dest="mobium_trial_timeout", default="300", metavar="S|SETTING=S,…",
+                help="an agent's time budget per trial, in seconds: one value for every model setting, or "
+                     "SETTING=S entries, comma separated, for some (--trial-timeout=openai/qwen=3600,300: an hour "
+                     "for that one, 300 s for the rest). Default: 300.")
+    g.addoption("--nudge-text-calls", dest="mobium_nudge_text_calls", action="store_true", default=False,
+                help="a model (Ollama, OpenAI-compatible) that writes a tool call as text instead of making it is "
+                     "told once that no tool ran, and goes on; the record says when it was. Default: off (such a "
+                     "reply ends its tool calls, recorded as text_tool_call).")
+    g.addoption("--request-timeout", dest="mobium_request_timeout", type=float, default=300.0, metavar="S",
+                help="seconds one model request may take, prompt processing included (a local model on a CPU "
+                     "reads a long prompt for minutes). Default: 300.")
     g.addoption("--enforce-max-steps", dest="mobium_enforce_max_steps", action="store_true", default=False,
                 help="cap an agent's tool calls at a Ghost Bench task's own step budget (complexity × 10).")
     g.addoption("--baseline", dest="mobium_baseline", default=None, metavar="RUN_DIR",

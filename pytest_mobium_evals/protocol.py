@@ -86,11 +86,10 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     device = pyfuncitem.funcargs["device"]
     limits = None
     if spec.driver == "agent":
-        from .agents import Limits
-
-        limits = Limits(max_tool_calls=state.max_tool_calls, max_seconds=state.trial_timeout,
-                        tool_timeout=state.tool_timeout)
+        limits = state.limits_for(spec.setting, spec.surface)
     env = TrialEnv(seed=state.seed, run_dir=run_dir, server_spec=state.devices.server_spec, limits=limits,
+                   agent_server_spec=state.devices.agent_server_spec,
+                   agent_tool_server=state.devices.agent_server_label(),
                    base_url=state.base_url, device_info=state.devices.info,
                    enforce_max_steps=state.enforce_max_steps, tool_timeout=state.tool_timeout,
                    on_phase=state.devices.enter_phase, surfaces=state.surface_variants(),

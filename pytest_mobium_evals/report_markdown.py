@@ -16,7 +16,8 @@ from .regrade import REGRADE, verdicts_changed
 from .report_chart import CHART
 from .reports import DECLARED_BLOCKERS, SettingSummary, blocker_rows, controls_matrix, one_line, task_sort_key
 from .runfolder import Run, Trial, fmt_pct, run_facts
-from .summary import agent_pairs, difference_lines
+from .summary import NOT_RECORDED, agent_pairs, difference_lines
+from .trial_record import STOP_REASONS
 from .verdicts import ALL_VERDICTS as KNOWN_VERDICTS
 
 REPORT = "report.md"
@@ -41,6 +42,7 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
     lines += _settings_table(summaries)
     lines += section_markdown(run_).splitlines()
     lines += _verdict_table(summaries)
+    lines += _stop_table(summaries)
     lines += _blockers(base, summaries)
     lines += injection_rates.markdown(injection_rates.of_summaries(summaries))
     if any(s.setting.is_control for s in summaries):
@@ -88,6 +90,24 @@ def _verdict_table(summaries: list[SettingSummary]) -> list[str]:
              "| --- |" + " --- |" * len(used)]
     for s in summaries:
         lines.append(f"| {s.setting.label} | " + " | ".join(str(s.verdicts.get(v, 0)) for v in used) + " |")
+    return lines + [""]
+
+
+def _stop_table(summaries: list[SettingSummary]) -> list[str]:
+    """Why the agent's trials stopped, per setting: its final answer, text, a call written as text, a limit, the
+    model's API or the infrastructure."""
+    agents = [s for s in summaries if not s.setting.is_control]
+    if not agents:
+        return []
+    reasons = [r for r in (*STOP_REASONS, NOT_RECORDED) if any(s.stop_reasons.get(r) for s in agents)]
+    lines = ["## Why agent trials stopped", "", "| Setting | " + " | ".join(reasons) + " |",
+             "| --- |" + " --- |" * len(reasons)]
+    for s in agents:
+        lines.append(f"| {s.setting.label} | " + " | ".join(str(s.stop_reasons.get(r, 0)) for r in reasons) + " |")
+    nudged = sum(1 for s in agents for t in s.trials if t.record.nudged)
+    if nudged:
+        lines += ["", f"{nudged} trial(s) were told once that a tool call written as text was not a call "
+                      f"(--nudge-text-calls)."]
     return lines + [""]
 
 

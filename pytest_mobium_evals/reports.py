@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .runfolder import Run, Setting, Trial
-from .summary import Figures, Outcome, figures
+from .summary import Figures, Outcome, figures, stop_reasons
 from .summary import outcome_of as summary_outcome
 
 
@@ -31,6 +31,7 @@ class SettingSummary:
     cost_usd: float = 0.0
     cost_known: bool = False
     figures: Optional[Figures] = None  # summary.py's figures: the same numbers the terminal and the HTML show
+    stop_reasons: Counter = field(default_factory=Counter)  # why each trial's driver stopped (summary.stop_reasons)
 
     @property
     def graded(self) -> int:
@@ -60,7 +61,8 @@ def summarize(setting: Setting, trials: list[Trial], task_order: list[str], miss
         infra_errors=sum(1 for t in trials if t.is_infra_error),
         verdicts=Counter(t.verdict for t in trials), per_task=per_task, rate=rate, interval=interval,
         blockers=[t for t in trials if t.gating_blockers],
-        declared_blockers=[t for t in trials if t.blockers and not t.gating_blockers], figures=figs)
+        declared_blockers=[t for t in trials if t.blockers and not t.gating_blockers], figures=figs,
+        stop_reasons=stop_reasons(t.record for t in trials))
     for t in trials:
         tokens = t.record.tokens or {}
         summary.tokens_in += int(tokens.get("input") or 0)

@@ -44,6 +44,8 @@ class EvalSession:
     record_written: bool = False
     _lease: Any = None  # devices.DeviceLease: the device this process drives, and what serves it
     _surfaces: Optional[dict] = None  # --surface's variants, loaded once (surface_variants)
+    _prompt_sizes: Optional[dict] = None  # each setting's first request, counted once (prompt_sizes)
+    prompt_lines: list = field(default_factory=list)  # the header's lines on them, once collection is done
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "EvalSession":
@@ -55,6 +57,7 @@ class EvalSession:
         session = cls(RunOptions.from_config(config), config=config)
         if "agent" in session.drivers:
             session.model_settings()  # a bad --model is a usage error now, not a collection error per file
+            session.check_trial_timeouts()
         session.surface_variants()  # so is a bad --surface
         return session
 
@@ -76,16 +79,71 @@ class EvalSession:
         except agents.AgentConfigError as exc:
             raise pytest.UsageError(str(exc)) from None
 
+    def check_trial_timeouts(self) -> None:
+        """--trial-timeout's SETTING=S entries each name a --model setting: a typo would silently leave that
+        setting at the default."""
+        from .options import parse_trial_timeout
+
+        labels = [s.label for s in self.model_settings()]
+        for label in parse_trial_timeout(self.trial_timeout)[1]:
+            if label not in labels:
+                raise pytest.UsageError(f"--trial-timeout {self.trial_timeout}: {label!r} is not one of the --model "
+                                        f"settings ({', '.join(labels)})")
+
+    def limits_for(self, setting, surface: Optional[str] = None) -> Any:
+        """An agent trial's limits under this model setting (agents.Limits): its own time limit when
+        --trial-timeout gives it one, and its first request as counted before the run."""
+        from .agents import Limits
+
+        seconds, own = self.options.trial_timeout_for(setting.label)
+        return Limits(max_tool_calls=self.max_tool_calls, max_seconds=seconds, tool_timeout=self.tool_timeout,
+                      request_timeout=self.request_timeout, max_seconds_for=own,
+                      nudge_text_calls=self.nudge_text_calls,
+                      prompt_size=self.prompt_sizes().get((setting.label, surface)))
+
+    def prompt_sizes(self, task_prompt: Optional[str] = None) -> dict:
+        """Each tool-loop model setting's first request, counted once per process ((label, surface variant) →
+        agents.context.PromptSize): the built-in server's tools/list as the variant shows it, the system prompt,
+        and the longest task prompt this run schedules (`task_prompt`, given once it is known)."""
+        if self._prompt_sizes is None or task_prompt is not None:
+            self._prompt_sizes = {}
+            if "agent" not in self.drivers:
+                return self._prompt_sizes
+            from .agents.context import measure
+            from .agents.prompt import SYSTEM_PROMPT
+
+            for setting in self.model_settings():
+                if setting.provider not in ("ollama", "openai"):
+                    continue  # the Claude CLI builds its own requests
+                for surface in list(self.surface_variants()) or [None]:
+                    functions = offered_functions(self.surface_variants().get(surface))
+                    self._prompt_sizes[(setting.label, surface)] = measure(
+                        setting, functions, SYSTEM_PROMPT, task_prompt or "", self.base_url)
+        return self._prompt_sizes
+
+    def prompt_problem(self, task_prompt: str) -> tuple[list[str], Optional[str]]:
+        """Before any trial: the header's lines on each setting's first request, and the first setting whose
+        prompt cannot fit its model's context (one line), or None."""
+        sizes = self.prompt_sizes(task_prompt)
+        lines, problem = [], None
+        for (_, surface), size in sizes.items():
+            lines.append(size.line() + (f" [surface {surface}]" if surface else ""))
+            if problem is None and not size.fits():
+                problem = size.refusal()
+        return lines, problem
+
     def surface_variants(self) -> dict:
-        """--surface's variants, name → the plain JSON the proxy applies; {} without --surface."""
-        if not self.surface:
+        """--surface's variants, name → the plain JSON the proxy applies, each with --tools' selection; {} with
+        neither option."""
+        if not self.surface and not self.tools:
             return {}
         if self._surfaces is None:
-            from .surfaces import SurfaceError, load_all
+            from .surfaces import SurfaceError, load_all, only_tools
 
             root = Path(self.config.rootpath) if self.config is not None else Path.cwd()
             try:
-                self._surfaces = {v.name: v.plain() for v in load_all(self.surface, root)}
+                variants = {v.name: v.plain() for v in load_all(self.surface, root)} if self.surface else {}
+                self._surfaces = only_tools(variants, self.tools) if self.tools else variants
             except SurfaceError as exc:
                 raise pytest.UsageError(str(exc)) from None
         return self._surfaces
@@ -145,7 +203,9 @@ class EvalSession:
             from .devices import DeviceLease
 
             self._lease = DeviceLease(self.device, self.adb, self.clock_speed, self.device_pace, self.tool_timeout,
-                                      self.mobium_bin, self.workerinput, self.sim_port)
+                                      self.mobium_bin, self.workerinput, self.sim_port,
+                                      mobium_driver=self.mobium_driver, mobium_env=self.mobium_env,
+                                      tool_server=self.tool_server)
         return self._lease
 
     def close(self) -> None:
@@ -181,6 +241,11 @@ class EvalSession:
         # refused before its first trial (no credential, no device) never creates it.
         return [f"mobium-evals: --seed={self.seed} --driver={self.driver} --device={self.device}{pace}"
                 + (f", resuming {self.run_dir}" if self.resumed else "")]
+
+    @pytest.hookimpl
+    def pytest_report_collectionfinish(self, config: pytest.Config, items) -> list[str]:
+        """The header's second half, once the trials are known: each model setting's first request, counted."""
+        return list(self.prompt_lines)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -298,6 +363,8 @@ class EvalSession:
             "devices": devices or previous.get("devices") or [],
             "mobium": self.mobium_info(),
             "tool_server": "mobium mcp" if self.mobium_bin else "mobium-evals mcp (built-in)",
+            # --tool-server: the agents' own server (the controls keep the one above)
+            "agent_tool_server": self.devices.agent_server_label(),
             "surfaces": list(self.surface_variants()),
             "options": self.options.stored(),
             "resumed": self.resumed,
@@ -310,6 +377,28 @@ class EvalSession:
                        f"the run stopped, and what it wrote before is intact")
             pytest.exit(message, returncode=pytest.ExitCode.INTERNAL_ERROR)
         return finished
+
+
+def offered_functions(variant: Optional[dict]) -> list[dict]:
+    """The functions a tool-loop model is offered (agents.loop.function_schema), from the built-in server's
+    tools/list as the surface variant shows it (its hidden tools left out, its descriptions edited)."""
+    from .agents.loop import function_schema
+    from .mobium_server.server import tool_list
+    from .surface_proxy import apply_tools
+
+    listed = [tool.model_dump(by_alias=True, exclude_none=True) for tool in tool_list()]
+    if variant:
+        listed = apply_tools(variant, listed)
+    return [function_schema(_Listed(t)) for t in listed]
+
+
+class _Listed:
+    """A tools/list entry read as the MCP client's Tool is (function_schema reads attributes)."""
+
+    def __init__(self, entry: dict):
+        self.name = entry["name"]
+        self.description = entry.get("description")
+        self.input_schema = entry.get("inputSchema")
 
 
 def xdist_workers(config: pytest.Config) -> int:
@@ -349,6 +438,14 @@ class XdistHooks:
             return
         self.checked = True
         problem = session.agent_problem()
+        if problem:
+            pytest.exit(f"mobium-evals: {problem}", returncode=pytest.ExitCode.USAGE_ERROR)
+        collected = read_json(Path(session.run_dir) / ".session" / "collection.json") or {}
+        lines, problem = session.prompt_problem(collected.get("longest_agent_prompt") or "")
+        reporter = node.config.pluginmanager.get_plugin("terminalreporter")
+        for line in lines:
+            if reporter is not None:
+                reporter.write_line(line)
         if problem:
             pytest.exit(f"mobium-evals: {problem}", returncode=pytest.ExitCode.USAGE_ERROR)
 

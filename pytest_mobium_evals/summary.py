@@ -168,3 +168,20 @@ def agent_pairs(all_figures: Sequence[Figures]) -> list[tuple[Figures, Figures]]
     its own declared verdicts)."""
     agents = [f for f in all_figures if not f.control]
     return [(agents[i], agents[j]) for i in range(len(agents)) for j in range(i + 1, len(agents))]
+
+
+#: The order stop reasons are shown in (trial_record.StopReason's), then records written before the field.
+NOT_RECORDED = "not recorded"
+
+
+def stop_reasons(records: Iterable) -> Counter:
+    """Why each trial's driver stopped (a record's stop_reason), counted; a record from before the field counts as
+    "not recorded"."""
+    return Counter(getattr(r, "stop_reason", None) or NOT_RECORDED for r in records)
+
+
+def stop_reasons_text(counts: Counter) -> str:
+    """"final_answer 3, time_limit 1": the counts in StopReason's order."""
+    from .trial_record import STOP_REASONS
+
+    return ", ".join(f"{k} {counts[k]}" for k in (*STOP_REASONS, NOT_RECORDED) if counts.get(k))

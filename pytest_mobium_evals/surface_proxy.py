@@ -318,10 +318,17 @@ def unknown_to(variant: dict, tools: list[dict]) -> list[str]:
     out = []
     for name, edit in (variant.get("tools") or {}).items():
         if name not in listed:
+            if edit.get("hidden") and not _edits_text(edit):
+                continue  # hiding a tool this server does not list asks for what already holds (--tools)
             out.append(name)
             continue
         out += [f"{name}.{param}" for param in (edit.get("params") or {}) if param not in listed[name]]
     return out
+
+
+def _edits_text(edit: dict) -> bool:
+    """Whether a tool's edit changes any text (its description or a parameter's), beyond hiding it."""
+    return any(edit.get(k) is not None for k in ("description", "description_append")) or bool(edit.get("params"))
 
 
 def rewrite_answer(variant: dict, asked: tuple, message: dict, seen: Seen) -> dict:

@@ -167,6 +167,30 @@ class LoadedVariant:
         return {"name": self.name, **self.variant.model_dump()}
 
 
+def only_tools(variants: dict[str, dict], text: str) -> dict[str, dict]:
+    """--tools: every variant (or, with none, the baseline) offering only the named tools, the others hidden as a
+    variant file's `hidden = true` hides them; each renamed `<variant>+tools-N` (alone: `tools-N`), so the records
+    say the agent saw a trimmed list. A name that is not a tool is a SurfaceError naming it."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    tools = builtin_tools()
+    unknown = [n for n in names if n not in tools]
+    if not names or unknown:
+        raise SurfaceError(f"--tools {text}: " + (f"{', '.join(unknown)} is not a tool of the server's tools/list "
+                                                   f"(it has {', '.join(sorted(tools))})" if unknown
+                                                   else "name at least one tool"))
+    tag = f"tools-{len(set(names))}"
+    out = {}
+    for name, plain in (variants or {"": {"name": "", **Variant().model_dump()}}).items():
+        edits = {tool: dict(edit) for tool, edit in (plain.get("tools") or {}).items()}
+        for tool in tools:
+            if tool not in names:
+                edits[tool] = {**ToolEdit().model_dump(), **edits.get(tool, {}), "hidden": True}
+        label = f"{name}+{tag}" if name else tag
+        about = f"only {', '.join(names)}" + (f"; {plain.get('about')}" if plain.get("about") else "")
+        out[label] = {**plain, "name": label, "about": about, "tools": edits}
+    return out
+
+
 def parse_names(text: str) -> list[str]:
     names = [part.strip() for part in text.split(",") if part.strip()]
     if not names:

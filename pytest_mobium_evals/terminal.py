@@ -87,7 +87,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     state = eval_session(config)
     if state.is_worker or not state.reports:
         return
-    from .summary import agent_pairs, difference_lines
+    from .summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text
 
     tr = terminalreporter
     collection = read_json(Path(state.run_dir) / ".session" / "collection.json") or {}
@@ -102,6 +102,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         tr.write_line(f"{figs.label}: {figs.what} {figs.rate_text()} over {figs.rate.tasks} tasks"
                       + (f"; {figs.pass_k_text()}" if figs.pass_k else "") + f"; {figs.counts_text()}")
         tr.write_line("  " + ", ".join(f"{v} {figs.verdicts[v]}" for v in ALL_VERDICTS if figs.verdicts.get(v)))
+        if not figs.control:
+            records = [r for r in state.reports.values() if r.group == figs.label]
+            tr.write_line("  stopped: " + (stop_reasons_text(stop_reasons(records)) or "no trial yet"))
     _tier_lines(tr, state.reports.values())
     _injection_lines(tr, state.reports.values())
     pairs = agent_pairs(all_figures)

@@ -64,6 +64,8 @@ class ToolResult:
 class ToolServerSpec:
     command: list[str]
     env: dict[str, str] = field(default_factory=dict)
+    # The server's name as an agent's MCP client registers it: Claude's tool names are mcp__<name>__<tool>.
+    name: str = "mobium"
 
     @classmethod
     def builtin(cls, serial: str, adb_host: str = "127.0.0.1", adb_port: int = 5037,
@@ -77,10 +79,89 @@ class ToolServerSpec:
                    adb_server_env(adb_host, adb_port))
 
     @classmethod
-    def mobium(cls, binary: str, serial: str, adb_host: str = "127.0.0.1", adb_port: int = 5037) -> "ToolServerSpec":
-        """The real Mobium: `mobium mcp --device SERIAL`, told which ADB server holds SERIAL the way adb itself is
-        told (it has no option for it; without these it would look on the local default server)."""
-        return cls([binary, "mcp", "--device", serial], adb_server_env(adb_host, adb_port))
+    def mobium(cls, binary: str, serial: str, adb_host: str = "127.0.0.1", adb_port: int = 5037,
+               driver: Optional[str] = None, env: Optional[dict] = None) -> "ToolServerSpec":
+        """The real Mobium: `mobium mcp --device SERIAL [--driver NAME]`, told which ADB server holds SERIAL the way
+        adb itself is told (it has no option for it; without these it would look on the local default server),
+        with the user's own variables (`--mobium-env`) on top."""
+        command = [binary, "mcp", "--device", serial] + (["--driver", driver] if driver else [])
+        return cls(command, {**adb_server_env(adb_host, adb_port), **dict(env or {})})
+
+    @classmethod
+    def external(cls, template: str, serial: str, adb_host: str = "127.0.0.1", adb_port: int = 5037) \
+            -> "ToolServerSpec":
+        """Any stdio MCP server in place of Mobium (`--tool-server`): its command line with the device filled in
+        where it asks for it ({serial}, {adb_host}, {adb_port}, {adb}), and the device in adb's standard variables
+        besides (ANDROID_SERIAL, the ADB server's), as a user's shell would hand them to it."""
+        values = {"serial": serial, "adb_host": adb_host, "adb_port": str(adb_port), "adb": f"{adb_host}:{adb_port}"}
+        words = tool_server_words(template)
+        return cls([word.format_map(values) for word in words],
+                   {**adb_server_env(adb_host, adb_port), "ANDROID_SERIAL": serial}, name=server_name(words))
+
+
+#: What `--tool-server`'s command may ask to be filled in.
+TOOL_SERVER_PLACEHOLDERS = ("serial", "adb_host", "adb_port", "adb")
+# Programs that run another one named by an argument: a server's name is that argument's, not theirs.
+_LAUNCHERS = {"node", "nodejs", "npx", "npm", "bunx", "bun", "deno", "uvx", "uv", "pipx", "python", "python3",
+              "env", "sh", "bash", "exec", "run", "go", "java", "docker", "podman"}
+_ENTRY_FILES = {"index", "main", "cli", "server", "__main__", "run"}
+_CODE_DIRS = {"lib", "dist", "bin", "build", "out", "src"}
+
+
+def tool_server_words(template: str) -> list[str]:
+    """`--tool-server`'s text as a command's words (shell quoting), each placeholder checked. Raises ValueError
+    with what is wrong."""
+    import shlex
+    import string
+
+    try:
+        words = shlex.split(template)
+    except ValueError as exc:
+        raise ValueError(f"cannot split it into words: {exc}") from None
+    if not words:
+        raise ValueError("no command")
+    for word in words:
+        try:
+            fields = [name for _, name, _, _ in string.Formatter().parse(word) if name is not None]
+        except ValueError as exc:
+            raise ValueError(f"{word!r}: {exc} (a literal brace is written {{{{ or }}}})") from None
+        for name in fields:
+            if name not in TOOL_SERVER_PLACEHOLDERS:
+                raise ValueError(f"{word!r}: unknown placeholder {{{name}}} (known: "
+                                 f"{', '.join('{' + p + '}' for p in TOOL_SERVER_PLACEHOLDERS)})")
+    return words
+
+
+def server_name(words: list[str]) -> str:
+    """A short name for the server a command starts: its program's, or, behind a launcher (node, npx, python -m,
+    uvx), the package or script it launches, without its scope, version and file extension
+    (`npx -y @mobilenext/mobile-mcp@1.0.4` and `node …/@mobilenext/mobile-mcp/lib/index.js` are both mobile-mcp)."""
+    import re
+    from pathlib import PurePosixPath
+
+    rest = list(words)
+    while len(rest) > 1 and PurePosixPath(rest[0]).name in _LAUNCHERS:
+        rest.pop(0)
+        # The launcher's own options (and env's NAME=VALUE); `-m MODULE` names what it runs.
+        while rest and (rest[0].startswith("-") or "=" in rest[0]):
+            if rest[0] == "-m" and len(rest) > 1:
+                rest = [rest[1]]
+                break
+            rest.pop(0)
+    target = rest[0] if rest else words[0]
+    if re.match(r"^@?[\w.-]+(/[\w.-]+)?@[\w.^~-]+$", target):  # a package pinned to a version: pkg@1.2.3
+        target = target.rsplit("@", 1)[0]
+    path = PurePosixPath(target)
+    parts = list(path.parts)
+    stem = path.stem if path.suffix in (".js", ".mjs", ".cjs", ".ts", ".py", ".sh", ".exe") else path.name
+    if stem in _ENTRY_FILES:
+        # An entry script: named for its package, above the code folders (…/mobile-mcp/lib/index.js).
+        for part in reversed(parts[:-1]):
+            if part not in _CODE_DIRS:
+                stem = part
+                break
+    name = re.sub(r"[^A-Za-z0-9_-]+", "-", stem).strip("-")
+    return name or "tools"
 
 
 def adb_server_env(host: str, port: int) -> dict[str, str]:

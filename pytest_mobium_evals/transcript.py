@@ -114,6 +114,10 @@ def steps(events: Iterable[dict]) -> list[Step]:
             where = e.get("where") or ("tool server" if kind == "infra_error" else None)
             message = str(e.get("message") or e.get("error") or "")
             out.append(Step("error", text=f"{where}: {message}" if where else message, is_error=True))
+        elif kind == "text_tool_call":  # the reply's text is its assistant step; this says what it was
+            out.append(Step("error", text=f"a call to {e.get('tool')} written as text: no tool ran", is_error=True))
+        elif kind == "nudge":  # what the harness told the model then (--nudge-text-calls)
+            out.append(Step("prompt", text=str(e.get("text") or "")))
         elif kind == "final":
             out.append(Step("final", text=claim_text(e), extra={k: e.get(k) for k in ("status", "answer", "reason")}))
         for step in out[before:]:  # the steps this event began

@@ -125,6 +125,9 @@ class TrialEnv:
     # surface_seen hashes; None: the model setting's own client. An injected agent that reads the raw MCP result
     # says "raw".
     surface_reader: Optional[str] = None
+    # --tool-server: an agent trial's server in place of server_spec's, and its name for the record
+    agent_server_spec: Optional[Callable[[Device], Any]] = None
+    agent_tool_server: Optional[str] = None
 
 
 @dataclass
@@ -193,10 +196,11 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 
         phase = enter("driver")
         t = time.monotonic()
-        server = env.server_spec(device)
+        agent = spec.driver == "agent"
+        server = (env.agent_server_spec or env.server_spec)(device) if agent else env.server_spec(device)
         server, seen = surface_proxy.wrap_for_trial(server, env.surfaces.get(spec.surface),
                                                     _surface_reader(spec, env))
-        if spec.driver == "agent":
+        if agent:
             # The agent driver records its own prompt (with the system prompt) and final answer.
             run = _run_agent(spec, env, prompt, server, events.append, task)
         else:
@@ -231,6 +235,8 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
             phase = "record"
         timings["total_s"] = time.monotonic() - started
         record = _infra_record(spec, env, params, run, timings, phase, f"{phase}: {type(exc).__name__}: {exc}")
+        if record.stop_reason is None:  # the driver did not return: the model's API, or the infrastructure, stopped it
+            record.stop_reason = getattr(exc, "stop_reason", "infra_error")
         record.surface_seen = surface_seen or seen.read()
         record.started_at = began
         result = TrialResult(record, events, screen, error=exc)
@@ -374,12 +380,19 @@ def takes_claim(check: Callable[..., Outcome]) -> bool:
         return False
 
 
-def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_event, task: Task) -> drivers.DriverRun:
+def agent_limits(env: TrialEnv, task: Task) -> Any:
+    """The limits an agent trial of this task runs under: the session's for its model setting, the tool calls
+    capped at the task's own step budget under --enforce-max-steps."""
     limits = env.limits
     if env.enforce_max_steps and task.max_steps and limits is not None:
         import dataclasses
 
         limits = dataclasses.replace(limits, max_tool_calls=min(limits.max_tool_calls, task.max_steps))
+    return limits
+
+
+def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_event, task: Task) -> drivers.DriverRun:
+    limits = agent_limits(env, task)
     runner = env.agent_runner or drivers.run_agent_driver
     # An empty working folder of the trial's own: no CLAUDE.md, no skills, nothing of the project within reach.
     with tempfile.TemporaryDirectory(prefix="mobium-agent-") as workdir:
@@ -400,6 +413,7 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         driver=spec.driver,
         near_miss=spec.variant,
         surface=spec.surface,
+        tool_server=env.agent_tool_server if spec.driver == "agent" else None,
         split=split_of(task.id, task.split),
         model=spec.model,
         model_label=spec.model_label,
@@ -412,6 +426,10 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         tool_calls=run.tool_calls,
         max_steps=task.max_steps,  # the task's step budget (Ghost Bench: complexity x 10); enforced on request
         hit_limit=run.hit_limit,
+        stop_reason=run.stop_reason,
+        stop_text=run.stop_text,
+        nudged=run.nudged if spec.driver == "agent" else None,
+        limits=_limits_json(spec, env, task),
         tokens={"input": run.tokens_in, "output": run.tokens_out},
         cost_usd=run.cost_usd,
         timings={k: round(v, 3) for k, v in timings.items()},
@@ -432,6 +450,12 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
     return record
 
 
+def _limits_json(spec: TrialSpec, env: TrialEnv, task: Task) -> Optional[dict]:
+    """The limits that applied to an agent trial, as its record keeps them; a control runs under none."""
+    limits = agent_limits(env, task) if spec.driver == "agent" else None
+    return limits.to_json() if limits is not None and hasattr(limits, "to_json") else None
+
+
 def _infra_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict,
                   phase: str, message: str) -> TrialRecord:
     return _record(spec, env, params, run, timings, salvage=True, verdict=grading.INFRA_ERROR, severity=None,
@@ -443,8 +467,8 @@ def setup_failure_record(spec: TrialSpec, seed: int, message: str) -> TrialRecor
     """The record of a trial whose setup failed (the device could not be leased): an infrastructure error, with
     nothing run."""
     env = TrialEnv(seed=seed, run_dir=None, server_spec=lambda device: None)
-    return _infra_record(spec, env, spec.task.seeded_params(seed, spec.repeat), drivers.DriverRun(claim=Claim()),
-                         {}, "setup", message)
+    return _infra_record(spec, env, spec.task.seeded_params(seed, spec.repeat),
+                         drivers.DriverRun(claim=Claim(), stop_reason="infra_error"), {}, "setup", message)
 
 
 def _write(env: TrialEnv, spec: TrialSpec, result: TrialResult) -> None:

@@ -23,6 +23,12 @@ from .verdicts import ALL_VERDICTS, INFRA_ERROR, is_control
 #: Which limit stopped an agent: its tool calls (`--max-tool-calls`) or its time (`--trial-timeout`). `unknown` is
 #: only an older record's `true`, written when the field was a bool and did not say which.
 HitLimit = Literal["tool_calls", "time", "unknown"]
+#: Why a trial's driver stopped: the agent's final answer; text that never became one; a tool call written as text
+#: (not made); the tool-call or time limit; the model's API failing it; the infrastructure failing it; a control's
+#: script at its end.
+StopReason = Literal["final_answer", "text", "text_tool_call", "tool_calls_limit", "time_limit", "api_error",
+                     "infra_error", "script"]
+STOP_REASONS: tuple[str, ...] = StopReason.__args__
 HIT_LIMITS: tuple[str, ...] = ("tool_calls", "time")
 #: How the reports say it, beside the verdict.
 LIMIT_WORDS = {"tool_calls": "stopped at its tool-call limit", "time": "stopped at its time limit",
@@ -80,6 +86,12 @@ class TrialRecord(BaseModel):
     params: Optional[dict] = None  # older records: none (regrading seeds them again)
     max_steps: Optional[int] = None
     hit_limit: Optional[HitLimit] = None  # which limit stopped the agent; none: it stopped on its own
+    # An agent trial's limits as they applied (agents.Limits.to_json): tool calls, the trial's time limit and whether
+    # its model setting had its own (trial_timeout_for), one request's and one tool call's timeouts.
+    limits: Optional[dict] = None
+    stop_reason: Optional[StopReason] = None  # why the driver stopped; older records: not said
+    stop_text: Optional[str] = None  # text_tool_call: the text the agent wrote in place of the call
+    nudged: Optional[bool] = None  # an agent told once that its text was not a call (--nudge-text-calls); else false
     irreversible: list = Field(default_factory=list)
     found: Optional[str] = None
     regression: bool = False
@@ -97,6 +109,7 @@ class TrialRecord(BaseModel):
     started_at: Optional[str] = None  # when the trial began (UTC, ISO 8601); its timings say how long it took
     surface: Optional[str] = None  # the agent's surface variant (--surface); none: Mobium's surface as it is
     surface_seen: Optional[dict] = None  # what the proxy showed the agent: {variant, hash, tools_hash}
+    tool_server: Optional[str] = None  # an agent's server in place of Mobium's (--tool-server): "NAME: COMMAND"
     split: Optional[str] = None  # "dev" or "held-out" (split.py); older records: worked out again from the task
     injection_arm: Optional[str] = None  # an injection task's "attacked" or "clean" twin
     injection_pair: Optional[str] = None  # the attacked task's id, shared by both twins

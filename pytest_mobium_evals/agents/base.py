@@ -24,6 +24,15 @@ class AgentInfraError(InfraError):
     """The trial could not finish for reasons outside the model's behaviour: the API still failing after retries,
     the tool server dying. The trial is recorded as infra_error, and the run goes on."""
 
+    stop_reason = "infra_error"  # why the agent stopped, as the record says it (trial_record.StopReason)
+
+
+class ModelAPIError(AgentInfraError):
+    """The model's API failed the trial: still failing after the retries, a refusal no retry mends, or a prompt the
+    server cut or refused as too long for its context."""
+
+    stop_reason = "api_error"
+
 
 @dataclass(frozen=True)
 class ModelSetting:
@@ -33,11 +42,31 @@ class ModelSetting:
     label: str  # how reports name it: "opus:medium", "ollama/qwen2.5:7b"
 
 
+#: One model request's default bound: a generation, prompt processing included. A local model on a CPU reads a
+#: long prompt slowly (a 19k-token first request is minutes of it), so `--request-timeout` raises it.
+REQUEST_TIMEOUT_S = 300.0
+
+
 @dataclass
 class Limits:
     max_tool_calls: int = 40
     max_seconds: float = 300
     tool_timeout: Optional[float] = None  # one tool call; None: only the trial's time limit bounds it
+    request_timeout: float = REQUEST_TIMEOUT_S  # one model request (--request-timeout)
+    # Which --trial-timeout entry gave max_seconds: a model setting's own label, or None for the run's value.
+    max_seconds_for: Optional[str] = None
+    # The first request as counted before the run (context.PromptSize): Ollama's num_ctx, and the floor a reply's
+    # prompt count is checked against. None: not counted (Claude, or a caller that did not).
+    prompt_size: Any = None
+    # A model that writes a tool call as text (no call made) is told so once and goes on (--nudge-text-calls);
+    # off, such a reply ends the tool turns as any text does.
+    nudge_text_calls: bool = False
+
+    def to_json(self) -> dict:
+        """What a trial's record keeps of the limits that applied to it."""
+        return {"max_tool_calls": self.max_tool_calls, "trial_timeout_s": self.max_seconds,
+                "trial_timeout_for": self.max_seconds_for, "request_timeout_s": self.request_timeout,
+                "tool_timeout_s": self.tool_timeout, "nudge_text_calls": self.nudge_text_calls}
 
 
 @dataclass
@@ -49,6 +78,24 @@ class AgentRun:
     cost_usd: Optional[float]
     hit_limit: Optional[str]  # "tool_calls" | "time" | None
     model: str
+    # Why the agent stopped (trial_record.StopReason): final_answer, text, text_tool_call, tool_calls_limit,
+    # time_limit; an API error raises instead.
+    stop_reason: Optional[str] = None
+    stop_text: Optional[str] = None  # a text_tool_call's text: the call the model wrote instead of making it
+    nudged: bool = False  # the model was told once that its text was not a call (Limits.nudge_text_calls)
+
+
+LIMIT_STOPS = {"tool_calls": "tool_calls_limit", "time": "time_limit"}
+
+
+def stop_reason(hit_limit: Optional[str], claim: Claim, text_call: bool = False) -> str:
+    """Why an agent that returned stopped: the limit that stopped it, a call it wrote as text, its final answer, or
+    text that never became one."""
+    if hit_limit:
+        return LIMIT_STOPS.get(hit_limit, "time_limit")
+    if text_call:
+        return "text_tool_call"
+    return "final_answer" if claim.status is not None else "text"
 
 
 class Recorder:
@@ -97,7 +144,7 @@ async def with_retries(call: Callable[[], Awaitable[T]], what: str, record: Reco
         except RetryableAPIError as exc:
             record("error", where="api", message=str(exc), attempt=attempt, of=API_ATTEMPTS)
             if attempt == API_ATTEMPTS:
-                raise AgentInfraError(f"{what}: still failing after {API_ATTEMPTS} attempts: {exc}") from exc
+                raise ModelAPIError(f"{what}: still failing after {API_ATTEMPTS} attempts: {exc}") from exc
             await asyncio.sleep(delay)
             delay *= 2
     raise AssertionError("unreachable")

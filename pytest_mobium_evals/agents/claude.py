@@ -21,11 +21,10 @@ from typing import Any, Optional
 
 from ..tasks import Claim
 from . import base
-from .base import AgentInfraError, AgentRun, Limits, ModelSetting, Recorder
+from .base import AgentInfraError, AgentRun, Limits, ModelAPIError, ModelSetting, Recorder, stop_reason
 from .prompt import FINAL_SCHEMA, SYSTEM_PROMPT, claim_from_output
 
 SERVER_NAME = "mobium"
-TOOL_PREFIX = f"mcp__{SERVER_NAME}__"
 STRUCTURED_OUTPUT_TOOL = "StructuredOutput"  # the CLI's own tool for --json-schema answers
 CREDENTIALS_FILE = ".credentials.json"  # where `claude login` keeps its OAuth tokens on Linux
 ENV_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
@@ -63,7 +62,17 @@ def tool_server_config(spec: Any, starts_file: Optional[Path] = None) -> dict:
     # The CLI hands its own environment to the server, temporary HOME included; the server under test gets the
     # user's real one back (Mobium keeps its state and finds the Android SDK there). The spec's own env wins.
     env = {**server_home_env(), **dict(getattr(spec, "env", None) or {})}
-    return {SERVER_NAME: {"type": "stdio", "command": command[0], "args": command[1:], "env": env}}
+    return {server_name(spec): {"type": "stdio", "command": command[0], "args": command[1:], "env": env}}
+
+
+def server_name(spec: Any) -> str:
+    """The name the CLI registers the trial's one server under: Mobium's, or --tool-server's own (its tools are
+    then mcp__<name>__<tool>, so the model is not told another server's tools are Mobium's)."""
+    return getattr(spec, "name", None) or SERVER_NAME
+
+
+def tool_prefix(spec: Any) -> str:
+    return f"mcp__{server_name(spec)}__"
 
 
 def server_home_env() -> dict[str, str]:
@@ -108,6 +117,8 @@ def cli_env(home: Path, limits: Limits, base_url: Optional[str]) -> dict[str, st
         # The CLI retries API errors itself, with backoff; bound it to the harness's attempt count.
         "CLAUDE_CODE_MAX_RETRIES": str(max(0, base.API_ATTEMPTS - 1)),
         "MCP_TOOL_TIMEOUT": str(int(limits.max_seconds * 1000)),
+        # One API request's bound, as the loop's providers take it (--request-timeout).
+        "API_TIMEOUT_MS": str(int(limits.request_timeout * 1000)),
     }
     if base_url:
         env["ANTHROPIC_BASE_URL"] = base_url
@@ -144,6 +155,11 @@ class _Trial:
         self.api_error: Optional[str] = None
         self.tool_names: dict[str, str] = {}  # tool_use id -> short name
         self.starts_file: Optional[Path] = None
+        self.server = SERVER_NAME  # the name its tool server is registered under (server_name)
+
+    @property
+    def prefix(self) -> str:
+        return f"mcp__{self.server}__"
 
     def check_server(self, result_text: str, is_error: bool) -> None:
         if self.starts_file is not None and server_starts(self.starts_file) > 1:
@@ -153,7 +169,7 @@ class _Trial:
 
     async def pre_tool_use(self, hook_input: dict, tool_use_id: Optional[str], context: Any) -> dict:
         name = hook_input.get("tool_name", "")
-        if not name.startswith(TOOL_PREFIX):
+        if not name.startswith(self.prefix):
             return {}
         if self.tool_calls >= self.limits.max_tool_calls:
             self.hit_limit = "tool_calls"
@@ -189,7 +205,8 @@ def build_options(setting: ModelSetting, spec: Any, limits: Limits, home: Path, 
         hooks = {"PreToolUse": [HookMatcher(matcher=None, hooks=[trial.pre_tool_use])]}
     # The server's tools by name when the spec lists them; otherwise the rule for every tool of that one server
     # (with strict MCP config and no built-in tools, there is nothing else it could match).
-    tool_names = [TOOL_PREFIX + name for name in getattr(spec, "tools", None) or ()] or [f"mcp__{SERVER_NAME}"]
+    prefix = tool_prefix(spec)
+    tool_names = [prefix + name for name in getattr(spec, "tools", None) or ()] or [f"mcp__{server_name(spec)}"]
     return ClaudeAgentOptions(
         model=setting.name,
         effort=setting.effort,
@@ -219,6 +236,7 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
     record = Recorder(on_event)
     record("prompt", model=setting.label, system=SYSTEM_PROMPT, text=prompt)
     trial = _Trial(setting, limits, record)
+    trial.server = server_name(spec)
     stderr_tail: list[str] = []
     # Only ANTHROPIC_BASE_URL points Claude elsewhere: --base-url is the OpenAI-compatible server's.
     base_url = os.environ.get("ANTHROPIC_BASE_URL") or None
@@ -245,7 +263,8 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
             if trial.hit_limit is None:
                 tail = "; ".join(stderr_tail[-3:])
                 record("error", where="infra", message=message, stderr=tail)
-                raise AgentInfraError(message + (f" ({tail})" if tail and not trial.api_error else "")) from exc
+                error = ModelAPIError if trial.api_error else AgentInfraError
+                raise error(message + (f" ({tail})" if tail and not trial.api_error else "")) from exc
         finally:
             await _close(client)
     finally:
@@ -259,7 +278,8 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
     record("final", **claim.to_json(), hit_limit=trial.hit_limit, tool_calls=trial.tool_calls,
            tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
     return AgentRun(claim=claim, tool_calls=trial.tool_calls, tokens_in=tokens_in, tokens_out=tokens_out,
-                    cost_usd=cost, hit_limit=trial.hit_limit, model=setting.label)
+                    cost_usd=cost, hit_limit=trial.hit_limit, model=setting.label,
+                    stop_reason=stop_reason(trial.hit_limit, claim))
 
 
 def _keep_tail(lines: list[str], line: str) -> None:
@@ -301,7 +321,7 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
     interrupted = False
     async for message in client.receive_response():
         if isinstance(message, SystemMessage) and message.subtype == "init":
-            _check_server_started(message.data)
+            _check_server_started(message.data, trial.server)
         elif isinstance(message, AssistantMessage):
             if message.message_id and message.usage:
                 if message.message_id not in trial.usage_by_message:
@@ -317,7 +337,7 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
                 elif isinstance(block, ThinkingBlock):
                     record("assistant", thinking=block.thinking)
                 elif isinstance(block, ToolUseBlock):
-                    short = block.name.removeprefix(TOOL_PREFIX)
+                    short = block.name.removeprefix(trial.prefix)
                     trial.tool_names[block.id] = short
                     if block.name == STRUCTURED_OUTPUT_TOOL:
                         record("assistant", structured_output=block.input)
@@ -343,7 +363,7 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
                     detail = message.result or ", ".join(message.errors or []) or message.subtype
                     what = f"API error {status}" if status else f"the Claude CLI ended with {message.subtype}"
                     trial.api_error = f"{what}: {detail}"
-                    raise AgentInfraError(trial.api_error)
+                    raise (ModelAPIError if status else AgentInfraError)(trial.api_error)
             return
         if trial.stop.is_set() and not interrupted:
             interrupted = True
@@ -351,9 +371,9 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
             await client.interrupt()
 
 
-def _check_server_started(data: dict) -> None:
+def _check_server_started(data: dict, name: str = SERVER_NAME) -> None:
     for server in data.get("mcp_servers") or []:
-        if server.get("name") == SERVER_NAME and server.get("status") != "connected":
+        if server.get("name") == name and server.get("status") != "connected":
             raise AgentInfraError(f"tool server did not start: status {server.get('status')}")
 
 

@@ -2,9 +2,11 @@
 
 The driver starts the trial's MCP server with the mcp SDK's stdio client, offers its tools as functions, and runs
 the conversation: each tool call the model makes goes to the server and its result back to the model, until the
-model stops calling tools. Then one more request, with no tools and the answer constrained to FINAL_SCHEMA by the
-provider's structured-output option, gives the final answer. Same limits as Claude: the call past the tool-call
-limit is not made, and the time limit cancels everything; either way the trial is unreported."""
+model stops calling tools. Then one more request gives the final answer: no tool call asked for, the answer
+constrained to FINAL_SCHEMA by the provider's structured-output option, the tools still offered so that the request
+shares the turns' prefix (and the server's prompt cache). Same limits as Claude: the call past the tool-call limit is
+not made, and the time limit cancels everything; either way the trial is unreported. A reply that writes a tool call
+as text ends the turns too (recorded as that), unless Limits.nudge_text_calls tells the model once."""
 
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..tasks import Claim
-from .base import AgentInfraError, AgentRun, Limits, ModelSetting, Recorder, with_retries
+from .base import AgentInfraError, AgentRun, Limits, ModelAPIError, ModelSetting, Recorder, stop_reason, with_retries
+from .context import truncation
 from .prompt import FINAL_REQUEST, FINAL_SCHEMA, SYSTEM_PROMPT, claim_from_output
 from .provider import Provider, Reply, ToolCall  # noqa: F401  (Reply and ToolCall: the loop's vocabulary)
 
@@ -49,14 +52,15 @@ def result_text(result: Any) -> str:
     return "\n".join(parts)
 
 
-def make_provider(setting: ModelSetting, base_url: Optional[str]) -> Provider:
+def make_provider(setting: ModelSetting, base_url: Optional[str], limits: Limits) -> Provider:
     if setting.provider == "ollama":
         from .ollama import OllamaProvider
 
-        return OllamaProvider(setting)
+        size = limits.prompt_size
+        return OllamaProvider(setting, limits.request_timeout, num_ctx=None if size is None else size.num_ctx)
     from .openai_compat import OpenAIProvider
 
-    return OpenAIProvider(setting, base_url)
+    return OpenAIProvider(setting, base_url, limits.request_timeout)
 
 
 class _ServerGone(Exception):
@@ -67,8 +71,10 @@ async def run_loop(setting: ModelSetting, prompt: str, spec: Any, limits: Limits
                    base_url: Optional[str] = None) -> AgentRun:
     record = Recorder(on_event)
     record("prompt", model=setting.label, system=SYSTEM_PROMPT, text=prompt)
-    provider = make_provider(setting, base_url)
-    state = _State()
+    provider = make_provider(setting, base_url, limits)
+    # Ollama's prompt_eval_count leaves out what its cache held, so only an OpenAI-compatible server's count (the
+    # whole prompt, cached or not) tells a cut prompt; Ollama is given a num_ctx that holds it instead.
+    state = _State(prompt_size=limits.prompt_size if setting.provider == "openai" else None)
     Path(workdir).mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="loop-", dir=workdir))
     try:
@@ -85,10 +91,12 @@ async def run_loop(setting: ModelSetting, prompt: str, spec: Any, limits: Limits
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     claim = state.claim if state.hit_limit is None else Claim()
-    record("final", **claim.to_json(), hit_limit=state.hit_limit, tool_calls=state.tool_calls,
+    why = stop_reason(state.hit_limit, claim, text_call=state.text_call is not None)
+    record("final", **claim.to_json(), hit_limit=state.hit_limit, stop_reason=why, tool_calls=state.tool_calls,
            tokens_in=state.tokens_in, tokens_out=state.tokens_out, cost_usd=None)
     return AgentRun(claim=claim, tool_calls=state.tool_calls, tokens_in=state.tokens_in,
-                    tokens_out=state.tokens_out, cost_usd=None, hit_limit=state.hit_limit, model=setting.label)
+                    tokens_out=state.tokens_out, cost_usd=None, hit_limit=state.hit_limit, model=setting.label,
+                    stop_reason=why, stop_text=state.text_call, nudged=state.nudged)
 
 
 @dataclass
@@ -98,13 +106,23 @@ class _State:
     tokens_out: int = 0
     hit_limit: Optional[str] = None
     claim: Claim = field(default_factory=Claim)
+    prompt_size: Any = None  # context.PromptSize: a reply that read fewer prompt tokens than its floor was cut
+    text_call: Optional[str] = None  # the text of the reply that ended the turns by writing a tool call as prose
+    nudged: bool = False  # told once that a call written as text is not a call
 
     def add(self, reply: Reply, record: Recorder, seconds: float) -> None:
-        """Counts a reply's tokens, and records the reply's arrival: the transcript's model step (its tokens, and
-        how long the model took, retries included), before what the reply said."""
+        """Counts a reply's tokens, and records the reply's arrival: the transcript's model step (its tokens, what
+        of its prompt the server's cache held, and how long the model took, retries included), before what the
+        reply said. A reply to a prompt the server cut ends the trial as an infra_error."""
         self.tokens_in += reply.tokens_in
         self.tokens_out += reply.tokens_out
-        record("model", tokens={"input": reply.tokens_in, "output": reply.tokens_out}, seconds=round(seconds, 3))
+        tokens = {"input": reply.tokens_in, "output": reply.tokens_out}
+        if reply.cached is not None:
+            tokens["cached"] = reply.cached
+        record("model", tokens=tokens, seconds=round(seconds, 3))
+        cut = truncation(self.prompt_size, reply.tokens_in)
+        if cut is not None:
+            raise ModelAPIError(cut)
 
 
 async def _converse(provider: Provider, prompt: str, spec: Any, limits: Limits, record: Recorder, state: _State,
@@ -128,7 +146,7 @@ async def _converse(provider: Provider, prompt: str, spec: Any, limits: Limits, 
                 if messages is not None:
                     # The tools are done with: the final answer is asked for while the server shuts down (which
                     # takes the built-in server about a second), not after.
-                    final = asyncio.ensure_future(_final_answer(provider, messages, record, state))
+                    final = asyncio.ensure_future(_final_answer(provider, messages, functions, record, state))
         except BaseException as exc:  # noqa: BLE001 - sorted out below, everything else re-raised as it was
             if final is not None:
                 final.cancel()
@@ -192,6 +210,18 @@ async def _turns(provider: Provider, prompt: str, functions: list[dict], mcp: An
                    **({"thinking": reply.thinking} if reply.thinking else {}))
         messages.append(reply.message)
         if not reply.tool_calls:
+            written = written_tool_call(reply.text, functions)
+            if written is None:
+                break
+            record("text_tool_call", tool=written, text=reply.text)
+            if limits.nudge_text_calls and not state.nudged:
+                # Once, and said in the transcript and the record: a model that wrote a call as prose is told the
+                # call did not happen, and may make it.
+                state.nudged = True
+                record("nudge", text=NUDGE)
+                messages.append({"role": "user", "content": NUDGE})
+                continue
+            state.text_call = reply.text
             break
         for call in reply.tool_calls:
             record("tool_call", id=call.id, tool=call.name, arguments=call.arguments)
@@ -222,15 +252,48 @@ async def _turns(provider: Provider, prompt: str, functions: list[dict], mcp: An
     return messages
 
 
-async def _final_answer(provider: Provider, messages: list[dict], record: Recorder, state: _State) -> None:
+async def _final_answer(provider: Provider, messages: list[dict], functions: list[dict], record: Recorder,
+                        state: _State) -> None:
+    """The final answer, asked with the same tools as every turn before it: templates that put the tools in the
+    system block (Qwen's, Llama's) then render the same prefix, so the server's prompt cache holds it, where a
+    request without them shared ~200 tokens with the cache and evicted the tool list for the next trial. The
+    provider asks for no tool call (tool_choice none) and the answer in FINAL_SCHEMA."""
     messages = messages + [{"role": "user", "content": FINAL_REQUEST}]
     asked = time.monotonic()
-    reply = await with_retries(lambda: provider.final(messages, FINAL_SCHEMA), provider.label, record)
+    reply = await with_retries(lambda: provider.final(messages, FINAL_SCHEMA, functions), provider.label, record)
     state.add(reply, record, time.monotonic() - asked)
     record("assistant", structured_output=reply.text)
     state.claim = claim_from_output(reply.text)
     if state.claim.status is None:
         record("error", where="final", message="the final answer does not match the schema; no claim")
+
+
+#: What a model that wrote a tool call as text is told, once, under --nudge-text-calls.
+NUDGE = ("That was text, not a tool call: no tool ran. To use a tool, call it through the tool-calling interface. "
+         "If you are finished, say so and stop calling tools.")
+
+
+def written_tool_call(text: str, functions: list[dict]) -> Optional[str]:
+    """The tool a reply's text names as a call it did not make (`{"name": "app_version", "arguments": {...}}` in
+    prose, a code fence or <tool_call> tags: what a small model writes when its template's call syntax slips), or
+    None. Only an object naming one of the offered tools counts: JSON about anything else is the model's answer."""
+    if not text or "{" not in text:
+        return None
+    names = {f.get("function", {}).get("name") for f in functions}
+    decoder = json.JSONDecoder()
+    at = text.find("{")
+    while at != -1:
+        try:
+            value, _ = decoder.raw_decode(text, at)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            function = value.get("function")  # OpenAI's own shape, {"function": {"name": ...}}, written out
+            name = value.get("name") or (function.get("name") if isinstance(function, dict) else None)
+            if name in names:
+                return name
+        at = text.find("{", at + 1)
+    return None
 
 
 def _is_transport_loss(exc: Exception) -> bool:

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .base import AgentInfraError, ModelSetting, RetryableAPIError, tls_context
+from .base import REQUEST_TIMEOUT_S, ModelAPIError, ModelSetting, RetryableAPIError, tls_context
 from .provider import Reply, ToolCall
-
-REQUEST_TIMEOUT_S = 300.0  # one generation; the trial's own time limit cancels sooner when it runs out
 
 
 class OllamaProvider:
-    def __init__(self, setting: ModelSetting):
+    def __init__(self, setting: ModelSetting, request_timeout: float = REQUEST_TIMEOUT_S,
+                 num_ctx: Optional[int] = None):
         import ollama
 
         from . import ollama_host
@@ -21,9 +20,13 @@ class OllamaProvider:
         host = ollama_host()
         self.setting = setting
         self.label = f"{setting.label} at {host}"
-        self._client = ollama.AsyncClient(host=host, timeout=REQUEST_TIMEOUT_S, verify=tls_context())
+        # One generation's bound (--request-timeout); the trial's own time limit cancels sooner when it runs out.
+        self._client = ollama.AsyncClient(host=host, timeout=request_timeout, verify=tls_context())
         self._functions: Optional[list[dict]] = None
         self._tools: list[Any] = []
+        # The context the request asks for (context.PromptSize.num_ctx): Ollama's default cuts a long prompt's head,
+        # the system prompt and the tools, without a word.
+        self._options = {"num_ctx": num_ctx} if num_ctx else None
 
     async def chat(self, messages: list[dict], tools: list[dict]) -> Reply:
         return await self._call(messages=messages, tools=self._typed(tools))
@@ -37,8 +40,9 @@ class OllamaProvider:
             self._functions, self._tools = functions, [ollama.Tool.model_validate(f) for f in functions]
         return self._tools
 
-    async def final(self, messages: list[dict], schema: dict) -> Reply:
-        return await self._call(messages=messages, format=schema)
+    async def final(self, messages: list[dict], schema: dict, tools: list[dict]) -> Reply:
+        # The same tools as the turns before: the prompt's prefix, and so the server's cache, stays the same.
+        return await self._call(messages=messages, format=schema, tools=self._typed(tools))
 
     def tool_message(self, call: ToolCall, text: str) -> dict:
         return {"role": "tool", "content": text, "tool_name": call.name}
@@ -53,12 +57,14 @@ class OllamaProvider:
 
         if self.setting.effort:
             kwargs["think"] = self.setting.effort
+        if self._options:
+            kwargs["options"] = self._options
         try:
             response = await self._client.chat(model=self.setting.name, stream=False, **kwargs)
         except ollama.ResponseError as exc:
             if exc.status_code in (-1, 408, 429) or exc.status_code >= 500:
                 raise RetryableAPIError(f"HTTP {exc.status_code}: {exc.error}") from exc
-            raise AgentInfraError(f"{self.label}: HTTP {exc.status_code}: {exc.error}") from exc
+            raise ModelAPIError(f"{self.label}: HTTP {exc.status_code}: {exc.error}") from exc
         except (ConnectionError, httpx.TransportError) as exc:
             raise RetryableAPIError(f"{type(exc).__name__}: {exc}") from exc
         except ValueError as exc:  # a body that is not Ollama's JSON (pydantic's ValidationError is one too)
@@ -71,4 +77,4 @@ class OllamaProvider:
             assistant["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in calls]
         return Reply(text=message.content or "", tool_calls=calls, thinking=message.thinking or "",
                      tokens_in=response.prompt_eval_count or 0, tokens_out=response.eval_count or 0,
-                     message=assistant)
+                     message=assistant, finish_reason=getattr(response, "done_reason", None))

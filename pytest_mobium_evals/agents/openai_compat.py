@@ -9,15 +9,14 @@ import json
 import os
 from typing import Any, Optional
 
-from .base import AgentInfraError, ModelSetting, RetryableAPIError, tls_context
+from .base import REQUEST_TIMEOUT_S, AgentInfraError, ModelAPIError, ModelSetting, RetryableAPIError, tls_context
 from .provider import Reply, ToolCall
 
-REQUEST_TIMEOUT_S = 300.0
 PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the client insists on one
 
 
 class OpenAIProvider:
-    def __init__(self, setting: ModelSetting, base_url: Optional[str]):
+    def __init__(self, setting: ModelSetting, base_url: Optional[str], request_timeout: float = REQUEST_TIMEOUT_S):
         import openai
 
         from . import openai_base_url
@@ -29,13 +28,15 @@ class OpenAIProvider:
         self.label = f"{setting.label} at {url}"
         self._client = openai.AsyncOpenAI(
             base_url=url, api_key=os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY, max_retries=0,
-            timeout=REQUEST_TIMEOUT_S, http_client=openai.DefaultAsyncHttpxClient(verify=tls_context()))
+            timeout=request_timeout, http_client=openai.DefaultAsyncHttpxClient(verify=tls_context()))
 
     async def chat(self, messages: list[dict], tools: list[dict]) -> Reply:
         return await self._call(messages=messages, tools=tools)
 
-    async def final(self, messages: list[dict], schema: dict) -> Reply:
-        return await self._call(messages=messages, response_format={
+    async def final(self, messages: list[dict], schema: dict, tools: list[dict]) -> Reply:
+        # The same tools as the turns before, so the rendered prompt keeps their prefix (and the server's cache
+        # holds it); tool_choice none: the answer, not a call.
+        return await self._call(messages=messages, tools=tools, tool_choice="none", response_format={
             "type": "json_schema", "json_schema": {"name": "final_answer", "schema": schema, "strict": True}})
 
     def tool_message(self, call: ToolCall, text: str) -> dict:
@@ -65,7 +66,12 @@ class OpenAIProvider:
         except openai.APIStatusError as exc:
             if exc.status_code in (408, 409, 429) or exc.status_code >= 500:
                 raise RetryableAPIError(f"HTTP {exc.status_code}: {exc.message}") from exc
-            raise AgentInfraError(f"{self.label}: HTTP {exc.status_code}: {exc.message}") from exc
+            if "context" in str(exc.message).lower():
+                # llama.cpp's exceed_context_size_error, vLLM's "maximum context length": the prompt does not fit.
+                raise ModelAPIError(f"{self.label}: the server refused the prompt as longer than its context "
+                                      f"(HTTP {exc.status_code}: {exc.message}); serve the model with a larger "
+                                      f"context, or offer fewer tools (--tools, --surface)") from exc
+            raise ModelAPIError(f"{self.label}: HTTP {exc.status_code}: {exc.message}") from exc
         if not response.choices:
             raise RetryableAPIError("the response has no choices")
         message = response.choices[0].message
@@ -88,4 +94,18 @@ class OpenAIProvider:
         return Reply(text=message.content or "", tool_calls=calls,
                      thinking=getattr(message, "reasoning_content", None) or "",
                      tokens_in=getattr(usage, "prompt_tokens", 0) or 0,
-                     tokens_out=getattr(usage, "completion_tokens", 0) or 0, message=assistant)
+                     tokens_out=getattr(usage, "completion_tokens", 0) or 0, message=assistant,
+                     cached=cached_tokens(response), finish_reason=response.choices[0].finish_reason)
+
+
+def cached_tokens(response: Any) -> Optional[int]:
+    """The prompt tokens the server's cache held: OpenAI's usage.prompt_tokens_details.cached_tokens, else
+    llama.cpp's own timings.cache_n (its usage.prompt_tokens is the whole prompt, cached or not); None when the
+    server says neither."""
+    details = getattr(getattr(response, "usage", None), "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None)
+    if isinstance(cached, int):
+        return cached
+    timings = (getattr(response, "model_extra", None) or {}).get("timings")
+    cached = timings.get("cache_n") if isinstance(timings, dict) else None
+    return cached if isinstance(cached, int) else None

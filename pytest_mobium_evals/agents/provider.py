@@ -4,7 +4,7 @@ calls. Its own module so that the providers and the loop that drives them depend
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Optional, Protocol
 
 
 @dataclass
@@ -22,6 +22,8 @@ class Reply:
     tokens_out: int = 0
     thinking: str = ""
     message: dict = field(default_factory=dict)  # the assistant message to append, in the provider's shape
+    cached: Optional[int] = None  # prompt tokens the server's cache held (not read again), when it says
+    finish_reason: Optional[str] = None  # why the model stopped writing, as the server says it
 
 
 class Provider(Protocol):
@@ -29,6 +31,6 @@ class Provider(Protocol):
 
     async def chat(self, messages: list[dict], tools: list[dict]) -> Reply: ...
 
-    async def final(self, messages: list[dict], schema: dict) -> Reply: ...
+    async def final(self, messages: list[dict], schema: dict, tools: list[dict]) -> Reply: ...
 
     def tool_message(self, call: ToolCall, text: str) -> dict: ...

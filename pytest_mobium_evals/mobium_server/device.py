@@ -14,6 +14,7 @@ import adbutils
 from ..adb_shell import shell_bytes
 from .errors import MobiumError
 from .snapshot import Snapshot, parse_dump
+from .uia2_link import Uia2Link, installed
 
 DUMP_PATH = "/data/local/tmp/mobium-dump.xml"
 _REGION = re.compile(r"touchable region=SkRegion\(\((\d+),(\d+),(\d+),(\d+)\)\)")
@@ -28,6 +29,9 @@ class AdbLink:
         self.client = adbutils.AdbClient(host=host, port=port)
         self.dev = self.client.device(serial)
         self.dumps = 0                      # how many screen reads this link made (benchmarks count them)
+        # Appium's UiAutomator2 server on the device, when it is installed there (None: not looked for yet; False:
+        # not installed, so reads are `uiautomator dump`s)
+        self.uia2: Uia2Link | bool | None = None
 
     # --- plumbing ------------------------------------------------------------------------------------------------
     def shell(self, cmd: str | list[str], timeout: float = 30) -> str:
@@ -63,11 +67,18 @@ class AdbLink:
 
     # --- the screen --------------------------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
-        out = self.shell(f"dumpsys input_method; uiautomator dump {DUMP_PATH}; cat {DUMP_PATH}")
+        """One read of the screen: through the device's UiAutomator2 server when it is installed (Mobium's default
+        driver; a read there is not a dump's second), else `uiautomator dump`; with the IME state either way."""
+        if self.uia2 is None:
+            self.uia2 = Uia2Link(self.client, self.serial) if installed(self.shell) else False
+        if self.uia2:
+            out = self.shell("dumpsys input_method") + "\n" + self.uia2.source()
+        else:
+            out = self.shell(f"dumpsys input_method; uiautomator dump {DUMP_PATH}; cat {DUMP_PATH}")
         self.dumps += 1
         cut = out.find("<?xml")
         if cut < 0:
-            raise MobiumError("device_server", "uiautomator dump returned no hierarchy: " + out.strip()[-300:],
+            raise MobiumError("device_server", "the screen read returned no hierarchy: " + out.strip()[-300:],
                               "try again; if it keeps failing, the device's UiAutomation may be held by another "
                               "client", retryable=True)
         head = out[:cut]

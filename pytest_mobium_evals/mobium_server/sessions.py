@@ -6,7 +6,7 @@ from typing import Any
 
 from .errors import MobiumError, invalid
 from .snapshot import Snapshot
-from .tool_state import NATIVE, DeviceState, Result
+from .tool_state import NATIVE, DeviceState, Result, without_nulls
 
 
 class SessionTools:
@@ -107,6 +107,9 @@ class SessionTools:
         steps = args.get("steps")
         if not isinstance(steps, list) or not steps:
             raise invalid('steps must be a non-empty list of {"name": tool, "arguments": {...}}')
+        # A step's null arguments are absent too, as they are in a call of their own (tools.without_nulls).
+        steps = [{**step, "arguments": without_nulls(step["arguments"])}
+                 if isinstance(step, dict) and isinstance(step.get("arguments"), dict) else step for step in steps]
         if len(steps) > 100:
             raise invalid(f"a batch takes at most 100 steps, got {len(steps)}")
         for i, step in enumerate(steps, 1):

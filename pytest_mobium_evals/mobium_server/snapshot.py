@@ -269,7 +269,8 @@ def parse_dump(xml: str, *, keyboard: Optional[Bounds] = None, foreground: str =
     def walk(el: ET.Element, parent: Optional[UiNode], path: str, frames: tuple[str, ...],
              webview: Optional[UiNode]) -> None:
         nonlocal width, height
-        for i, child in enumerate(el.findall("node")):
+        # `uiautomator dump` names every element `node`; the UiAutomator2 server names each by its class
+        for i, child in enumerate(c for c in el if c.tag == "node" or "class" in c.attrib):
             a = child.attrib
             m = _BOUNDS.match(a.get("bounds", ""))
             bounds = tuple(int(v) for v in m.groups()) if m else (0, 0, 0, 0)

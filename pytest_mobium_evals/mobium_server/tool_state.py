@@ -78,3 +78,15 @@ class DeviceState:
     # settings (namespace, key) a tool changed for the session -> the value before ("" when it was unset), put back
     # when the session ends or the server exits
     put_back: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+def without_nulls(arguments: Optional[dict]) -> dict:
+    """A call's arguments with every JSON null left out: null is an argument not given, as it is to Mobium.
+
+    Mobium decodes a call's arguments into a Go `map[string]interface{}` (internal/agent/server.go, CallTool) and
+    reads each one by type assertion (internal/agent/handlers.go: `boolArg` is `v, _ := args[key].(bool)`, app_fill's
+    text `args["text"].(string)`). A JSON null decodes to nil, and nil fails the assertion exactly as a key that is
+    not there does (a Go map answers nil for a missing key): the tool sees the zero value and takes its default, or
+    names the argument as missing when it is required. Small models send null for every optional parameter they do
+    not use; refusing that ("device must be a string, got NoneType") failed calls Mobium answers."""
+    return {key: value for key, value in (arguments or {}).items() if value is not None}

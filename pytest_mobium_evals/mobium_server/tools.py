@@ -39,7 +39,7 @@ from .sessions import SessionTools
 from .shapes import article
 from .snapshot import Snapshot
 from .system_ui import SystemUiTools
-from .tool_state import NATIVE, DeviceState, RefEntry, Result
+from .tool_state import NATIVE, DeviceState, RefEntry, Result, without_nulls
 from .waiting import WaitingTools
 from .webview_eval import WebViewEvalTools
 from .webview_storage import WebViewStorageTools
@@ -71,7 +71,7 @@ class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, Syst
 
     def call(self, name: str, arguments: Optional[dict] = None) -> Result:
         with self.lock:
-            return self._call(name, dict(arguments or {}))
+            return self._call(name, without_nulls(arguments))
 
     def _call(self, name: str, args: dict) -> Result:
         spec = self.tools.get(name)

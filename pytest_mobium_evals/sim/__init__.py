@@ -22,17 +22,25 @@ class SimServer:
     """Running virtual devices and their ADB server. Use as a context manager, or call `close()`."""
 
     def __init__(self, devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int | None = None,
-                 host: str = "127.0.0.1", fault: str | None = None, pace: str = "fast"):
+                 host: str = "127.0.0.1", fault: str | None = None, pace: str = "fast", console: bool = False):
         if not isinstance(devices, int) or devices < 1 or devices > 64:
             raise ValueError(f"devices must be a number from 1 to 64, got {devices!r}")
         if not clock_speed > 0:
             raise ValueError(f"clock_speed must be > 0, got {clock_speed!r}")
         self.pace = pace_named(pace)
         self._devices: dict[str, VirtualDevice] = {}
+        self._consoles: list = []
+        bound = _console_sockets(devices) if console else []
         for i in range(devices):
-            serial = f"emulator-{5554 + 2 * i}"
+            # With a console, the serial is its port's, as an emulator's is (the first free pair from 5554 up).
+            serial = f"emulator-{bound[i][0] if bound else 5554 + 2 * i}"
             self._devices[serial] = VirtualDevice(serial, clock=Clock(clock_speed), transport_id=i + 1,
                                                   seed=None if seed is None else seed + i, pace=self.pace)
+        if bound:
+            from .console import EmulatorConsole
+
+            self._consoles = [EmulatorConsole(device, sock)
+                              for device, (_port, sock) in zip(self._devices.values(), bound)]
         # The plan is read before any device starts: a bad spec is one line, and nothing is left running.
         self.faults = FaultPlan.from_spec(fault)
         self._server = AdbServer(self._devices, port=port, host=host, faults=self.faults)
@@ -61,6 +69,8 @@ class SimServer:
         return f"{self.host}:{self.port}"
 
     def close(self) -> None:
+        for console in self._consoles:
+            console.close()
         self._server.close()
 
     def __enter__(self) -> "SimServer":
@@ -73,12 +83,31 @@ class SimServer:
         return f"SimServer(port={self.port}, serials={self.serials})"
 
 
+def _console_sockets(count: int) -> list:
+    """`count` emulator console ports, each bound: [(port, socket)]. Raises OSError when the host has no free pair
+    left in the emulator's range."""
+    from .console import free_console_port
+
+    found, start = [], 5554
+    for _ in range(count):
+        pair = free_console_port(start)
+        if pair is None:
+            for _port, sock in found:
+                sock.close()
+            raise OSError("no free emulator console port from 5554 to 5682")
+        found.append(pair)
+        start = pair[0] + 2
+    return found
+
+
 def start(devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int | None = None,
-          fault: str | None = None, pace: str | None = None) -> SimServer:
+          fault: str | None = None, pace: str | None = None, console: bool = False) -> SimServer:
     """Starts `devices` virtual devices behind an ADB server on 127.0.0.1:`port` (0 = any free port). `fault` is a
     fault spec (sim/faults.py): the devices then misbehave on purpose, for testing the harness; without one, the
     spec in MOBIUM_EVALS_SIM_FAULT, if set (how a test reaches the device a pytest run starts itself). `pace` is
-    how long commands take (sim/pace.py): `fast` (default) or `emulator`; without one, MOBIUM_EVALS_SIM_PACE's."""
+    how long commands take (sim/pace.py): `fast` (default) or `emulator`; without one, MOBIUM_EVALS_SIM_PACE's.
+    `console`: each device serves an emulator console (sim/console.py) on 127.0.0.1, and its serial names that
+    port as an emulator's does (emulator-5554, or the next free pair): what `adb emu` reaches."""
     import os
 
     from .faults import ENV
@@ -87,4 +116,5 @@ def start(devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int |
         fault = os.environ.get(ENV) or None
     if pace is None:
         pace = os.environ.get(PACE_ENV) or "fast"
-    return SimServer(devices=devices, port=port, clock_speed=clock_speed, seed=seed, fault=fault, pace=pace)
+    return SimServer(devices=devices, port=port, clock_speed=clock_speed, seed=seed, fault=fault, pace=pace,
+                     console=console)

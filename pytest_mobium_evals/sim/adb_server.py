@@ -464,14 +464,19 @@ class AdbServer:
                 conn.sock.sendall(out.merged())
                 if shell.follow is not None:
                     self._follow_logcat(conn, device, shell.follow, lambda data: data)
+                elif shell.hold is not None:
+                    conn.sock.sendall(self._hold(conn, shell.hold).encode())
             return
         if req.startswith("exec:"):
             # raw, no PTY: the bytes exactly as written (binary-safe), stdout and stderr on one stream as v1
             conn.okay()
             cmd = req[len("exec:"):]
             stdin = self._raw_stdin(conn, _argv(cmd))
-            out, _ = Shell(device).run(cmd, stdin=stdin)
+            shell = Shell(device)
+            out, _ = shell.run(cmd, stdin=stdin)
             conn.sock.sendall(out.merged())
+            if shell.hold is not None:  # `adb exec-out screenrecord …`: open until it ends
+                conn.sock.sendall(self._hold(conn, shell.hold).encode())
             return
         if req.startswith(("abb_exec:", "abb:")):
             # Android Binder Bridge: `cmd SERVICE ARGS…` without a shell, the arguments NUL-separated. abb_exec is
@@ -552,6 +557,18 @@ class AdbServer:
             for i in range(0, len(data), 0xFFFF):
                 piece = data[i:i + 0xFFFF]
                 packets.append(struct.pack("<BI", stream, len(piece)) + piece)
+        if shell.hold is not None:
+            # a command that runs on (am instrument -w): what it printed so far, then the rest once it ends
+            conn.sock.sendall(b"".join(packets))
+            ending = self._hold(conn, shell.hold).encode()
+            if pty:
+                ending = ending.replace(b"\n", b"\r\n")
+            try:
+                conn.sock.sendall((struct.pack("<BI", 1, len(ending)) + ending if ending else b"")
+                                  + struct.pack("<BIB", 3, 1, status))
+            except OSError:
+                pass  # the client hung up: that is what ended it
+            return
         if shell.follow is not None:
             conn.sock.sendall(b"".join(packets))
             nl = b"\r\n" if pty else b"\n"
@@ -560,6 +577,23 @@ class AdbServer:
             return
         packets.append(struct.pack("<BIB", 3, 1, status))
         conn.sock.sendall(b"".join(packets))
+
+    def _hold(self, conn: Conn, hold) -> str:
+        """Keeps a shell open while its command runs on; the command ends when the client hangs up (its stdin
+        closing is not hanging up) or the server closes. Returns what the command prints last."""
+        conn.sock.settimeout(None)
+
+        def hung_up(timeout: float) -> bool:
+            if self._closed.is_set():
+                return True
+            readable, _, _ = select.select([conn.sock], [], [], timeout)
+            if not readable:
+                return False
+            try:
+                return not conn.sock.recv(4096)
+            except OSError:
+                return True
+        return hold.wait(hung_up)
 
     def _follow_logcat(self, conn: Conn, device: "VirtualDevice", follow: tuple, frame) -> None:
         """Streams new log lines until the client hangs up (or the server closes). Each poll also lets the device's

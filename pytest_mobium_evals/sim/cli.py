@@ -28,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how long device commands take: fast (at once) or emulator (as an Android 15 "
                              "emulator: a uiautomator dump 1.5 s, a swipe its duration); default fast, or "
                              "$MOBIUM_EVALS_SIM_PACE")
+    parser.add_argument("--console", action="store_true",
+                        help="serve each device's emulator console on 127.0.0.1 (what `adb emu` reaches), its "
+                             "serial naming the port as an emulator's does: the first free pair from 5554")
 
 
 def _refuse(message: str) -> int:
@@ -45,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         return _refuse(f"--clock-speed must be > 0, got {args.clock_speed}")
     try:
         server = start(devices=args.devices, port=args.port, clock_speed=args.clock_speed, seed=args.seed,
-                       fault=args.fault, pace=args.pace)
+                       fault=args.fault, pace=args.pace, console=args.console)
     except FaultSpecError as exc:
         return _refuse(f"--fault: {exc}")
     except PaceError as exc:

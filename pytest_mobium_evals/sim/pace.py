@@ -36,6 +36,7 @@ class Pace:
     force_stop: float = 0.0
     pm_clear: float = 0.0
     settings_put: float = 0.0
+    uia2_read: float = 0.0       # the UiAutomator2 server's page source or find on a still screen (its own snapshot)
 
     @property
     def paced(self) -> bool:
@@ -44,7 +45,8 @@ class Pace:
 
 FAST = Pace("fast")
 EMULATOR = Pace("emulator", dump=1.0, dump_moving=1.5, screencap=0.13, tap=0.1, text_per_char=0.02,
-                swipe_blocks=True, am_start=0.15, force_stop=0.2, pm_clear=0.6, settings_put=0.1)
+                swipe_blocks=True, am_start=0.15, force_stop=0.2, pm_clear=0.6, settings_put=0.1,
+                uia2_read=0.15)
 PACES = {p.name: p for p in (FAST, EMULATOR)}
 # The window a moving screen is told apart in: what changes within it is motion (Mobium's settle uses the same).
 STILL_WINDOW_S = 0.1

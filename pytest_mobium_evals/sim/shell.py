@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from typing import Callable
+from typing import Any, Callable
 
 from .commands import COMMANDS
 from .commands.base import SH, Ctx, ShellExit
@@ -354,6 +354,9 @@ class Shell:
         self.cwd = "/"
         # set by a streaming command (logcat without -d): (predicate, format, last seq, header printed)
         self.follow: tuple | None = None
+        # set by a command that runs on after it returns (`am instrument -w`): an object whose wait(hung_up) blocks
+        # until it ends or the client hangs up, and returns what it prints last
+        self.hold: Any = None
         self.env = {"PATH": "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:"
                             "/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin",
                     "HOME": "/", "USER": "shell", "SHELL": SH, "EXTERNAL_STORAGE": "/sdcard",
@@ -364,6 +367,7 @@ class Shell:
         """Runs a command line; returns its ordered output and exit status. Never raises for bad input."""
         out = Output()
         self.follow = None
+        self.hold = None
         with self.device.lock:
             self.device.run_due()
             try:

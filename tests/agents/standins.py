@@ -7,6 +7,7 @@ trajectory, a list of steps:
     Fail(529, times=2)                                # the next request(s) at this point get an HTTP error
     Fail(200, body=b"{not json")                      # ... or a malformed answer; stall_s=: after a silence
     Do(callable)                                      # run something (kill the tool server) before the next reply
+    Text("```json {...} ```")                         # the model writes text and calls nothing (a call as prose)
 
 A request's place in the trajectory is the number of assistant turns already in its messages, so a retried request
 (same messages) gets the same step, and the reply never depends on timing. Every request body is kept in
@@ -19,6 +20,7 @@ first stop calling tools (a plain text reply), then answer the driver's constrai
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sys
 import threading
@@ -60,12 +62,19 @@ class Do:
     action: Callable[[], None]
 
 
-Step = Union[Call, Answer, Fail, Do]
+@dataclass
+class Text:
+    """A reply of text alone, finish_reason "stop": what a small model does when it writes a tool call as prose."""
+
+    content: str
+
+
+Step = Union[Call, Answer, Fail, Do, Text]
 
 
 @dataclass
 class _Turn:
-    reply: Union[Call, Answer, None]
+    reply: Union[Call, Answer, Text, None]
     fails: list = field(default_factory=list)
     actions: list = field(default_factory=list)
     failed: int = 0  # how many requests at this turn got an error so far
@@ -190,7 +199,7 @@ class ScriptedEndpoint:
         raise NotImplementedError
 
     # -- shared machinery
-    def _next(self, assistant_turns: int) -> tuple[Optional[Fail], Union[Call, Answer, None]]:
+    def _next(self, assistant_turns: int) -> tuple[Optional[Fail], Union[Call, Answer, Text, None]]:
         """The step for a request that already has `assistant_turns` assistant messages: an error to return
         instead, or the reply (None once the trajectory is over)."""
         with self._lock:
@@ -300,9 +309,11 @@ class AnthropicStandin(ScriptedEndpoint):
 
 
 class OllamaStandin(ScriptedEndpoint):
-    """POST /api/chat (non-streaming), GET /api/version and /api/tags (the pulled models: `.models`)."""
+    """POST /api/chat (non-streaming), GET /api/version and /api/tags (the pulled models: `.models`), POST
+    /api/show (the model's own context length: `.context_length`, in model_info as Ollama gives it)."""
 
     models = ["qwen2.5:7b", "llama3.2:latest"]
+    context_length = 32768
 
     def _get(self, handler):
         if handler.path.startswith("/api/version"):
@@ -312,6 +323,14 @@ class OllamaStandin(ScriptedEndpoint):
         return self._send_json(handler, 404, {"error": "not found"})
 
     def _post(self, handler, body):
+        if handler.path == "/api/show":
+            # The shape of Ollama's answer for a qwen2 model (model_info keys are `<architecture>.<key>`).
+            return self._send_json(handler, 200, {
+                "modelfile": "", "parameters": "", "template": "{{ .System }}",
+                "details": {"family": "qwen2", "parameter_size": "7.6B", "quantization_level": "Q4_K_M"},
+                "model_info": {"general.architecture": "qwen2", "qwen2.block_count": 28,
+                               "qwen2.context_length": self.context_length},
+                "capabilities": ["completion", "tools"]})
         if handler.path != "/api/chat":
             return self._send_json(handler, 404, {"error": "not found"})
         messages = body.get("messages", [])
@@ -325,6 +344,8 @@ class OllamaStandin(ScriptedEndpoint):
             if isinstance(reply, Call):
                 message = {"role": "assistant", "content": "",
                            "tool_calls": [{"function": {"name": reply.tool, "arguments": reply.arguments}}]}
+            elif isinstance(reply, Text):
+                message = {"role": "assistant", "content": reply.content}
             else:
                 message = {"role": "assistant", "content": "I have finished."}
         self._send_json(handler, 200, {
@@ -366,6 +387,8 @@ class OpenAIStandin(ScriptedEndpoint):
                     "id": "call_" + uuid.uuid4().hex[:12], "type": "function",
                     "function": {"name": reply.tool, "arguments": json.dumps(reply.arguments)}}]}
                 finish = "tool_calls"
+            elif isinstance(reply, Text):
+                message = {"role": "assistant", "content": reply.content}
             else:
                 message = {"role": "assistant", "content": "I have finished."}
         self._send_json(handler, 200, {
@@ -374,3 +397,112 @@ class OpenAIStandin(ScriptedEndpoint):
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {"prompt_tokens": TOKENS_IN, "completion_tokens": TOKENS_OUT,
                       "total_tokens": TOKENS_IN + TOKENS_OUT}})
+
+
+class LlamaCppStandin(OpenAIStandin):
+    """llama.cpp's `llama-server` as an OpenAI-compatible server, its answers shaped as its README and its answers
+    quoted in public code show them (not recorded from a real model): POST /v1/chat/completions (non-streaming,
+    with llama.cpp's `timings` and usage.prompt_tokens_details), GET /v1/models (`.models`), and the server's own
+    endpoints beside /v1: GET /health, POST /apply-template (the request rendered with a Qwen-style ChatML
+    template, the tools in the system block), POST /tokenize, GET /props (`default_generation_settings.n_ctx`).
+
+    Its tokenizer is a stand-in's: a token per 4 characters of the rendered prompt. One slot with a prompt cache, as
+    llama-server's: the tokens a request shares with the previous one from the start are `cache_n`, the rest
+    `prompt_n` (read again). `.n_ctx` is the slot's context; a prompt over it is refused with llama.cpp's 400
+    (`.overflow = "refuse"`) or cut as older servers did, the prompt read as half the context ("truncate").
+    `.tokenizer = False` leaves out /tokenize, /apply-template and /props (a server with no such endpoints).
+    Its base URL is `.url + "/v1"`; the scripted trajectory is replayed as OpenAIStandin's."""
+
+    CHARS_PER_TOKEN = 4
+    n_ctx = 65536
+    overflow = "refuse"
+    tokenizer = True
+
+    def __init__(self, trajectory: list[Step] = ()):
+        self._slot = ""  # the last prompt the slot evaluated (its cache)
+        super().__init__(trajectory)
+
+    def _get(self, handler):
+        if handler.path.startswith("/v1/models"):
+            return super()._get(handler)
+        if handler.path == "/health":
+            return self._send_json(handler, 200, {"status": "ok"})
+        if handler.path == "/props" and self.tokenizer:
+            return self._send_json(handler, 200, {
+                "default_generation_settings": {"id": 0, "n_ctx": self.n_ctx, "params": {"n_predict": -1}},
+                "total_slots": 1, "model_path": "/models/standin.gguf", "build_info": "b0-standin"})
+        return self._send_json(handler, 404, {"error": {"code": 404, "message": "File Not Found",
+                                                        "type": "not_found_error"}})
+
+    @classmethod
+    def render(cls, messages: list, tools: Optional[list] = None) -> str:
+        """The prompt as a Qwen2.5-style template renders it: the tools inside the system block, then the turns."""
+        out = []
+        system = next((m.get("content") or "" for m in messages if m.get("role") == "system"), "")
+        if tools:
+            system += "\n\n# Tools\n\n<tools>\n" + "\n".join(json.dumps(t) for t in tools) + "\n</tools>"
+        out.append(f"<|im_start|>system\n{system}<|im_end|>\n")
+        for m in messages:
+            role = m.get("role")
+            if role == "system":
+                continue
+            if role == "tool":
+                out.append(f"<|im_start|>user\n<tool_response>\n{m.get('content')}\n</tool_response><|im_end|>\n")
+                continue
+            text = m.get("content") or ""
+            for call in m.get("tool_calls") or []:
+                text += "\n<tool_call>\n" + json.dumps(call.get("function")) + "\n</tool_call>"
+            out.append(f"<|im_start|>{role}\n{text}<|im_end|>\n")
+        return "".join(out) + "<|im_start|>assistant\n"
+
+    @classmethod
+    def count(cls, text: str) -> int:
+        return -(-len(text) // cls.CHARS_PER_TOKEN)
+
+    def _post(self, handler, body):
+        if handler.path == "/tokenize" and self.tokenizer:
+            return self._send_json(handler, 200, {"tokens": list(range(self.count(body.get("content") or "")))})
+        if handler.path == "/apply-template" and self.tokenizer:
+            return self._send_json(handler, 200, {"prompt": self.render(body.get("messages") or [],
+                                                                        body.get("tools"))})
+        if handler.path != "/v1/chat/completions":
+            return self._send_json(handler, 404, {"error": {"code": 404, "message": "File Not Found",
+                                                            "type": "not_found_error"}})
+        messages = body.get("messages", [])
+        prompt = self.render(messages, body.get("tools"))
+        total = self.count(prompt)
+        if total > self.n_ctx and self.overflow == "refuse":
+            return self._send_json(handler, 400, {"error": {
+                "code": 400, "message": "the request exceeds the available context size, try increasing it",
+                "type": "exceed_context_size_error", "n_prompt_tokens": total, "n_ctx": self.n_ctx}})
+        finish = "stop"
+        if body.get("response_format"):
+            answer = self.final_answer()
+            message = {"role": "assistant", "content": json.dumps(answer.to_json() if answer else {})}
+        else:
+            fail, reply = self._next(_count_role(messages, "assistant"))
+            if fail is not None:
+                return self._send_fail(handler, fail, {"error": {
+                    "message": f"scripted failure {fail.status}", "type": "server_error"}})
+            if isinstance(reply, Call):
+                message = {"role": "assistant", "content": None, "tool_calls": [{
+                    "id": "call_" + uuid.uuid4().hex[:12], "type": "function",
+                    "function": {"name": reply.tool, "arguments": json.dumps(reply.arguments)}}]}
+                finish = "tool_calls"
+            elif isinstance(reply, Text):
+                message = {"role": "assistant", "content": reply.content}
+            else:
+                message = {"role": "assistant", "content": "I have finished."}
+        with self._lock:
+            shared = len(os.path.commonprefix([self._slot, prompt])) // self.CHARS_PER_TOKEN
+            self._slot = prompt
+        read = total if total <= self.n_ctx else self.n_ctx // 2  # an older server's cut: half the context kept
+        cached = min(shared, read - 1)  # the slot evaluates at least the last token again
+        self._send_json(handler, 200, {
+            "choices": [{"finish_reason": finish, "index": 0, "message": message}],
+            "created": int(time.time()), "model": body.get("model", ""), "system_fingerprint": "b0-standin",
+            "object": "chat.completion", "id": "chatcmpl-" + uuid.uuid4().hex[:12],
+            "usage": {"completion_tokens": TOKENS_OUT, "prompt_tokens": read, "total_tokens": read + TOKENS_OUT,
+                      "prompt_tokens_details": {"cached_tokens": cached}},
+            "timings": {"cache_n": cached, "prompt_n": read - cached, "prompt_ms": 1.0,
+                        "predicted_n": TOKENS_OUT, "predicted_ms": 1.0}})

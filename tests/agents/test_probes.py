@@ -116,3 +116,27 @@ def test_context_leak_probe_holds(capsys):
     assert leak.main([]) == 0
     out = capsys.readouterr().out
     assert "CLAUDE.md rule  absent" in out and "CLAUDE.md rule  LEAKED" in out
+
+
+def test_local_model_probe_checks_the_server_and_reads_a_trials_cache_figures(tmp_path):
+    """probes/local_model.py's own parts: the up-check against llama.cpp's stand-in and a closed port, and one
+    trial's figures from its transcript's model steps (the whole probe runs three real trials: see the README)."""
+    from standins import LlamaCppStandin
+
+    local_model = load_probe("local_model")
+    with LlamaCppStandin() as server:
+        problem, models, said = local_model.up_check(server.base_url)
+    assert problem is None and models == LlamaCppStandin.models and "health ok" in said and "65,536" in said
+    problem, _, _ = local_model.up_check(server.base_url)  # closed now
+    assert "does not answer" in problem
+    folder = tmp_path / "trials" / "t22-agent-m-r0"
+    folder.mkdir(parents=True)
+    (folder / "verdict.json").write_text(json.dumps({"task": "t22", "verdict": "pass", "stop_reason": "final_answer",
+                                                     "tool_calls": 1, "timings": {"total_s": 9.5}}))
+    steps = [{"kind": "model", "tokens": {"input": 18000, "output": 9, "cached": 17990}, "seconds": 2.0},
+             {"kind": "tool_call", "tool": "app_devices"},
+             {"kind": "model", "tokens": {"input": 18100, "output": 30, "cached": 18000}, "seconds": 4.0}]
+    (folder / "transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in steps))
+    figures = local_model.trial_figures(folder)
+    assert (figures["first"], figures["reused"], figures["reread"], figures["read"]) == (18000, 35990, 110, 36100)
+    assert (figures["turns"], figures["per_turn_s"], figures["stop"]) == (2, 3.0, "final_answer")

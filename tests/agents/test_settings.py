@@ -149,6 +149,25 @@ def test_claude_options_isolate_the_cli(tmp_path):
     assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
 
 
+def test_claude_registers_another_server_under_its_own_name(tmp_path):
+    """--tool-server: the CLI names the server for what it is, so its tools reach the model as
+    mcp__mobile-mcp__<tool>, not as Mobium's; the limit hook counts that server's calls."""
+    from pytest_mobium_evals.toolserver import ToolServerSpec
+
+    spec = ToolServerSpec.external("npx -y @mobilenext/mobile-mcp@1.0.4", "emulator-5554")
+    options = claude.build_options(parse_models("haiku:low")[0], spec, claude.Limits(), tmp_path / "h",
+                                   tmp_path / "c", None)
+    assert options.allowed_tools == ["mcp__mobile-mcp"] and list(options.mcp_servers) == ["mobile-mcp"]
+    trial = claude._Trial(parse_models("haiku:low")[0], claude.Limits(max_tool_calls=1), lambda *a, **k: None)
+    trial.server = claude.server_name(spec)
+    import asyncio
+
+    assert asyncio.run(trial.pre_tool_use({"tool_name": "mcp__mobile-mcp__mobile_list_apps"}, None, None)) == {}
+    denied = asyncio.run(trial.pre_tool_use({"tool_name": "mcp__mobile-mcp__mobile_list_apps"}, None, None))
+    assert denied["hookSpecificOutput"]["permissionDecision"] == "deny" and trial.tool_calls == 1
+    assert asyncio.run(trial.pre_tool_use({"tool_name": "mcp__mobium__app_map"}, None, None)) == {}
+
+
 @pytest.mark.parametrize("value, status", [
     ({"status": "done", "answer": "42", "reason": "r"}, "done"),
     ('{"status": "cannot", "answer": null, "reason": "r"}', "cannot"),

@@ -40,6 +40,7 @@ class Cli:
     def __init__(self, env: dict[str, str], serial: str, pace: Optional[Callable[[str], None]] = None):
         self.env, self.serial = env, serial
         self._pace = pace
+        self.uia2 = False  # whether the device has the UiAutomator2 server installed (conftest's UIA2_SERVER)
 
     def pace(self, name: str) -> None:
         """From here on the device takes `name`'s time per command (sim/pace.py)."""

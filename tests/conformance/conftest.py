@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 from conformance_cli import Cli
@@ -18,6 +19,18 @@ CLOCK_SPEED = 1.0
 # How long each device command takes (sim/pace.py). A check whose loops are counted in an emulator's reads (so many
 # looks, not so many seconds) sets PACE = "emulator", with the clock at 1: its looks then span what they span there.
 PACE = "fast"
+# MOBIUM_EVALS_CONFORMANCE_UIA2=1 installs Appium's UiAutomator2 server on each check's device (the APKs Mobium pins,
+# from npm's appium-uiautomator2-server@10.6.6 in .clients/), so the built-in server reads the screen through it as
+# Mobium's default driver does, instead of `uiautomator dump`; `cli.uia2` says whether it did. With
+# MOBIUM_EVALS_CONFORMANCE_PACE=emulator every check runs at the emulator's pace (the README's figures).
+UIA2_SERVER = os.environ.get("MOBIUM_EVALS_CONFORMANCE_UIA2") == "1"
+UIA2_APKS = ("appium-uiautomator2-server-v10.6.6.apk", "appium-uiautomator2-server-debug-androidTest.apk")
+
+
+def uia2_apks() -> list[bytes] | None:
+    folder = Path(os.environ.get("MOBIUM_EVALS_CLIENTS") or Path(__file__).resolve().parents[2] / ".clients")
+    paths = [folder / "node_modules" / "appium-uiautomator2-server" / "apks" / name for name in UIA2_APKS]
+    return [p.read_bytes() for p in paths] if all(p.is_file() for p in paths) else None
 
 
 @pytest.fixture(scope="module")
@@ -25,10 +38,15 @@ def mobium(request):
     from pytest_mobium_evals import sim
     home = tempfile.mkdtemp(prefix="mbh")   # short: it holds the daemon's Unix socket
     with sim.start(devices=1, clock_speed=getattr(request.module, "CLOCK_SPEED", CLOCK_SPEED),
-                   pace=getattr(request.module, "PACE", PACE)) as server:
+                   pace=os.environ.get("MOBIUM_EVALS_CONFORMANCE_PACE") or getattr(request.module, "PACE", PACE)
+                   ) as server:
         env = {**os.environ, "ANDROID_ADB_SERVER_PORT": str(server.port), "MOBIUM_HOME": home,
                "MOBIUM_SESSION": "ck", "MOBIUM_EVALS_PYTHON": sys.executable}
         cli = Cli(env, server.serials[0], pace=lambda name: setattr(server.device(), "pace", sim.PACES[name]))
+        apks = uia2_apks() if getattr(request.module, "UIA2_SERVER", UIA2_SERVER) else None
+        for apk in apks or ():
+            server.device().install_apk(apk, grant_runtime=True)  # as Mobium installs it: adb install -r -g
+        cli.uia2 = apks is not None
         try:
             yield cli
         finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
 
@@ -94,3 +95,46 @@ def test_spec_constructors():
     assert b.command[-5:] == ["mcp", "--device", "emulator-5554", "--adb", "127.0.0.1:5037"]
     assert ToolServerSpec.mobium("/opt/mobium", "emulator-5556").command == ["/opt/mobium", "mcp", "--device",
                                                                               "emulator-5556"]
+
+
+def test_mobium_passes_a_driver_and_the_users_variables():
+    spec = ToolServerSpec.mobium("/opt/mobium", "emulator-5556", "10.0.0.2", 5099, driver="uiautomator",
+                                 env={"MOBIUM_DRIVER_ADB": "/opt/drv", "ANDROID_ADB_SERVER_PORT": "6000"})
+    assert spec.command == ["/opt/mobium", "mcp", "--device", "emulator-5556", "--driver", "uiautomator"]
+    assert spec.env["MOBIUM_DRIVER_ADB"] == "/opt/drv" and spec.env["ANDROID_ADB_SERVER_ADDRESS"] == "10.0.0.2"
+    # The user's own variable wins over the one the harness derives: they named it on purpose.
+    assert spec.env["ANDROID_ADB_SERVER_PORT"] == "6000"
+
+
+@pytest.mark.parametrize("command, name", [
+    ("npx -y @mobilenext/mobile-mcp@1.0.4", "mobile-mcp"),
+    ("node /repo/.clients/node_modules/@mobilenext/mobile-mcp/lib/index.js", "mobile-mcp"),
+    ("/usr/local/bin/mobium mcp --device {serial}", "mobium"),
+    ("python3 -m my_tools.server --adb {adb}", "my_tools-server"),
+    ("env DEBUG=1 node ./srv.js", "srv"),
+    ("uvx mcp-android", "mcp-android"),
+])
+def test_an_external_server_is_named_for_what_it_runs(command, name):
+    assert ToolServerSpec.external(command, "emulator-5554").name == name
+
+
+def test_an_external_server_gets_the_device_in_placeholders_and_adbs_variables():
+    spec = ToolServerSpec.external("srv --serial {serial} --adb {adb} --host {adb_host} --port={adb_port} '{{x}}'",
+                                   "emulator-5556", "10.0.0.2", 5099)
+    assert spec.command == ["srv", "--serial", "emulator-5556", "--adb", "10.0.0.2:5099", "--host", "10.0.0.2",
+                            "--port=5099", "{x}"]
+    assert spec.env["ANDROID_SERIAL"] == "emulator-5556" and spec.env["ANDROID_ADB_SERVER_PORT"] == "5099"
+    assert spec.env["ADB_SERVER_SOCKET"] == "tcp:10.0.0.2:5099"
+
+
+@pytest.mark.parametrize("command, problem", [
+    ("", "no command"),
+    ("srv 'unclosed", "No closing quotation"),
+    ("srv --device {device}", "unknown placeholder {device}"),
+    ("srv {", "a literal brace"),
+])
+def test_a_bad_tool_server_command_says_what_is_wrong(command, problem):
+    from pytest_mobium_evals.toolserver import tool_server_words
+
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        tool_server_words(command)

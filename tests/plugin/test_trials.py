@@ -232,6 +232,15 @@ def test_options_are_checked_with_one_line(suite):
     result.stderr.fnmatch_lines(["ERROR: --device sim:0: a virtual device count must be at least 1"])
     result = run(suite, "--driver=agent", "--model=gpt5")
     result.stderr.fnmatch_lines(["ERROR: --model 'gpt5': unknown model*"])
+    result = run(suite, "--driver=agent", "--tool-server=srv --device {device}")
+    result.stderr.fnmatch_lines(["ERROR: --tool-server 'srv --device {device}': '{device}': unknown placeholder "
+                                 "{device} (known: {serial}, {adb_host}, {adb_port}, {adb})"])
+    result = run(suite, "--driver=agent", "--tool-server=srv", "--surface=baseline")
+    result.stderr.fnmatch_lines(["ERROR: --tool-server and --surface: *choose one"])
+    result = run(suite, "--driver=reference", "--mobium-driver=uiautomator")
+    result.stderr.fnmatch_lines(["ERROR: --mobium-driver and --mobium-env are passed to Mobium's binary*"])
+    result = run(suite, "--driver=reference", "--mobium=/bin/true", "--mobium-env=NOVALUE")
+    result.stderr.fnmatch_lines(["ERROR: --mobium-env NOVALUE: want NAME=VALUE"])
 
 
 def test_a_run_stopped_early_is_recorded_unfinished_and_resume_completes_it(suite):

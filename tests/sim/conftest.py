@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
-import time
 
 import pytest
 
@@ -16,7 +14,6 @@ from pytest_mobium_evals.sim.device import VirtualDevice  # noqa: E402
 from pytest_mobium_evals.sim.shell import Shell  # noqa: E402
 
 SOCKET_TIMEOUT = 10
-_tick = threading.Event()  # never set: wait(…) is a short pause between polls
 
 
 @pytest.fixture
@@ -63,15 +60,3 @@ def sim_server():
 def adb(sim_server):
     import adbutils
     return adbutils.AdbClient("127.0.0.1", sim_server.port, socket_timeout=SOCKET_TIMEOUT)
-
-
-def wait_for(predicate, timeout: float = 5.0, what: str = "condition"):
-    """Polls `predicate` until it returns something truthy; fails with `what` after `timeout` real seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        _tick.wait(0.005)

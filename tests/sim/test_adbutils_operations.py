@@ -11,8 +11,7 @@ import adbutils
 import pytest
 from apk_builder import build_apk, launcher_activity, manifest
 from PIL import ImageChops
-
-from conftest import wait_for
+from polling import wait_for
 
 SERIAL = "emulator-5554"
 MOBIUM = "dev.mobium.mobiumapp"

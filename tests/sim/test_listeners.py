@@ -7,9 +7,9 @@ import socket
 import threading
 
 import pytest
+from polling import wait_for
 from test_adb_protocol import connect, read_all, recv_exact, send, status
 
-from conftest import wait_for
 from pytest_mobium_evals.sim.listeners import ListenerError, normalize
 
 SERIAL = "emulator-5554"

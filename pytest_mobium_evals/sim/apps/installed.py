@@ -6,6 +6,7 @@ server the package stands for (an instrumentation runner) is started by `am inst
 from __future__ import annotations
 
 from ..views import Node
+from .appium_settings import BEHAVIOURS
 from .base import App
 
 
@@ -28,4 +29,5 @@ def activity_class(package: str, class_name: str, *, label: str, launcher: bool,
     attrs = {"package": package, "label": label, "activity": short, "launcher": launcher, "actions": actions,
              "permissions": permissions, "version_name": version_name, "version_code": version_code,
              "target_sdk": target_sdk, "__doc__": f"{class_name}, from an installed APK."}
-    return type(class_name.rsplit(".", 1)[-1].replace("$", "_"), (InstalledActivity,), attrs)
+    base = BEHAVIOURS.get((package, class_name), InstalledActivity)  # the few APKs whose code the device runs
+    return type(class_name.rsplit(".", 1)[-1].replace("$", "_"), (base,), attrs)

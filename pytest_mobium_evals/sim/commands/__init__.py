@@ -14,11 +14,13 @@ from . import (  # noqa: F401
     location,
     network,
     pm,
+    programs,
     services,
     settings,
     text,
     touchscreen,
     toybox,
+    u2_server,
     virtual,
 )
 from .base import COMMANDS, Ctx, ShellExit

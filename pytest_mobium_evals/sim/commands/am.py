@@ -8,6 +8,7 @@ import time
 from ..device import VirtualDevice, VirtualDeviceError
 from ..device.defaults import LAUNCHER_PACKAGE
 from ..pace import spend
+from ..uia2.instrumentation import instrument
 from .base import Ctx, command, java_exception
 
 AM_USAGE = """Activity manager (activity) commands:
@@ -227,10 +228,7 @@ def am(ctx: Ctx, args: list[str]) -> int:
                   f"{'night' if d.night_mode else 'notnight'}-420dpi-finger-keysexposed-nokeys-navhidden-nonav-v35")
         return 0
     if sub == "instrument":
-        ctx.errln("INSTRUMENTATION_FAILED: " + (rest[-1] if rest else ""))
-        ctx.errln("java.lang.SecurityException: Unable to find instrumentation info for: ComponentInfo{"
-                  + (rest[-1] if rest else "") + "}")
-        return 1
+        return instrument(ctx, rest)
     ctx.outln(f"Unknown command: {sub}")
     return 255
 

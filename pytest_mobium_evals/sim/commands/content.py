@@ -1,6 +1,8 @@
 """`content` on the virtual device: the contacts provider's raw_contacts and data tables, as a precondition adds a
-contact on a real device (a raw contact, then its name row), and a query of the aggregated contacts. Other providers
-are not there: an error naming the authority, as Android's shell prints for an unknown one."""
+contact on a real device (a raw contact, then its name row), and a query of the aggregated contacts; the settings
+provider (content://settings/system|secure|global: its name/value rows, the same tables `settings` reads and writes,
+so a user_rotation inserted there turns the screen as `settings put` does). Other providers are not there: an
+error naming the authority, as Android's shell prints for an unknown one."""
 
 from __future__ import annotations
 
@@ -27,6 +29,8 @@ def _binds(args: list[str]) -> tuple[str, dict[str, str]]:
                 binds[column] = value
             elif args[i] == "--where":
                 binds["\0where"] = args[i + 1]
+            else:
+                binds["\0projection"] = args[i + 1]
             i += 2
         else:
             i += 1
@@ -51,6 +55,8 @@ def _content(ctx: Ctx, args: list[str]) -> int:
         return 1
     authority, _, table = uri[len("content://"):].partition("/")
     table = table.split("?", 1)[0]  # caller_is_syncadapter and the like change nothing here
+    if authority == SETTINGS_AUTHORITY:
+        return _settings_provider(ctx, verb, table, binds)
     if authority != AUTHORITY:
         ctx.errln(f"Error while accessing provider:{authority}")
         ctx.errln(f"java.lang.IllegalArgumentException: Unknown authority {authority}")
@@ -98,3 +104,49 @@ def _content(ctx: Ctx, args: list[str]) -> int:
         return 0
     ctx.errln(f"java.lang.UnsupportedOperationException: {verb} {uri} is not supported on this device")
     return 1
+
+
+SETTINGS_AUTHORITY = "settings"
+SETTINGS_COLUMNS = ("_id", "name", "value")
+
+
+def _settings_provider(ctx: Ctx, verb: str, table: str, binds: dict[str, str]) -> int:
+    """SettingsProvider through `content`: a table per namespace with the columns _id, name and value. An insert
+    is a put (the bound name and value, whatever their declared types: the provider stores text); a query prints
+    `Row: N col=value, …` (Content's printing of a cursor), --projection picking columns; --where matches
+    name='KEY' (or "KEY"), the one selection callers use; a delete removes the row so selected."""
+    namespace, _, key_in_uri = table.partition("/")
+    if namespace not in ("system", "secure", "global"):
+        ctx.errln(f"java.lang.IllegalArgumentException: Invalid URI: content://settings/{table}")
+        return 1
+    rows = ctx.device.settings(namespace)
+    where = binds.get("\0where")
+    wanted = key_in_uri or None
+    if where is not None:
+        m = re.fullmatch(r"""\s*name\s*=\s*(['"])(.*)\1\s*""", where)
+        if m is None:
+            ctx.errln(f"java.lang.UnsupportedOperationException: --where {where!r} is not supported on this device")
+            return 1
+        wanted = m.group(2)
+    if verb == "insert":
+        name = binds.get("name")
+        if not name:
+            ctx.errln("java.lang.IllegalArgumentException: Name must not be empty")
+            return 1
+        rows[name] = binds.get("value", "")
+        if namespace == "global" and name == "airplane_mode_on":
+            ctx.device.airplane_setting_written()
+        return 0
+    if verb == "delete":
+        if wanted is not None:
+            rows.pop(wanted, None)
+        return 0
+    columns = [c for c in binds.get("\0projection", "").split(":") if c] or list(SETTINGS_COLUMNS)
+    found = [(n, key, value) for n, (key, value) in enumerate(rows.items(), start=1)
+             if wanted is None or key == wanted]
+    if not found:
+        ctx.outln("No result found.")
+    for row, (row_id, key, value) in enumerate(found):
+        cells = {"_id": str(row_id), "name": key, "value": value}
+        ctx.outln(f"Row: {row} " + ", ".join(f"{c}={cells.get(c, 'NULL')}" for c in columns))
+    return 0

@@ -193,9 +193,15 @@ def format_log(e, fmt: str) -> str:
     formats = fmt.split(",")
     fmt = next((f for f in formats if f not in ("epoch", "uid", "color", "printable", "usec", "UTC", "year",
                                                  "zone", "monotonic")), "threadtime")
-    stamp = time.strftime("%m-%d %H:%M:%S", time.gmtime(e.wall)) + f".{ms:03d}"
+    # Modifiers (AOSP logprint.cpp): year puts the year first, usec gives six digits of the second, zone adds the
+    # time zone's offset (the virtual device runs in UTC); epoch is seconds since 1970.
+    fraction = f".{int((e.wall % 1) * 1_000_000):06d}" if "usec" in formats else f".{ms:03d}"
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S" if "year" in formats else "%m-%d %H:%M:%S",
+                          time.gmtime(e.wall)) + fraction
     if "epoch" in formats:
-        stamp = f"{int(e.wall):>10}.{ms:03d}"
+        stamp = f"{int(e.wall):>10}{fraction}"
+    if "zone" in formats and "epoch" not in formats:
+        stamp += " +0000"
     if "uid" in formats and fmt == "threadtime":
         return f"{stamp} {e.uid:>5} {e.pid:>5} {e.tid:>5} {e.level} {e.tag:<8}: {e.message}"
     if fmt == "time":
@@ -230,6 +236,9 @@ def _ps(ctx: Ctx, args: list[str]) -> int:
         pkg = d.packages[proc.package]
         user = "system" if pkg.uid == 1000 else f"u0_a{pkg.uid - 10000}"
         rows.append((user, proc.pid, 392, proc.package))
+    native = getattr(d, "native_programs", None)  # what app_process and screenrecord started (programs.py)
+    for program in (native.running.values() if native is not None else ()):
+        rows.append(("shell", program.pid, 1, program.name))
     fields: list[tuple[str, str]] | None = None
     want: list[str] = []
     it = iter(args)

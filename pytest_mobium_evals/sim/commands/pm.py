@@ -18,7 +18,8 @@ def pm(ctx: Ctx, args: list[str]) -> int:
                   "  path [--user USER_ID] PACKAGE\n  list packages [-f] [-d] [-e] [-s] [-3] [-i] [-l] [-u] "
                   "[-U] [--show-versioncode] [FILTER]\n  clear [--user USER_ID] PACKAGE\n"
                   "  grant [--user USER_ID] PACKAGE PERMISSION\n  revoke [--user USER_ID] PACKAGE PERMISSION\n"
-                  "  reset-permissions [-p PACKAGE]\n  resolve-activity [--brief] INTENT")
+                  "  reset-permissions [-p PACKAGE]\n  resolve-activity [--brief] INTENT\n"
+                  "  query-activities [--brief] [--components] INTENT")
         return 0 if args else 255
     sub, rest = args[0], list(args[1:])
     if "--user" in rest:
@@ -65,6 +66,8 @@ def pm(ctx: Ctx, args: list[str]) -> int:
         return 0
     if sub == "resolve-activity":
         return _resolve_activity(ctx, rest)
+    if sub == "query-activities":
+        return _query_activities(ctx, rest)
     if sub == "dump":
         return dumpsys(ctx, ["package"] + rest)
     if sub in INSTALL_VERBS:
@@ -185,14 +188,62 @@ def _resolve_activity(ctx: Ctx, args: list[str]) -> int:
     if brief:
         ctx.outln(short or component)
         return 0
+    _activity_info(ctx, component, "")
+    return 0
+
+
+def _activity_info(ctx: Ctx, component: str, prefix: str) -> None:
+    """ResolveInfo's ActivityInfo block as `cmd package resolve-activity`/`query-activities` print it
+    (ActivityInfo.dump: the component's name and package, then its flags line)."""
+    d = ctx.device
     name, cls = component.split("/", 1)
-    pkg = d.packages.get(name)
-    ctx.outln("ActivityInfo:")
-    ctx.outln(f"  name={cls}")
-    ctx.outln(f"  packageName={name}")
-    ctx.outln("  enabled=true exported=true directBootAware=false")
-    ctx.outln(f"  taskAffinity={name} targetActivity=null persistableMode=PERSIST_ROOT_ONLY")
-    if pkg is not None:
-        ctx.outln(f"  processName={name}")
-        ctx.outln(f"  sourceDir={d.apk_path(name)}")
+    ctx.outln(f"{prefix}ActivityInfo:")
+    ctx.outln(f"{prefix}  name={cls}")
+    ctx.outln(f"{prefix}  packageName={name}")
+    ctx.outln(f"{prefix}  enabled=true exported=true directBootAware=false")
+    ctx.outln(f"{prefix}  taskAffinity={name} targetActivity=null persistableMode=PERSIST_ROOT_ONLY")
+    if name in d.packages:
+        ctx.outln(f"{prefix}  processName={name}")
+        ctx.outln(f"{prefix}  sourceDir={d.apk_path(name)}")
+
+
+LAUNCHER_CATEGORY = "android.intent.category.LAUNCHER"
+
+
+def _query_activities(ctx: Ctx, args: list[str]) -> int:
+    """Every activity that answers the intent (PackageManagerShellCommand.runQueryIntentActivities): a count line,
+    then each ResolveInfo under "Activity #N:" (with --brief, its component on one line; --components, only the
+    components). MAIN with LAUNCHER is what a launcher lists: each package's launcher activity."""
+    d = ctx.device
+    brief, components = "--brief" in args, "--components" in args
+    args = [a for a in args if a not in ("--brief", "--components")]
+    try:
+        intent, _ = parse_intent(args)
+    except UsageError as e:
+        return java_exception(ctx, "query-activities", "java.lang.IllegalArgumentException", str(e),
+                              "android.content.Intent.parseCommandArgs(Intent.java:11891)")
+    found: list[tuple[str, str]] = []
+    if intent.action == "android.intent.action.MAIN" and LAUNCHER_CATEGORY in intent.categories:
+        for pkg in d.packages.values():
+            if pkg.launcher_activity and (not intent.package or pkg.name == intent.package):
+                found.append((f"{pkg.name}/{pkg.launcher_activity}", pkg.short(pkg.launcher_activity)))
+    else:
+        component, short = resolve_intent(d, intent)
+        if component is not None:
+            found.append((component, short or component))
+    if not found:
+        ctx.outln("No activities found")
+        return 0
+    if components:
+        for component, _short in found:
+            ctx.outln(component)
+        return 0
+    ctx.outln(f"{len(found)} activities found:")
+    for n, (component, short) in enumerate(found):
+        ctx.outln(f"  Activity #{n}:")
+        if brief:
+            ctx.outln(f"    {short}")
+            continue
+        ctx.outln("    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false")
+        _activity_info(ctx, component, "    ")
     return 0

@@ -217,12 +217,30 @@ def _set_dnd(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+def _notification_listener(ctx: Ctx, allow: bool, args: list[str]) -> int:
+    """`cmd notification allow_listener|disallow_listener COMPONENT [user_id]`: the notification listeners the user
+    allowed live in Settings.Secure's enabled_notification_listeners, as full component names joined by ':'."""
+    if not args or "/" not in args[0]:
+        ctx.errln("Invalid listener - must be a ComponentName")
+        return 255
+    package, _, cls = args[0].partition("/")
+    component = f"{package}/{package + cls if cls.startswith('.') else cls}"
+    secure = ctx.device.settings("secure")
+    enabled = [c for c in secure.get("enabled_notification_listeners", "").split(":") if c and c != component]
+    if allow:
+        enabled.append(component)
+    secure["enabled_notification_listeners"] = ":".join(enabled)
+    return 0
+
+
 def _notification_cmd(ctx: Ctx, args: list[str]) -> int:
     """`cmd notification post [-t TITLE] [-S STYLE] [-v] TAG TEXT`: a notification from the shell user."""
     if not args or args[0] in ("help", "-h"):
         ctx.outln("usage: cmd notification SUBCMD [args]\n\nSUBCMDs:\n  allow_listener COMPONENT [user_id]\n"
                   "  post [--help | flags] TAG TEXT")
         return 0 if args else 255
+    if args[0] in ("allow_listener", "disallow_listener"):
+        return _notification_listener(ctx, args[0] == "allow_listener", args[1:])
     if args[0] != "post":
         ctx.outln(f"Unknown command: {args[0]}")
         return 255

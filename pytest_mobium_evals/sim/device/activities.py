@@ -262,6 +262,11 @@ class DeviceActivities:
                 pkg = self.packages[package]
                 self.log("ActivityManager", f"Killing {proc.pid}:{package}/u0a{pkg.uid - 10000} (adj 0): "
                          f"{reason} {package}", pid=self.system_pid)
+            for component in [c for c in self.running_services if c.split("/", 1)[0] == package]:
+                del self.running_services[component]
+            running = self.running_instrumentations.get(package)
+            if running is not None:
+                running.end("crashed")  # an instrumentation dies with its process, or with its test package
             nxt = self.current_activity()
             if nxt is not None and nxt is not current:
                 nxt.state = "RESUMED"

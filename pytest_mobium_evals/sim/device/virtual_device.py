@@ -118,6 +118,12 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceInstalls, DeviceNotifi
         self.location_mock = False
         self.test_providers: dict[str, bool] = {}      # provider -> enabled
         self.appops: dict[tuple[str, str], str] = {}   # (package, op) -> mode
+        # Instrumentations running (`am instrument`), by each package they involve: killing either ends the run.
+        self.running_instrumentations: dict[str, Any] = {}
+        # Started services (`dumpsys activity services`), by component (pkg/.Service): {"foreground", "created"}.
+        self.running_services: dict[str, dict] = {}
+        # Packages the user exempted from Doze (`dumpsys deviceidle whitelist +PKG`).
+        self.idle_whitelist: set[str] = set()
         # The sockets on-device servers listen on; ADB's tcp:/localabstract: services and forwards reach them.
         self.listeners = DeviceListeners(self.lock)
         self.listeners.add_provider(lambda: devtools_listeners(self))
@@ -153,6 +159,17 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceInstalls, DeviceNotifi
     def seed(self, value: int) -> None:
         """Reseed `device.random` (tests that need a specific run of the Busy Demo)."""
         self.random.seed(value)
+
+    # -- services ------------------------------------------------------------------------------------------------
+
+    def start_service(self, component: str, *, foreground: bool = False) -> None:
+        """Context.startService / startForegroundService: the service runs in its package's process until that
+        process is killed."""
+        with self.lock:
+            package = component.split("/", 1)[0]
+            self._ensure_process(package)
+            self.running_services.setdefault(component, {"created": self.now(), "foreground": foreground})
+            self.running_services[component]["foreground"] |= foreground
 
     # -- timers ----------------------------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from .services import (
     _audio,
     _battery,
     _connectivity,
+    _deviceidle,
     _display,
     _input,
     _input_method,
@@ -35,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SERVICES = ("activity", "audio", "battery", "display", "dropbox", "input", "input_method", "notification", "package",
             "power", "SurfaceFlinger", "window", "wifi", "connectivity", "alarm", "meminfo", "cpuinfo", "uimode",
-            "location")
+            "location", "deviceidle")
 
 
 def dumpsys(ctx: "Ctx", args: list[str]) -> int:
@@ -57,7 +58,7 @@ def dumpsys(ctx: "Ctx", args: list[str]) -> int:
         "power": _power, "display": _display, "battery": _battery, "notification": _notification,
         "input": _input, "SurfaceFlinger": _surfaceflinger, "audio": _audio, "wifi": _wifi,
         "uimode": _uimode, "meminfo": _meminfo, "connectivity": _connectivity, "location": _location,
-        "dropbox": _dropbox,
+        "dropbox": _dropbox, "deviceidle": _deviceidle,
     }.get(service)
     if fn is None:
         ctx.errln(f"Can't find service: {service}")

@@ -49,7 +49,9 @@ def _activity(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
         for proc in d.processes.values():
             ctx.outln(f"  *APP* UID {proc.uid} {_proc_record(d, proc.package)}")
             ctx.outln(f"    user #0 uid={proc.uid} gids={{50{proc.uid % 1000}, 20{proc.uid % 1000}, 9997}}")
-    elif what in ("broadcasts", "b", "services", "s", "providers", "prov", "intents", "i", "settings",
+    elif what in ("services", "s"):
+        _activity_services(ctx, d, args[1:])
+    elif what in ("broadcasts", "b", "providers", "prov", "intents", "i", "settings",
                   "permissions", "lmk", "lru", "starter", "containers", "service"):
         ctx.outln(f"ACTIVITY MANAGER {what.upper()} (dumpsys activity {what})")
         ctx.outln("  (nothing)")
@@ -57,6 +59,49 @@ def _activity(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
         ctx.outln(f"Bad activity command, or no activities match: {what}")
         ctx.outln("Use -h for help.")
     return 0
+
+
+def _ago(seconds: float) -> str:
+    """A duration as Android's TimeUtils.formatDuration prints one in the past: -1m2s345ms."""
+    ms = max(0, int(seconds * 1000))
+    minutes, ms = divmod(ms, 60000)
+    secs, ms = divmod(ms, 1000)
+    return "-" + (f"{minutes}m" if minutes else "") + (f"{secs}s" if secs or minutes else "") + f"{ms}ms"
+
+
+def _activity_services(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> None:
+    """`dumpsys activity services [PACKAGE|COMPONENT]`: each started service's ServiceRecord, as ActiveServices
+    dumps it (the lines a client reads: the record, its intent, package, process and `isForeground`)."""
+    wanted = [a for a in args if not a.startswith("-")]
+    ctx.outln("ACTIVITY MANAGER SERVICES (dumpsys activity services)")
+    shown = [(c, s) for c, s in d.running_services.items()
+             if not wanted or any(c.split("/", 1)[0] == w or c == w for w in wanted)]
+    if not shown:
+        ctx.outln("  (nothing)")
+        return
+    ctx.outln("  User 0 active services:")
+    now = d.now()
+    for component, service in shown:
+        package = component.split("/", 1)[0]
+        pkg = d.packages.get(package)
+        ctx.outln(f"  * ServiceRecord{{{stable_hash(component)} u0 {component} c:{package}}}")
+        ctx.outln(f"    intent={{cmp={component}}}")
+        ctx.outln(f"    packageName={package}")
+        ctx.outln(f"    processName={package}")
+        ctx.outln("    permission=null")
+        if pkg is not None:
+            ctx.outln(f"    baseDir={pkg.code_path}/base.apk")
+            ctx.outln(f"    dataDir=/data/user/0/{package}")
+            ctx.outln(f"    app={_proc_record(d, package)}")
+        ago = _ago(now - service["created"])
+        if service["foreground"]:
+            ctx.outln("    isForeground=true foregroundId=1 types=0x00000000 foregroundNoti=Notification("
+                      "channel=main_channel shortcut=null contentView=null vibrate=null sound=null defaults=0x0 "
+                      "flags=0x62 color=0x00000000 vis=PRIVATE)")
+        ctx.outln(f"    createTime={ago} startingBgTimeout=--")
+        ctx.outln(f"    lastActivity={ago} restartTime={ago} createdFromFg=true")
+        ctx.outln("    startRequested=true delayedStop=false stopIfKilled=false callStart=true lastStartId=1")
+        ctx.outln("")
 
 
 def focus_override(d: "VirtualDevice") -> str | None:

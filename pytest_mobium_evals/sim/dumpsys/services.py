@@ -281,3 +281,34 @@ def _meminfo(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     ctx.outln("Applications Memory Usage (in Kilobytes):")
     ctx.outln(f"Uptime: {int(d.now() * 1000)} Realtime: {int(d.now() * 1000)}")
     return 0
+
+
+def _deviceidle(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
+    """`dumpsys deviceidle whitelist [+PKG|-PKG]…`: the user's Doze exemptions (Appium exempts its helpers)."""
+    if not args or args[0] != "whitelist":
+        ctx.outln("  mLightEnabled=true  mDeepEnabled=true")
+        ctx.outln("  mForceIdle=false")
+        ctx.outln("  mState=ACTIVE mLightState=ACTIVE")
+        return 0
+    if len(args) == 1:
+        for package in sorted(d.idle_whitelist):
+            pkg = d.packages.get(package)
+            if pkg is not None:
+                ctx.outln(f"user,{package},{pkg.uid}")
+        return 0
+    for arg in args[1:]:
+        op, package = arg[:1], arg[1:]
+        if op not in "+-" or not package:
+            ctx.outln(f"Package must be prefixed with +, -, or =: {arg}")
+            return -1
+        if op == "+":
+            if package not in d.packages:
+                ctx.outln(f"Package not found: {package}")
+                continue
+            d.idle_whitelist.add(package)
+            ctx.outln(f"Added: {package}")
+        else:
+            if package in d.idle_whitelist:
+                d.idle_whitelist.discard(package)
+                ctx.outln(f"Removed: {package}")
+    return 0

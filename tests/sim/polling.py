@@ -1,0 +1,20 @@
+"""Waiting on the virtual device's state with a deadline: the one poller the virtual device's tests share."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+_tick = threading.Event()  # never set: wait(…) is a short pause between polls
+
+
+def wait_for(predicate, timeout: float = 5.0, what: str = "condition"):
+    """Polls `predicate` until it returns something truthy; fails with `what` after `timeout` real seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        _tick.wait(0.005)
