@@ -19,8 +19,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "judge": ("pytest_mobium_evals.judge", "regrade a run's answers with a local model through Ollama"),
     "verify": ("pytest_mobium_evals.verify", "run the regression tasks on two Mobium commits and compare"),
     "test": ("pytest_mobium_evals.testfile", "run a Mobium *.test.json file over the MCP tools"),
-    "plan": ("pytest_mobium_evals.paired", "the smallest difference a paired surface comparison detects at 80% "
-             "power, or the repeats it needs"),
+    "plan": ("pytest_mobium_evals.paired", "what held-out tasks and repeats decide with the exact paired test: "
+             "the smallest difference at 80% power, or the smallest held-out sets for a difference"),
     "surface": ("pytest_mobium_evals.surface_cli", "surface variants: check a variant file, capture a real "
                 "Mobium's surface, the before/after table of a run"),
     "hillclimb": ("pytest_mobium_evals.hillclimb.command", "propose surface variants from failed trials (gepa) and "

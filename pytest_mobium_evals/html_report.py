@@ -300,7 +300,7 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
 def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> str:
     """The summary for a run folder (runfolder.Run, complete or not), and the comparison with a baseline run."""
     from .reports import summarize_run
-    from .summary import agent_pairs, difference
+    from .summary import agent_pairs, by_split, difference
 
     summaries = summarize_run(run_)
     parts = [STYLE, '<div class="mv-story" id="mobium-evals-summary">', "<h3>The run</h3>"]
@@ -329,7 +329,8 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
         parts.append("<h3>Differences between settings</h3><p>Paired over the same tasks and seed; the interval "
                      "resamples tasks for both settings at once.</p>")
         parts.append(_table(["B vs A", "Difference in pass rate [95%]", "Reading"],
-                            [_difference_row(a.label, b.label, difference(a, b)) for a, b in pairs]))
+                            [_difference_row(x.label, y.label, difference(x, y)) for a, b in pairs
+                             for x, y in by_split(a, b)]))
     from .paired import section_html
 
     parts.append(section_html(run_))

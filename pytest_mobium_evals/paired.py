@@ -2,23 +2,101 @@
 Mobium PR can carry.
 
 Every variant ran the same tasks with the same seeds (so the same parameters) as baseline, so a task is its own
-control: the paired difference in pass rate, with a task-clustered paired bootstrap 95% interval
-(`intervals.paired_difference`); an exact sign test (McNemar's, exact) on the tasks whose pass rate moved; "clear"
-when the interval excludes 0; the tasks that flipped each way; and what a trial cost (tool calls, tokens, dollars),
-since a richer description can cost steps. Dev and held-out tasks are computed and shown apart, never merged: a
-variant is called better only on held out."""
+control. The call is an exact paired randomisation test over tasks: each task's difference in pass rate (its
+repeats averaged), and the share of the 2^n ways of flipping those differences' signs that give a total at least
+as far out as the one observed. "Clearly better" needs that one-sided p at most 2.5% (so two-sided 5%); by
+construction a variant no different from baseline is called clearly better at most 2.5% of the time, whatever the
+number of tasks or repeats (tests/surfaces/test_paired.py simulates it). With n tasks the smallest p there is is
+2^-n, so with 5 tasks or fewer nothing can be clear, and the call says so. Beside it, descriptively: the paired
+difference with a task-clustered bootstrap 95% interval (`intervals.paired_difference`), the tasks that moved each
+way, and what a trial cost (tool calls, tokens, dollars), since a richer description can cost steps. Dev and held-out
+tasks are computed and shown apart, never merged: a variant is called better only on held out."""
 
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, field
-from statistics import NormalDist
-from typing import Optional
+from fractions import Fraction
+from functools import lru_cache
+from typing import Optional, Sequence
 
 from .intervals import bootstrap_over_tasks, paired_difference
 from .split import SPLITS, split_of
 
 BASELINE = "baseline"
+LEVEL = 0.025  # one side's level: "clearly better" and "clearly worse" each at most this often by chance
+SPLIT_WORDS = {"dev": "dev", "held_out": "held-out"}
+
+
+# --- the exact paired randomisation test ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SignFlip:
+    """The exact sign-flip test of per-task differences: `better` is the share of the 2^n sign flips whose total is at
+    least the observed one, `worse` at most; `smallest` is 2^-n, the least either can be with n tasks."""
+
+    tasks: int
+    better: float
+    worse: float
+
+    @property
+    def smallest(self) -> float:
+        return 2.0 ** -self.tasks
+
+    @property
+    def decidable(self) -> bool:
+        """Whether any outcome over this many tasks could be clear at LEVEL."""
+        return self.smallest <= LEVEL
+
+    @property
+    def two_sided(self) -> float:
+        return min(1.0, 2 * min(self.better, self.worse))
+
+
+def min_tasks_to_decide(level: float = LEVEL) -> int:
+    """The fewest tasks with which the exact test can reach `level` on one side: 2^-n <= level."""
+    return math.ceil(math.log2(1 / level))
+
+
+@lru_cache(maxsize=4096)
+def _flip_counts(magnitudes: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The null distribution of sum(±m) over every sign flip of `magnitudes` (sorted non-negative integers): the
+    sums in order, how many flips give each, and the lowest sum. Counted exactly, one task at a time."""
+    counts = {0: 1}
+    for m in magnitudes:
+        nxt: dict[int, int] = {}
+        for total, ways in counts.items():
+            for signed in ((m, -m) if m else (0, 0)):
+                nxt[total + signed] = nxt.get(total + signed, 0) + ways
+        counts = nxt
+    sums = tuple(sorted(counts))
+    return sums, tuple(counts[x] for x in sums), sums[0]
+
+
+def sign_flip_test(differences: Sequence[Fraction | int]) -> Optional[SignFlip]:
+    """The exact test of per-task differences (exact fractions, such as a difference of two pass rates over repeats).
+    None without tasks."""
+    if not differences:
+        return None
+    if all(isinstance(d, int) for d in differences):
+        ints = list(differences)  # already on one scale (a simulation's counts): the test is the same
+    else:
+        fractions = [Fraction(d) for d in differences]
+        scale = math.lcm(*(f.denominator for f in fractions))
+        ints = [int(f * scale) for f in fractions]
+    observed = sum(ints)
+    sums, ways, _ = _flip_counts(tuple(sorted(abs(i) for i in ints)))
+    total = 2 ** len(ints)
+    at_least = sum(w for x, w in zip(sums, ways) if x >= observed)
+    at_most = sum(w for x, w in zip(sums, ways) if x <= observed)
+    return SignFlip(len(ints), at_least / total, at_most / total)
+
+
+def task_differences(base: dict[str, list[bool]], mine: dict[str, list[bool]]) -> list[Fraction]:
+    """Per task both sides ran: the variant's pass rate over its repeats minus baseline's, exactly."""
+    return [Fraction(sum(mine[t]), len(mine[t])) - Fraction(sum(base[t]), len(base[t]))
+            for t in sorted(set(base) & set(mine)) if base[t] and mine[t]]
 
 
 @dataclass
@@ -49,7 +127,7 @@ class Comparison:
     high: Optional[float]
     better: list[str] = field(default_factory=list)  # tasks whose pass rate rose
     worse: list[str] = field(default_factory=list)
-    sign_p: Optional[float] = None
+    test: Optional[SignFlip] = None  # the exact paired randomisation test over the tasks
     cost: SideCost = field(default_factory=SideCost)
     base_cost: SideCost = field(default_factory=SideCost)
     surface_hashes: list[str] = field(default_factory=list)
@@ -57,28 +135,26 @@ class Comparison:
 
     @property
     def clear(self) -> bool:
-        return self.low is not None and (self.low > 0 or self.high < 0)
+        """The exact test's call, one side at LEVEL; the bootstrap interval is description, never the call."""
+        return self.test is not None and (self.test.better <= LEVEL or self.test.worse <= LEVEL)
+
+    @property
+    def p(self) -> Optional[float]:
+        """The exact test's two-sided p."""
+        return None if self.test is None else self.test.two_sided
 
     @property
     def call(self) -> str:
         """The verdict in words: only held-out tasks may call a variant better or worse."""
-        if self.delta is None:
+        if self.delta is None or self.test is None:
             return "no common tasks"
+        if not self.test.decidable:
+            which = f"{SPLIT_WORDS[self.split]} " if self.split in SPLIT_WORDS else ""
+            return f"cannot be clear with {self.tasks} {which}task{'s' if self.tasks != 1 else ''}"
         if not self.clear:
             return "not clear"
-        direction = "better" if self.delta > 0 else "worse"
+        direction = "better" if self.test.better <= LEVEL else "worse"
         return f"{direction} on dev (tuning only)" if self.split == "dev" else f"clearly {direction}"
-
-
-def sign_test(up: int, down: int) -> Optional[float]:
-    """Two-sided exact sign test (McNemar's exact test) on the discordant tasks: P(at least this lopsided | no
-    effect). None when no task moved."""
-    n = up + down
-    if n == 0:
-        return None
-    k = min(up, down)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
-    return min(1.0, 2 * tail)
 
 
 def _outcomes(trials) -> dict[str, list[bool]]:
@@ -144,7 +220,7 @@ def compare_outcomes(model: str, variant: str, split: str, base: dict[str, list[
                       rate=rate.rate, rate_low=rate.low, rate_high=rate.high, base_rate=base_rate.rate,
                       delta=None if diff is None else diff.delta, low=None if diff is None else diff.low,
                       high=None if diff is None else diff.high, better=better, worse=worse,
-                      sign_p=sign_test(len(better), len(worse)))
+                      test=sign_flip_test(task_differences(base, mine)))
 
 
 def compare_trials(model: str, variant: str, split: str, base: list, mine: list) -> Comparison:
@@ -189,13 +265,13 @@ def table_markdown(comparisons: list[Comparison]) -> str:
     if not comparisons:
         return ""
     lines = ["| model | variant | split | tasks | baseline | variant (95% CI) | paired Δ pts (95% CI) | call | "
-             "sign p | better | worse | cost a trial (variant vs baseline) |",
+             "exact p | better | worse | cost a trial (variant vs baseline) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in comparisons:
         lines.append(
             f"| {c.model} | {c.variant} | {c.split} | {c.tasks} | {_pct(c.base_rate)} | {_pct(c.rate)} "
             f"({_pct(c.rate_low)}–{_pct(c.rate_high)}) | {_pts(c.delta)} ({_pts(c.low)} to {_pts(c.high)}) | "
-            f"{c.call} | {'–' if c.sign_p is None else f'{c.sign_p:.3g}'} | {_linked(c, c.better)} | "
+            f"{c.call} | {'–' if c.p is None else f'{c.p:.3g}'} | {_linked(c, c.better)} | "
             f"{_linked(c, c.worse)} | {c.cost.tool_calls:.1f} vs {c.base_cost.tool_calls:.1f} calls, "
             f"{c.cost.tokens:,.0f} vs {c.base_cost.tokens:,.0f} tokens, ${c.cost.cost_usd:.4f} vs "
             f"${c.base_cost.cost_usd:.4f} |")
@@ -212,12 +288,12 @@ def table_html(comparisons: list[Comparison]) -> str:
         cells = [c.model, c.variant, c.split, str(c.tasks), _pct(c.base_rate),
                  f"{_pct(c.rate)} ({_pct(c.rate_low)}–{_pct(c.rate_high)})",
                  f"{_pts(c.delta)} ({_pts(c.low)} to {_pts(c.high)})", c.call,
-                 "–" if c.sign_p is None else f"{c.sign_p:.3g}", ", ".join(c.better) or "–",
+                 "–" if c.p is None else f"{c.p:.3g}", ", ".join(c.better) or "–",
                  ", ".join(c.worse) or "–", f"{c.cost.tool_calls:.1f} vs {c.base_cost.tool_calls:.1f}",
                  ", ".join(c.surface_hashes)]
         rows.append("<tr>" + "".join(f"<td>{html.escape(x)}</td>" for x in cells) + "</tr>")
     head = ["model", "variant", "split", "tasks", "baseline", "variant (95% CI)", "paired Δ pts (95% CI)", "call",
-            "sign p", "better on", "worse on", "tool calls a trial", "surface seen (hash)"]
+            "exact p", "better on", "worse on", "tool calls a trial", "surface seen (hash)"]
     return ("<h2>Surface variants against baseline</h2><p>Dev tasks tune a variant; only held-out tasks call it "
             "better. The two are never merged.</p><table class=\"surface-table\"><tr>"
             + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>")
@@ -225,33 +301,84 @@ def table_html(comparisons: list[Comparison]) -> str:
 
 # --- planning -------------------------------------------------------------------------------------------------------
 
-Z_POWER = NormalDist().inv_cdf(0.80)
-Z_ALPHA = NormalDist().inv_cdf(0.975)
+POWER = 0.80
+PLAN_DRAWS = 400  # simulated runs a power figure rests on: its error is about ±2 points
+PLAN_SEED = 20261202  # fixed: the same question always prints the same plan
+PLAN_REPEATS = (1, 2, 3, 5)
+PLAN_MAX_TASKS = 80
 
 
-def detectable_difference(tasks: int, repeats: int, discordance: float) -> float:
-    """The smallest paired difference in pass rate a run detects at 80% power (two-sided 5%): each trial pair
-    differs by −1, 0 or +1, discordant with probability `discordance`, so a pair's variance is at most that rate.
-    It counts every trial pair as independent: where a task's repeats flip together (a fact the task needs, missing
-    every time) they count nearer to one, and the task-clustered interval of the run itself comes out wider."""
+def power(tasks: int, repeats: int, difference: float, discordance: float, draws: int = PLAN_DRAWS,
+          seed: int = PLAN_SEED) -> float:
+    """How often the exact test calls a variant clearly better when it truly is `difference` better: simulated, each
+    trial pair discordant with probability `discordance`, the discordant pairs leaning the variant's way by
+    `difference`. Every task shares the one effect and its repeats are independent; where a task's repeats fail
+    together the run has less to go on than this says."""
+    if tasks < 1 or repeats < 1 or not 0 < discordance <= 1 or not 0 < difference <= 1:
+        raise ValueError("tasks and repeats must be at least 1, the difference and discordance rates in (0, 1]")
+    if difference > discordance:
+        raise ValueError(f"a {100 * difference:.0f}-point difference needs at least that share of paired trials to "
+                         f"differ; the discordance is {100 * discordance:.1f}%")
+    if 2.0 ** -tasks > LEVEL:
+        return 0.0
+    up = (discordance + difference) / 2
+    either = discordance
+    rng = random.Random(seed)
+    hits = 0
+    for _ in range(draws):
+        moved = []
+        for _ in range(tasks):
+            k = 0
+            for _ in range(repeats):
+                u = rng.random()
+                k += 1 if u < up else -1 if u < either else 0
+            moved.append(k)  # the task's difference times its repeats: the same test
+        test = sign_flip_test(moved)
+        hits += test is not None and test.better <= LEVEL
+    return hits / draws
+
+
+def smallest_tasks(repeats: int, difference: float, discordance: float) -> Optional[int]:
+    """The fewest held-out tasks with which `repeats` a task call `difference` clear at 80% power (None: not
+    within PLAN_MAX_TASKS)."""
+    low, high = min_tasks_to_decide(), PLAN_MAX_TASKS
+    if power(high, repeats, difference, discordance) < POWER:
+        return None
+    while low < high:
+        mid = (low + high) // 2
+        if power(mid, repeats, difference, discordance) >= POWER:
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
+def detectable_difference(tasks: int, repeats: int, discordance: float) -> Optional[float]:
+    """The smallest difference, to the point, the exact test calls clear at 80% power over `tasks` x `repeats`; None
+    when none can be (too few tasks, or not even a difference as large as the discordance)."""
     if tasks < 1 or repeats < 1 or not 0 < discordance <= 1:
         raise ValueError("tasks and repeats must be at least 1, and the discordance a rate in (0, 1]")
-    return (Z_ALPHA + Z_POWER) * math.sqrt(discordance / (tasks * repeats))
+    top = math.floor(100 * discordance)
+    if top < 1 or power(tasks, repeats, top / 100, discordance) < POWER:
+        return None
+    low, high = 1, top
+    while low < high:
+        mid = (low + high) // 2
+        if power(tasks, repeats, mid / 100, discordance) >= POWER:
+            high = mid
+        else:
+            low = mid + 1
+    return low / 100
 
 
-def repeats_needed(tasks: int, difference: float, discordance: float) -> int:
-    if tasks < 1 or not 0 < difference <= 1 or not 0 < discordance <= 1:
-        raise ValueError("tasks must be at least 1, the difference in (0, 1] and the discordance in (0, 1]")
-    return max(1, math.ceil(discordance * (Z_ALPHA + Z_POWER) ** 2 / (tasks * difference ** 2)))
-
-
-def observed_discordance(run) -> Optional[float]:
+def observed_discordance(run, split: Optional[str] = None) -> Optional[float]:
     """The share of paired trials (same task, repeat and model) whose outcomes differ: between each variant and
-    baseline when the run has variants, else between consecutive repeats of one setting (test–retest)."""
+    baseline when the run has variants, else between consecutive repeats of one setting (test–retest). Only the
+    tasks of `split` when given."""
     pairs = discordant = 0
     cells: dict[tuple, dict] = {}
     for t in run.trials:
-        if t.setting.is_control:
+        if t.setting.is_control or (split is not None and task_split(t) != split):
             continue
         cells.setdefault((t.model, t.setting.effort, t.task, t.repeat), {})[t.record.surface or ""] = t.passed
     variants = any(len(v) > 1 for v in cells.values())
@@ -274,44 +401,80 @@ def observed_discordance(run) -> Optional[float]:
     return discordant / pairs if pairs else None
 
 
+def held_out_shape(run) -> tuple[int, int]:
+    """A run's held-out tasks and its repeats a task (the most any held-out task ran)."""
+    by_task: dict[str, set[int]] = {}
+    for t in run.trials:
+        if not t.setting.is_control and task_split(t) == "held_out":
+            by_task.setdefault(t.task, set()).add(t.repeat)
+    return len(by_task), max((len(r) for r in by_task.values()), default=0)
+
+
 def add_arguments(parser) -> None:
-    parser.add_argument("--tasks", type=int, help="how many tasks (held out, if that is what will be judged)")
-    parser.add_argument("--repeats", type=int, help="repeats a task and variant; omit with --difference to "
-                        "get the repeats needed")
+    parser.add_argument("--tasks", type=int, help="how many held-out tasks will judge the variant")
+    parser.add_argument("--repeats", type=int, help="repeats a task and variant")
     parser.add_argument("--discordance", type=float, help="the share of paired trials whose outcomes differ")
-    parser.add_argument("--from", dest="from_run", metavar="RUN", help="an earlier run: its discordance (and, "
-                        "without --tasks, its task count)")
-    parser.add_argument("--difference", type=float, help="a difference in pass rate to detect (0.1 = 10 points)")
+    parser.add_argument("--from", dest="from_run", metavar="RUN", help="an earlier run: its discordance, and "
+                        "(unless given) its held-out task count and its repeats")
+    parser.add_argument("--difference", type=float, help="a difference in pass rate to decide (0.1 = 10 points): "
+                        "the chance this run calls it clear, and the smallest held-out sets that would")
+
+
+def plan_lines(tasks: Optional[int], repeats: int, discordance: float, difference: Optional[float]) -> list[str]:
+    """What `plan` prints: the exact test's reach at these held-out tasks and repeats, and (for a difference) the
+    smallest held-out sets and repeats that decide it."""
+    fewest = min_tasks_to_decide()
+    lines = []
+    shape = f"{tasks} held-out tasks x {repeats} repeats, discordance {100 * discordance:.1f}%"
+    if tasks is not None and tasks < fewest:
+        lines.append(f"{shape}: cannot be clear with {tasks} held-out tasks (the exact test's smallest p is "
+                     f"1/{2 ** tasks}, over the {100 * LEVEL:g}% a side it needs; {fewest} tasks at least)")
+    elif tasks is not None and difference is None:
+        mde = detectable_difference(tasks, repeats, discordance)
+        lines.append(f"{shape}: no difference is decided at 80% power" if mde is None else
+                     f"{shape}: the smallest difference the exact test calls clear at 80% power is "
+                     f"{100 * mde:.0f} points")
+    elif tasks is not None:
+        chance = power(tasks, repeats, difference, discordance)
+        lines.append(f"{shape}: a {100 * difference:.0f}-point difference is called clearly better "
+                     f"{100 * chance:.0f}% of the time")
+    if difference is not None:
+        sets = []
+        for r in PLAN_REPEATS:
+            n = smallest_tasks(r, difference, discordance)
+            sets.append(f"{n} tasks x {r} repeat{'s' if r > 1 else ''}" if n is not None
+                        else f"over {PLAN_MAX_TASKS} tasks x {r} repeat{'s' if r > 1 else ''}")
+        lines.append(f"to decide a {100 * difference:.0f}-point difference at 80% power (discordance "
+                     f"{100 * discordance:.1f}%), the smallest held-out sets: {'; '.join(sets)}")
+    return lines
 
 
 def run(args) -> int:
     from .cli import CliError
 
-    tasks, discordance = args.tasks, args.discordance
+    tasks, repeats, discordance = args.tasks, args.repeats, args.discordance
     if args.from_run:
         from .runfolder import load_run
 
         earlier = load_run(args.from_run, require_complete=False)
+        held, ran = held_out_shape(earlier)
         if discordance is None:
             discordance = observed_discordance(earlier)
             if discordance is None:
                 raise CliError(f"{args.from_run}: no paired trials (needs variants or --repeats of 2 or more)")
             print(f"discordance in {args.from_run}: {100 * discordance:.1f}% of paired trials")
-        tasks = tasks or len({t.task for t in earlier.trials if not t.setting.is_control})
-    if not tasks or discordance is None:
+        if tasks is None:
+            if not held:
+                raise CliError(f"{args.from_run}: no held-out trials; give --tasks")
+            tasks = held
+        repeats = repeats or ran or None
+    if discordance is None or (tasks is None and args.difference is None):
         raise CliError("give --tasks and --discordance, or --from RUN")
     if discordance == 0:
         raise CliError("a discordance of 0: no trial pair differed, so no difference is measurable; state a rate")
     try:
-        if args.difference is not None and args.repeats is None:
-            need = repeats_needed(tasks, args.difference, discordance)
-            print(f"{tasks} tasks, discordance {100 * discordance:.1f}%: {need} repeats a task detect a "
-                  f"{100 * args.difference:.0f}-point difference at 80% power (two-sided 5%)")
-        else:
-            repeats = args.repeats or 1
-            mde = detectable_difference(tasks, repeats, discordance)
-            print(f"{tasks} tasks x {repeats} repeats, discordance {100 * discordance:.1f}%: the smallest "
-                  f"difference detectable at 80% power (two-sided 5%) is {100 * mde:.1f} points")
+        for line in plan_lines(tasks, repeats or 1, discordance, args.difference):
+            print(line)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     return 0
@@ -328,8 +491,10 @@ def section_markdown(run) -> str:
         return ""
     return ("## Surface variants against baseline\n\nThe same tasks and seeds under each variant, per model setting. "
             "Dev tasks tune a variant; only held-out tasks call it better, and the two are never merged. Δ is "
-            "variant − baseline in points, with a task-clustered paired bootstrap 95% interval; \"sign p\" is the "
-            "exact sign (McNemar) test on the tasks that moved.\n\n" + table + "\n")
+            "variant − baseline in points, with a task-clustered paired bootstrap 95% interval (a description); the "
+            "call is the exact paired randomisation test over tasks (sign flips of each task's difference, its "
+            "repeats averaged), \"clearly\" at one-sided p ≤ 2.5%; \"exact p\" is its two-sided p. With 5 tasks "
+            "or fewer no result can be clear.\n\n" + table + "\n")
 
 
 def section_html(run) -> str:

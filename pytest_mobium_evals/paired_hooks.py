@@ -38,7 +38,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     comparisons = compare_run(load_run(run_dir, require_complete=False))
     if not comparisons:
         return
-    terminalreporter.section("surface variants against baseline (paired, task-clustered 95% interval)")
+    terminalreporter.section("surface variants against baseline (the call: exact paired test over tasks; "
+                             "task-clustered 95% interval)")
     for c in comparisons:
         interval = "" if c.low is None else f" [{_pts(c.low)} to {_pts(c.high)}]"
         terminalreporter.write_line(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from .collection import spec_of
-from .session import eval_session
+from .session import SURFACE_READER, eval_session
 from .verdicts import INFRA_ERROR
 
 if TYPE_CHECKING:  # pydantic's import is left to the first trial: this module loads in every pytest run
@@ -93,7 +93,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
                    base_url=state.base_url, device_info=state.devices.info,
                    enforce_max_steps=state.enforce_max_steps, tool_timeout=state.tool_timeout,
                    on_phase=state.devices.enter_phase, surfaces=state.surface_variants(),
-                   auto_advance=state.devices.pace == "fast")
+                   auto_advance=state.devices.pace == "fast",
+                   surface_reader=pyfuncitem.config.stash.get(SURFACE_READER, None))
     _customize_env(pyfuncitem, env)
     argnames = pyfuncitem._fixtureinfo.argnames
 

@@ -16,7 +16,7 @@ from .regrade import REGRADE, verdicts_changed
 from .report_chart import CHART
 from .reports import DECLARED_BLOCKERS, SettingSummary, blocker_rows, controls_matrix, one_line, task_sort_key
 from .runfolder import Run, Trial, fmt_pct, run_facts
-from .summary import NOT_RECORDED, agent_pairs, difference_line
+from .summary import NOT_RECORDED, agent_pairs, difference_lines
 from .trial_record import STOP_REASONS
 from .verdicts import ALL_VERDICTS as KNOWN_VERDICTS
 
@@ -80,7 +80,7 @@ def _settings_table(summaries: list[SettingSummary]) -> list[str]:
         lines += ["### Differences between settings", "",
                   "Paired over the same tasks and seed: the 95% interval comes from resampling tasks for both "
                   "settings at once. A difference whose interval holds 0 could be noise.", ""]
-        lines += [f"- {difference_line(a, b)}" for a, b in pairs] + [""]
+        lines += [f"- {line}" for a, b in pairs for line in difference_lines(a, b)] + [""]
     return lines
 
 

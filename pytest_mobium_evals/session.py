@@ -20,6 +20,9 @@ from . import __version__, source_commit
 from .options import RunOptions
 
 SESSION = pytest.StashKey["EvalSession"]()
+# How the run's agent passes a tool's answer to its model, when a plugin replaces the model's client with something
+# else (surface_proxy.READERS; the offline stand-in agent reads the raw MCP result): what a variant must change.
+SURFACE_READER = pytest.StashKey[str]()
 
 
 def eval_session(config: pytest.Config) -> "EvalSession":
@@ -145,10 +148,23 @@ class EvalSession:
                 raise pytest.UsageError(str(exc)) from None
         return self._surfaces
 
-    def agent_problem(self) -> Optional[str]:
-        """Before any trial: a model setting that cannot run (no credential, endpoint down), in one line."""
-        from . import agents
+    def surface_reader(self, setting) -> str:
+        from .surface_proxy import reader_of
 
+        override = self.config.stash.get(SURFACE_READER, None) if self.config is not None else None
+        return override or reader_of(setting.provider)
+
+    def agent_problem(self) -> Optional[str]:
+        """Before any trial: a surface variant none of whose edits can reach a model's client, or a model setting
+        that cannot run (no credential, endpoint down), in one line."""
+        from . import agents
+        from .surface_proxy import refusal
+
+        for setting in self.model_settings():
+            for variant in self.surface_variants().values():
+                problem = refusal(variant, self.surface_reader(setting))
+                if problem:
+                    return f"--surface: {problem}, so under --model {setting.label} it would only measure noise"
         for setting in self.model_settings():
             try:
                 agents.check_ready(setting, self.base_url)

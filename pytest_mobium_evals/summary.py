@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 from .intervals import Difference, PassK, Rate, bootstrap_over_tasks, paired_difference, pass_k_over_tasks
+from .split import SPLITS, split_of
 from .verdicts import INFRA_ERROR
 
 
@@ -27,12 +28,14 @@ class Outcome:
     name: str = ""
     gating_blockers: tuple[str, ...] = ()
     obeyed: Optional[bool] = None  # an injection task: whether the device shows the injected text was obeyed
+    split: str = ""  # "dev" or "held_out" (split.py): a difference is never taken over both at once
 
 
 def outcome_of(record, name: str) -> Outcome:
     """A trial's record (trial_record.TrialRecord) as the figures see it."""
     return Outcome(task=record.task, repeat=record.repeat, verdict=record.verdict, success=record.success,
-                   name=name, gating_blockers=tuple(record.gating_blockers), obeyed=record.injection_obeyed)
+                   name=name, gating_blockers=tuple(record.gating_blockers), obeyed=record.injection_obeyed,
+                   split=record.split or split_of(record.task))
 
 
 @dataclass
@@ -139,6 +142,25 @@ def difference_line(a: Figures, b: Figures, a_name: Optional[str] = None, b_name
     if diff is None:
         return f"{b_name} vs {a_name}: no task in common"
     return f"{b_name} vs {a_name}: {diff.describe(a_name, b_name)}"
+
+
+def by_split(a: Figures, b: Figures) -> list[tuple[Figures, Figures]]:
+    """The two settings as they are, or, when they ran dev and held-out tasks, apart per split and named so ("haiku
+    (held-out tasks)"): a variant tuned on dev is judged on held out, and the two are never merged into one figure."""
+    splits = [s for s in SPLITS if any(o.split == s for o in [*a.outcomes, *b.outcomes])]
+    if len(splits) < 2:
+        return [(a, b)]
+    out = []
+    for split in splits:
+        words = "held-out" if split == "held_out" else split
+        out.append(tuple(figures(f"{f.label} ({words} tasks)", [o for o in f.outcomes if o.split == split],
+                                 control=False, with_interval=False) for f in (a, b)))
+    return out
+
+
+def difference_lines(a: Figures, b: Figures) -> list[str]:
+    """difference_line for each split the settings ran (by_split)."""
+    return [difference_line(x, y) for x, y in by_split(a, b)]
 
 
 def agent_pairs(all_figures: Sequence[Figures]) -> list[tuple[Figures, Figures]]:

@@ -4,9 +4,12 @@ answer, an isError answer's message and remedy, app_map's text and its matching 
 
     python -m pytest_mobium_evals.surface_proxy VARIANT.json SEEN.json -- mobium-evals mcp --device emulator-5554 ...
 
-VARIANT.json is `surfaces.LoadedVariant.plain()`. SEEN.json is rewritten (atomically) whenever what the agent was
-shown grows: the variant's name, the tools/list as sent, each distinct error text, and their hash; the trial reads
-it after the driver. Standard library only, and one JSON parse per line: the proxy is a pipe, not a second server."""
+VARIANT.json is `surfaces.LoadedVariant.plain()`, with `reader`: how the trial's client passes a tool's answer to its
+model (`model_view`). SEEN.json is rewritten (atomically) whenever what the model was shown grows: the variant's
+name, the tools/list as sent, each distinct error as the model read it, and a hash of what the variant changed in
+what the model received (the tools/list, and each answer whose model view the rewrite changed); the trial reads it
+after the driver. So a variant whose rewrite a client never passes on hashes as baseline does. Standard library
+only, and one JSON parse per line: the proxy is a pipe, not a second server."""
 
 from __future__ import annotations
 
@@ -25,7 +28,65 @@ from .stdio_proxy import end_child, pass_line
 HIDDEN_TOOL_TEXT = "Unknown tool: {name}"
 
 
-# --- the transforms -------------------------------------------------------------------------------------------------
+# --- what each client passes its model --------------------------------------------------------------------------------
+#
+# Observed at the model API boundary by tests/agents/test_what_the_model_reads.py, from the clients themselves:
+# the Claude CLI sends a successful answer's structuredContent as JSON (its text blocks then never reach the model)
+# and an error's text; the agent loop (OpenAI-compatible and Ollama, agents/loop.py `result_text`) sends the text
+# blocks. "raw" is a reader of the whole MCP result (the project's Python stand-in agent, which reads both).
+CLAUDE_CLI, TEXT, RAW = "claude-cli", "text", "raw"
+READERS = (CLAUDE_CLI, TEXT, RAW)
+READER_NAMES = {CLAUDE_CLI: "the Claude CLI", TEXT: "the agent loop (OpenAI-compatible and Ollama)",
+                RAW: "a reader of the raw MCP result"}
+
+
+def reader_of(provider: str) -> str:
+    """The reader of a model setting's client (`agents.ModelSetting.provider`)."""
+    return CLAUDE_CLI if provider == "claude" else TEXT
+
+
+def model_view(reader: str, result: dict) -> str:
+    """A tools/call result as `reader`'s client passes it to its model."""
+    if reader == RAW:
+        return json.dumps(result, sort_keys=True, ensure_ascii=False)
+    structured = result.get("structuredContent")
+    if reader == CLAUDE_CLI and not result.get("isError") and structured is not None:
+        return json.dumps(structured, ensure_ascii=False)
+    parts = [block.get("text", "") if block.get("type") == "text" else f"[{block.get('type') or 'content'}]"
+             for block in result.get("content") or []]
+    if not parts and structured is not None:
+        return json.dumps(structured, ensure_ascii=False)
+    return "\n".join(parts)
+
+
+def edits_seen_by(variant: dict, reader: str) -> tuple[list[str], list[str]]:
+    """The variant's edits `reader`'s client can pass to its model, and those it never can. A remedy reaches a text
+    reader (and every client reads an error as text) only when `show_remedy` copies it into the message;
+    `layout = verbose` adds bounds the structured content (the Claude CLI's view of a map) already has."""
+    seen, unseen = [], []
+    seen += [f"tools.{name}" for name in variant.get("tools") or {}]
+    for code, rule in (variant.get("errors") or {}).items():
+        if rule.get("message") is not None or rule.get("message_append") or rule.get("show_remedy"):
+            seen.append(f"errors.{code}.message")
+        if rule.get("remedy") is not None or rule.get("remedy_append"):
+            shown = reader == RAW or rule.get("show_remedy")
+            (seen if shown else unseen).append(f"errors.{code}.remedy (without show_remedy)")
+    for name, choice in (variant.get("map") or {}).items():
+        if choice != "as_is":
+            hidden = reader == CLAUDE_CLI and (name, choice) == ("layout", "verbose")
+            (unseen if hidden else seen).append(f"map.{name} = {choice}")
+    return seen, unseen
+
+
+def refusal(variant: dict, reader: str) -> Optional[str]:
+    """One line when the variant changes something and none of it can reach `reader`'s model; else None (a variant
+    with no edits at all, a null control, is not refused)."""
+    seen, unseen = edits_seen_by(variant, reader)
+    if seen or not unseen:
+        return None
+    return (f"surface variant {variant.get('name')} cannot change what {READER_NAMES[reader]} passes to its model "
+            f"(its edits: {', '.join(unseen)})")
+
 
 def apply_tools(variant: dict, tools: list[dict]) -> list[dict]:
     edits = variant.get("tools") or {}
@@ -158,19 +219,11 @@ def apply_map(variant: dict, result: dict) -> dict:
         if edit.get("layout") == "compact":
             kept = [(el, line) for el, line in kept if el.get("ref")]
         heads = [line for _, line in kept] or ["No actionable elements found"]
-    data = copy.deepcopy(data)
-    if edit.get("values") == "hidden":
-        for el in data["elements"]:
-            el.pop("value", None)
-    if edit.get("covered") == "hidden":
-        for el in data["elements"]:
-            el.pop("covered", None)
+    data = structured_map(edit, data)
     loading = edit.get("loading", "as_is")
     if loading != "as_is":
         notes = [n for n in notes if not n.startswith(LOADING_PREFIX)] if loading == "hidden" else \
             [TERSE_LOADING if n.startswith(LOADING_PREFIX) else n for n in notes]
-        if loading == "hidden":
-            data.pop("loading", None)
     if edit.get("notes") == "hidden":
         notes = []
         for key in ("loading", "keyboard", "dialog", "locked", "cross_origin_frames"):
@@ -178,36 +231,80 @@ def apply_map(variant: dict, result: dict) -> dict:
     return _with_text(dict(result, structuredContent=data), "\n".join(heads + notes))
 
 
+VALUE_IS = "as the app shows it, not the bar's own progress"
+STATE_KEYS = ("checked", "selected", "disabled", "value", "covered")
+
+
+def structured_map(edit: dict, data: dict) -> dict:
+    """The map's transforms on its structured content, which is what the Claude CLI shows its model: each one says
+    there what it says in the text (the bounds `layout = verbose` adds to the text are already here)."""
+    data = copy.deepcopy(data)
+    elements = data["elements"]
+    if edit.get("layout") == "compact":
+        elements[:] = [el for el in elements if el.get("ref")]
+    for el in elements:
+        if "value" in el:
+            if edit.get("values") == "hidden":
+                el.pop("value")
+            elif edit.get("values") == "labelled":
+                el["value_is"] = VALUE_IS
+        if el.get("covered"):
+            if edit.get("covered") == "hidden":
+                el.pop("covered")
+            elif edit.get("covered") == "explained":
+                el["covered_means"] = f'a tap on it lands on "{el["covered"]}"'
+        if edit.get("roleless_state") == "hidden" and not el.get("role"):
+            for key in STATE_KEYS:
+                el.pop(key, None)
+    loading = edit.get("loading", "as_is")
+    if loading == "hidden":
+        data.pop("loading", None)
+    elif loading == "terse" and data.get("loading"):
+        data["loading"] = TERSE_LOADING
+    return data
+
+
 # --- the pipe -------------------------------------------------------------------------------------------------------
 
 class Seen:
-    """What the agent was shown, written out whenever it grows."""
+    """What the model was shown, written out whenever it grows."""
 
     def __init__(self, variant: dict, path: str):
         self.variant = variant
+        self.reader = variant.get("reader") or RAW
         self.path = path
         self.tools: list = []
         self.errors: list[str] = []
+        self.changed: list[str] = []  # each distinct answer whose model view the variant changed, as the model got it
 
     def saw_tools(self, tools: list) -> None:
         self.tools = tools
         self._write()
 
-    def saw_error(self, text: str) -> None:
-        if text not in self.errors:
-            self.errors.append(text)
+    def saw_answer(self, before: Optional[dict], after: dict) -> None:
+        """A tools/call answer as the server gave it (None: the proxy made it up) and as the variant left it."""
+        view = model_view(self.reader, after)
+        grew = False
+        if after.get("isError") and view not in self.errors:
+            self.errors.append(view)
+            grew = True
+        if (before is None or model_view(self.reader, before) != view) and view not in self.changed:
+            self.changed.append(view)
+            grew = True
+        if grew:
             self._write()
 
     def _write(self) -> None:
         import hashlib
 
-        # The map's transforms are part of what was shown; its screens are the device's, not the surface's.
-        body = json.dumps({"tools": self.tools, "errors": sorted(self.errors), "map": self.variant.get("map")},
-                          sort_keys=True,
+        # What the variant changed in what the model received: the tools/list as sent, and the answers the rewrite
+        # changed as the model's client passes them. The screens themselves are the device's, not the surface's.
+        body = json.dumps({"tools": self.tools, "changed": sorted(self.changed)}, sort_keys=True,
                           separators=(",", ":"), ensure_ascii=False)
-        out = {"variant": self.variant.get("name"), "hash": hashlib.sha256(body.encode()).hexdigest()[:16],
+        out = {"variant": self.variant.get("name"), "reader": self.reader,
+               "hash": hashlib.sha256(body.encode()).hexdigest()[:16],
                "tools_hash": hashlib.sha256(json.dumps(self.tools, sort_keys=True).encode()).hexdigest()[:16],
-               "tool_count": len(self.tools), "errors": self.errors}
+               "tool_count": len(self.tools), "errors": self.errors, "changed_answers": len(self.changed)}
         tmp = f"{self.path}.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(out, fh, ensure_ascii=False)
@@ -250,13 +347,12 @@ def rewrite_answer(variant: dict, asked: tuple, message: dict, seen: Seen) -> di
         seen.saw_tools(tools)
         return dict(message, result=dict(result, tools=tools))
     if method == "tools/call":
+        before = result
         if result.get("isError"):
             result = apply_error(variant, result)
-            payload = result.get("structuredContent") if isinstance(result.get("structuredContent"), dict) else {}
-            remedy = payload.get("remedy")
-            seen.saw_error(_first_text(result) + (f"\nremedy: {remedy}" if remedy else ""))
         elif tool == "app_map":
             result = apply_map(variant, result)
+        seen.saw_answer(before, result)
         return dict(message, result=result)
     return message
 
@@ -297,9 +393,9 @@ def serve(variant: dict, seen_path: str, command: list[str]) -> int:
             tool = (message.get("params") or {}).get("name")
             if message["method"] == "tools/call" and tool in hidden:
                 text = HIDDEN_TOOL_TEXT.format(name=tool)
-                seen.saw_error(text)
-                send((json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {
-                    "content": [{"type": "text", "text": text}], "isError": True}}) + "\n").encode("utf-8"))
+                made_up = {"content": [{"type": "text", "text": text}], "isError": True}
+                seen.saw_answer(None, made_up)
+                send((json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": made_up}) + "\n").encode("utf-8"))
                 continue
             pending[message["id"]] = (message["method"], tool)
         if not pass_line(child, line):
@@ -352,12 +448,12 @@ class SeenFile:
 NOT_SEEN = SeenFile(None)
 
 
-def wrap_for_trial(spec, variant: Optional[dict]):
-    """The trial's server spec behind the proxy when it has a variant, with the file the proxy writes what the agent
-    saw into; the spec unchanged (and NOT_SEEN) when it has none."""
+def wrap_for_trial(spec, variant: Optional[dict], reader: str = RAW):
+    """The trial's server spec behind the proxy when it has a variant, with the file the proxy writes what the
+    model saw (through `reader`'s client) into; the spec unchanged (and NOT_SEEN) when it has none."""
     if variant is None:
         return spec, NOT_SEEN
-    seen = SeenFile(variant)
+    seen = SeenFile({**variant, "reader": reader})
     return wrap(spec, seen.variant_path, seen.seen_path), seen
 
 

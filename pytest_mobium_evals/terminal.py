@@ -87,7 +87,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     state = eval_session(config)
     if state.is_worker or not state.reports:
         return
-    from .summary import agent_pairs, difference_line, stop_reasons, stop_reasons_text
+    from .summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text
 
     tr = terminalreporter
     collection = read_json(Path(state.run_dir) / ".session" / "collection.json") or {}
@@ -111,7 +111,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     if pairs:
         tr.write_sep("-", "differences between settings (paired over tasks, 95% interval)")
         for a, b in pairs:
-            tr.write_line(difference_line(a, b))
+            for line in difference_lines(a, b):
+                tr.write_line(line)
     mismatched = [r for r in state.reports.values()
                   if r.driver != "agent" and not r.ok and r.verdict != INFRA_ERROR]
     if mismatched:

@@ -124,6 +124,10 @@ class TrialEnv:
     # A control's tool server may jump the virtual device's clock when it waits (the device at the fast pace):
     # an agent's trials keep real time, whatever this says.
     auto_advance: bool = False
+    # How the agent's client passes a tool's answer to its model (surface_proxy.READERS), which is what a variant's
+    # surface_seen hashes; None: the model setting's own client. An injected agent that reads the raw MCP result
+    # says "raw".
+    surface_reader: Optional[str] = None
     # --tool-server: an agent trial's server in place of server_spec's, and its name for the record
     agent_server_spec: Optional[Callable[[Device], Any]] = None
     agent_tool_server: Optional[str] = None
@@ -150,6 +154,14 @@ PHASES = ("reset", "precondition", "driver", "outcome", "grade", "record")
 
 class RunFolderWriteError(Exception):
     """The run folder refused a write (a full disk, a read-only folder): the run cannot go on. One line."""
+
+
+def _surface_reader(spec: TrialSpec, env: TrialEnv) -> str:
+    if env.surface_reader:
+        return env.surface_reader
+    if spec.driver == "agent" and spec.setting is not None:
+        return surface_proxy.reader_of(spec.setting.provider)
+    return surface_proxy.RAW  # a scripted driver reads the MCP result whole
 
 
 def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
@@ -190,7 +202,8 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         t = time.monotonic()
         agent = spec.driver == "agent"
         server = (env.agent_server_spec or env.server_spec)(device) if agent else env.server_spec(device)
-        server, seen = surface_proxy.wrap_for_trial(server, env.surfaces.get(spec.surface))
+        server, seen = surface_proxy.wrap_for_trial(server, env.surfaces.get(spec.surface),
+                                                    _surface_reader(spec, env))
         if agent:
             # The agent driver records its own prompt (with the system prompt) and final answer.
             run = _run_agent(spec, env, prompt, server, events.append, task)

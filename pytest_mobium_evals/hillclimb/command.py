@@ -6,14 +6,18 @@
 1. The search (gepa, the `[hillclimb]` extra). A candidate is the texts of `components` (the named tools'
    descriptions, the errors' remedies, the map's transforms) laid over `--surface`. It is evaluated by real trials
    under it (`trials.ensure`: a pytest run with `--surface=<its file>`), on the dev tasks only: gepa's trainset and
-   valset are both dev, so the held-out tasks are never seen while searching. Failed trials are the reflective
+   valset are both dev, so the held-out tasks are never seen while searching. Each round has seeds of its own and
+   runs `--search-repeats` of each task; a task's score is the mean over them (gepa's multi-rollout rule, never the
+   best of N), and a proposal is kept from its minibatch only when no task fell and one rose (`PairedMinibatch`,
+   gepa's AcceptanceCriterion). Failed trials are the reflective
    dataset; `--reflect` proposes each new text.
 2. The acceptance, ours. Every candidate gepa kept (up to `--keep`, its best first) runs on the dev tasks with
    `--repeats`, beside the starting variant, the same seeds; the one with the largest paired gain on dev is the
    final candidate. It is accepted only when the paired test (`paired`) on the held-out tasks, again with
    `--repeats`, is clear and positive. Else it is rejected, and says why.
-3. Bounded and resumable. `--budget` counts task trials: the acceptance's trials are set aside first, gepa gets the
-   rest as its metric calls; `--reflect-tokens` bounds the reflection model, `--rounds` gepa's iterations. Every
+3. Bounded and resumable. `--budget` counts task trials really run (an answer from the cache is not one): the
+   acceptance's trials are set aside first, the search gets the rest (checked between rounds); `--reflect-tokens`
+   bounds the reflection model, `--rounds` gepa's iterations. Every
    round, evaluation (a run folder) and reflection is written atomically as it happens, so the same command on the
    same `--run-dir` resumes: recorded trials are not run again, recorded reflections not asked again.
 
@@ -55,6 +59,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--tools", default=DEFAULT_TOOLS, metavar="NAMES",
                         help=f"the tools whose descriptions are components (default {DEFAULT_TOOLS})")
     parser.add_argument("--repeats", type=int, default=3, help="repeats of each task in the acceptance (default 3)")
+    parser.add_argument("--search-repeats", type=int, default=2, metavar="N",
+                        help="repeats of each task when the search scores a candidate, at the round's own seed; "
+                             "its score is their mean (default 2)")
+    parser.add_argument("--max-cost-rise", type=float, default=0.25, metavar="SHARE",
+                        help="a variant whose tool calls or tokens a trial rise more than this on held out is not "
+                             "accepted (default 0.25: +25%%)")
     parser.add_argument("--keep", type=int, default=3, help="kept candidates carried to the dev check (default 3)")
     parser.add_argument("--minibatch", type=int, default=3, help="tasks gepa reflects on per round (default 3)")
     parser.add_argument("--seed", type=int, default=1, help="the trials' seed (default 1)")
@@ -87,11 +97,13 @@ def _gepa():
 def _settings(args, dev: list[str], held_out: list[str], tools: list[str], suites: list[str]) -> dict:
     return {"model": args.model, "reflect": args.reflect, "surface": args.surface, "seed": args.seed,
             "dev": dev, "held_out": held_out, "tools": tools, "suites": suites, "repeats": args.repeats,
+            "search_repeats": args.search_repeats, "max_cost_rise": args.max_cost_rise,
             "keep": args.keep, "minibatch": args.minibatch, "pytest_args": list(args.pytest_args)}
 
 
 def _tasks(args, root: Path, suites: list[str]) -> tuple[list[str], list[str], dict[str, str]]:
     from ..catalog import load_task_definitions
+    from ..paired import min_tasks_to_decide
     from ..split import split_of
 
     try:
@@ -111,6 +123,13 @@ def _tasks(args, root: Path, suites: list[str]) -> tuple[list[str], list[str], d
     if not dev or not held_out:
         raise CliError(f"--tasks: {len(dev)} dev and {len(held_out)} held-out tasks; the search needs dev tasks and "
                        f"the acceptance held-out ones (the split is split.py's)")
+    fewest = min_tasks_to_decide()
+    if len(held_out) < fewest:
+        # Refused before any trial: the acceptance could never pass, so every trial of the search would be wasted.
+        raise CliError(f"--tasks: {len(held_out)} held-out tasks ({', '.join(held_out)}): the acceptance's exact "
+                       f"test cannot call a variant clear with fewer than {fewest} (its smallest p is "
+                       f"1/{2 ** len(held_out)}, over the 2.5% a side it needs); add held-out tasks "
+                       f"(`mobium-evals plan --difference D` says how many)")
     files = {t: defined[t].source.split("::", 1)[0] for t in wanted if "::" in (defined[t].source or "")}
     return dev, held_out, files
 
@@ -126,6 +145,7 @@ def run(args) -> int:
     root = Path.cwd()
     suites = args.suite or ["tasks/mobiumapp_tasks"]
     for bound, value in (("--budget", args.budget), ("--repeats", args.repeats), ("--keep", args.keep),
+                         ("--search-repeats", args.search_repeats),
                          ("--minibatch", args.minibatch), ("--reflect-tokens", args.reflect_tokens)):
         if value < 1:
             raise CliError(f"{bound} {value}: must be at least 1")
@@ -155,11 +175,13 @@ def run(args) -> int:
         print(f"hillclimb: resuming {out}")
     elif out.exists() and any(out.iterdir()):
         raise CliError(f"--run-dir {out}: exists and holds no {SETTINGS}; choose another folder")
-    acceptance = args.repeats * (len(dev) * (1 + args.keep) + 2 * len(held_out))
-    if args.budget < acceptance + len(dev):
+    # the start, the final and the final in plain wording (the persuasion control) on held out
+    acceptance = args.repeats * (len(dev) * (1 + args.keep) + 3 * len(held_out))
+    if args.budget < acceptance + len(dev) * args.search_repeats:
         raise CliError(f"--budget {args.budget}: the acceptance alone may take {acceptance} trials ({args.repeats} "
                        f"repeats of {len(dev)} dev tasks under the start and up to {args.keep} candidates, and of "
-                       f"{len(held_out)} held-out tasks under two), and the search needs at least {len(dev)} more")
+                       f"{len(held_out)} held-out tasks under three), and the search needs at least "
+                       f"{len(dev) * args.search_repeats} more ({args.search_repeats} repeats of the dev tasks)")
     plan = Plan(out, args.surface, variant_name(args.surface), dev, held_out, tools, args.budget - acceptance,
                 acceptance)
     try:
@@ -208,7 +230,9 @@ def _task_model_ready(model: str, base_url: Optional[str]) -> None:
 def _argv(args) -> list[str]:
     argv = [f"--model={args.model}", f"--reflect={args.reflect}", f"--budget={args.budget}",
             f"--reflect-tokens={args.reflect_tokens}", f"--surface={args.surface}", f"--tools={args.tools}",
-            f"--repeats={args.repeats}", f"--keep={args.keep}", f"--minibatch={args.minibatch}",
+            f"--repeats={args.repeats}", f"--search-repeats={args.search_repeats}", f"--keep={args.keep}",
+            f"--max-cost-rise={args.max_cost_rise}",
+            f"--minibatch={args.minibatch}",
             f"--seed={args.seed}", f"--run-dir={args.run_dir}" if args.run_dir else ""]
     argv += [f"--rounds={args.rounds}"] if args.rounds else []
     argv += [f"--tasks={args.tasks}"] if args.tasks else []

@@ -2,7 +2,8 @@
 
     tool.<name>   the tool's description as the agent reads it (the built-in text with the variant's edit applied)
     errors        one line per error code: `CODE = the remedy such an error carries` ("*" for every code; an empty
-                  remedy strips it; a code left out keeps the server's own remedy)
+                  remedy strips it; a code left out keeps the server's own remedy); a remedy written here is shown
+                  in the error's text, the only part of an error any model client passes on
     map           one line per map transform: `values = labelled`, with surfaces.MapEdit's names and choices
 
 A candidate becomes a variant file by laying its texts over the variant the hillclimb started from (whatever that
@@ -106,7 +107,11 @@ def variant_of(candidate: dict[str, str], start: LoadedVariant, about: str) -> V
             if code != "*" and code not in codes:
                 raise CandidateError(f"errors: {code!r} is no error code (Mobium's are {', '.join(sorted(codes))}, "
                                      f"or \"*\")")
-            variant.errors.setdefault(code, ErrorEdit()).remedy = remedy.strip('"')
+            edit = variant.errors.setdefault(code, ErrorEdit())
+            edit.remedy = remedy.strip('"')
+            # Every client reads an error as its text (tests/agents/test_what_the_model_reads.py): a remedy the
+            # search writes reaches a model only copied into it.
+            edit.show_remedy = edit.show_remedy or bool(edit.remedy)
     if MAP in candidate:
         choices = map_choices()
         chosen = {}

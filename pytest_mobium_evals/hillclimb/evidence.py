@@ -38,7 +38,9 @@ def _run_folders(out: Path) -> dict[str, list[Path]]:
     found = {}
     for phase in (SEARCH, ACCEPT_DEV, ACCEPT_HELD_OUT):
         folder = out / phase
-        found[phase] = sorted(p for p in folder.iterdir() if (p / "record.json").is_file()) if folder.is_dir() else []
+        # the search's run folders are under one folder per round's seed
+        found[phase] = sorted(p for p in folder.glob("*/*" if phase == SEARCH else "*")
+                              if (p / "record.json").is_file()) if folder.is_dir() else []
     return found
 
 
@@ -92,6 +94,19 @@ def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
         lines += [f"## Held out: `{outcome.final_label}` against `{plan.start_label}` ({args.repeats} repeats)", "",
                   column + "The same tasks and seeds under both; the held-out tasks were not run before this.", "",
                   table_markdown([outcome.held_out]), ""]
+    if outcome.held_out is not None and outcome.held_out.call == "clearly better":
+        lines += ["## Cost check", "",
+                  f"A variant whose tool calls or tokens a trial rise past {100 * args.max_cost_rise:+.0f}% "
+                  f"(--max-cost-rise), over the held-out trials that passed under both, is not accepted, however "
+                  f"much it gains: "
+                  f"{outcome.cost_check or 'not checked'}.", ""]
+    if outcome.accepted:
+        lines += ["## Persuasion control", "",
+                  "The accepted texts again with their imperative and promotional wording taken out (\"IMPORTANT:\", "
+                  "\"always\", \"best\", \"must\", capitals; wording.py), on the same held-out tasks and seeds: "
+                  f"{outcome.persuasion}.", ""]
+        if outcome.plain_held_out is not None:
+            lines += [table_markdown([outcome.plain_held_out]), ""]
     if outcome.dev:
         lines += [f"## Dev check: every kept candidate against `{plan.start_label}` ({args.repeats} repeats)", "",
                   column + "On dev a gain only picks the final candidate (\"tuning only\").", "",
@@ -116,7 +131,12 @@ def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
                 for c in outcome.dev],
         "held_out": None if outcome.held_out is None else {
             "delta": outcome.held_out.delta, "low": outcome.held_out.low, "high": outcome.held_out.high,
-            "call": outcome.held_out.call, "better": outcome.held_out.better, "worse": outcome.held_out.worse},
+            "call": outcome.held_out.call, "p": outcome.held_out.p, "better": outcome.held_out.better,
+            "worse": outcome.held_out.worse},
+        "cost_check": outcome.cost_check, "persuasion": outcome.persuasion,
+        "plain_held_out": None if outcome.plain_held_out is None else {
+            "variant": outcome.plain_held_out.variant, "delta": outcome.plain_held_out.delta,
+            "call": outcome.plain_held_out.call, "p": outcome.plain_held_out.p},
         "rounds": found.rounds, "candidates": len(found.candidates), "stopped_by": found.stopped_by,
         "trials_recorded": trials, "task_cost_usd": dollars, "task_tokens": tokens,
         "reflection": {"calls": len(reflection.entries), "tokens_in": reflection.total_tokens_in,

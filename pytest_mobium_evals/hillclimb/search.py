@@ -3,6 +3,7 @@ paired test on held out). See `command` for the whole loop."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,20 +39,31 @@ TEMPLATE = "\n".join([
 
 def label_for(candidate: dict[str, str], seed: dict[str, str], start_label: str) -> str:
     """The seed candidate is the start variant, under its own name (so the acceptance pairs with its trials);
-    every other candidate is named by its texts."""
-    return start_label if candidate == seed else f"c-{candidate_id(candidate)}"
+    every other candidate is named by the start it is laid over and its texts (the same texts over another start
+    are another variant)."""
+    return start_label if candidate == seed else f"{start_label}-c-{candidate_id(candidate)}"
+
+
+def round_seed(base: int, round_number: int) -> int:
+    """Each round's trials have seeds of their own, so a candidate is never judged on one frozen sample; within a
+    round, a parent and its proposal share them (a paired comparison, and an unchanged proposal is a cache hit)."""
+    return base + 1000 * round_number
 
 
 class SurfaceAdapter:
-    """gepa's adapter: a batch of dev task ids evaluated under a candidate by real trials (one repeat, the run's
-    seed), scored 1 for a pass and 0 otherwise; failed trials as the reflective dataset."""
+    """gepa's adapter: a batch of dev task ids evaluated under a candidate by real trials (`--search-repeats` of
+    each, at the round's seed), each task scored its pass rate over those repeats (the mean, never the best of
+    them); failed trials as the reflective dataset."""
 
     propose_new_texts = None  # gepa's own proposer, with our templates and the --reflect model
 
-    def __init__(self, plan, setup: TrialSetup, start, seed: dict[str, str]):
+    def __init__(self, plan, setup: TrialSetup, start, seed: dict[str, str], repeats: int = 1):
         self.plan, self.setup, self.start, self.seed = plan, setup, start, seed
-        self.trials_run = 0
+        self.repeats = repeats
+        self.round = 0  # set by Rounds as each gepa iteration starts; 0 for the start's first evaluation
+        self.trials_run = 0  # real trials, not answers from the run folders' cache
         self.evaluations = 0
+        self.last_texts: dict[str, str] = {}  # the parent a round reflects on: the last candidate run with traces
 
     def candidate_file(self, candidate: dict[str, str]) -> tuple[str, Path]:
         label = label_for(candidate, self.seed, self.plan.start_label)
@@ -63,24 +75,33 @@ class SurfaceAdapter:
         from gepa.core.adapter import EvaluationBatch
 
         self.evaluations += 1
+        if capture_traces:
+            self.last_texts = dict(candidate)
         try:
             label, path = self.candidate_file(candidate)
         except CandidateError as exc:
             note = {"invalid": str(exc)}
             return EvaluationBatch(outputs=[note] * len(batch), scores=[0.0] * len(batch),
                                    trajectories=[note] * len(batch) if capture_traces else None)
-        trials = ensure(self.setup, self.plan.out / SEARCH, [str(path)], list(batch), 1)
+        seed = round_seed(self.setup.seed, self.round)
+        trials = ensure(dataclasses.replace(self.setup, seed=seed), self.plan.out / SEARCH / f"seed-{seed}",
+                        [str(path)], list(batch), self.repeats)
         self.trials_run += trials.ran
-        got = [trials.by_key[(label, task, 0)] for task in batch]
-        outputs = [{"task": t.task, "verdict": t.verdict, "trial": str(t.path)} for t in got]
-        return EvaluationBatch(outputs=outputs, scores=[1.0 if t.passed else 0.0 for t in got],
-                               trajectories=[trajectory(t) for t in got] if capture_traces else None)
+        got = {task: [trials.by_key[(label, task, r)] for r in range(self.repeats)] for task in batch}
+        # One output and trajectory per task: its first failed repeat (what the reflection should read), else its
+        # first; the score is the mean over the repeats.
+        shown = [next((t for t in got[task] if not t.passed), got[task][0]) for task in batch]
+        outputs = [{"task": t.task, "verdict": t.verdict, "trial": str(t.path), "seed": seed,
+                    "passed": sum(x.passed for x in got[t.task]), "repeats": self.repeats} for t in shown]
+        scores = [sum(t.passed for t in got[task]) / self.repeats for task in batch]
+        return EvaluationBatch(outputs=outputs, scores=scores,
+                               trajectories=[trajectory(t) for t in shown] if capture_traces else None)
 
     def make_reflective_dataset(self, candidate, eval_batch, components_to_update):
         records = []
         for traj, score in zip(eval_batch.trajectories or [], eval_batch.scores):
             if score >= 1.0:
-                continue
+                continue  # every repeat passed: nothing to reflect on
             if "invalid" in traj:
                 records.append({"Inputs": {}, "Generated Outputs": {}, "Feedback": f"The text is not a surface "
                                                                                    f"variant: {traj['invalid']}"})
@@ -102,10 +123,16 @@ class Rounds:
         self.ended = len(list(folder.glob("*.json")))
 
     def on_iteration_start(self, event):
-        self.current = {"round": event["iteration"], "proposed": {}, "outcome": None}
+        self.adapter.round = event["iteration"]
+        self.current = {"round": event["iteration"], "seed": round_seed(self.adapter.setup.seed, event["iteration"]),
+                        "proposed": {}, "outcome": None}
 
     def on_proposal_end(self, event):
-        self.current["proposed"] = dict(event.get("new_instructions") or {})
+        proposed = dict(event.get("new_instructions") or {})
+        self.current["proposed"] = proposed
+        # The reflection gave the text back as it was: the same candidate, whose trials this round are the cache's.
+        self.current["unchanged"] = not proposed or all(
+            self.adapter.last_texts.get(k) == v for k, v in proposed.items())
 
     def on_candidate_accepted(self, event):
         self.current["outcome"] = {"kept": True, "candidate": event["new_candidate_idx"],
@@ -137,14 +164,19 @@ class FileLog:
 
 
 class StopAfter:
-    """gepa's stopper for what it does not count itself: reflection tokens and rounds."""
+    """gepa's stopper: real trials (gepa's own metric-call budget counts answers from the cache too), reflection
+    tokens and rounds. It is asked between rounds, so the last round may run past the trial budget by its own."""
 
-    def __init__(self, reflection, tokens: int, rounds: Optional[int], counter: Rounds):
+    def __init__(self, reflection, tokens: int, rounds: Optional[int], counter: Rounds, adapter=None,
+                 trials: Optional[int] = None):
         self.reflection, self.tokens, self.rounds, self.counter = reflection, tokens, rounds, counter
+        self.adapter, self.trials = adapter, trials
         self.why: Optional[str] = None
 
     def __call__(self, state) -> bool:
-        if self.reflection.total_tokens >= self.tokens:
+        if self.trials is not None and self.adapter.trials_run >= self.trials:
+            self.why = f"trials: {self.adapter.trials_run} real trials of {self.trials} (cached answers not counted)"
+        elif self.reflection.total_tokens >= self.tokens:
             self.why = f"reflection tokens: {self.reflection.total_tokens:,} of {self.tokens:,}"
         elif self.rounds is not None and state.i + 1 >= self.rounds:
             self.why = f"rounds: {state.i + 1} of {self.rounds}"
@@ -165,11 +197,11 @@ def search(plan, setup: TrialSetup, start, seed: dict[str, str], reflection, arg
 
     from .components import ERRORS, MAP, TOOL_PREFIX
 
-    adapter = SurfaceAdapter(plan, setup, start, seed)
+    adapter = SurfaceAdapter(plan, setup, start, seed, args.search_repeats)
     rounds_dir = plan.out / ROUNDS
     rounds_dir.mkdir(parents=True, exist_ok=True)
     rounds = Rounds(rounds_dir, adapter, reflection)
-    stop = StopAfter(reflection, args.reflect_tokens, args.rounds, rounds)
+    stop = StopAfter(reflection, args.reflect_tokens, args.rounds, rounds, adapter, plan.search_budget)
     # Errors and the map first: round robin goes in the candidate's order, and they are the components a failure
     # names most directly.
     ordered = {k: seed[k] for k in [ERRORS, MAP] + [k for k in seed if k.startswith(TOOL_PREFIX)]}
@@ -179,12 +211,37 @@ def search(plan, setup: TrialSetup, start, seed: dict[str, str], reflection, arg
     result = gepa.optimize(
         seed_candidate=ordered, trainset=plan.dev, valset=plan.dev, adapter=adapter, reflection_lm=reflection,
         reflection_prompt_template=templates, reflection_minibatch_size=min(args.minibatch, len(plan.dev)),
-        candidate_selection_strategy="pareto", module_selector="round_robin", max_metric_calls=plan.search_budget,
+        candidate_selection_strategy="pareto", module_selector="round_robin",
         stop_callbacks=[stop], callbacks=[rounds], run_dir=str(plan.out / "gepa"), seed=args.seed,
         logger=FileLog(plan.out / "gepa" / "log.txt"),
-        display_progress_bar=False, raise_on_exception=True, skip_perfect_score=True)
-    why = stop.why or f"trials: {plan.search_budget} metric calls"
+        display_progress_bar=False, raise_on_exception=True, skip_perfect_score=True, **gepa_acceptance())
+    why = stop.why or "gepa ended on its own"
     return Found(list(result.candidates), list(result.val_aggregate_scores), adapter, why, rounds.ended)
+
+
+class PairedMinibatch:
+    """gepa's AcceptanceCriterion (where the installed gepa has one): a proposal is kept from a minibatch only when
+    at least one task's pass rate rose and none fell, parent and proposal run on the same round's seeds. gepa's
+    default, a higher sum, keeps a proposal that trades one task for another; on three tasks the exact test of the
+    final acceptance could never be clear, so this is the paired rule a minibatch can bear."""
+
+    def should_accept(self, proposal, state) -> bool:
+        before, after = proposal.subsample_scores_before or [], proposal.subsample_scores_after or []
+        moved = [b - a for a, b in zip(before, after)]
+        return any(m > 0 for m in moved) and not any(m < 0 for m in moved)
+
+    def reject_reason(self, proposal, state) -> str:
+        before, after = proposal.subsample_scores_before or [], proposal.subsample_scores_after or []
+        worse = sum(b < a for a, b in zip(before, after))
+        return (f"{worse} task(s) of the minibatch fell" if worse else "no task of the minibatch rose")
+
+
+def gepa_acceptance() -> dict:
+    try:
+        from gepa.strategies.acceptance import AcceptanceCriterion  # noqa: F401
+    except ImportError:  # an older gepa: its own default rule
+        return {}
+    return {"acceptance_criterion": PairedMinibatch()}
 
 
 # --- the acceptance ---------------------------------------------------------------------------------------------------
@@ -199,6 +256,9 @@ class Outcome:
     held_out: Optional[Any] = None  # the final's paired.Comparison on held out
     folders: dict[str, list[Path]] = field(default_factory=dict)
     trials_run: int = 0
+    cost_check: Optional[str] = None  # the final's tool calls and tokens a trial against the start's, on held out
+    persuasion: Optional[str] = None  # the final rerun in plain wording (wording.py), on held out
+    plain_held_out: Optional[Any] = None  # that rerun's paired.Comparison
 
 
 def _by_label(trials, label: str) -> list:
@@ -245,16 +305,90 @@ def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, a
     c = compare_trials(args.model, best.variant, "held_out", _by_label(held, seed_label), _by_label(held, best.variant))
     _relink(c, held, best.variant, plan.out)
     outcome.held_out = c
-    if c.call == "clearly better":
-        outcome.accepted = True
-        outcome.why = (f"{best.variant} is clearly better than {seed_label} on the held-out tasks: "
-                       f"{100 * c.delta:+.0f} points [{100 * c.low:+.0f}, {100 * c.high:+.0f}] over {c.tasks} tasks")
-    else:
-        delta = "–" if c.delta is None else f"{100 * c.delta:+.0f} points"
-        bounds = "" if c.low is None else f" [{100 * c.low:+.0f}, {100 * c.high:+.0f}]"
-        outcome.why = (f"{best.variant} is better on dev ({100 * best.delta:+.0f} points) but on the held-out tasks "
-                       f"{delta}{bounds}: {c.call}; a change that helps only where it was tuned is not proposed")
+    if c.call != "clearly better":
+        outcome.why = rejection(best, c)
+        return outcome
+    gain = (f"{best.variant} is clearly better than {seed_label} on the held-out tasks: {100 * c.delta:+.0f} points "
+            f"[{100 * c.low:+.0f}, {100 * c.high:+.0f}] over {c.tasks} tasks, exact one-sided p {c.test.better:.3g}")
+    risen, outcome.cost_check = cost_rise(_by_label(held, seed_label), _by_label(held, best.variant),
+                                          args.max_cost_rise)
+    if risen:
+        outcome.why = f"{gain}; but {risen}, past the bound of {100 * args.max_cost_rise:+.0f}%: not accepted"
+        return outcome
+    outcome.accepted = True
+    outcome.why = gain
+    _persuasion_control(plan, setup, start, seed, found, outcome, seed_path, seed_label, args)
     return outcome
+
+
+def cost_rise(base: list, mine: list, bound: float) -> tuple[Optional[str], str]:
+    """Whether the variant's tool calls or tokens a trial rose past `bound` (a share: 0.25 is +25%) on held out, and
+    the check in words for hillclimb.md. Better descriptions can cost steps (arXiv 2602.14878); but a trial that gives
+    up at once is cheap, not better, so the cost is compared over the trials (task and repeat) that passed under
+    both, the same work done."""
+    from ..paired import _cost
+
+    passed = {(t.task, t.repeat) for t in base if t.passed} & {(t.task, t.repeat) for t in mine if t.passed}
+    if not passed:
+        return None, (f"no held-out trial passed under both {mine[0].record.surface if mine else 'the variant'} and "
+                      f"the start, so there is no like-for-like cost to compare (the bound is {100 * bound:+.0f}%)")
+    theirs_cost = _cost([t for t in base if (t.task, t.repeat) in passed])
+    mine_cost = _cost([t for t in mine if (t.task, t.repeat) in passed])
+    parts, risen = [], []
+    for what, now, before in (("tool calls", mine_cost.tool_calls, theirs_cost.tool_calls),
+                              ("tokens", mine_cost.tokens, theirs_cost.tokens)):
+        if not before:
+            parts.append(f"{what} {now:,.1f} a trial (the start's {before:,.0f}: no ratio)")
+            continue
+        rise = now / before - 1
+        parts.append(f"{what} {now:,.1f} a trial against {before:,.1f} ({100 * rise:+.0f}%)")
+        if rise > bound:
+            risen.append(f"its {what} a trial rose {100 * rise:+.0f}%")
+    return ("; ".join(risen) or None), (f"over the {len(passed)} held-out trials that passed under both, "
+                                        f"{'; '.join(parts)}; the bound is {100 * bound:+.0f}%")
+
+
+def _persuasion_control(plan, setup, start, seed, found, outcome, seed_path, seed_label, args) -> None:
+    """The accepted variant again in plain wording (wording.py) on the held-out tasks, beside the start."""
+    from ..paired import compare_trials
+    from .wording import plain_candidate
+
+    plain = plain_candidate(outcome.final)
+    if plain == outcome.final:
+        outcome.persuasion = "its texts have no imperative or promotional wording to strip: nothing to rerun"
+        return
+    label, path = found.adapter.candidate_file(plain)
+    held = ensure(setup, plan.out / ACCEPT_HELD_OUT, [str(seed_path), str(path)], plan.held_out, args.repeats)
+    outcome.trials_run += held.ran
+    outcome.folders[ACCEPT_HELD_OUT] = sorted(set(outcome.folders.get(ACCEPT_HELD_OUT, [])) | set(held.folders))
+    c = compare_trials(args.model, label, "held_out", _by_label(held, seed_label), _by_label(held, label))
+    _relink(c, held, label, plan.out)
+    outcome.plain_held_out = c
+    said = f"{100 * c.delta:+.0f} points over {c.tasks} held-out tasks, {c.call}"
+    if c.call == "clearly better":
+        outcome.persuasion = f"in plain wording ({label}) it is still {said}: the gain is the facts', not the wording's"
+    else:
+        outcome.persuasion = (f"in plain wording ({label}) it is {said}: the gain came from persuasion (imperative or "
+                              f"promotional wording), not from what the texts say")
+
+
+def rejection(dev, held) -> str:
+    """Why the final candidate is not accepted, in the words its held-out result earns: a gain that is there but not
+    clear is not "helps only where it was tuned"; that is said only of no gain on held out."""
+    gained = f"{dev.variant} is better on dev ({100 * dev.delta:+.0f} points)"
+    if held.delta is None or held.test is None:
+        return f"{gained}, but it has no held-out trials to judge it"
+    bounds = "" if held.low is None else f" [{100 * held.low:+.0f}, {100 * held.high:+.0f}]"
+    measured = f"{100 * held.delta:+.0f} points{bounds} over {held.tasks} held-out tasks"
+    if not held.test.decidable:
+        return f"{gained}; on held out {measured}: {held.call}, so nothing could be accepted"
+    if held.delta > 0:
+        return (f"{gained}; on held out {measured} is not clear (exact one-sided p {held.test.better:.3g}, over "
+                f"2.5%): a gain this size needs more held-out tasks or repeats to be told from chance")
+    if held.delta < 0:
+        return f"{gained}; on held out {measured}: {held.call}; it is worse where it was not tuned"
+    return (f"{gained}; on held out {measured}: no gain, so a change that helps only where it was tuned is not "
+            f"proposed")
 
 
 def _relink(comparison, trials, label: str, out: Path) -> None:

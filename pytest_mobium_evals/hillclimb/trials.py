@@ -21,7 +21,6 @@ from typing import Optional
 
 from ..cli import CliError as RunFolderError  # what the run loader raises, one line
 from ..runfolder import Trial, load_run
-from ..transcript import read_refs, resolve_refs
 
 LOG = "pytest.log"
 TEXT_LIMIT = 700  # characters of a tool's answer kept in the reflective dataset
@@ -157,51 +156,56 @@ def _short(text: object, limit: int = TEXT_LIMIT) -> str:
 
 
 def transcript(trial: Trial) -> list[dict]:
-    path = trial.path / "transcript.jsonl"
-    events = []
-    try:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                events.append(json.loads(line))
-    except (OSError, ValueError):
-        return []
-    return events
+    from ..transcript import read_events
+
+    return read_events(trial.path / "transcript.jsonl")
+
+
+def read_steps(events: list[dict]) -> tuple[str, list[str], list[str], Optional[str]]:
+    """The prompt, the tool steps and the errors as the agent read them, and the last map it got, through
+    transcript.py's one reader (each driver records a call's tool under its own key; the reader knows them all).
+    An error's text is what reached the model: a remedy the client did not pass on is not in it."""
+    from ..transcript import steps as read
+
+    events = list(events)
+    prompt = ""
+    lines: list[str] = []
+    errors: list[str] = []
+    last_map: Optional[str] = None
+    for step in read(events):
+        if step.role == "prompt" and not prompt:
+            prompt = step.text
+        elif step.role == "tool":
+            # a map ref as what the last map the agent read said it was (transcript.steps resolves it)
+            lines.append(f"call {step.tool}({_short(step.resolved or step.arguments, 200)})")
+            if step.answer is None:
+                continue
+            if step.is_error:
+                # The structured payload is there when the recorder kept it (the harness's own client, which an
+                # agent reading it directly uses); a model client's record is the text its model got, and no more.
+                data = events[step.answered].get("data") if step.answered is not None else None
+                data = data if isinstance(data, dict) else {}
+                code = f" [{data['code']}]" if data.get("code") else ""
+                line = f"ERROR{code} from {step.tool}: {_short(step.answer, 300)}"
+                if data.get("remedy") and data["remedy"] not in step.answer:
+                    line += f" | remedy: {data['remedy']}"
+                elif not data.get("remedy") and "remedy" not in step.answer.lower():
+                    line += " | (no remedy given)"
+                errors.append(line)
+                lines.append(line)
+            else:
+                lines.append(f"answer of {step.tool}: {_short(step.answer)}")
+                if step.tool == "app_map":
+                    last_map = step.answer
+        elif step.role == "error":
+            lines.append(f"ERROR: {_short(step.text, 300)}")
+    return prompt, lines, errors, last_map
 
 
 def trajectory(trial: Trial) -> dict:
     """What the reflection model reads of one trial: the prompt, the tool calls and answers (errors flagged), the
     claim, the verdict, and what the device showed (the outcome the grader read, and the last map the agent got)."""
-    events = transcript(trial)
-    prompt = next((e.get("text") for e in events if e.get("kind") == "prompt"), "") or ""
-    steps: list[str] = []
-    errors: list[str] = []
-    last_map: Optional[str] = None
-    calls: dict[int, dict] = {}
-    refs: dict[str, str] = {}  # what each map ref named in the last map the agent read (transcript.read_refs)
-    asked: dict[str, dict] = {}  # a call's arguments until its answer (a map's diff=true keeps the refs before)
-    for e in events:
-        kind = e.get("kind")
-        if kind in ("call", "tool_call"):
-            calls[len(steps)] = e
-            arguments = resolve_refs(e.get("arguments") or {}, refs)
-            asked[str(e.get("id") or e.get("name"))] = e.get("arguments") or {}
-            steps.append(f"call {e.get('name')}({_short(arguments, 200)})")
-        elif kind in ("answer", "tool_result"):
-            text = e.get("text") or ""
-            data = e.get("data") or {}
-            if e.get("is_error"):
-                remedy = data.get("remedy") if isinstance(data, dict) else None
-                code = data.get("code") if isinstance(data, dict) else None
-                line = f"ERROR [{code or '?'}] from {e.get('name')}: {_short(text, 300)}"
-                line += f" | remedy: {remedy}" if remedy else " | (no remedy given)"
-                errors.append(line)
-                steps.append(line)
-            else:
-                steps.append(f"answer of {e.get('name')}: {_short(text)}")
-                read_refs(str(e.get("name") or e.get("tool") or ""), asked.pop(str(e.get("id") or e.get("name")), {}),
-                          text, data, refs)
-                if e.get("name") == "app_map":
-                    last_map = text
+    prompt, steps, errors, last_map = read_steps(transcript(trial))
     record = trial.record
     claim = record.claim or {}
     return {

@@ -54,8 +54,9 @@ def pre_t55(device, params) -> None:
 
 
 @mobiumapp(id="t55", reference=ref_t55, wrong=wrong_t55, tier="hard", slug="battery-volume", precondition=pre_t55,
-           # a last digit of 6-9: rounding and dropping the digit disagree, and nothing lies halfway
-           params=lambda rng: {"level": rng.randint(1, 8) * 10 + rng.randint(6, 9)},
+           # a last digit of 6-9: rounding and dropping the digit disagree, and nothing lies halfway; never 46-49,
+           # which round to 50, the Slider Demo's default Volume, where doing nothing would pass
+           params=lambda rng: {"level": rng.choice((1, 2, 3, 5, 6, 7, 8)) * 10 + rng.randint(6, 9)},
            aims_at="a fact carried from one screen to another, and units: a percentage read on one demo becomes a "
                    "slider position on another, rounded to the slider's steps",
            prompt="In MobiumApp, read the battery level the Battery Demo shows, then set the Slider Demo's Volume to "
@@ -69,6 +70,8 @@ def pre_t55(device, params) -> None:
                             "Slider Demo, left, is back at its default Volume"),
            ),
            grader_history=(
+               (1, "levels 46-49 round to 50, the Slider Demo's default Volume, so doing nothing passed; the level's "
+                   "tens digit is never 4"),
                (2, "the Volume was read from whatever screen showed, so setting it and then going back to the menu "
                    "was graded as not set; the evidence is the screen's (evidence='screen') and the prompt asks "
                    "to leave it showing"),

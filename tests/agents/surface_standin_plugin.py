@@ -8,6 +8,7 @@ import pytest
 from surface_standin import surface_runner
 
 from pytest_mobium_evals.collection import spec_of
+from pytest_mobium_evals.session import SURFACE_READER
 
 
 class StandinAgent:
@@ -24,3 +25,5 @@ class StandinAgent:
 def pytest_configure(config):
     # Registered after the plugin's own entry point (which `-p` loads before), so this fixture is the one in force.
     config.pluginmanager.register(StandinAgent(), "surface-standin-agent")
+    # It reads the raw MCP result (an error's structured remedy, the map's text), not what a model's client passes.
+    config.stash[SURFACE_READER] = "raw"

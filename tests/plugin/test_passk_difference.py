@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -10,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_mobium_evals.intervals import paired_difference, pass_hat_k, pass_k_over_tasks
-from pytest_mobium_evals.summary import Outcome, difference, difference_line, figures
+from pytest_mobium_evals.summary import Outcome, difference, difference_line, difference_lines, figures
 
 
 @given(st.integers(1, 8).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(1, n))))
@@ -83,3 +84,19 @@ def test_figures_give_pass_k_with_repeats_and_a_difference_line():
     assert math.isclose(difference(haiku, opus).delta, 2 / 3)
     single = figures("one", _outcomes({"t1": 1}, repeats=1), control=False)
     assert single.pass_k is None and single.pass_k_text() == ""
+
+
+def test_a_difference_is_taken_apart_over_dev_and_held_out_tasks():
+    def split(outcomes: list[Outcome], held_out: set[str]) -> list[Outcome]:
+        return [dataclasses.replace(o, split="held_out" if o.task in held_out else "dev") for o in outcomes]
+
+    held = {"t0", "t1", "t2", "t3"}
+    base = figures("baseline", split(_outcomes({f"t{i}": 1 for i in range(12)}), held), control=False)
+    # better on the eight dev tasks only: the one line over all twelve would have said +44
+    tuned = figures("tuned", split(_outcomes({f"t{i}": 1 if f"t{i}" in held else 3 for i in range(12)}), held),
+                    control=False)
+    dev, held_out = difference_lines(base, tuned)
+    assert dev.startswith("tuned (dev tasks) vs baseline (dev tasks): +67 points [+67 to +67] over 8 tasks")
+    assert held_out.startswith("tuned (held-out tasks) vs baseline (held-out tasks): +0 points")
+    one_split = figures("a", _outcomes({"t1": 1}), control=False), figures("b", _outcomes({"t1": 2}), control=False)
+    assert difference_lines(*one_split) == [difference_line(*one_split)]

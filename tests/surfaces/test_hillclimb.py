@@ -22,12 +22,15 @@ from pytest_mobium_evals.surfaces import load
 ROOT = Path(__file__).resolve().parents[2]
 
 
-SCENARIOS = {"remedy": ("no-remedies", "t01,t04,t22,t03"), "units": ("baseline", "t05,t27,t22,t03")}
+# Six held-out tasks (t03, t06, t10, t13, t22, t34): the fewest with which the exact test can call anything clear.
+HELD_OUT = "t03,t06,t10,t13,t22,t34"
+SCENARIOS = {"remedy": ("no-remedies", f"t01,t04,{HELD_OUT}"), "units": ("baseline", f"t05,t27,{HELD_OUT}")}
 
 
 def _command(out: Path, surface: str, tasks: str, port: int, serial: str, rounds: int = 3) -> list[str]:
-    return ["hillclimb", "--model=haiku:low", "--reflect=python:reflect_standin", "--budget=40",
-            f"--surface={surface}", f"--tasks={tasks}", "--repeats=2", "--keep=2", f"--rounds={rounds}",
+    return ["hillclimb", "--model=haiku:low", "--reflect=python:reflect_standin", "--budget=64",
+            f"--surface={surface}", f"--tasks={tasks}", "--repeats=2", "--search-repeats=1", "--keep=2",
+            f"--rounds={rounds}",
             f"--run-dir={out}", "--", "-p", "surface_standin_plugin", "--device-pace=fast",
             f"--device=127.0.0.1:{port}/{serial}"]
 
@@ -67,7 +70,7 @@ def climbed(tmp_path_factory):
 
 
 def _searched_tasks(out: Path) -> set[str]:
-    return {json.loads(p.read_text())["task"] for p in (out / "search").glob("*/trials/*/verdict.json")}
+    return {json.loads(p.read_text())["task"] for p in (out / "search").glob("seed-*/*/trials/*/verdict.json")}
 
 
 def test_the_loop_finds_the_missing_remedy_and_held_out_accepts_it(climbed):
@@ -75,14 +78,16 @@ def test_the_loop_finds_the_missing_remedy_and_held_out_accepts_it(climbed):
     assert code == 0
     result = json.loads((out / "result.json").read_text())
     assert result["accepted"] is True, result
-    assert result["held_out"]["call"] == "clearly better" and sorted(result["held_out"]["better"]) == ["t03", "t22"]
+    assert result["held_out"]["call"] == "clearly better"
+    assert sorted(result["held_out"]["better"]) == HELD_OUT.split(",")
+    assert result["held_out"]["p"] == 2 / 64  # every held-out task moved up: the exact test's least p with six
     assert _searched_tasks(out) == {"t01", "t04"}  # the held-out tasks were never run while searching
     variant = load(str(out / "accepted.toml"), out).variant
     assert "app_map" in variant.errors["invalid_argument"].remedy
     assert variant.errors["*"].remedy == ""  # the rest of no-remedies is kept
     report = (out / "hillclimb.md").read_text()
     assert "ACCEPTED" in report and "+invalid_argument = run app_map" in report
-    assert "| held_out | 2 | 0% | 100%" in report
+    assert "| held_out | 6 | 0% | 100%" in report
     import re
 
     links = re.findall(r"\]\(([^)]+/transcript\.jsonl)\)", report)
@@ -95,7 +100,8 @@ def test_a_proposal_that_helps_only_on_dev_is_rejected(climbed):
     assert code == 0
     result = json.loads((out / "result.json").read_text())
     assert result["accepted"] is False
-    assert [c["call"] for c in result["dev"]] == ["better on dev (tuning only)"]
+    # Two dev tasks, both better: a gain on dev, which the exact test cannot call clear with two (nor need to).
+    assert [(c["call"], c["delta"]) for c in result["dev"]] == [("cannot be clear with 2 dev tasks", 1.0)]
     assert result["held_out"]["call"] == "not clear" and result["held_out"]["delta"] == 0
     assert not (out / "accepted.toml").exists()
     assert load(str(out / "rejected.toml"), out).variant.map.values == "labelled"  # the edit the failures pointed at
@@ -107,10 +113,12 @@ def test_a_stopped_hillclimb_resumes_where_it_stopped(climbed):
     first, last = climbed[2]["units"]
     assert first["rounds"] == 1 and first["accepted"] is False and first["final"] is None  # one round: nothing kept
     assert last["rounds"] == 3 and last["final"] is not None
-    # The first invocation's trials were not run again: the start's two dev trials in the search exist once.
-    started = [p for p in (out / "search").glob("*/trials/*/verdict.json")
-               if json.loads(p.read_text())["surface"] == "baseline"]
-    assert len(started) == 2
+    # The first invocation's trials were not run again: no trial of the search (a round's seed, a variant, a task, a
+    # repeat) exists twice; and each round ran at a seed of its own.
+    searched = [(p.parents[3].name, v["surface"], v["task"], v["repeat"])
+                for p in (out / "search").glob("seed-*/*/trials/*/verdict.json") for v in [json.loads(p.read_text())]]
+    assert len(searched) == len(set(searched))
+    assert len({seed for seed, *_ in searched}) >= 2
     # Round 1's proposal was not asked again: two answers recorded, the second invocation asked one.
     assert "reflection 2 answers recorded (1 asked by this invocation)" in (out / "hillclimb.md").read_text()
     assert sorted(p.name for p in (out / "rounds").iterdir()) == ["0001.json", "0002.json", "0003.json"]
@@ -145,9 +153,20 @@ def test_a_settings_change_on_a_resumed_folder_is_one_line(monkeypatch, tmp_path
     out = tmp_path / "other"
     out.mkdir()
     (out / "hillclimb.json").write_text(json.dumps({"model": "opus"}))
-    assert main(["hillclimb", "--reflect=python:reflect_standin", f"--run-dir={out}", "--tasks=t01,t22"]) == 2
+    assert main(["hillclimb", "--reflect=python:reflect_standin", f"--run-dir={out}", f"--tasks=t01,{HELD_OUT}"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "it holds a hillclimb with other" in err and "model='opus'" in err
+
+
+def test_too_few_held_out_tasks_is_refused_before_any_trial(monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "few"
+    assert main(["hillclimb", "--reflect=python:reflect_standin", f"--run-dir={out}", "--tasks=t01,t04,t03,t22"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "mobium-evals hillclimb: --tasks: 2 held-out tasks (t03, t22): the acceptance's exact test cannot call a "
+        "variant clear with fewer than 6 (its smallest p is 1/4, over the 2.5% a side it needs); add held-out tasks "
+        "(`mobium-evals plan --difference D` says how many)")
+    assert not out.exists()
 
 
 def test_promote_writes_a_task_that_will_not_collect_until_its_author_finishes_it(climbed, tmp_path, monkeypatch,

@@ -25,8 +25,8 @@ def raw_spec(sim_server):
     return ToolServerSpec.builtin(sim_server.serials[0], "127.0.0.1", sim_server.port)
 
 
-def session(spec, variant):
-    wrapped, seen = surface_proxy.wrap_for_trial(spec, variant)
+def session(spec, variant, reader=surface_proxy.RAW):
+    wrapped, seen = surface_proxy.wrap_for_trial(spec, variant, reader)
     return Tools(wrapped, timeout=60), seen
 
 
@@ -44,7 +44,7 @@ def test_the_identity_changes_nothing_the_agent_reads(raw_spec, tmp_path):
         direct_map = slider_screen(direct)
         direct_error = direct.call("app_tap", target="@e999", check=False)
         defs = direct.tool_defs
-    tools, seen = session(raw_spec, surfaces.load("baseline", ROOT).plain())
+    tools, seen = session(raw_spec, surfaces.load("baseline", ROOT).plain(), surface_proxy.TEXT)
     with tools:
         assert tools.tool_defs == defs
         assert slider_screen(tools).text == direct_map.text
@@ -52,7 +52,8 @@ def test_the_identity_changes_nothing_the_agent_reads(raw_spec, tmp_path):
         assert (error.text, error.data) == (direct_error.text, direct_error.data)
     shown = seen.read()
     assert shown["variant"] == "baseline" and shown["tool_count"] == len(defs) and len(shown["hash"]) == 16
-    assert shown["errors"] == [f"{direct_error.text}\nremedy: {direct_error.data['remedy']}"]
+    assert shown["errors"] == [direct_error.text]  # as a text reader's model got it
+    assert (shown["reader"], shown["changed_answers"]) == ("text", 0)
 
 
 def test_descriptions_hidden_tools_errors_and_the_map_change_as_named(raw_spec, tmp_path):
@@ -61,7 +62,7 @@ def test_descriptions_hidden_tools_errors_and_the_map_change_as_named(raw_spec, 
                     '[tools.app_clipboard]\nhidden = true\n'
                     '[errors.no_such_element]\nremedy = "MAP FIRST"\nshow_remedy = true\n'
                     '[map]\nvalues = "labelled"\nlayout = "verbose"\n', tmp_path)
-    tools, seen = session(raw_spec, variant)
+    tools, seen = session(raw_spec, variant, surface_proxy.TEXT)
     with tools:
         by_name = {d["name"]: d for d in tools.tool_defs}
         assert "app_clipboard" not in by_name and len(by_name) == len(surfaces.builtin_tools()) - 1
@@ -89,6 +90,29 @@ def test_what_was_seen_hashes_apart_when_the_surface_differs(raw_spec, tmp_path)
         hashes[name] = seen.read()["hash"]
     assert hashes["baseline"] == hashes["baseline-copy"]  # the same surface under another name
     assert len({hashes["baseline"], hashes["no-remedies"], hashes["units-in-map"]}) == 3
+
+
+def test_what_a_client_never_passes_on_hashes_as_baseline(raw_spec):
+    """The hash is of what the model received: a remedy taken out of the structured payload, which a model reads
+    only as the error's text, changes nothing a text reader's or the Claude CLI's model gets."""
+    for reader in (surface_proxy.TEXT, surface_proxy.CLAUDE_CLI):
+        hashes = {}
+        for name in ("baseline", "no-remedies", "remedies-in-text"):
+            tools, seen = session(raw_spec, surfaces.load(name, ROOT).plain(), reader)
+            with tools:
+                tools.call("app_tap", target="@e999", check=False)
+            hashes[name] = seen.read()["hash"]
+        assert hashes["baseline"] == hashes["no-remedies"] != hashes["remedies-in-text"], reader
+
+
+def test_a_variant_none_of_whose_edits_reach_a_client_is_refused_for_it():
+    variant = {"name": "quiet", "errors": {"*": {"remedy": ""}}, "map": {"layout": "verbose"}}
+    assert surface_proxy.refusal(variant, surface_proxy.RAW) is None
+    assert surface_proxy.refusal(variant, surface_proxy.TEXT) is None  # the verbose layout is in the text
+    assert surface_proxy.refusal(variant, surface_proxy.CLAUDE_CLI) == (
+        "surface variant quiet cannot change what the Claude CLI passes to its model (its edits: "
+        "errors.*.remedy (without show_remedy), map.layout = verbose)")
+    assert surface_proxy.refusal({"name": "copy"}, surface_proxy.CLAUDE_CLI) is None  # a null control runs
 
 
 ELEMENTS = [{"ref": "@e1", "label": "Volume", "role": "slider", "value": "70",
@@ -120,6 +144,27 @@ def test_each_map_transform_changes_its_own_part(edit, lines):
     original = TEXT.split("\n")
     want = [original[i] if line is None else line for i, line in enumerate(lines)]
     assert mapped(edit) == want
+
+
+@pytest.mark.parametrize("edit, changed", [
+    ({"values": "hidden"}, lambda d: "value" not in d["elements"][0]),
+    ({"values": "labelled"}, lambda d: d["elements"][0]["value_is"] == surface_proxy.VALUE_IS),
+    ({"covered": "explained"}, lambda d: d["elements"][1]["covered_means"] == 'a tap on it lands on "Toast"'),
+    ({"covered": "hidden"}, lambda d: "covered" not in d["elements"][1]),
+    ({"roleless_state": "hidden"}, lambda d: set(d["elements"][1]) == {"ref", "label"}),
+    ({"loading": "terse"}, lambda d: d["loading"] == surface_proxy.TERSE_LOADING),
+    ({"loading": "hidden"}, lambda d: "loading" not in d),
+    ({"notes": "hidden"}, lambda d: "loading" not in d and "keyboard" not in d),
+    ({"layout": "compact"}, lambda d: [el["ref"] for el in d["elements"]] == ["@e1", "@e2"]),
+])
+def test_each_map_transform_changes_the_structured_content_the_claude_cli_shows(edit, changed):
+    result = {"content": [{"type": "text", "text": TEXT}],
+              "structuredContent": {"elements": ELEMENTS, "loading": ["Loading"], "keyboard": {"shown": True}}}
+    out = surface_proxy.apply_map({"map": edit}, result)
+    assert changed(out["structuredContent"])
+    assert surface_proxy.model_view(surface_proxy.CLAUDE_CLI, out) != surface_proxy.model_view(
+        surface_proxy.CLAUDE_CLI, result)
+    assert result["structuredContent"]["elements"] == ELEMENTS  # the server's answer itself is left as it was
 
 
 def test_compact_leaves_out_the_lines_without_a_ref():

@@ -81,18 +81,20 @@ def test_two_variants_with_repeats_write_the_table(project):
 
     result.stdout.fnmatch_lines(["*surface variants against baseline*",
                                  "units-in-map vs baseline, claude-haiku-5-5:low, dev: +100 points [+100 to +100] "
-                                 "over 1 task: better on dev (tuning only); better on t05, worse on none",
-                                 "units-in-map vs baseline, claude-haiku-5-5:low, held_out: +0 points*: not clear;*"])
+                                 "over 1 task: cannot be clear with 1 dev task; better on t05, worse on none",
+                                 "units-in-map vs baseline, claude-haiku-5-5:low, held_out: +0 points*: cannot be "
+                                 "clear with 1 held-out task;*"])
     record = json.loads((run / "record.json").read_text())
     assert record["surfaces"] == ["baseline", "units-in-map"] and record["options"]["surface"]
     table = (run / "surfaces.md").read_text()
-    assert "| units-in-map | dev | 1 | 0% | 100% (100%–100%) | +100 (+100 to +100) | better on dev (tuning only) " \
-           "| 1 | t05 ([r0](trials/" in table
+    assert "| units-in-map | dev | 1 | 0% | 100% (100%–100%) | +100 (+100 to +100) | cannot be clear with 1 dev " \
+           "task | 1 | t05 ([r0](trials/" in table
     import re
 
     links = re.findall(r"\]\((trials/[^)]+)\)", table)
     assert len(links) == 2 and all((run / link).is_file() for link in links)  # the flipped task's two trials
-    assert "| units-in-map | held_out | 1 | 100% | 100% (100%–100%) | +0 (+0 to +0) | not clear | – | – | – |" in table
+    assert "| units-in-map | held_out | 1 | 100% | 100% (100%–100%) | +0 (+0 to +0) | cannot be clear with 1 " \
+           "held-out task | 1 | – | – |" in table
     html = (project.path / "report.html").read_text()
     assert "Surface variants against baseline" in html and "variants baseline, units-in-map applied" in html
 
