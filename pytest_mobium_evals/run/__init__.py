@@ -1,0 +1,1 @@
+"""A trial without pytest: reset, settings before, driver, settings after, outcome, grade, record."""
