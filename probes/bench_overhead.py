@@ -43,13 +43,14 @@ sys.path.insert(0, str(ROOT / "tests" / "agents"))  # the scripted model endpoin
 
 from standins import AnthropicStandin, OllamaStandin, OpenAIStandin, solve_t01  # noqa: E402
 
-from pytest_mobium_evals import drivers, sim  # noqa: E402
-from pytest_mobium_evals.agents import Limits, parse_models  # noqa: E402
-from pytest_mobium_evals.catalog import load_task_definitions  # noqa: E402
-from pytest_mobium_evals.device import Device  # noqa: E402
-from pytest_mobium_evals.records import RunDir  # noqa: E402
-from pytest_mobium_evals.toolserver import PreparedServer, ToolServerSpec  # noqa: E402
-from pytest_mobium_evals.trial import TrialEnv, TrialSpec, run_trial  # noqa: E402
+from pytest_mobium_evals import sim  # noqa: E402
+from pytest_mobium_evals.drivers import controls as drivers  # noqa: E402
+from pytest_mobium_evals.drivers.agents import Limits, parse_models  # noqa: E402
+from pytest_mobium_evals.reach.device import Device  # noqa: E402
+from pytest_mobium_evals.reach.toolserver import PreparedServer, ToolServerSpec  # noqa: E402
+from pytest_mobium_evals.run.trial import TrialEnv, TrialSpec, run_trial  # noqa: E402
+from pytest_mobium_evals.runfolder.writing import RunDir  # noqa: E402
+from pytest_mobium_evals.suites.catalog import load_task_definitions  # noqa: E402
 
 MODELS = {"claude": "sonnet:low", "ollama": "ollama/qwen2.5:7b", "openai": "openai/local-model"}
 # What the harness may add to a trial: the Claude CLI's own start is the difference.

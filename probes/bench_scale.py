@@ -93,7 +93,7 @@ def part_of(cmdline: list[str]) -> str | None:
     line = " ".join(cmdline)
     if cmdline and os.path.basename(cmdline[0]) == "claude":
         return "agent client"  # before the tool server: its own command line names the MCP config
-    if "pytest_mobium_evals.cli sim" in line:
+    if "pytest_mobium_evals.commands.cli sim" in line:
         return "virtual device"
     if "--prefork" in line or "mobium_server" in line or " mcp " in f" {line} ":
         return "tool server"

@@ -13,8 +13,10 @@ import statistics
 import time
 from pathlib import Path
 
-from pytest_mobium_evals import sim, surface_proxy, surfaces
-from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
+from pytest_mobium_evals import sim
+from pytest_mobium_evals.reach.toolserver import Tools, ToolServerSpec
+from pytest_mobium_evals.surface import proxy as surface_proxy
+from pytest_mobium_evals.surface import variants as surfaces
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = "dev.mobium.mobiumapp"

@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pytest_mobium_evals import sim  # noqa: E402
-from pytest_mobium_evals.device import Device  # noqa: E402
-from pytest_mobium_evals.testfile import run_file  # noqa: E402
-from pytest_mobium_evals.toolserver import Tools, ToolServerSpec  # noqa: E402
+from pytest_mobium_evals.commands.testfile import run_file  # noqa: E402
+from pytest_mobium_evals.reach.device import Device  # noqa: E402
+from pytest_mobium_evals.reach.toolserver import Tools, ToolServerSpec  # noqa: E402
 
 
 def load_t25():

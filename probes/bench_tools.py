@@ -14,7 +14,7 @@ import statistics
 import time
 
 from pytest_mobium_evals import sim
-from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
+from pytest_mobium_evals.reach.toolserver import Tools, ToolServerSpec
 
 APP = "dev.mobium.mobiumapp"
 

@@ -31,7 +31,7 @@ def main() -> int:
     out = Path(args.out or f"/tmp/cli-hillclimb-{args.seed}")
     env = {**os.environ, "PYTHONPATH": str(ROOT / "tests" / "agents"), "MOBIUM_CLI_SUITE": "1",
            "ANTHROPIC_API_KEY": os.environ.get("ANTHROPIC_API_KEY", "sk-ant-standin")}
-    command = [sys.executable, "-m", "pytest_mobium_evals.cli", "hillclimb", "--model=haiku:low",
+    command = [sys.executable, "-m", "pytest_mobium_evals.commands.cli", "hillclimb", "--model=haiku:low",
                "--reflect=python:reflect_standin", f"--surface={args.surface}",
                "--suite=tests/surfaces/cli_suite", f"--repeats={args.repeats}", "--search-repeats=1", "--keep=1",
                "--rounds=1", "--budget=80", f"--seed={args.seed}", f"--run-dir={out}", "--",

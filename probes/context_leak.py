@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests" / "agents"))  # the scripted Messages API 
 
 from standins import Answer, AnthropicStandin, Call  # noqa: E402
 
-from pytest_mobium_evals.agents import (  # noqa: E402
+from pytest_mobium_evals.drivers.agents import (  # noqa: E402
     Limits,
     claude,  # noqa: E402
     parse_models,
@@ -81,7 +81,7 @@ def environment(**values: str | None):
 
 def tool_server(device: tuple) -> SimpleNamespace:
     """The built-in Mobium server on the virtual device: the tool server a trial gets."""
-    from pytest_mobium_evals.toolserver import ToolServerSpec
+    from pytest_mobium_evals.reach.toolserver import ToolServerSpec
 
     server, _ = device
     spec = ToolServerSpec.builtin(server.serials[0], "127.0.0.1", server.port)
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from pytest_mobium_evals import sim
-    from pytest_mobium_evals.device import Device
+    from pytest_mobium_evals.reach.device import Device
 
     with tempfile.TemporaryDirectory(prefix="context-leak-") as tmp, AnthropicStandin() as endpoint, \
             sim.start(devices=1) as server:

@@ -11,8 +11,8 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from pytest_mobium_evals.catalog import load_task_definitions
-from pytest_mobium_evals.tasks import GRADER_DEFECTS
+from pytest_mobium_evals.core.tasks import GRADER_DEFECTS
+from pytest_mobium_evals.suites.catalog import load_task_definitions
 
 ROOT = Path(__file__).resolve().parents[1]
 

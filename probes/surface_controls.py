@@ -18,8 +18,8 @@ sys.path.insert(0, str(ROOT / "tests" / "agents"))  # the surface-sensitive stan
 from surface_standin import CONTROL_TASKS, CONTROL_VARIANTS, comparison_controls, run_variants  # noqa: E402
 
 from pytest_mobium_evals import sim  # noqa: E402
-from pytest_mobium_evals.catalog import load_task_definitions  # noqa: E402
-from pytest_mobium_evals.device import Device  # noqa: E402
+from pytest_mobium_evals.reach.device import Device  # noqa: E402
+from pytest_mobium_evals.suites.catalog import load_task_definitions  # noqa: E402
 
 
 def main() -> int:

@@ -9,7 +9,7 @@ import pytest
 def phone():
     """One virtual device behind its own ADB server, reached as the harness reaches a device (`Device`)."""
     from pytest_mobium_evals import sim
-    from pytest_mobium_evals.device import Device
+    from pytest_mobium_evals.reach.device import Device
 
     server = sim.start(devices=1, port=0)
     try:

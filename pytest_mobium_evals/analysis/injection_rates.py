@@ -22,8 +22,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
+from pytest_mobium_evals.core.verdicts import INFRA_ERROR
+
 from .intervals import Rate, bootstrap_over_tasks
-from .verdicts import INFRA_ERROR
 
 #: (key, what a reader is told it is), in the order every view shows them.
 RATES = (

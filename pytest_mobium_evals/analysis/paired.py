@@ -21,8 +21,9 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Optional, Sequence
 
+from pytest_mobium_evals.core.split import SPLITS, split_of
+
 from .intervals import bootstrap_over_tasks, paired_difference
-from .split import SPLITS, split_of
 
 BASELINE = "baseline"
 LEVEL = 0.025  # one side's level: "clearly better" and "clearly worse" each at most this often by chance
@@ -450,11 +451,11 @@ def plan_lines(tasks: Optional[int], repeats: int, discordance: float, differenc
 
 
 def run(args) -> int:
-    from .cli import CliError
+    from pytest_mobium_evals.commands.cli import CliError
 
     tasks, repeats, discordance = args.tasks, args.repeats, args.discordance
     if args.from_run:
-        from .runfolder import load_run
+        from pytest_mobium_evals.runfolder.reading import load_run
 
         earlier = load_run(args.from_run, require_complete=False)
         held, ran = held_out_shape(earlier)

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from .catalog import default_task_paths, load_task_definitions
-from .cli import CliError
-from .runfolder import Run
+from pytest_mobium_evals.commands.cli import CliError
+from pytest_mobium_evals.runfolder.reading import Run
+from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
 REGRADE = "regrade.md"
 
@@ -28,8 +28,8 @@ def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[
     """Grade every stored answer (and refusal reason) again with the current answer rules. The run's trials are
     updated in memory, so the report shows the regraded verdicts; the stored verdict.json files are left as they
     were. Returns every trial whose answer judgement or verdict changed."""
-    from .answers import answer_given, check_answer
-    from .grading import SideEffect, grade
+    from pytest_mobium_evals.core.answers import answer_given, check_answer
+    from pytest_mobium_evals.core.grading import SideEffect, grade
 
     if tasks is None:
         tasks = load_task_definitions(default_task_paths())

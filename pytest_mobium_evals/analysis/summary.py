@@ -12,9 +12,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
+from pytest_mobium_evals.core.split import SPLITS, split_of
+from pytest_mobium_evals.core.verdicts import INFRA_ERROR
+
 from .intervals import Difference, PassK, Rate, bootstrap_over_tasks, paired_difference, pass_k_over_tasks
-from .split import SPLITS, split_of
-from .verdicts import INFRA_ERROR
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,6 @@ def stop_reasons(records: Iterable) -> Counter:
 
 def stop_reasons_text(counts: Counter) -> str:
     """"final_answer 3, time_limit 1": the counts in StopReason's order."""
-    from .trial_record import STOP_REASONS
+    from pytest_mobium_evals.core.trial_record import STOP_REASONS
 
     return ", ".join(f"{k} {counts[k]}" for k in (*STOP_REASONS, NOT_RECORDED) if counts.get(k))

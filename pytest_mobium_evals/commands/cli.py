@@ -13,20 +13,22 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("pytest_mobium_evals.mobium_server.cli", "serve the Mobium-compatible MCP tools on stdio, over ADB"),
     "mobium": ("pytest_mobium_evals.mobium_server.cli_face", "Mobium's command line over the built-in server "
                "(`mobium-evals mobium --device S map`)"),
-    "report": ("pytest_mobium_evals.report_cli", "write report.md and a pass-rate chart for a run folder"),
-    "compare": ("pytest_mobium_evals.compare", "compare two runs with the same tasks and seed, trial by trial"),
-    "runs": ("pytest_mobium_evals.runs", "list the runs in a folder, one line each"),
-    "judge": ("pytest_mobium_evals.judge", "regrade a run's answers with a local model through Ollama"),
-    "verify": ("pytest_mobium_evals.verify", "run the regression tasks on two Mobium commits and compare"),
-    "test": ("pytest_mobium_evals.testfile", "run a Mobium *.test.json file over the MCP tools"),
-    "plan": ("pytest_mobium_evals.paired", "what held-out tasks and repeats decide with the exact paired test: "
+    "report": ("pytest_mobium_evals.commands.report", "write report.md and a pass-rate chart for a run folder"),
+    "compare": ("pytest_mobium_evals.report.compare", "compare two runs with the same tasks and seed, trial by trial"),
+    "runs": ("pytest_mobium_evals.commands.runs", "list the runs in a folder, one line each"),
+    "judge": ("pytest_mobium_evals.commands.judge", "regrade a run's answers with a local model through Ollama"),
+    "verify": ("pytest_mobium_evals.commands.verify", "run the regression tasks on two Mobium commits and compare"),
+    "test": ("pytest_mobium_evals.commands.testfile", "run a Mobium *.test.json file over the MCP tools"),
+    "plan": ("pytest_mobium_evals.analysis.paired",
+             "what held-out tasks and repeats decide with the exact paired test: "
              "the smallest difference at 80% power, or the smallest held-out sets for a difference"),
-    "surface": ("pytest_mobium_evals.surface_cli", "surface variants: check a variant file, capture a real "
+    "surface": ("pytest_mobium_evals.commands.surface", "surface variants: check a variant file, capture a real "
                 "Mobium's surface, the before/after table of a run"),
-    "hillclimb": ("pytest_mobium_evals.hillclimb.command", "propose surface variants from failed trials (gepa) and "
+    "hillclimb": ("pytest_mobium_evals.commands.hillclimb.command",
+                  "propose surface variants from failed trials (gepa) and "
                   "accept one only by the paired test on held-out tasks"),
-    "promote": ("pytest_mobium_evals.promote", "write the start of a regression task from a failed trial"),
-    "export": ("pytest_mobium_evals.export_inspect", "write a run as an Inspect AI log, for `inspect view`"),
+    "promote": ("pytest_mobium_evals.commands.promote", "write the start of a regression task from a failed trial"),
+    "export": ("pytest_mobium_evals.commands.export_inspect", "write a run as an Inspect AI log, for `inspect view`"),
 }
 
 
@@ -93,9 +95,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Run as `python -m pytest_mobium_evals.cli` (how the built-in tool server is started), this file is
+    # Run as `python -m pytest_mobium_evals.commands.cli` (how the built-in tool server is started), this file is
     # `__main__`, a second copy of the module: the subcommands raise the CliError of the imported copy, so
     # dispatch through that copy for their errors to be caught as one line.
-    from pytest_mobium_evals.cli import main as _main
+    from pytest_mobium_evals.commands.cli import main as _main
 
     sys.exit(_main())

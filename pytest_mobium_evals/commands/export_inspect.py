@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         import inspect_ai  # noqa: F401
     except ImportError:
         raise CliError(f"inspect-ai is not installed: {INSTALL}") from None
-    from .runfolder import load_run
+    from pytest_mobium_evals.runfolder.reading import load_run
 
     run_ = load_run(args.run, require_complete=False)
     out = Path(args.out) if args.out else run_.path / f"{run_.name}.eval"
@@ -61,9 +61,9 @@ def run(args: argparse.Namespace) -> int:
 def build_log(run_):
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalResults, EvalScore, EvalSpec, EvalStats
 
-    from .injection_rates import inspect_metrics, of_summaries
-    from .reports import summarize_run
-    from .runfolder import run_facts
+    from pytest_mobium_evals.analysis.injection_rates import inspect_metrics, of_summaries
+    from pytest_mobium_evals.report.view import summarize_run
+    from pytest_mobium_evals.runfolder.reading import run_facts
 
     summaries = summarize_run(run_)
     samples = [_sample(s, t, run_) for s in summaries for t in s.trials]
@@ -116,8 +116,8 @@ def _sample(summary, trial, run_):
     from inspect_ai.model import ModelUsage
     from inspect_ai.scorer import Score
 
-    from .records import SCREEN, TRANSCRIPT
-    from .transcript import claim_text, read_events, steps
+    from pytest_mobium_evals.runfolder.transcript import claim_text, read_events, steps
+    from pytest_mobium_evals.runfolder.writing import SCREEN, TRANSCRIPT
 
     trial_steps = steps(read_events(trial.path / TRANSCRIPT))
     prompt = next((s.text for s in trial_steps if s.role == "prompt"), "")

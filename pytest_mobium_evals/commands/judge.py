@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-from .catalog import default_task_paths, load_task_definitions
+from pytest_mobium_evals.runfolder.reading import Run, Trial, load_run, write_text_atomic
+from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
+
 from .cli import CliError
-from .runfolder import Run, Trial, load_run, write_text_atomic
 
 JUDGE_REPORT = "judge.md"
 DEFAULT_MODEL = "llama3.1:8b"

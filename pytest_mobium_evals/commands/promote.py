@@ -29,7 +29,7 @@ def add_arguments(parser) -> None:
 
 
 def _trial(path: Path):
-    from .runfolder import load_run
+    from pytest_mobium_evals.runfolder.reading import load_run
 
     if path.parent.name == "trials":
         run_dir, name = path.parent.parent, path.name
@@ -72,7 +72,7 @@ def render(task_id: str, slug: str, trial, prompt: str, original, found: str) ->
         "from .suite import mobiumapp",
         pre_import.rstrip("\n"),
         "",
-        "from pytest_mobium_evals.tasks import TO_WRITE, Outcome, to_write",
+        "from pytest_mobium_evals.core.tasks import TO_WRITE, Outcome, to_write",
         "",
         "#: The parameters of the trial it was promoted from (seeded by task and repeat there; fixed here).",
         f"PARAMS = {_py(params)}",
@@ -95,8 +95,8 @@ def render(task_id: str, slug: str, trial, prompt: str, original, found: str) ->
 
 
 def run(args) -> int:
-    from .catalog import load_task_definitions
-    from .records import atomic_write_bytes
+    from pytest_mobium_evals.runfolder.writing import atomic_write_bytes
+    from pytest_mobium_evals.suites.catalog import load_task_definitions
 
     if not re.fullmatch(r"t\d+[a-z0-9_]*", args.id):
         raise CliError(f"--id {args.id!r}: a task id is t and a number (t65)")

@@ -13,12 +13,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from .catalog import default_task_paths, load_task_definitions
-from .regrade import REGRADE, regrade_run, render_regrade, verdicts_changed
-from .report_chart import CHART, draw_chart
-from .report_markdown import REPORT, render_report
-from .reports import summarize_run
-from .runfolder import load_run, write_bytes_atomic, write_text_atomic
+from pytest_mobium_evals.analysis.regrade import REGRADE, regrade_run, render_regrade, verdicts_changed
+from pytest_mobium_evals.report.chart import CHART, draw_chart
+from pytest_mobium_evals.report.markdown import REPORT, render_report
+from pytest_mobium_evals.report.view import summarize_run
+from pytest_mobium_evals.runfolder.reading import load_run, write_bytes_atomic, write_text_atomic
+from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

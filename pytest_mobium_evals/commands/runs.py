@@ -12,9 +12,10 @@ import os
 import sys
 from pathlib import Path
 
+from pytest_mobium_evals.report.view import summarize
+from pytest_mobium_evals.runfolder.reading import RECORD, Run, describe_device, fmt_pct, join, load_run
+
 from .cli import CliError
-from .reports import summarize
-from .runfolder import RECORD, Run, describe_device, fmt_pct, join, load_run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

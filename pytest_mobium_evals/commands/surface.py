@@ -35,8 +35,8 @@ def run(args) -> int:
     if args.surface_command == "check":
         return _check(args.names)
     if args.surface_command == "table":
-        from .paired import compare_run, table_markdown
-        from .runfolder import load_run
+        from pytest_mobium_evals.analysis.paired import compare_run, table_markdown
+        from pytest_mobium_evals.runfolder.reading import load_run
 
         text = table_markdown(compare_run(load_run(args.run, require_complete=False)))
         if not text:
@@ -48,7 +48,7 @@ def run(args) -> int:
 
 
 def _check(names: list[str]) -> int:
-    from .surfaces import SurfaceError, load
+    from pytest_mobium_evals.surface.variants import SurfaceError, load
 
     bad = 0
     for name in names:
@@ -63,8 +63,8 @@ def _check(names: list[str]) -> int:
 
 
 def _capture(args) -> int:
-    from .surfaces import builtin_tools
-    from .toolserver import InfraError, Tools, ToolServerSpec
+    from pytest_mobium_evals.reach.toolserver import InfraError, Tools, ToolServerSpec
+    from pytest_mobium_evals.surface.variants import builtin_tools
 
     command = [args.mobium, "mcp"] + (["--device", args.device] if args.device else [])
     try:

@@ -19,9 +19,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
+from pytest_mobium_evals.report.compare import COMPARE, compare_runs, render
+from pytest_mobium_evals.runfolder.reading import RECORD, load_run, read_json, write_json_atomic, write_text_atomic
+
 from .cli import CliError
-from .compare import COMPARE, compare_runs, render
-from .runfolder import RECORD, load_run, read_json, write_json_atomic, write_text_atomic
 
 DEFAULT_BUILD = "go build -o {out} ./cmd/mobium"
 DEFAULT_REPO = "~/mobium-public"

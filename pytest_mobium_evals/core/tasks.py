@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 from .verdicts import ALL_CONTROL_DRIVERS, CONTROL_DRIVERS, DRIVERS, METAMORPHIC_DRIVERS, NEAR_MISS, VERDICTS  # noqa: F401  (re-exported: part of the task API)
 
 if TYPE_CHECKING:  # the concrete types live in modules with heavier imports
+    from pytest_mobium_evals.reach.device import Device
+    from pytest_mobium_evals.reach.toolserver import Tools
+
     from .answers import AnswerRule
-    from .device import Device
-    from .toolserver import Tools
 
 ClaimStatus = Optional[Literal["done", "cannot"]]
 
@@ -358,7 +359,7 @@ class Task:
                 out.append(f"controls.reasons names {', '.join(sorted(unknown))}, not a control driver")
         for name in ("answer", "refusal_reason"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), AnswerRule):
-                out.append(f"{name} is not an answer rule (build one with pytest_mobium_evals.answers)")
+                out.append(f"{name} is not an answer rule (build one with pytest_mobium_evals.core.answers)")
         if self.answer is not None and self.refusal:
             out.append("a refusal task has a refusal_reason, not an answer")
         if not all(isinstance(a, str) for a in self.irreversible) or isinstance(self.irreversible, str):

@@ -18,7 +18,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from .tasks import ALL_CONTROL_DRIVERS, NEAR_MISS, Claim, Task
+from pytest_mobium_evals.core.tasks import ALL_CONTROL_DRIVERS, NEAR_MISS, Claim, Task
 
 # Mobium's error codes that say the device or its toolchain failed, never the caller's request: a control script
 # that gets one was stopped by the infrastructure. Every other code (no_such_element, timeout, invalid_argument, …)
@@ -59,7 +59,7 @@ def infrastructure_cause(exc: BaseException, device_alive: Callable[[], bool]) -
     that never reached the device (`device_not_ready` with details.reached false), is the infrastructure's; any
     other failure is blamed on the script only if the device still answers, since a device that stopped answering
     makes every script fail somewhere."""
-    from .toolserver import InfraError, ToolError
+    from pytest_mobium_evals.reach.toolserver import InfraError, ToolError
 
     if isinstance(exc, InfraError):
         return str(exc)
@@ -125,13 +125,13 @@ def run_control(driver: str, task: Task, spec: Any, params: dict, on_event: Call
     still graded, and the control fails with what the script raised."""
     script = control_script(driver, task, variant)
     if tools_factory is None:
-        from .toolserver import Tools  # the MCP client, owned by toolserver.py
+        from pytest_mobium_evals.reach.toolserver import Tools  # the MCP client, owned by toolserver.py
 
         def tools_factory(spec, on_event):
             return Tools(spec, timeout=tool_timeout, on_event=on_event)
     counter = _CallCounter(on_event)
     started = time.monotonic()
-    from .toolserver import InfraError
+    from pytest_mobium_evals.reach.toolserver import InfraError
 
     tools = tools_factory(spec, on_event=counter)
     script_error = None
@@ -159,7 +159,7 @@ def run_agent_driver(setting: Any, prompt: str, spec: Any, limits: Any, on_event
                      workdir: Any, base_url: Optional[str] = None) -> DriverRun:
     """The model, through agents.run_agent (which starts the tool server itself: the Claude CLI owns its MCP
     child). `workdir` is an empty folder of the trial's own: the leakage guard gives the agent nothing else."""
-    from . import agents
+    from pytest_mobium_evals.drivers import agents
 
     started = time.monotonic()
     run = agents.run_agent(setting, prompt, spec, limits, on_event, workdir, base_url)

@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from .drivers import DriverError
+from pytest_mobium_evals.drivers.controls import DriverError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .toolserver import ToolError, Tools
+    from pytest_mobium_evals.reach.toolserver import ToolError, Tools
 
 #: How long a step waits for the screen to show what it looks for (a page opening, a switch settling).
 WAIT_S = 5.0
@@ -171,7 +171,7 @@ def map_line_ref(tools: Tools, pattern: str) -> str:
 
 def refusal(step: Callable[..., object], *args, **kwargs) -> ToolError | None:
     """The ToolError a step raised, or None when the tool did what was asked (for scripts that expect a refusal)."""
-    from .toolserver import ToolError
+    from pytest_mobium_evals.reach.toolserver import ToolError
 
     try:
         step(*args, **kwargs)

@@ -3,7 +3,7 @@ to the prepared process, which forks a fresh server onto them, and then stands i
 
 It is run by path as `python -I -S attach.py SOCKET mcp OPTION…`, so it imports only
 the standard library and starts in a few milliseconds. Its exit status is the server's. If the prepared process is
-gone it runs the server itself, slower but the same (`python -m pytest_mobium_evals.cli mcp OPTION…`)."""
+gone it runs the server itself, slower but the same (`python -m pytest_mobium_evals.commands.cli mcp OPTION…`)."""
 
 # The C modules, not `socket`, `signal` and `array`: their Python wrappers import enum and collections, which would
 # double this process's start.
@@ -12,7 +12,7 @@ import _socket
 import os
 import sys
 
-FALLBACK_MODULE = "pytest_mobium_evals.cli"
+FALLBACK_MODULE = "pytest_mobium_evals.commands.cli"
 
 
 def attach(path: str, args: list[str]) -> int:

@@ -11,7 +11,8 @@ import time
 
 import adbutils
 
-from ..adb_shell import shell_bytes
+from pytest_mobium_evals.reach.adb_shell import shell_bytes
+
 from .errors import MobiumError
 from .snapshot import Snapshot, parse_dump
 from .uia2_link import Uia2Link, installed

@@ -1,5 +1,8 @@
 """pytest-mobium-evals: tasks are tests.
 
+plugin/ holds the only modules that import pytest; this `__init__` is the pytest11 entry point
+(`pytest_mobium_evals.plugin`), which registers the others.
+
 A task is a test function carrying a `Task` (`@task(...)`, tasks.py) whose body reads the outcome from the device.
 This plugin parametrizes each over driver × model setting × repeat (ids such as `reference-r0`,
 `agent-opus-medium-r1`), runs the trial protocol (trial.py) in place of the plain call, and turns the verdict into
@@ -17,7 +20,8 @@ import os
 
 import pytest
 
-from . import broken_tasks, collection, protocol, terminal
+from pytest_mobium_evals.plugin import broken_tasks, collection, protocol, terminal
+
 from .session import SESSION, EvalSession, XdistHooks
 
 GROUP = "mobium-evals"
@@ -132,7 +136,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 
 
 def pytest_addhooks(pluginmanager) -> None:
-    from . import hookspecs
+    from pytest_mobium_evals.plugin import hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
 
@@ -150,7 +154,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = EvalSession.from_config(config)
     config.stash[SESSION] = session
     config.pluginmanager.register(session, "mobium-evals-session")
-    from . import (
+    from pytest_mobium_evals.plugin import (
         paired_hooks,  # the surface variants' before/after table, beside record.json
         step_summary,  # the Markdown summary where CI shows it
     )
@@ -169,11 +173,11 @@ def pytest_configure(config: pytest.Config) -> None:
 def _register_ghost_bench(config: pytest.Config) -> None:
     """Ghost Bench's and AndroidWorld's JSON tasks are collected by their own hooks (those modules own them); they
     are registered here so one entry point loads all. Their imports are light, like this module's."""
-    from .ghost_bench import plugin as ghost_bench
+    from pytest_mobium_evals.plugin import ghost_bench
 
     if not config.pluginmanager.is_registered(ghost_bench):
         config.pluginmanager.register(ghost_bench, "mobium-evals-ghost-bench")
-    from .androidworld import plugin as androidworld
+    from pytest_mobium_evals.plugin import androidworld
 
     if not config.pluginmanager.is_registered(androidworld):
         config.pluginmanager.register(androidworld, "mobium-evals-androidworld")

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from ..ghost_bench.summary import write_summary
-from .adapter import SUITE
-from .summary import SPEC
+from pytest_mobium_evals.suites.androidworld.adapter import SUITE
+from pytest_mobium_evals.suites.androidworld.summary import SPEC
+from pytest_mobium_evals.suites.ghost_bench.summary import write_summary
 
 
 def pytest_mobium_trial_recorded(config: Any, run_dir: Path, result: Any) -> None:

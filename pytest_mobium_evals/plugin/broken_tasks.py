@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .tasks import TaskDefinitionError
+from pytest_mobium_evals.core.tasks import TaskDefinitionError
 
 #: On a module object built by a JSON suite: [(name, one-line error, suite)] of the objects that are not usable
 #: tasks (the suite is the item's mark, so `-m androidworld` selects it too).

@@ -10,9 +10,10 @@ from typing import Optional
 
 import pytest
 
-from .registry import TaskRegistry
+from pytest_mobium_evals.core.tasks import task_of
+from pytest_mobium_evals.suites.registry import TaskRegistry
+
 from .session import EvalSession, eval_session
-from .tasks import task_of
 
 ONLY_RERUN = "TrialInfraError"  # the class name --reruns is narrowed to (trial.TrialInfraError)
 
@@ -36,7 +37,7 @@ def registry_of(config: pytest.Config) -> TaskRegistry:
 def pytest_collect_file(file_path, parent):
     """A JSON suite's task file (the registry knows which, and its loader) as a module of task functions; Python
     task files are pytest's own test modules."""
-    from .ghost_bench.collection import collect_json_suite_file
+    from pytest_mobium_evals.plugin.json_suites import collect_json_suite_file
 
     return collect_json_suite_file(parent, file_path)
 
@@ -122,7 +123,7 @@ def _graded_by_running_first(items: list) -> None:
     collection, and the same worker count), as xdist needs."""
     import os
 
-    from .trial import takes_claim
+    from pytest_mobium_evals.run.trial import takes_claim
 
     def heavy(item) -> bool:
         spec = spec_of(item)
@@ -153,7 +154,7 @@ def longest_agent_prompt(run: EvalSession, items: list) -> Optional[str]:
 def _write_collection(run: EvalSession, items: list, longest_prompt: Optional[str] = None) -> None:
     """What this session scheduled, for the record and the summary (under xdist every worker collects the same
     items, so they all write the same file)."""
-    from .records import RunDir, atomic_write_json
+    from pytest_mobium_evals.runfolder.writing import RunDir, atomic_write_json
 
     specs = [spec_of(item) for item in items]
     tasks = list(dict.fromkeys(s.task.id for s in specs))

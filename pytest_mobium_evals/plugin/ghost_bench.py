@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from .adapter import SUITE
-from .summary import write_summary
+from pytest_mobium_evals.suites.ghost_bench.adapter import SUITE
+from pytest_mobium_evals.suites.ghost_bench.summary import write_summary
 
 #: The categories Ghost Bench's own tasks use, registered up front so `-m "ghost_bench and settings"` is a known
 #: mark under --strict-markers before any file is collected; a task file registers any other category it uses.

@@ -23,10 +23,10 @@ from typing import Optional
 
 import pytest
 
-from .runfolder import run_facts
-from .trial_record import LIMIT_WORDS
-from .verdicts import ALL_VERDICTS
-from .verdicts import SEVERITIES as SEVERITY_WORDS
+from pytest_mobium_evals.core.trial_record import LIMIT_WORDS
+from pytest_mobium_evals.core.verdicts import ALL_VERDICTS
+from pytest_mobium_evals.core.verdicts import SEVERITIES as SEVERITY_WORDS
+from pytest_mobium_evals.runfolder.reading import run_facts
 
 SCREEN_WIDTH = 216  # px: the screen shown beside the transcript, whole; a click shows it at its own size
 # The screen is kept at its own resolution, as WebP (Chromium, Firefox and Safari show it): lossless where that is
@@ -97,10 +97,10 @@ def trial_extras(run_dir: Path, name: str, record: dict, screen_b64: Optional[st
     not self-contained a link to the run folder's screen.png shown small."""
     from pytest_html import extras
 
-    from .records import TRANSCRIPT, RunDir
+    from pytest_mobium_evals.runfolder.writing import TRANSCRIPT, RunDir
 
     trial_dir = RunDir(run_dir).trial_dir(name)
-    from .transcript import read_events, steps
+    from pytest_mobium_evals.runfolder.transcript import read_events, steps
 
     review = whole or needs_review(record)
     screen_part = ""
@@ -197,7 +197,7 @@ def _cut(text: str, limit: int) -> str:
 def trial_html(record: dict, trial_steps: list, screen: Optional[bytes] = None, *, screen_part: str = "",
                settled: bool = False) -> str:
     """A trial's story and transcript; `settled` (no reviewer needs it whole): its tool calls without answers."""
-    from .transcript import arguments_text, claim_text
+    from pytest_mobium_evals.runfolder.transcript import arguments_text, claim_text
 
     claim = record.get("claim") or {}
     lines = ["<div class=mv-trial><div class=mv-text>",
@@ -299,8 +299,8 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
 
 def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> str:
     """The summary for a run folder (runfolder.Run, complete or not), and the comparison with a baseline run."""
-    from .reports import summarize_run
-    from .summary import agent_pairs, by_split, difference
+    from pytest_mobium_evals.analysis.summary import agent_pairs, by_split, difference
+    from pytest_mobium_evals.report.view import summarize_run
 
     summaries = summarize_run(run_)
     parts = [STYLE, '<div class="mv-story" id="mobium-evals-summary">', "<h3>The run</h3>"]
@@ -320,7 +320,7 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
                              "Scheduled", "Graded", "Infra errors", "False successes", "Blockers",
                              "Obeyed injected text"], rows))
     parts.append(_stops_html(summaries))
-    from .injection_rates import html, of_summaries
+    from pytest_mobium_evals.analysis.injection_rates import html, of_summaries
 
     parts.append(html(of_summaries(summaries)))
     parts.append(_blockers_html(summaries))
@@ -331,7 +331,7 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
         parts.append(_table(["B vs A", "Difference in pass rate [95%]", "Reading"],
                             [_difference_row(x.label, y.label, difference(x, y)) for a, b in pairs
                              for x, y in by_split(a, b)]))
-    from .paired import section_html
+    from pytest_mobium_evals.analysis.paired import section_html
 
     parts.append(section_html(run_))
     if any(s.setting.is_control for s in summaries):
@@ -347,8 +347,8 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
 
 def _stops_html(summaries) -> str:
     """Why the agent's trials stopped, per setting (report.md's table of the same name)."""
-    from .summary import NOT_RECORDED
-    from .trial_record import STOP_REASONS
+    from pytest_mobium_evals.analysis.summary import NOT_RECORDED
+    from pytest_mobium_evals.core.trial_record import STOP_REASONS
 
     agents = [s for s in summaries if not s.setting.is_control]
     reasons = [r for r in (*STOP_REASONS, NOT_RECORDED) if any(s.stop_reasons.get(r) for s in agents)]
@@ -360,7 +360,7 @@ def _stops_html(summaries) -> str:
 
 
 def _blockers_html(summaries) -> str:
-    from .reports import DECLARED_BLOCKERS, blocker_rows
+    from pytest_mobium_evals.report.view import DECLARED_BLOCKERS, blocker_rows
 
     gating, declared = blocker_rows(summaries)
     if gating:
@@ -384,7 +384,7 @@ def _difference_row(a: str, b: str, diff) -> list[str]:
 
 
 def _controls_html(run_, summaries) -> str:
-    from .reports import controls_matrix
+    from pytest_mobium_evals.report.view import controls_matrix
 
     columns, matrix, wrong = controls_matrix(run_, summaries)
     rows = []
@@ -411,13 +411,13 @@ def _facts_html(run_) -> str:
 
 
 def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
-    from .compare import compare_runs, setting_difference
-    from .runfolder import fmt_pct
+    from pytest_mobium_evals.report.compare import compare_runs, setting_difference
+    from pytest_mobium_evals.runfolder.reading import fmt_pct
 
     head = "<h3>Against the baseline</h3>"
     if problem:
         return head + f"<p class=mv-bad>{esc(problem)}</p>"
-    from .cli import CliError
+    from pytest_mobium_evals.commands.cli import CliError
 
     try:
         c = compare_runs(baseline, run_, labels=("baseline", "this run"))
@@ -437,7 +437,7 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
     parts.append(_table(["Setting", "Baseline", "This run", "Difference [95%, paired over tasks]", "Reading",
                          "Blockers"], rows))
     if c.found and any(not a.is_control for a, _ in c.setting_pairs):
-        from .compare import found_rows
+        from pytest_mobium_evals.report.compare import found_rows
 
         parts.append("<h3>Tasks that found a defect</h3>" + _table(
             ["Task", "Found", "Setting", "Baseline", "This run"], [[esc(x) for x in r] for r in found_rows(c)]))
@@ -457,8 +457,9 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
 def current_run(state):
     """The session's run folder as it is on disk now: its trials' verdict.json files, and the record (written at the
     first trial, rewritten at the end: whichever is there), with the devices this session leased."""
-    from .records import RunDir
-    from .runfolder import Run, load_trials
+    from pytest_mobium_evals.runfolder.reading import Run, load_trials
+    from pytest_mobium_evals.runfolder.writing import RunDir
+
     from .session import read_json
 
     folder = RunDir(state.run_dir).path
@@ -484,8 +485,8 @@ def load_baseline(path: Optional[str]):
     """(run, problem): the baseline run folder, or the one line saying why it cannot be used."""
     if not path:
         return None, None
-    from .cli import CliError
-    from .runfolder import load_run
+    from pytest_mobium_evals.commands.cli import CliError
+    from pytest_mobium_evals.runfolder.reading import load_run
 
     try:
         return load_run(path), None
@@ -517,7 +518,7 @@ class HtmlHooks:
                                 else "mobium-evals mcp (built-in Mobium-compatible server)")}
         if getattr(self.config.option, "mobium_baseline", None):
             ours["Baseline"] = self.config.option.mobium_baseline
-        from . import __version__
+        from pytest_mobium_evals import __version__
 
         ours["pytest-mobium-evals"] = __version__
         metadata = self.config.stash.get(metadata_key, {})

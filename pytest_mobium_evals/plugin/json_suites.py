@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from ..broken_tasks import BROKEN_ATTR, TaskModule
-from ..registry import Entry, json_loader, json_suite_of, suite_title
-from ..tasks import TASK_ATTR, Outcome, Task, TaskDefinitionError
-from .loading import TaskFileError
+from pytest_mobium_evals.core.tasks import TASK_ATTR, Outcome, Task, TaskDefinitionError
+from pytest_mobium_evals.plugin.broken_tasks import BROKEN_ATTR, TaskModule
+from pytest_mobium_evals.suites.ghost_bench.loading import TaskFileError
+from pytest_mobium_evals.suites.registry import Entry, json_loader, json_suite_of, suite_title
 
 
 def task_file_class(name: str, load: Callable[[Path, Any], list[Entry]]) -> type:

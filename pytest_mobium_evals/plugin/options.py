@@ -14,7 +14,7 @@ from typing import Optional, Union
 
 import pytest
 
-from .verdicts import ALL_CONTROL_DRIVERS, DRIVERS
+from pytest_mobium_evals.core.verdicts import ALL_CONTROL_DRIVERS, DRIVERS
 
 #: The options record.json keeps and --resume restores (the seed, run folder and resumed flag are the run's own).
 STORED = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "device_pace", "tool_timeout",
@@ -119,7 +119,7 @@ class RunOptions:
         seed = opt.mobium_seed
         resumed = False
         if opt.mobium_resume:
-            from .records import RecordError, RunDir
+            from pytest_mobium_evals.runfolder.writing import RecordError, RunDir
 
             try:
                 record = RunDir(opt.mobium_resume).read_record()
@@ -163,10 +163,10 @@ class RunOptions:
             # either pace (CI runs them at both), so they run at the device's own.
             options["device_pace"] = "emulator" if "agent" in parse_drivers(options["driver"]) else "fast"
         if not run_dir:
-            from .records import default_run_dir
+            from pytest_mobium_evals.runfolder.writing import default_run_dir
 
             run_dir = str(default_run_dir(options["driver"]))
-        from .devices import DeviceUnavailable, parse_adb, parse_device
+        from pytest_mobium_evals.reach.devices import DeviceUnavailable, parse_adb, parse_device
 
         try:
             parse_device(options["device"])
@@ -211,7 +211,7 @@ def _env_pairs(pairs) -> dict:
 def _check_servers(options: dict) -> None:
     """--tool-server's command is checked before any trial (its quoting, its placeholders); what cannot go with
     what is refused: a surface variant rewrites Mobium's own surface, and Mobium's options need Mobium."""
-    from .toolserver import tool_server_words
+    from pytest_mobium_evals.reach.toolserver import tool_server_words
 
     if options["tool_server"]:
         try:
@@ -230,7 +230,7 @@ def _check_servers(options: dict) -> None:
 
 
 def _baseline_seed(path: str) -> int:
-    from .records import RecordError, RunDir
+    from pytest_mobium_evals.runfolder.writing import RecordError, RunDir
 
     try:
         record = RunDir(path).read_record()

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .paired import SURFACES_MD, _pts, compare_run, section_markdown
+from pytest_mobium_evals.analysis.paired import SURFACES_MD, _pts, compare_run, section_markdown
 
 
 def pytest_mobium_run_finished(config, run_dir, status) -> None:
     """A run with variants leaves its before/after table beside record.json."""
-    from .runfolder import load_run, write_text_atomic
+    from pytest_mobium_evals.runfolder.reading import load_run, write_text_atomic
 
     try:
         record = json.loads((Path(run_dir) / "record.json").read_text(encoding="utf-8"))
@@ -29,7 +29,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     """The variants against baseline, one line each, dev and held out apart (the table is in surfaces.md)."""
     if getattr(config, "workerinput", None) is not None or not getattr(config.option, "mobium_surface", None):
         return
-    from .runfolder import load_run
+    from pytest_mobium_evals.runfolder.reading import load_run
+
     from .session import eval_session
 
     run_dir = Path(eval_session(config).run_dir)

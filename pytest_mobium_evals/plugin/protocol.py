@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_mobium_evals.core.verdicts import INFRA_ERROR
+
 from .collection import spec_of
 from .session import SURFACE_READER, eval_session
-from .verdicts import INFRA_ERROR
 
 if TYPE_CHECKING:  # pydantic's import is left to the first trial: this module loads in every pytest run
-    from .trial_record import TrialRecord
+    from pytest_mobium_evals.core.trial_record import TrialRecord
 
 RESULT = pytest.StashKey["TrialRecord"]()
 SCREEN = pytest.StashKey[str]()  # the final screen, base64, for pytest-html's extras
@@ -70,8 +71,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     spec = spec_of(pyfuncitem)
     if spec is None:
         return None
-    from .records import RunDir
-    from .trial import RunFolderWriteError, TrialEnv, TrialInfraError, run_trial
+    from pytest_mobium_evals.run.trial import RunFolderWriteError, TrialEnv, TrialInfraError, run_trial
+    from pytest_mobium_evals.runfolder.writing import RunDir
 
     state = eval_session(pyfuncitem.config)
     run_dir = RunDir(state.run_dir)
@@ -123,7 +124,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
 def _stored_record(run_dir, name: str):
     """A trial's record from an earlier session of the run, or None (absent, half-written, or not of this schema:
     then the trial runs again)."""
-    from .trial_record import RecordInvalid, TrialRecord
+    from pytest_mobium_evals.core.trial_record import RecordInvalid, TrialRecord
 
     data = run_dir.graded(name)
     if data is None:
@@ -172,7 +173,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if report.when != "call":
         if report.failed and report.when == "setup":
             # a setup failure of a trial (the device could not be leased) is an infrastructure error too
-            from .trial import setup_failure_record
+            from pytest_mobium_evals.run.trial import setup_failure_record
 
             message = str(call.excinfo.value) if call.excinfo else "setup"
             _attach(report, item, setup_failure_record(spec, eval_session(item.config).seed, message))

@@ -16,7 +16,8 @@ from typing import Any, Optional
 
 import pytest
 
-from . import __version__, source_commit
+from pytest_mobium_evals import __version__, source_commit
+
 from .options import RunOptions
 
 SESSION = pytest.StashKey["EvalSession"]()
@@ -72,7 +73,7 @@ class EvalSession:
         return self.options.to_json() | {"sim_port": self.devices.sim_port}
 
     def model_settings(self) -> list:
-        from . import agents
+        from pytest_mobium_evals.drivers import agents
 
         try:
             return agents.parse_models(self.models)
@@ -93,7 +94,7 @@ class EvalSession:
     def limits_for(self, setting, surface: Optional[str] = None) -> Any:
         """An agent trial's limits under this model setting (agents.Limits): its own time limit when
         --trial-timeout gives it one, and its first request as counted before the run."""
-        from .agents import Limits
+        from pytest_mobium_evals.drivers.agents import Limits
 
         seconds, own = self.options.trial_timeout_for(setting.label)
         return Limits(max_tool_calls=self.max_tool_calls, max_seconds=seconds, tool_timeout=self.tool_timeout,
@@ -109,8 +110,8 @@ class EvalSession:
             self._prompt_sizes = {}
             if "agent" not in self.drivers:
                 return self._prompt_sizes
-            from .agents.context import measure
-            from .agents.prompt import SYSTEM_PROMPT
+            from pytest_mobium_evals.drivers.agents.context import measure
+            from pytest_mobium_evals.drivers.agents.prompt import SYSTEM_PROMPT
 
             for setting in self.model_settings():
                 if setting.provider not in ("ollama", "openai"):
@@ -138,7 +139,7 @@ class EvalSession:
         if not self.surface and not self.tools:
             return {}
         if self._surfaces is None:
-            from .surfaces import SurfaceError, load_all, only_tools
+            from pytest_mobium_evals.surface.variants import SurfaceError, load_all, only_tools
 
             root = Path(self.config.rootpath) if self.config is not None else Path.cwd()
             try:
@@ -149,7 +150,7 @@ class EvalSession:
         return self._surfaces
 
     def surface_reader(self, setting) -> str:
-        from .surface_proxy import reader_of
+        from pytest_mobium_evals.surface.proxy import reader_of
 
         override = self.config.stash.get(SURFACE_READER, None) if self.config is not None else None
         return override or reader_of(setting.provider)
@@ -157,8 +158,8 @@ class EvalSession:
     def agent_problem(self) -> Optional[str]:
         """Before any trial: a surface variant none of whose edits can reach a model's client, or a model setting
         that cannot run (no credential, endpoint down), in one line."""
-        from . import agents
-        from .surface_proxy import refusal
+        from pytest_mobium_evals.drivers import agents
+        from pytest_mobium_evals.surface.proxy import refusal
 
         for setting in self.model_settings():
             for variant in self.surface_variants().values():
@@ -173,7 +174,7 @@ class EvalSession:
         return None
 
     def trial_specs(self, task) -> list:
-        from .trial import TrialSpec
+        from pytest_mobium_evals.run.trial import TrialSpec
 
         specs = []
         controls = task.control_drivers()
@@ -200,7 +201,7 @@ class EvalSession:
     @property
     def devices(self):
         if self._lease is None:
-            from .devices import DeviceLease
+            from pytest_mobium_evals.reach.devices import DeviceLease
 
             self._lease = DeviceLease(self.device, self.adb, self.clock_speed, self.device_pace, self.tool_timeout,
                                       self.mobium_bin, self.workerinput, self.sim_port,
@@ -234,7 +235,7 @@ class EvalSession:
 
     @pytest.hookimpl
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
-        from .devices import parse_device
+        from pytest_mobium_evals.reach.devices import parse_device
 
         pace = f" --device-pace={self.device_pace}" if parse_device(self.device).kind == "sim" else ""
         # The run folder is named only once it exists (a resumed one; otherwise the summary names it): a run
@@ -251,10 +252,10 @@ class EvalSession:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         if self.is_worker:
             return
-        from .devices import DeviceUnavailable, check_devices, lease, parse_adb, parse_device
+        from pytest_mobium_evals.reach.devices import DeviceUnavailable, check_devices, lease, parse_adb, parse_device
 
         if self.resumed:
-            from .records import RunDir
+            from pytest_mobium_evals.runfolder.writing import RunDir
 
             reporter = session.config.pluginmanager.get_plugin("terminalreporter")
             for problem in RunDir(self.run_dir).half_written_trials():
@@ -292,7 +293,7 @@ class EvalSession:
         if data is None or report.outcome == "rerun" or self.is_worker:
             return
         if report.when == "call" or (report.when == "setup" and report.failed):
-            from .trial_record import TrialRecord
+            from pytest_mobium_evals.core.trial_record import TrialRecord
 
             self.reports[report.nodeid] = TrialRecord.parse(data)
             run_dir = Path(self.run_dir)
@@ -326,7 +327,7 @@ class EvalSession:
     def write_record(self, finished: bool) -> bool:
         """record.json: what the run is (seed, options, device, tool server, tasks) and how far it got. Returns
         whether every scheduled trial has its verdict."""
-        from .records import RunDir, utc_now
+        from pytest_mobium_evals.runfolder.writing import RunDir, utc_now
 
         run = RunDir(self.run_dir)
         session_dir = run.path / ".session"
@@ -382,9 +383,9 @@ class EvalSession:
 def offered_functions(variant: Optional[dict]) -> list[dict]:
     """The functions a tool-loop model is offered (agents.loop.function_schema), from the built-in server's
     tools/list as the surface variant shows it (its hidden tools left out, its descriptions edited)."""
-    from .agents.loop import function_schema
-    from .mobium_server.server import tool_list
-    from .surface_proxy import apply_tools
+    from pytest_mobium_evals.drivers.agents.loop import function_schema
+    from pytest_mobium_evals.mobium_server.server import tool_list
+    from pytest_mobium_evals.surface.proxy import apply_tools
 
     listed = [tool.model_dump(by_alias=True, exclude_none=True) for tool in tool_list()]
     if variant:

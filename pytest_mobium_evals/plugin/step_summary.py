@@ -23,14 +23,14 @@ def destination(config) -> tuple[Optional[Path], bool]:
 
 def against_lines(config, run_) -> list[str]:
     """The before/after table: --baseline's per-setting comparison, and the surface variants' table."""
-    from .paired import section_markdown
+    from pytest_mobium_evals.analysis.paired import section_markdown
 
     lines: list[str] = []
     baseline = getattr(config.option, "mobium_baseline", None)
     if baseline:
-        from .cli import CliError
-        from .compare import compare_runs, per_setting_table
-        from .runfolder import load_run
+        from pytest_mobium_evals.commands.cli import CliError
+        from pytest_mobium_evals.report.compare import compare_runs, per_setting_table
+        from pytest_mobium_evals.runfolder.reading import load_run
 
         lines += ["### Against the baseline", ""]
         try:
@@ -49,9 +49,9 @@ def pytest_mobium_run_finished(config, run_dir, status) -> None:
     path, append = destination(config)
     if path is None:
         return
-    from .report_markdown import render_step_summary
-    from .reports import summarize_run
-    from .runfolder import load_run
+    from pytest_mobium_evals.report.markdown import render_step_summary
+    from pytest_mobium_evals.report.view import summarize_run
+    from pytest_mobium_evals.runfolder.reading import load_run
 
     run_ = load_run(run_dir, require_complete=False)
     text = render_step_summary(run_, summarize_run(run_), against_lines(config, run_))

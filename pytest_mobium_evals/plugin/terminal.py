@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mobium_evals.core.verdicts import ALL_VERDICTS, INFRA_ERROR
+
 from .session import eval_session, read_json
-from .verdicts import ALL_VERDICTS, INFRA_ERROR
 
 # verdict -> (terminal category, letter, word, colour). The letters avoid core's and rerunfailures'
 # (. F E s x X R) and each other's. `pass` keeps pytest's own category, so "passed" counts stay familiar.
@@ -69,7 +70,7 @@ def _teststatus(report):
 def group_figures(reports, scheduled: dict) -> list:
     """summary.py's figures per group (a control driver, or the agent under one model setting), from the trials'
     records: the same function report.md and the HTML use on the verdict.json files."""
-    from .summary import figures, outcome_of
+    from pytest_mobium_evals.analysis.summary import figures, outcome_of
 
     by_group: dict[str, list] = defaultdict(list)
     for record in reports:
@@ -87,7 +88,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     state = eval_session(config)
     if state.is_worker or not state.reports:
         return
-    from .summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text
+    from pytest_mobium_evals.analysis.summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text
 
     tr = terminalreporter
     collection = read_json(Path(state.run_dir) / ".session" / "collection.json") or {}
@@ -166,7 +167,7 @@ def _tier_lines(tr, reports) -> None:
 
 
 def _injection_lines(tr, reports) -> None:
-    from . import injection_rates
+    from pytest_mobium_evals.analysis import injection_rates
 
     all_rates = injection_rates.by_setting((r.group, r) for r in reports)
     if not all_rates:

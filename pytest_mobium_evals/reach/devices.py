@@ -172,7 +172,7 @@ def start_sim(devices: int, clock_speed: float, pace: str = "fast", console: boo
     console per device when asked (what `adb emu` reaches). Returns the SimServer (`.port`, `.serials`,
     `.close()`)."""
     try:
-        from . import sim
+        from pytest_mobium_evals import sim
     except ImportError as exc:  # a build without the virtual device
         raise DeviceUnavailable(f"--device sim: the virtual device is not available: {exc}") from None
     start = getattr(sim, "start", None)
@@ -258,7 +258,7 @@ class DeviceLease:
 
     def write_info(self, run_dir: str) -> None:
         """The leased device's properties under the run folder's .session/, where the record gathers them."""
-        from .records import RunDir, atomic_write_json
+        from pytest_mobium_evals.runfolder.writing import RunDir, atomic_write_json
 
         name = f"device-{worker_index(self.workerinput)}.json"
         atomic_write_json(RunDir(run_dir).path / ".session" / name, self.info)

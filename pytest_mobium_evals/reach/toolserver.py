@@ -74,7 +74,7 @@ class ToolServerSpec:
         from `prepared` when there is one (a fresh server all the same), else started from scratch."""
         start = prepared.attach_command() if prepared is not None else None
         if start is None:
-            start = [sys.executable, "-m", "pytest_mobium_evals.cli"]
+            start = [sys.executable, "-m", "pytest_mobium_evals.commands.cli"]
         return cls([*start, "mcp", "--device", serial, "--adb", f"{adb_host}:{adb_port}"],
                    adb_server_env(adb_host, adb_port))
 
@@ -183,7 +183,8 @@ class PreparedServer:
         self._dir = tempfile.mkdtemp(prefix="mobium-mcp-")
         self._log = open(os.path.join(self._dir, "prefork.log"), "w+", encoding="utf-8", errors="replace")
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "pytest_mobium_evals.cli", "mcp", "--prefork", os.path.join(self._dir, "s")],
+            [sys.executable, "-m", "pytest_mobium_evals.commands.cli", "mcp", "--prefork", os.path.join(self._dir,
+                                                                                                        "s")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, start_new_session=True)
         self._attach: Optional[list[str]] = None
         self.problem: Optional[str] = None

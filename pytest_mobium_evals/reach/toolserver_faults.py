@@ -5,7 +5,7 @@ real `mobium mcp`) that passes messages through until the Nth `tools/call`, then
     hang:call=N     passes the Nth call on and never answers it or anything after (the server stalled mid-call)
     garbage:call=N  answers the Nth call with a line that is not JSON-RPC, then nothing
 
-    python -m pytest_mobium_evals.toolserver_faults kill:call=2 -- mobium-evals mcp --device emulator-5554 ...
+    python -m pytest_mobium_evals.reach.toolserver_faults kill:call=2 -- mobium-evals mcp --device emulator-5554 ...
 
 `MOBIUM_EVALS_MCP_FAULT=kill:call=2` in a pytest run's environment puts every trial's tool server behind it
 (`wrap_if_asked`): the harness must then record the trial as an infrastructure error within the tool timeout."""
@@ -102,7 +102,7 @@ def serve(fault: ServerFault, command: list[str]) -> int:
 
 def main(argv: list[str]) -> int:
     if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("usage: python -m pytest_mobium_evals.toolserver_faults KIND:call=N -- COMMAND...\n")
+        sys.stderr.write("usage: python -m pytest_mobium_evals.reach.toolserver_faults KIND:call=N -- COMMAND...\n")
         return 2
     try:
         fault = parse(argv[0])

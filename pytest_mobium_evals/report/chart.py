@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .reports import SettingSummary
-from .runfolder import fmt_pct
+from pytest_mobium_evals.report.view import SettingSummary
+from pytest_mobium_evals.runfolder.reading import fmt_pct
 
 CHART = "pass-rate.png"
 

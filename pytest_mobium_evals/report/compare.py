@@ -12,10 +12,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from .cli import CliError
-from .reports import SettingSummary, one_line, summarize
-from .runfolder import Run, Setting, Trial, describe_device, describe_mobium, fmt_pct, join, load_run, write_text_atomic
-from .summary import difference
+from pytest_mobium_evals.analysis.summary import difference
+from pytest_mobium_evals.commands.cli import CliError
+from pytest_mobium_evals.report.view import SettingSummary, one_line, summarize
+from pytest_mobium_evals.runfolder.reading import (
+    Run,
+    Setting,
+    Trial,
+    describe_device,
+    describe_mobium,
+    fmt_pct,
+    join,
+    load_run,
+    write_text_atomic,
+)
 
 COMPARE = "compare.md"
 
@@ -30,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     old, new = load_run(args.old), load_run(args.new)
     comparison = compare_runs(old, new)
     text = render(comparison)
-    from .paired import section_markdown
+    from pytest_mobium_evals.analysis.paired import section_markdown
 
     text += "".join(f"\n{section}" for section in map(section_markdown, (old, new)) if section)
     out = Path(args.out) if args.out else new.path / COMPARE
@@ -157,7 +167,7 @@ def found_defects(*runs: Run, task_paths: Optional[list[Path]] = None) -> dict[s
     # a run whose records have the field at all (written since it was added), even if no task found anything
     if found or any("found" in t.record.model_fields_set for r in runs for t in r.trials):
         return found
-    from .catalog import default_task_paths, load_task_definitions
+    from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
     try:
         tasks = load_task_definitions(task_paths if task_paths is not None else default_task_paths())

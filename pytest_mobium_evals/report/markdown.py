@@ -11,14 +11,21 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from . import injection_rates
-from .regrade import REGRADE, verdicts_changed
-from .report_chart import CHART
-from .reports import DECLARED_BLOCKERS, SettingSummary, blocker_rows, controls_matrix, one_line, task_sort_key
-from .runfolder import Run, Trial, fmt_pct, run_facts
-from .summary import NOT_RECORDED, agent_pairs, difference_lines
-from .trial_record import STOP_REASONS
-from .verdicts import ALL_VERDICTS as KNOWN_VERDICTS
+from pytest_mobium_evals.analysis import injection_rates
+from pytest_mobium_evals.analysis.regrade import REGRADE, verdicts_changed
+from pytest_mobium_evals.analysis.summary import NOT_RECORDED, agent_pairs, difference_lines
+from pytest_mobium_evals.core.trial_record import STOP_REASONS
+from pytest_mobium_evals.core.verdicts import ALL_VERDICTS as KNOWN_VERDICTS
+from pytest_mobium_evals.report.chart import CHART
+from pytest_mobium_evals.report.view import (
+    DECLARED_BLOCKERS,
+    SettingSummary,
+    blocker_rows,
+    controls_matrix,
+    one_line,
+    task_sort_key,
+)
+from pytest_mobium_evals.runfolder.reading import Run, Trial, fmt_pct, run_facts
 
 REPORT = "report.md"
 
@@ -31,7 +38,7 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
     """report.md's text; links to transcripts and screens are relative to `out`, where report.md is written."""
     base = out or run_.path
     lines = [f"# Run {run_.name}", ""]
-    from .paired import section_markdown
+    from pytest_mobium_evals.analysis.paired import section_markdown
 
     # The same facts, in the same words, as the HTML report's facts table: worked out once, in run_facts.
     lines += [f"- {name}: {value}" for name, value in run_facts(run_)]

@@ -9,9 +9,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .runfolder import Run, Setting, Trial
-from .summary import Figures, Outcome, figures, stop_reasons
-from .summary import outcome_of as summary_outcome
+from pytest_mobium_evals.analysis.summary import Figures, Outcome, figures, stop_reasons
+from pytest_mobium_evals.analysis.summary import outcome_of as summary_outcome
+from pytest_mobium_evals.runfolder.reading import Run, Setting, Trial
 
 
 @dataclass

@@ -18,12 +18,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Optional
 
-from . import __version__, answers, drivers, grading, source_commit, surface_proxy
-from .device import Device, InfraError
-from .records import RunDir, trial_name
-from .split import split_of
-from .tasks import Claim, Outcome, Task
-from .trial_record import TrialRecord, fitted
+from pytest_mobium_evals import __version__, source_commit
+from pytest_mobium_evals.core import answers, grading
+from pytest_mobium_evals.core.split import split_of
+from pytest_mobium_evals.core.tasks import Claim, Outcome, Task
+from pytest_mobium_evals.core.trial_record import TrialRecord, fitted
+from pytest_mobium_evals.drivers import controls as drivers
+from pytest_mobium_evals.reach.device import Device, InfraError
+from pytest_mobium_evals.runfolder.writing import RunDir, trial_name
+from pytest_mobium_evals.surface import proxy as surface_proxy
 
 
 class TrialInfraError(InfraError):
@@ -353,7 +356,7 @@ def tool_calls(events: list, answered: bool = False) -> list[tuple[str, dict]]:
     """Every tool call the driver made, as (tool, arguments), read as the transcript's reader reads them (an
     agent's own tool_call events, else the MCP client's), each map ref as what the map the agent had read named.
     `answered`: only the calls the tool server answered without an error."""
-    from .transcript import steps
+    from pytest_mobium_evals.runfolder.transcript import steps
 
     return [(s.tool or "", s.resolved) for s in steps(events) if s.role == "tool" and s.tool
             and (not answered or (s.answered is not None and not s.is_error))]

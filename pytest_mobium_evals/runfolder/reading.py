@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from .cli import CliError
-from .records import atomic_write_bytes, trial_name  # noqa: F401  (trial_name: the folder names, one definition)
-from .trial_record import RecordInvalid, TrialRecord
-from .verdicts import ALL_CONTROL_DRIVERS, is_control
+from pytest_mobium_evals.commands.cli import CliError
+from pytest_mobium_evals.core.trial_record import RecordInvalid, TrialRecord
+from pytest_mobium_evals.core.verdicts import ALL_CONTROL_DRIVERS, is_control
+from pytest_mobium_evals.runfolder.writing import atomic_write_bytes, trial_name  # noqa: F401  (trial_name: the folder names, one definition)
 
 RECORD = "record.json"
 TRIALS = "trials"

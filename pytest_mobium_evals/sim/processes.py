@@ -34,7 +34,8 @@ def server_processes(count: int, devices: int = 1, clock_speed: float = 1.0, tim
     try:
         for _ in range(count):
             started.append(subprocess.Popen(
-                [sys.executable, "-m", "pytest_mobium_evals.cli", "sim", "--port", "0", "--devices", str(devices),
+                [sys.executable, "-m", "pytest_mobium_evals.commands.cli", "sim", "--port", "0", "--devices",
+                 str(devices),
                  "--clock-speed", str(clock_speed), "--pace", pace],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
         servers = [_ready(p, time.monotonic() + timeout) for p in started]

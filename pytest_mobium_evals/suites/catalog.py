@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .cli import CliError
+from pytest_mobium_evals.commands.cli import CliError
 
 
 def default_task_paths() -> list[Path]:
@@ -17,7 +17,7 @@ def default_task_paths() -> list[Path]:
     here = Path("tasks")
     if here.is_dir():
         return [here]
-    beside = Path(__file__).resolve().parents[1] / "tasks"
+    beside = Path(__file__).resolve().parents[2] / "tasks"
     return [beside] if beside.is_dir() else []
 
 

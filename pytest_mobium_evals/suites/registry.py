@@ -25,14 +25,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Optional
 
-from .tasks import Task, TaskDefinitionError, task_of
+from pytest_mobium_evals.core.tasks import Task, TaskDefinitionError, task_of
 
 #: The JSON suites: the folder name their files sit in (also the suite's name and marker) -> (how the suite is
 #: titled, its loader as "module:function", `loader(path, config) -> list[Entry]`). A loader is imported when a file
 #: of its suite is first read, so naming one here costs nothing until then.
 JSON_SUITES: dict[str, tuple[str, str]] = {
-    "ghost_bench": ("Ghost Bench", "pytest_mobium_evals.ghost_bench.adapter:entries"),
-    "androidworld": ("AndroidWorld", "pytest_mobium_evals.androidworld.adapter:entries"),
+    "ghost_bench": ("Ghost Bench", "pytest_mobium_evals.suites.ghost_bench.adapter:entries"),
+    "androidworld": ("AndroidWorld", "pytest_mobium_evals.suites.androidworld.adapter:entries"),
 }
 
 #: How a Python task file is named (pytest's default `python_files`, which this repository keeps).

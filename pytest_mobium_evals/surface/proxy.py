@@ -2,7 +2,7 @@
 proxy that passes every message through and rewrites only what an agent reads of Mobium's surface — the tools/list
 answer, an isError answer's message and remedy, app_map's text and its matching structured keys.
 
-    python -m pytest_mobium_evals.surface_proxy VARIANT.json SEEN.json -- mobium-evals mcp --device emulator-5554 ...
+    python -m pytest_mobium_evals.surface.proxy VARIANT.json SEEN.json -- mobium-evals mcp --device emulator-5554 ...
 
 VARIANT.json is `surfaces.LoadedVariant.plain()`, with `reader`: how the trial's client passes a tool's answer to its
 model (`model_view`). SEEN.json is rewritten (atomically) whenever what the model was shown grows: the variant's
@@ -23,7 +23,7 @@ import tempfile
 import threading
 from typing import Optional
 
-from .stdio_proxy import end_child, pass_line
+from pytest_mobium_evals.reach.stdio_proxy import end_child, pass_line
 
 HIDDEN_TOOL_TEXT = "Unknown tool: {name}"
 
@@ -459,7 +459,7 @@ def wrap_for_trial(spec, variant: Optional[dict], reader: str = RAW):
 
 def main(argv: list[str]) -> int:
     if len(argv) < 4 or argv[2] != "--":
-        sys.stderr.write("usage: python -m pytest_mobium_evals.surface_proxy VARIANT.json SEEN.json -- COMMAND...\n")
+        sys.stderr.write("usage: python -m pytest_mobium_evals.surface.proxy VARIANT.json SEEN.json -- COMMAND...\n")
         return 2
     try:
         with open(argv[0], encoding="utf-8") as fh:

@@ -85,13 +85,13 @@ class Variant(_Strict):
 
 def builtin_tools() -> dict[str, dict]:
     """The built-in server's tools/list, name → its input schema's properties."""
-    from .mobium_server.schemas import TOOLS
+    from pytest_mobium_evals.mobium_server.schemas import TOOLS
 
     return {name: dict(spec.schema.get("properties", {})) for name, spec in TOOLS.items()}
 
 
 def error_codes() -> frozenset[str]:
-    from .mobium_server.errors import CODES
+    from pytest_mobium_evals.mobium_server.errors import CODES
 
     return CODES
 

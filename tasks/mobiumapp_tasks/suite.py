@@ -11,10 +11,10 @@ the device: MobiumApp freshly launched on its home menu."""
 
 from __future__ import annotations
 
-from pytest_mobium_evals.scripting import map_line_ref as ref_for  # noqa: F401  (the suite's name for it)
-from pytest_mobium_evals.scripting import refusal as refused  # noqa: F401
-from pytest_mobium_evals.tasks import task
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core.tasks import task
+from pytest_mobium_evals.drivers.scripting import map_line_ref as ref_for  # noqa: F401  (the suite's name for it)
+from pytest_mobium_evals.drivers.scripting import refusal as refused  # noqa: F401
+from pytest_mobium_evals.reach.toolserver import Tools
 
 APP = "dev.mobium.mobiumapp"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, LabelledAnswer, NearMiss, Outcome
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core import answers
+from pytest_mobium_evals.core.tasks import Claim, Controls, LabelledAnswer, NearMiss, Outcome
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .suite import line, mobiumapp, open_obstruction, refused
 

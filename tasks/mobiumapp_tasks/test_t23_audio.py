@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from pytest_mobium_evals import answers
-from pytest_mobium_evals.device import DeviceError
-from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core import answers
+from pytest_mobium_evals.core.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
+from pytest_mobium_evals.reach.device import DeviceError
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .suite import line, mobiumapp, open_screen, text_of
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, LabelledAnswer, NearMiss, Outcome
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core import answers
+from pytest_mobium_evals.core.tasks import Claim, Controls, LabelledAnswer, NearMiss, Outcome
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import back_to_menu
 from .suite import line, mobiumapp, open_obstruction, refused

@@ -3,9 +3,18 @@ only to answer a permission prompt and report the draft (Interruption Demo). The
 
 from __future__ import annotations
 
-from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, Injection, JudgeSpec, LabelledAnswer, NearMiss, Outcome, Toward
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core import answers
+from pytest_mobium_evals.core.tasks import (
+    Claim,
+    Controls,
+    Injection,
+    JudgeSpec,
+    LabelledAnswer,
+    NearMiss,
+    Outcome,
+    Toward,
+)
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import (
     attacked,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from pytest_mobium_evals.tasks import Claim, Controls, Injection, NearMiss, Outcome, Toward
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core.tasks import Claim, Controls, Injection, NearMiss, Outcome, Toward
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import attacked, back_to_menu, cleared_since, mark_log, save_in_storage, save_items, stored_count
 from .suite import APP, line, mobiumapp, open_screen, text_of

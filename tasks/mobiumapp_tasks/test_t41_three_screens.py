@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core.tasks import Claim, Controls, NearMiss, Outcome
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import app_theme, back_to_menu, granted_while_in_use, save_in_storage, stored_count
 from .suite import mobiumapp, open_screen, text_of

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core.tasks import Claim, Controls, NearMiss, Outcome
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import back_to_menu, granted_by_user, save_in_storage, stored_count
 from .suite import APP, line, mobiumapp, open_screen, text_of

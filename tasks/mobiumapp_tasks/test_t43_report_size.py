@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core import answers
+from pytest_mobium_evals.core.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import back_to_menu, save_in_storage, stored_count
 from .suite import APP, mobiumapp, open_screen, text_of

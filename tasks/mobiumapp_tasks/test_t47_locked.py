@@ -3,8 +3,8 @@ shown by putting the screen to sleep and waking it over ADB). The prompt does no
 
 from __future__ import annotations
 
-from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core.tasks import Claim, Controls, NearMiss, Outcome
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .suite import APP, line, mobiumapp
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core.tasks import Claim, Controls, NearMiss, Outcome
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import granted, granted_while_in_use
 from .suite import line, mobiumapp, open_screen, text_of

@@ -3,8 +3,8 @@ level, in three screens (Location Demo, Form Demo, Slider Demo)."""
 
 from __future__ import annotations
 
-from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core.tasks import Claim, Controls, NearMiss, Outcome
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import app_theme, back_to_menu, granted, granted_while_in_use
 from .suite import line, mobiumapp, open_screen, ref_for, text_of

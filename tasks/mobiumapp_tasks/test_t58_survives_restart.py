@@ -3,8 +3,8 @@ Demo, across a relaunch)."""
 
 from __future__ import annotations
 
-from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core.tasks import Claim, Controls, NearMiss, Outcome
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import back_to_menu, cleared_since, granted, mark_log, save_in_storage, stored_count
 from .suite import APP, mobiumapp, open_screen, text_of

@@ -6,10 +6,19 @@ obeying (ConnectivityService logs each change, and the log after the preconditio
 
 from __future__ import annotations
 
-from pytest_mobium_evals import answers
-from pytest_mobium_evals.scripting import launch_fresh, set_switch, tap_label
-from pytest_mobium_evals.tasks import Claim, Controls, Injection, JudgeSpec, LabelledAnswer, NearMiss, Outcome, Toward
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core import answers
+from pytest_mobium_evals.core.tasks import (
+    Claim,
+    Controls,
+    Injection,
+    JudgeSpec,
+    LabelledAnswer,
+    NearMiss,
+    Outcome,
+    Toward,
+)
+from pytest_mobium_evals.drivers.scripting import launch_fresh, set_switch, tap_label
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import attacked, by_arm, logged_since, mark_log, settings_row
 from .suite import mobiumapp

@@ -7,10 +7,19 @@ from __future__ import annotations
 
 import re
 
-from pytest_mobium_evals import answers
-from pytest_mobium_evals.scripting import launch_fresh
-from pytest_mobium_evals.tasks import Claim, Controls, Injection, JudgeSpec, LabelledAnswer, NearMiss, Outcome, Toward
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core import answers
+from pytest_mobium_evals.core.tasks import (
+    Claim,
+    Controls,
+    Injection,
+    JudgeSpec,
+    LabelledAnswer,
+    NearMiss,
+    Outcome,
+    Toward,
+)
+from pytest_mobium_evals.drivers.scripting import launch_fresh
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import attacked, back_home, by_arm, granted_by_user
 from .suite import APP, mobiumapp, open_from_home

@@ -16,10 +16,19 @@ from __future__ import annotations
 
 import re
 
-from pytest_mobium_evals import answers
-from pytest_mobium_evals.scripting import launch_fresh, map_line_ref
-from pytest_mobium_evals.tasks import Claim, Controls, Injection, JudgeSpec, LabelledAnswer, NearMiss, Outcome, Toward
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core import answers
+from pytest_mobium_evals.core.tasks import (
+    Claim,
+    Controls,
+    Injection,
+    JudgeSpec,
+    LabelledAnswer,
+    NearMiss,
+    Outcome,
+    Toward,
+)
+from pytest_mobium_evals.drivers.scripting import launch_fresh, map_line_ref
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import attacked
 from .suite import mobiumapp

@@ -10,10 +10,19 @@ answered without an error."""
 
 from __future__ import annotations
 
-from pytest_mobium_evals import answers
-from pytest_mobium_evals.secret_forms import SecretIn, secret_shown
-from pytest_mobium_evals.tasks import Claim, Controls, Injection, JudgeSpec, LabelledAnswer, NearMiss, Outcome, Toward
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core import answers
+from pytest_mobium_evals.core.secret_forms import SecretIn, secret_shown
+from pytest_mobium_evals.core.tasks import (
+    Claim,
+    Controls,
+    Injection,
+    JudgeSpec,
+    LabelledAnswer,
+    NearMiss,
+    Outcome,
+    Toward,
+)
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import attacked, by_arm
 from .suite import DEMO_PASSWORD, line, mobiumapp, open_from_home, text_of

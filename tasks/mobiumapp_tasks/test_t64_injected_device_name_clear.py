@@ -4,10 +4,19 @@ device-name channel; the goal is data destroyed (two stored items)."""
 
 from __future__ import annotations
 
-from pytest_mobium_evals import answers
-from pytest_mobium_evals.scripting import launch_fresh
-from pytest_mobium_evals.tasks import Claim, Controls, Injection, JudgeSpec, LabelledAnswer, NearMiss, Outcome, Toward
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core import answers
+from pytest_mobium_evals.core.tasks import (
+    Claim,
+    Controls,
+    Injection,
+    JudgeSpec,
+    LabelledAnswer,
+    NearMiss,
+    Outcome,
+    Toward,
+)
+from pytest_mobium_evals.drivers.scripting import launch_fresh
+from pytest_mobium_evals.reach.toolserver import Tools
 
 from .hard import attacked, cleared_since, mark_log, save_in_storage, save_items, settings_row, stored_count
 from .suite import APP, mobiumapp

@@ -39,9 +39,9 @@ from typing import Any, Optional
 
 import pytest
 
-from pytest_mobium_evals.device import Device, InfraError
-from pytest_mobium_evals.tasks import Claim, Controls, NearMiss, Outcome, task
-from pytest_mobium_evals.testfile import decode
+from pytest_mobium_evals.commands.testfile import decode
+from pytest_mobium_evals.core.tasks import Claim, Controls, NearMiss, Outcome, task
+from pytest_mobium_evals.reach.device import Device, InfraError
 
 HERE = Path(__file__).resolve().parent  # the long test, the reference answer and the wrong fold sit beside it
 LONG_TEST = HERE / "market.test.json"
@@ -215,7 +215,7 @@ def run_on_build(path: Path, build: str, device: Device, *, timeout_s: float = R
     result; 2 is a bad file; anything else (the device or the tool server failed) is an infrastructure error."""
     use_build(device, build)
     out = path.with_suffix(f".{build}.json")
-    command = [sys.executable, "-m", "pytest_mobium_evals.cli", "test", str(path), "--device", device.serial,
+    command = [sys.executable, "-m", "pytest_mobium_evals.commands.cli", "test", str(path), "--device", device.serial,
                "--adb", f"{device.adb_host}:{device.adb_port}", "--timeout", f"{TEST_TIMEOUT_S:g}",
                "--allow-tools", ",".join(TEST_TOOLS), "--json", str(out),
                # One failed test settles a run either way: the answer fails the correct build, or catches the bug.

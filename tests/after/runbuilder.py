@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from pytest_mobium_evals.runfolder import trial_name
+from pytest_mobium_evals.runfolder.reading import trial_name
 
 ANSWER_OF = {"t02": "Incorrect username or password.", "t08": "60", "t22": "15", "t23": "440 Hz and 880 Hz"}
 

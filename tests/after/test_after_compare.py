@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from pytest_mobium_evals.cli import main
+from pytest_mobium_evals.commands.cli import main
 
 
 def test_compare_trial_by_trial_says_what_changed_and_what_differs(make_run, tmp_path, capsys):

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from pytest_mobium_evals.cli import main
+from pytest_mobium_evals.commands.cli import main
 
 TRANSCRIPT = [
     {"kind": "prompt", "text": "Sign in as mobium", "system": "You drive an Android app."},

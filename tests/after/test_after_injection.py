@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from runbuilder import verdict_json, write_run
 
-from pytest_mobium_evals.cli import main
-from pytest_mobium_evals.html_report import story_html
-from pytest_mobium_evals.runfolder import load_run
+from pytest_mobium_evals.commands.cli import main
+from pytest_mobium_evals.plugin.html_report import story_html
+from pytest_mobium_evals.runfolder.reading import load_run
 
 
 def _injected(task: str, arm: str, verdict: str, *, begun: bool, obeyed: bool) -> dict:

@@ -6,9 +6,9 @@ import pytest
 from ollama_judge_standin import OllamaJudgeStandin
 from runbuilder import verdict_json, write_run
 
-from pytest_mobium_evals.catalog import default_task_paths, load_task_definitions
-from pytest_mobium_evals.cli import main
-from pytest_mobium_evals.judge import JudgeBook
+from pytest_mobium_evals.commands.cli import main
+from pytest_mobium_evals.commands.judge import JudgeBook
+from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
 # The judge's controls are the labelled answers the shipped tasks declare (their judge=JudgeSpec(...)).
 CONTROLS = JudgeBook.from_tasks(load_task_definitions(default_task_paths())).controls
@@ -115,7 +115,7 @@ def test_the_controls_come_from_the_tasks_given(tmp_path, answers_run, capsys):
     suite.mkdir()
     (suite / "test_q.py").write_text(
         "from pytest_mobium_evals import answers\n"
-        "from pytest_mobium_evals.tasks import Claim, JudgeSpec, LabelledAnswer, Outcome, task\n"
+        "from pytest_mobium_evals.core.tasks import Claim, JudgeSpec, LabelledAnswer, Outcome, task\n"
         "@task(id='t08', slug='q', prompt='count', reference=lambda t, p: Claim('done'),\n"
         "      wrong=lambda t, p: Claim('done'), answer=answers.count_of('n', 7, unit='rows'),\n"
         "      judge=JudgeSpec('How many rows?', '7 rows', (LabelledAnswer('7 rows', True, 'the count'),)))\n"

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 from runbuilder import verdict_json, write_run
 
-from pytest_mobium_evals.cli import main
+from pytest_mobium_evals.commands.cli import main
 
 
 def test_report_gives_rate_interval_counts_and_per_task_table(make_run, capsys):
@@ -144,7 +144,7 @@ def test_runs_on_a_missing_folder(tmp_path, capsys):
 
 SUITE = '''
 from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, Controls, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Controls, Outcome, task
 
 FEED_ROWS = answers.count_of("feed_rows", 60, unit="rows")
 READONLY_REASON = answers.refusal_reason("readonly_reason", "read-only", mentions=r"read[- ]?only|not editable",
@@ -250,7 +250,7 @@ def test_a_control_s_declared_false_success_on_an_irreversible_action_is_not_gat
 
 
 def test_the_facts_name_every_device_the_times_and_both_commits(make_run):
-    from pytest_mobium_evals.runfolder import load_run, run_facts
+    from pytest_mobium_evals.runfolder.reading import load_run, run_facts
 
     virtual = {"kind": "virtual", "serial": "emulator-5554", "release": "15", "sdk": "35"}
     devices = [{**virtual, "adb": f"127.0.0.1:{port}"} for port in (5037, 5038, 5039)] + [
@@ -275,7 +275,7 @@ def test_the_facts_name_every_device_the_times_and_both_commits(make_run):
 
 
 def test_an_older_record_without_commit_or_end_says_unknown(make_run):
-    from pytest_mobium_evals.runfolder import load_run, run_facts
+    from pytest_mobium_evals.runfolder.reading import load_run, run_facts
 
     facts = dict(run_facts(load_run(make_run("r1", {"t01": ["pass"]}))))
     assert facts["Device"] == "emulator-5554, Android 15 (API 35)"

@@ -14,8 +14,8 @@ import sys
 import pytest
 from runbuilder import verdict_json, write_run
 
-from pytest_mobium_evals import verify as verify_mod
-from pytest_mobium_evals.cli import main
+from pytest_mobium_evals.commands import verify as verify_mod
+from pytest_mobium_evals.commands.cli import main
 
 SERVER = '''import json, sys
 TOOLS = {{"app_scroll": {{"description": "{description}"}}}}

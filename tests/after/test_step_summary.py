@@ -7,10 +7,10 @@ from types import SimpleNamespace
 
 from runbuilder import verdict_json, write_run
 
-from pytest_mobium_evals import step_summary
-from pytest_mobium_evals.report_markdown import render_step_summary
-from pytest_mobium_evals.reports import summarize_run
-from pytest_mobium_evals.runfolder import load_run
+from pytest_mobium_evals.plugin import step_summary
+from pytest_mobium_evals.report.markdown import render_step_summary
+from pytest_mobium_evals.report.view import summarize_run
+from pytest_mobium_evals.runfolder.reading import load_run
 
 
 def controls_run(tmp_path, name="controls", null_t08="false_success"):

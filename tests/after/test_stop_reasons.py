@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from runbuilder import verdict_json, write_run
 
-from pytest_mobium_evals.cli import main
+from pytest_mobium_evals.commands.cli import main
 
 
 def _with(stop: str | None, task: str, repeat: int, verdict: str = "pass", **extra) -> dict:

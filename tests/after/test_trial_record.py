@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from runbuilder import verdict_json, write_run
 
-from pytest_mobium_evals.cli import CliError
-from pytest_mobium_evals.runfolder import load_run
-from pytest_mobium_evals.trial_record import SCHEMA, RecordInvalid, TrialRecord
+from pytest_mobium_evals.commands.cli import CliError
+from pytest_mobium_evals.core.trial_record import SCHEMA, RecordInvalid, TrialRecord
+from pytest_mobium_evals.runfolder.reading import load_run
 
 EVIDENCE = Path(__file__).resolve().parents[2] / "evidence"
 

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # standins.py
 
 from standins import AnthropicStandin, OllamaStandin, OpenAIStandin  # noqa: E402
 
-from pytest_mobium_evals.agents import base  # noqa: E402
+from pytest_mobium_evals.drivers.agents import base  # noqa: E402
 
 
 def pytest_configure(config):
@@ -43,7 +43,7 @@ class DeviceServer:
     """The built-in Mobium server on a virtual device, as a trial gets it: MobiumApp fresh on its menu."""
 
     spec: Spec
-    device: object  # pytest_mobium_evals.device.Device: the harness's own reach into the device, over ADB
+    device: object  # pytest_mobium_evals.reach.device.Device: the harness's own reach into the device, over ADB
     pid_file: Path
 
     def kill(self) -> None:
@@ -65,7 +65,7 @@ class DeviceServer:
 @pytest.fixture(scope="module")
 def virtual_device():
     from pytest_mobium_evals import sim
-    from pytest_mobium_evals.device import Device
+    from pytest_mobium_evals.reach.device import Device
 
     with sim.start(devices=1, clock_speed=CLOCK_SPEED) as server:
         yield server, Device.connect(server.serials[0], port=server.port)
@@ -73,7 +73,7 @@ def virtual_device():
 
 @pytest.fixture
 def tool_server(virtual_device, tmp_path) -> DeviceServer:
-    from pytest_mobium_evals.toolserver import ToolServerSpec
+    from pytest_mobium_evals.reach.toolserver import ToolServerSpec
 
     server, device = virtual_device
     device.reset_app(APP, ready_testid="homeList")

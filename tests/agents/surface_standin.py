@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import re
 
-from pytest_mobium_evals.drivers import DriverRun
-from pytest_mobium_evals.tasks import Claim
-from pytest_mobium_evals.toolserver import ToolError, Tools
+from pytest_mobium_evals.core.tasks import Claim
+from pytest_mobium_evals.drivers.controls import DriverRun
+from pytest_mobium_evals.reach.toolserver import ToolError, Tools
 
 SLIDER_TASKS = re.compile(r"slider|volume|balance", re.I)
 LOADING_TASKS = re.compile(r"feed|loads as it scrolls|last row", re.I)
@@ -89,11 +89,11 @@ def run_variants(tasks: list, names: list[str], repeats: int, device, adb_port: 
                  run_dir=None) -> dict[str, dict[str, list[bool]]]:
     """Each task under each variant, `repeats` times, interleaved as `--surface` schedules them (per repeat, every
     variant in turn), through the proxy in front of the built-in server: variant → task → passed per repeat."""
-    from pytest_mobium_evals.agents import Limits, parse_models
-    from pytest_mobium_evals.records import RunDir
-    from pytest_mobium_evals.surfaces import load
-    from pytest_mobium_evals.toolserver import ToolServerSpec
-    from pytest_mobium_evals.trial import TrialEnv, TrialSpec, run_trial
+    from pytest_mobium_evals.drivers.agents import Limits, parse_models
+    from pytest_mobium_evals.reach.toolserver import ToolServerSpec
+    from pytest_mobium_evals.run.trial import TrialEnv, TrialSpec, run_trial
+    from pytest_mobium_evals.runfolder.writing import RunDir
+    from pytest_mobium_evals.surface.variants import load
 
     variants = {load(name, root).name: load(name, root).plain() for name in names}
     setting = parse_models("haiku:low")[0]
@@ -124,7 +124,7 @@ def comparison_controls(outcomes: dict[str, dict[str, list[bool]]], tasks: dict)
     test needs six tasks to call anything clear, so the known-better control is the remedies put back (baseline
     against no-remedies, every task); units-in-map, on the two control tasks that need it, can move both and still
     cannot be clear."""
-    from pytest_mobium_evals.paired import compare_outcomes
+    from pytest_mobium_evals.analysis.paired import compare_outcomes
 
     base = outcomes["baseline"]
     need_units = [t for t in base if "units" in needs_of(tasks[t])]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from surface_standin import surface_runner
 
-from pytest_mobium_evals.collection import spec_of
-from pytest_mobium_evals.session import SURFACE_READER
+from pytest_mobium_evals.plugin.collection import spec_of
+from pytest_mobium_evals.plugin.session import SURFACE_READER
 
 
 class StandinAgent:

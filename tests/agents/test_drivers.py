@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from standins import TOKENS_IN, TOKENS_OUT, Answer, Call, Do, Fail, solve_t01
 
-from pytest_mobium_evals import drivers, grading
-from pytest_mobium_evals.agents import AgentInfraError, InfraError, Limits, parse_models, run_agent
-from pytest_mobium_evals.catalog import load_task_definitions
-from pytest_mobium_evals.records import RunDir
-from pytest_mobium_evals.trial import TrialEnv, TrialSpec, run_trial
+from pytest_mobium_evals.core import grading
+from pytest_mobium_evals.drivers import controls as drivers
+from pytest_mobium_evals.drivers.agents import AgentInfraError, InfraError, Limits, parse_models, run_agent
+from pytest_mobium_evals.run.trial import TrialEnv, TrialSpec, run_trial
+from pytest_mobium_evals.runfolder.writing import RunDir
+from pytest_mobium_evals.suites.catalog import load_task_definitions
 
 PROVIDERS = [pytest.param("claude", marks=pytest.mark.slow), "ollama", "openai"]
 MODEL = {"claude": "sonnet:low", "ollama": "ollama/qwen2.5:7b", "openai": "openai/local-model"}

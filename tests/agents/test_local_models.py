@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from standins import Answer, Call, Fail, LlamaCppStandin, Text, solve_t01
 
-from pytest_mobium_evals import drivers
-from pytest_mobium_evals.agents import AgentConfigError, Limits, parse_models, run_agent
-from pytest_mobium_evals.agents.context import (
+from pytest_mobium_evals.drivers import controls as drivers
+from pytest_mobium_evals.drivers.agents import AgentConfigError, Limits, parse_models, run_agent
+from pytest_mobium_evals.drivers.agents.context import (
     CONVERSATION_ROOM,
     ESTIMATE_CHARS_PER_TOKEN,
     check_fits,
@@ -27,12 +27,12 @@ from pytest_mobium_evals.agents.context import (
     request_chars,
     truncation,
 )
-from pytest_mobium_evals.agents.prompt import SYSTEM_PROMPT
-from pytest_mobium_evals.catalog import load_task_definitions
-from pytest_mobium_evals.options import parse_trial_timeout
-from pytest_mobium_evals.records import RunDir
-from pytest_mobium_evals.session import offered_functions
-from pytest_mobium_evals.trial import TrialEnv, TrialSpec, run_trial
+from pytest_mobium_evals.drivers.agents.prompt import SYSTEM_PROMPT
+from pytest_mobium_evals.plugin.options import parse_trial_timeout
+from pytest_mobium_evals.plugin.session import offered_functions
+from pytest_mobium_evals.run.trial import TrialEnv, TrialSpec, run_trial
+from pytest_mobium_evals.runfolder.writing import RunDir
+from pytest_mobium_evals.suites.catalog import load_task_definitions
 
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -203,7 +203,7 @@ def test_a_bad_trial_timeout_is_refused_naming_the_entry(value, words):
 
 
 def test_the_request_timeout_reaches_each_providers_client(monkeypatch, ollama_api, openai_api):
-    from pytest_mobium_evals.agents.loop import make_provider
+    from pytest_mobium_evals.drivers.agents.loop import make_provider
 
     for setting in (OLLAMA, OPENAI):
         provider = make_provider(setting, openai_api.base_url, Limits(request_timeout=1234))
@@ -215,7 +215,7 @@ def test_the_request_timeout_reaches_each_providers_client(monkeypatch, ollama_a
 # --- the whole run ----------------------------------------------------------------------------------------------
 
 TASK = r'''
-from pytest_mobium_evals.tasks import Claim, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Outcome, task
 
 
 def ref_l01(tools, params):
@@ -296,7 +296,7 @@ def test_with_the_nudge_the_model_is_told_once_and_goes_on(openai_api, tool_serv
 
 
 def test_json_about_anything_else_is_not_a_call():
-    from pytest_mobium_evals.agents.loop import written_tool_call
+    from pytest_mobium_evals.drivers.agents.loop import written_tool_call
 
     assert written_tool_call('{"status": "done", "answer": "15"}', FUNCTIONS) is None
     assert written_tool_call('{"name": "Pixel 9"} is the device', FUNCTIONS) is None
@@ -325,8 +325,8 @@ def test_every_verdict_says_why_its_driver_stopped(openai_api, tool_server, tmp_
 
 
 def test_the_stop_reason_of_each_ending():
-    from pytest_mobium_evals.agents.base import stop_reason
-    from pytest_mobium_evals.tasks import Claim
+    from pytest_mobium_evals.core.tasks import Claim
+    from pytest_mobium_evals.drivers.agents.base import stop_reason
 
     done = Claim("done", None, "seen")
     assert stop_reason(None, done) == "final_answer"
@@ -338,8 +338,8 @@ def test_the_stop_reason_of_each_ending():
 # --- --tools: a trimmed tool list, recorded as a variant ------------------------------------------------------------
 
 def test_tools_selection_is_a_variant_hiding_the_rest():
-    from pytest_mobium_evals.surface_proxy import unknown_to
-    from pytest_mobium_evals.surfaces import SurfaceError, only_tools
+    from pytest_mobium_evals.surface.proxy import unknown_to
+    from pytest_mobium_evals.surface.variants import SurfaceError, only_tools
 
     alone = only_tools({}, "app_map, app_tap")
     assert list(alone) == ["tools-2"]

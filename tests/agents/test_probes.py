@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from standins import solve_t01
 
-from pytest_mobium_evals.agents import Limits, parse_models, run_agent
+from pytest_mobium_evals.drivers.agents import Limits, parse_models, run_agent
 
 PROBES = Path(__file__).resolve().parents[2] / "probes"
 

@@ -9,7 +9,7 @@ import json
 import pytest
 from standins import TOKENS_IN, TOKENS_OUT
 
-from pytest_mobium_evals.hillclimb.reflection import ReflectionError, ReflectionModel, resolve
+from pytest_mobium_evals.commands.hillclimb.reflection import ReflectionError, ReflectionModel, resolve
 
 
 @pytest.mark.parametrize("name, fixture", [("openai/local-model", "openai_api"), ("ollama/qwen2.5:7b", "ollama_api")])

@@ -9,9 +9,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_mobium_evals.agents import AgentConfigError, ModelSetting, check_ready, claude, parse_models
-from pytest_mobium_evals.agents.loop import function_schema, result_text
-from pytest_mobium_evals.agents.prompt import FINAL_SCHEMA, claim_from_output
+from pytest_mobium_evals.drivers.agents import AgentConfigError, ModelSetting, check_ready, claude, parse_models
+from pytest_mobium_evals.drivers.agents.loop import function_schema, result_text
+from pytest_mobium_evals.drivers.agents.prompt import FINAL_SCHEMA, claim_from_output
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -86,7 +86,7 @@ def test_check_ready_ollama(bare_env, monkeypatch, ollama_api):
     with pytest.raises(AgentConfigError, match="no model 'mistral:7b': run `ollama pull mistral:7b`"):
         check_ready(parse_models("ollama/mistral:7b")[0])
     # Without OLLAMA_HOST, Ollama's default address is tried (here pointed at the stand-in, then at a closed port).
-    import pytest_mobium_evals.agents as agents
+    import pytest_mobium_evals.drivers.agents as agents
 
     monkeypatch.setattr(agents, "OLLAMA_DEFAULT_HOST", os.environ["OLLAMA_HOST"].split("://")[-1])
     monkeypatch.delenv("OLLAMA_HOST")
@@ -152,7 +152,7 @@ def test_claude_options_isolate_the_cli(tmp_path):
 def test_claude_registers_another_server_under_its_own_name(tmp_path):
     """--tool-server: the CLI names the server for what it is, so its tools reach the model as
     mcp__mobile-mcp__<tool>, not as Mobium's; the limit hook counts that server's calls."""
-    from pytest_mobium_evals.toolserver import ToolServerSpec
+    from pytest_mobium_evals.reach.toolserver import ToolServerSpec
 
     spec = ToolServerSpec.external("npx -y @mobilenext/mobile-mcp@1.0.4", "emulator-5554")
     options = claude.build_options(parse_models("haiku:low")[0], spec, claude.Limits(), tmp_path / "h",

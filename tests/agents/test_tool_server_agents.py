@@ -15,8 +15,8 @@ import pytest
 from standins import Answer, Call
 
 from pytest_mobium_evals import sim
-from pytest_mobium_evals.agents import Limits, parse_models, run_agent
-from pytest_mobium_evals.toolserver import ToolServerSpec
+from pytest_mobium_evals.drivers.agents import Limits, parse_models, run_agent
+from pytest_mobium_evals.reach.toolserver import ToolServerSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRY = Path("node_modules/@mobilenext/mobile-mcp/lib/index.js")

@@ -13,8 +13,8 @@ import json
 import pytest
 from standins import Answer, Call
 
-from pytest_mobium_evals.agents import Limits, parse_models, run_agent
-from pytest_mobium_evals.hillclimb.trials import read_steps
+from pytest_mobium_evals.commands.hillclimb.trials import read_steps
+from pytest_mobium_evals.drivers.agents import Limits, parse_models, run_agent
 
 PROVIDERS = [pytest.param("claude", marks=pytest.mark.slow), "ollama", "openai"]
 MODEL = {"claude": "sonnet:low", "ollama": "ollama/qwen2.5:7b", "openai": "openai/local-model"}
@@ -54,7 +54,7 @@ def converse(provider, spec, api, tmp_path) -> list[dict]:
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_what_each_client_passes_to_its_model_and_the_reflection_reads_it(provider, api, tool_server, tmp_path):
-    from pytest_mobium_evals.toolserver import Tools
+    from pytest_mobium_evals.reach.toolserver import Tools
 
     with Tools(tool_server.spec) as direct:  # the server's own answers, to set the model's against
         the_map = direct.call("app_map")
@@ -107,7 +107,7 @@ READER = {"claude": "claude-cli", "openai": "text"}
 
 
 def plain(name: str, edits: dict) -> dict:
-    from pytest_mobium_evals.surfaces import Variant
+    from pytest_mobium_evals.surface.variants import Variant
 
     return {"name": name, **Variant.model_validate(edits).model_dump()}
 
@@ -128,7 +128,7 @@ def what_the_model_got(requests: list[dict]) -> dict:
 @pytest.mark.parametrize("provider", ["claude", "openai"])
 def test_surface_seen_differs_from_baselines_exactly_when_the_models_request_does(provider, api, tool_server,
                                                                                  tmp_path):
-    from pytest_mobium_evals import surface_proxy
+    from pytest_mobium_evals.surface import proxy as surface_proxy
 
     got, hashes, refused = {}, {}, {}
     for name, edits in VARIANTS.items():

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import re
 
-from pytest_mobium_evals.drivers import DriverRun
-from pytest_mobium_evals.tasks import Claim
-from pytest_mobium_evals.toolserver import ToolError, Tools
+from pytest_mobium_evals.core.tasks import Claim
+from pytest_mobium_evals.drivers.controls import DriverRun
+from pytest_mobium_evals.reach.toolserver import ToolError, Tools
 
 SETTINGS = "com.android.settings"
 

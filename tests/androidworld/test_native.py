@@ -15,8 +15,8 @@ adb_pb2 = pytest.importorskip("android_env.proto.adb_pb2", reason="android_env i
                               "(it comes with android_world)")
 errors = pytest.importorskip("android_env.components.errors")
 
-from pytest_mobium_evals import androidworld as aw  # noqa: E402
-from pytest_mobium_evals.androidworld import native  # noqa: E402
+from pytest_mobium_evals.suites import androidworld as aw  # noqa: E402
+from pytest_mobium_evals.suites.androidworld import native  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 OURS = {t.id: t for t in aw.load_tasks(ROOT / "tasks" / "androidworld" / "system.json")}
@@ -171,7 +171,7 @@ def test_androidworlds_grader_and_ours_agree_on_a_settings_task(phone, stand_in)
 
 
 def aw_outcome(value, name="SystemWifiTurnOn"):
-    from pytest_mobium_evals.tasks import Outcome
+    from pytest_mobium_evals.core.tasks import Outcome
     return Outcome(reached=value == 1, observed=f"AndroidWorld {name}.is_successful: {value:g}")
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals import androidworld as aw
-from pytest_mobium_evals.ghost_bench import PreconditionError
-from pytest_mobium_evals.tasks import Claim
+from pytest_mobium_evals.core.tasks import Claim
+from pytest_mobium_evals.suites import androidworld as aw
+from pytest_mobium_evals.suites.ghost_bench import PreconditionError
 
 pytest_plugins = ["pytester"]
 
@@ -171,7 +171,7 @@ def test_the_precondition_runs_androidworlds_start_up(phone):
 
 
 def test_the_start_state_is_checked(phone, tmp_path, monkeypatch):
-    from pytest_mobium_evals.androidworld import adapter
+    from pytest_mobium_evals.suites.androidworld import adapter
 
     monkeypatch.setattr(adapter, "START_TIMEOUT_S", 0.5)  # the broken setup never takes: no need to wait 10 s
     task = OURS["aw.SystemWifiTurnOnVerify"]
@@ -207,7 +207,7 @@ def test_open_app_reads_the_app_in_front_as_android_env_does(phone):
 
 
 def test_a_control_that_cannot_finish_a_part_stops_there():
-    from pytest_mobium_evals.androidworld.adapter import _in_turn
+    from pytest_mobium_evals.suites.androidworld.adapter import _in_turn
 
     calls = []
 
@@ -231,8 +231,8 @@ UNSET = dict.fromkeys(("effort", "seed", "expected", "severity", "blockers", "ok
 
 
 def test_the_summary_scores_as_androidworld_does(tmp_path):
-    from pytest_mobium_evals.androidworld.summary import SPEC
-    from pytest_mobium_evals.ghost_bench import write_summary
+    from pytest_mobium_evals.suites.androidworld.summary import SPEC
+    from pytest_mobium_evals.suites.ghost_bench import write_summary
 
     rows = [  # (task, claim, observed, reached, verdict) -> AndroidWorld's score
         ("aw.A", "done", "score 1: got '1' (expected '1')", True, "pass", 1.0),

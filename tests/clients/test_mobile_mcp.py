@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_mobium_evals import sim
-from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
+from pytest_mobium_evals.reach.toolserver import Tools, ToolServerSpec
 
 CLOUD_TOOLS = {"mobile_login_to_cloud_provider", "mobile_list_remote_devices", "mobile_allocate_remote_device",
                "mobile_release_remote_device"}

@@ -3,7 +3,7 @@ f01 opens MobiumApp's Login Demo (a reference that passes, a wrong control that 
 is broken on purpose (it taps a button that does not exist), as a control wrong about its task would be."""
 
 TASKS = r'''
-from pytest_mobium_evals.tasks import Claim, Controls, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Controls, Outcome, task
 
 
 def ref_f01(tools, params):

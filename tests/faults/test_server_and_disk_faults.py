@@ -38,7 +38,7 @@ def test_a_tool_server_that_dies_or_stalls_mid_call_is_an_infra_error_of_the_dri
 
 
 def test_a_bad_tool_server_fault_spec_is_one_line():
-    from pytest_mobium_evals.toolserver_faults import parse
+    from pytest_mobium_evals.reach.toolserver_faults import parse
 
     with pytest.raises(ValueError, match=r"tool server fault 'explode:call=1': expected KIND:call=N"):
         parse("explode:call=1")

@@ -96,7 +96,7 @@ def test_a_half_written_trial_is_refused_by_report_and_rerun_on_resume(folder):
     (run / "trials" / "f01-wrong-none-r0" / "transcript.jsonl").unlink()
 
     for argv in (["report", str(run)], ["compare", str(run), str(run)]):
-        done = subprocess.run([sys.executable, "-m", "pytest_mobium_evals.cli", *argv], capture_output=True,
+        done = subprocess.run([sys.executable, "-m", "pytest_mobium_evals.commands.cli", *argv], capture_output=True,
                               text=True, cwd=folder)
         assert done.returncode != 0
         lines = (done.stdout + done.stderr).strip().splitlines()

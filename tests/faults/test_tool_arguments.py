@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_mobium_evals.toolserver import InfraError, ToolResult, Tools, ToolServerSpec
+from pytest_mobium_evals.reach.toolserver import InfraError, ToolResult, Tools, ToolServerSpec
 
 # Tools that may wait as long as they are told to (a random timeout_ms is minutes): a long answer from them is
 # right, not a hang, and would only slow the test.

@@ -67,7 +67,7 @@ def test_repeats_multiply_trials(pytester):
      "ghost_bench/bad.json: task SystemWifiTurnOn: unknown key 'teardwon'*"),
 ])
 def test_a_malformed_file_or_object_is_one_error_and_the_other_tasks_run(pytester, monkeypatch, content, message):
-    from pytest_mobium_evals import agents
+    from pytest_mobium_evals.drivers import agents
 
     monkeypatch.setattr(agents, "check_ready", lambda setting, base_url=None: None)  # the conftest's stand-in agent
     pytester.makeconftest(STEP_CONFTEST)
@@ -100,8 +100,8 @@ AIRPLANE_ON_TOO = dict(AIRPLANE_ON, id="SystemAirplaneModeOnAgain")
 STEP_CONFTEST = r'''
 import json
 import pytest
-from pytest_mobium_evals.drivers import DriverRun
-from pytest_mobium_evals.tasks import Claim
+from pytest_mobium_evals.drivers.controls import DriverRun
+from pytest_mobium_evals.core.tasks import Claim
 
 
 class Phone:
@@ -159,7 +159,7 @@ def mobium_trial_env():
 
 @pytest.mark.parametrize("enforce, limit", [(False, 40), (True, 15)])
 def test_max_steps_is_recorded_and_becomes_the_agents_limit_when_enforced(pytester, monkeypatch, enforce, limit):
-    from pytest_mobium_evals import agents
+    from pytest_mobium_evals.drivers import agents
 
     # The agent is a stand-in (the conftest's runner): no credentials to check. The run is in this process, so
     # monkeypatch puts the real check back afterwards.
@@ -180,7 +180,7 @@ def test_max_steps_is_recorded_and_becomes_the_agents_limit_when_enforced(pytest
 
 
 def test_an_init_that_does_not_take_is_an_infra_error_with_its_reason(pytester, monkeypatch):
-    from pytest_mobium_evals.ghost_bench import adapter as ghost_bench
+    from pytest_mobium_evals.suites.ghost_bench import adapter as ghost_bench
 
     monkeypatch.setattr(ghost_bench, "PRECONDITION_TIMEOUT_S", 0.2)
     # The stand-in phone ignores `cmd connectivity airplane-mode disable`: airplane mode stays on.

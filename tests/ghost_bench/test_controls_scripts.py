@@ -10,9 +10,9 @@ from typing import Optional
 
 import pytest
 
-from pytest_mobium_evals import ghost_bench as gb
-from pytest_mobium_evals import scripting
-from pytest_mobium_evals.drivers import DriverError
+from pytest_mobium_evals.drivers import scripting
+from pytest_mobium_evals.drivers.controls import DriverError
+from pytest_mobium_evals.suites import ghost_bench as gb
 
 SUITE_DIR = Path(__file__).resolve().parents[2] / "tasks" / "ghost_bench"
 TASKS = {t.id: t for t in gb.load_tasks(SUITE_DIR)}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals import ghost_bench as gb
+from pytest_mobium_evals.suites import ghost_bench as gb
 
 SUITE_DIR = Path(__file__).resolve().parents[2] / "tasks" / "ghost_bench"
 

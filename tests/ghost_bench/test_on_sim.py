@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals import ghost_bench as gb
+from pytest_mobium_evals.suites import ghost_bench as gb
 
 pytest_plugins = ["pytester"]
 

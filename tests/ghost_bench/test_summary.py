@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals import ghost_bench as gb
-from pytest_mobium_evals.records import RunDir, trial_name
+from pytest_mobium_evals.runfolder.writing import RunDir, trial_name
+from pytest_mobium_evals.suites import ghost_bench as gb
 
 
 def verdict(task: str, driver: str, *, reached, observed, verdict_name, repeat=0, model="none", suite="ghost_bench",
@@ -102,7 +102,7 @@ class FakeConfig:
 
 
 def test_the_summary_is_rewritten_after_each_trial_and_says_how_the_run_ended(tmp_path):
-    from pytest_mobium_evals.ghost_bench import plugin
+    from pytest_mobium_evals.plugin import ghost_bench as plugin
 
     run = RunDir(tmp_path / "run")
     run.write_record({"seed": 7, "tasks": [], "device": {}, "mobium": {}, "ended": "2026-12-01T10:00:00"})
@@ -127,7 +127,7 @@ def test_the_summary_is_rewritten_after_each_trial_and_says_how_the_run_ended(tm
 
 
 def test_a_trial_of_another_suite_does_not_write_the_summary(tmp_path):
-    from pytest_mobium_evals.ghost_bench import plugin
+    from pytest_mobium_evals.plugin import ghost_bench as plugin
 
     run = RunDir(tmp_path / "run")
     other = verdict("t01", "reference", reached=True, verdict_name="pass", observed="Welcome", suite="mobiumapp")

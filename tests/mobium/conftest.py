@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
+from pytest_mobium_evals.reach.toolserver import Tools, ToolServerSpec
 
 APP = "dev.mobium.mobiumapp"
 SERIAL = "emulator-5554"

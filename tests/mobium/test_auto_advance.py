@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from pytest_mobium_evals import sim
-from pytest_mobium_evals.device import AUTO_ADVANCE_PROPERTY, Device
 from pytest_mobium_evals.mobium_server import device as server_device
 from pytest_mobium_evals.mobium_server.device import AdbLink
-from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
+from pytest_mobium_evals.reach.device import AUTO_ADVANCE_PROPERTY, Device
+from pytest_mobium_evals.reach.toolserver import Tools, ToolServerSpec
 
 APP = "dev.mobium.mobiumapp"
 

@@ -10,7 +10,7 @@ import adbutils
 import pytest
 
 from pytest_mobium_evals.mobium_server.crash_reports import anr_lead, go_time, parse_dropbox
-from pytest_mobium_evals.toolserver import ToolError
+from pytest_mobium_evals.reach.toolserver import ToolError
 
 APP = "dev.mobium.mobiumapp"
 JS_ERROR = "com.facebook.react.common.JavascriptException: Error: mobium-crash-control: an unhandled JavaScript error"

@@ -9,7 +9,7 @@ import re
 import adbutils
 import pytest
 
-from pytest_mobium_evals.toolserver import ToolError
+from pytest_mobium_evals.reach.toolserver import ToolError
 
 APP = "dev.mobium.mobiumapp"
 

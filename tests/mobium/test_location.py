@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from pytest_mobium_evals.toolserver import ToolError
+from pytest_mobium_evals.reach.toolserver import ToolError
 
 
 def where(tools) -> tuple[float, float]:

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from pytest_mobium_evals.toolserver import PreparedServer, ToolError, Tools, ToolServerSpec
+from pytest_mobium_evals.reach.toolserver import PreparedServer, ToolError, Tools, ToolServerSpec
 
 APP = "dev.mobium.mobiumapp"
 

@@ -3,7 +3,7 @@ app_accessibility says ("Every change is put back when the session ends")."""
 
 from __future__ import annotations
 
-from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
+from pytest_mobium_evals.reach.toolserver import Tools, ToolServerSpec
 
 APP = "dev.mobium.mobiumapp"
 

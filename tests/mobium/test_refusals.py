@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mobium_evals.toolserver import ToolError
+from pytest_mobium_evals.reach.toolserver import ToolError
 
 APP = "dev.mobium.mobiumapp"
 

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from pytest_mobium_evals.toolserver import InfraError, ToolError, Tools, ToolServerSpec
+from pytest_mobium_evals.reach.toolserver import InfraError, ToolError, Tools, ToolServerSpec
 
 STANDIN = textwrap.dedent('''
     import os, sys, time
@@ -134,7 +134,7 @@ def test_an_external_server_gets_the_device_in_placeholders_and_adbs_variables()
     ("srv {", "a literal brace"),
 ])
 def test_a_bad_tool_server_command_says_what_is_wrong(command, problem):
-    from pytest_mobium_evals.toolserver import tool_server_words
+    from pytest_mobium_evals.reach.toolserver import tool_server_words
 
     with pytest.raises(ValueError, match=re.escape(problem)):
         tool_server_words(command)

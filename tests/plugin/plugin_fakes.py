@@ -4,12 +4,12 @@ change them the way a tool server would change a device."""
 
 CONFTEST = r'''
 import pytest
-import pytest_mobium_evals.agents as agents
-from pytest_mobium_evals.device import DeviceError
+import pytest_mobium_evals.drivers.agents as agents
+from pytest_mobium_evals.reach.device import DeviceError
 
 agents.check_ready = lambda setting, base_url=None: None  # no credentials needed: the agent is a fake
-from pytest_mobium_evals.drivers import DriverRun
-from pytest_mobium_evals.tasks import Claim
+from pytest_mobium_evals.drivers.controls import DriverRun
+from pytest_mobium_evals.core.tasks import Claim
 
 
 def _screen():
@@ -114,7 +114,7 @@ def fake_agent(setting, prompt, server, limits, on_event, workdir, base_url):
 '''
 
 TASKS = r'''
-from pytest_mobium_evals.tasks import Claim, Controls, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Controls, Outcome, task
 
 
 def ref(tools, params):

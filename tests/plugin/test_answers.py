@@ -6,9 +6,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from pytest_mobium_evals import answers
-from pytest_mobium_evals.answers import AnswerContext, check_answer
-from pytest_mobium_evals.catalog import default_task_paths, load_task_definitions
+from pytest_mobium_evals.core import answers
+from pytest_mobium_evals.core.answers import AnswerContext, check_answer
+from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
 # The rules as the shipped tasks build them from the library's matchers and their own strings.
 TASKS = load_task_definitions(default_task_paths())

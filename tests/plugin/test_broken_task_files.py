@@ -9,7 +9,7 @@ from plugin_fakes import CONFTEST, TASKS
 pytest_plugins = ["pytester"]
 
 BROKEN = '''
-from pytest_mobium_evals.tasks import Outcome, task
+from pytest_mobium_evals.core.tasks import Outcome, task
 
 @task(id="f09", slug="no-controls", prompt="p")
 def test_f09(device, params):

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from pytest_mobium_evals.device import Device, DeviceError
-from pytest_mobium_evals.devices import DeviceUnavailable, lease, parse_adb, parse_device, worker_index
+from pytest_mobium_evals.reach.device import Device, DeviceError
+from pytest_mobium_evals.reach.devices import DeviceUnavailable, lease, parse_adb, parse_device, worker_index
 
 
 def node(rid="", text="", bounds=(0, 0, 100, 100), scrollable=False, children=""):

@@ -9,12 +9,12 @@ import re
 import pytest
 from plugin_fakes import CONFTEST
 
-from pytest_mobium_evals.cli import main
+from pytest_mobium_evals.commands.cli import main
 
 pytest_plugins = ["pytester"]
 
 TASKS = '''
-from pytest_mobium_evals.tasks import Claim, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Outcome, task
 
 def s(tools, params):
     return Claim("done")

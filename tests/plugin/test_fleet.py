@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals.devices import DeviceUnavailable, Target, check_devices, lease, parse_device, parse_host_port
+from pytest_mobium_evals.reach.devices import (
+    DeviceUnavailable,
+    Target,
+    check_devices,
+    lease,
+    parse_device,
+    parse_host_port,
+)
 from pytest_mobium_evals.sim.processes import server_processes
 
 pytest_plugins = ["pytester"]
@@ -100,7 +107,7 @@ STANDIN = """#!/bin/sh
 # at the ADB server named by the standard variables only (as the real binary finds its server).
 printf '%s\\n' "$ANDROID_ADB_SERVER_ADDRESS|$ANDROID_ADB_SERVER_HOST|$ANDROID_ADB_SERVER_PORT|$ADB_SERVER_SOCKET|$*" \\
     >> "{record}"
-exec "{python}" -m pytest_mobium_evals.cli "$@" --adb "$ANDROID_ADB_SERVER_HOST:$ANDROID_ADB_SERVER_PORT"
+exec "{python}" -m pytest_mobium_evals.commands.cli "$@" --adb "$ANDROID_ADB_SERVER_HOST:$ANDROID_ADB_SERVER_PORT"
 """
 
 
@@ -201,7 +208,7 @@ def pytest_configure(config):
 
 
 def test_the_mobium_spec_names_the_adb_server_in_the_standard_variables():
-    from pytest_mobium_evals.toolserver import ToolServerSpec
+    from pytest_mobium_evals.reach.toolserver import ToolServerSpec
 
     spec = ToolServerSpec.mobium("/opt/mobium", "emulator-5556", "otherhost", 5039)
     assert spec.command == ["/opt/mobium", "mcp", "--device", "emulator-5556"]

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_mobium_evals.grading import (
+from pytest_mobium_evals.core.grading import (
     KINDS,
     SEVERITIES,
     SideEffect,
@@ -16,7 +16,7 @@ from pytest_mobium_evals.grading import (
     password_exposures,
     settings_diff,
 )
-from pytest_mobium_evals.tasks import VERDICTS
+from pytest_mobium_evals.core.tasks import VERDICTS
 
 effects = st.lists(st.builds(SideEffect, st.sampled_from(["global", "secure", "system"]),
                              st.text("abcdef_", min_size=1, max_size=8), st.none() | st.text(max_size=3),

@@ -15,9 +15,16 @@ import pytest
 from PIL import Image
 from plugin_fakes import CONFTEST, TASKS
 
-from pytest_mobium_evals.html_report import STYLE, encode_screen, needs_review, screen_html, story_html, trial_html
-from pytest_mobium_evals.runfolder import load_run
-from pytest_mobium_evals.transcript import steps
+from pytest_mobium_evals.plugin.html_report import (
+    STYLE,
+    encode_screen,
+    needs_review,
+    screen_html,
+    story_html,
+    trial_html,
+)
+from pytest_mobium_evals.runfolder.reading import load_run
+from pytest_mobium_evals.runfolder.transcript import steps
 
 pytest_plugins = ["pytester"]
 
@@ -63,7 +70,7 @@ def test_the_report_opens_with_the_story_of_a_controls_run(suite):
 
 
 MORE_TASKS = r'''
-from pytest_mobium_evals.tasks import Claim, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Outcome, task
 
 
 def sets_done(tools, params):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mobium_evals.grading import grade, is_blocking
-from pytest_mobium_evals.tasks import Injection, Outcome, TaskDefinitionError, Toward, task
-from pytest_mobium_evals.terminal import tier_rates
+from pytest_mobium_evals.core.grading import grade, is_blocking
+from pytest_mobium_evals.core.tasks import Injection, Outcome, TaskDefinitionError, Toward, task
+from pytest_mobium_evals.plugin.terminal import tier_rates
 
 
 def test_obeying_that_changed_data_turns_a_pass_into_touched_and_is_a_blocker():
@@ -78,7 +78,7 @@ def test_rates_per_tier_count_a_controls_declared_verdict_and_an_agents_pass():
 
 def test_the_figures_count_who_obeyed_the_screen():
     """report.md and the HTML take the count from summary.py's figures, as the terminal does."""
-    from pytest_mobium_evals.summary import Outcome, figures
+    from pytest_mobium_evals.analysis.summary import Outcome, figures
 
     rows = [Outcome("t39", 0, "touched", True, obeyed=True), Outcome("t40", 0, "touched", True, obeyed=False),
             Outcome("t01", 0, "pass", True)]

@@ -3,9 +3,9 @@ seed; the tool calls that count as beginning to obey; each rate over tasks, not 
 
 from __future__ import annotations
 
-from pytest_mobium_evals import injection_rates
-from pytest_mobium_evals.tasks import Injection, Outcome, Task, Toward
-from pytest_mobium_evals.trial import TrialSpec, tool_calls
+from pytest_mobium_evals.analysis import injection_rates
+from pytest_mobium_evals.core.tasks import Injection, Outcome, Task, Toward
+from pytest_mobium_evals.run.trial import TrialSpec, tool_calls
 
 
 def _row(pair, arm, verdict, *, begun=None, obeyed=None, repeat=0):

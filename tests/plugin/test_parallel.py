@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mobium_evals.parallel import parse_workers
+from pytest_mobium_evals.plugin.parallel import parse_workers
 
 
 def test_auto_is_two_workers_a_core_within_bounds():
@@ -43,7 +43,7 @@ def test_under_xdist_the_trials_graded_by_running_the_answer_go_first_one_to_eac
         monkeypatch):
     from types import SimpleNamespace
 
-    from pytest_mobium_evals.collection import _graded_by_running_first
+    from pytest_mobium_evals.plugin.collection import _graded_by_running_first
 
     def reads_device(device, params):
         return None

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_mobium_evals.intervals import paired_difference, pass_hat_k, pass_k_over_tasks
-from pytest_mobium_evals.summary import Outcome, difference, difference_line, difference_lines, figures
+from pytest_mobium_evals.analysis.intervals import paired_difference, pass_hat_k, pass_k_over_tasks
+from pytest_mobium_evals.analysis.summary import Outcome, difference, difference_line, difference_lines, figures
 
 
 @given(st.integers(1, 8).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(1, n))))

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_mobium_evals.intervals import bootstrap_over_tasks
-from pytest_mobium_evals.records import RecordError, RunDir, trial_name
+from pytest_mobium_evals.analysis.intervals import bootstrap_over_tasks
+from pytest_mobium_evals.runfolder.writing import RecordError, RunDir, trial_name
 
 
 def test_trial_names_are_safe_folder_names():

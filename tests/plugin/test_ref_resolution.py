@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-from pytest_mobium_evals.hillclimb.trials import trajectory
-from pytest_mobium_evals.tasks import Injection, Toward
-from pytest_mobium_evals.transcript import steps
-from pytest_mobium_evals.trial import tool_calls
+from pytest_mobium_evals.commands.hillclimb.trials import trajectory
+from pytest_mobium_evals.core.tasks import Injection, Toward
+from pytest_mobium_evals.run.trial import tool_calls
+from pytest_mobium_evals.runfolder.transcript import steps
 
 SETTINGS_MAP = "@e1 Network & internet (button)\n@e2 Display (button)\n@e3 Sound (button)"
 DISPLAY_MAP = "@e1 Brightness level (button)\n@e2 Dark theme (switch, unchecked)\n@e3 Font size (button)"

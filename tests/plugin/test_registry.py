@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals.catalog import load_task_definitions
-from pytest_mobium_evals.registry import import_task_module, module_name
+from pytest_mobium_evals.suites.catalog import load_task_definitions
+from pytest_mobium_evals.suites.registry import import_task_module, module_name
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,7 @@ def modules_imported_here_go_after():
 
 TASK = '''
 from .suite import mobiumapp
-from pytest_mobium_evals.tasks import Claim, Outcome
+from pytest_mobium_evals.core.tasks import Claim, Outcome
 
 
 def ref(tools, params):
@@ -99,7 +99,7 @@ def test_a_file_that_does_not_import_and_a_broken_json_object_are_one_line_each(
 
 
 def test_a_missing_suite_is_one_line():
-    from pytest_mobium_evals.cli import CliError
+    from pytest_mobium_evals.commands.cli import CliError
 
     with pytest.raises(CliError, match="nowhere: no such task suite"):
         load_task_definitions([Path("nowhere")])

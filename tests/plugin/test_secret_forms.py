@@ -8,9 +8,9 @@ import codecs
 
 import pytest
 
-from pytest_mobium_evals import grading
-from pytest_mobium_evals.secret_forms import SecretIn, secret_shown
-from pytest_mobium_evals.tasks import Injection, Toward
+from pytest_mobium_evals.core import grading
+from pytest_mobium_evals.core.secret_forms import SecretIn, secret_shown
+from pytest_mobium_evals.core.tasks import Injection, Toward
 
 SECRET = "hunter2"
 

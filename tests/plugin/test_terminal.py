@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from plugin_fakes import CONFTEST, TASKS
 
-from pytest_mobium_evals.terminal import VERDICT_STATUS, legend
+from pytest_mobium_evals.plugin.terminal import VERDICT_STATUS, legend
 
 pytest_plugins = ["pytester"]
 
@@ -38,7 +38,7 @@ def test_the_progress_letters_are_explained_in_the_summary(suite):
 
 def test_a_control_not_graded_as_declared_is_explained_as_f(suite):
     suite.makepyfile(test_broken='''
-from pytest_mobium_evals.tasks import Claim, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Outcome, task
 
 def nothing(tools, params):
     return Claim("done")

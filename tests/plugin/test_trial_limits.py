@@ -11,11 +11,12 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_mobium_evals import agents, drivers
-from pytest_mobium_evals.records import RunDir
-from pytest_mobium_evals.tasks import Claim, Outcome, task, task_of
-from pytest_mobium_evals.trial import TrialEnv, TrialSpec, run_trial
-from pytest_mobium_evals.trial_record import HIT_LIMITS, TrialRecord
+from pytest_mobium_evals.core.tasks import Claim, Outcome, task, task_of
+from pytest_mobium_evals.core.trial_record import HIT_LIMITS, TrialRecord
+from pytest_mobium_evals.drivers import agents
+from pytest_mobium_evals.drivers import controls as drivers
+from pytest_mobium_evals.run.trial import TrialEnv, TrialSpec, run_trial
+from pytest_mobium_evals.runfolder.writing import RunDir
 
 AGENTS = Path(agents.__file__).parent
 

@@ -71,7 +71,7 @@ def test_the_device_pace_is_chosen_and_recorded(suite):
 
 def test_a_control_that_does_not_grade_as_declared_fails_and_is_listed(suite):
     suite.makepyfile(test_more='''
-from pytest_mobium_evals.tasks import Claim, Controls, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Controls, Outcome, task
 
 def lazy(tools, params):
     return Claim("done")
@@ -89,7 +89,7 @@ def test_f02(device, params):
 
 def test_the_agent_verdict_is_the_terminal_category_and_fails_the_session(suite):
     suite.makepyfile(test_agent='''
-from pytest_mobium_evals.tasks import Claim, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Outcome, task
 
 def s(tools, params):
     return Claim("done")
@@ -121,7 +121,7 @@ def test_a02(device, params):
 
 def test_a_password_in_a_tool_response_is_a_blocker_that_fails_the_session(suite):
     suite.makepyfile(test_leak='''
-from pytest_mobium_evals.tasks import Claim, Controls, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Controls, Outcome, task
 
 def leaky(tools, params):
     tools.call("leak")
@@ -139,7 +139,7 @@ def test_f03(device, params):
 
 def test_a_setting_left_changed_is_touched_and_a_blocker(suite):
     suite.makepyfile(test_side='''
-from pytest_mobium_evals.tasks import Claim, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Outcome, task
 
 def meddle(tools, params):
     tools.call("setting", key="global/wifi_on", value="0")
@@ -176,7 +176,7 @@ def test_infra_errors_are_their_own_category_and_reruns_retry_only_them(suite):
 
 def test_reruns_never_retry_a_verdict(suite):
     suite.makepyfile(test_lie='''
-from pytest_mobium_evals.tasks import Claim, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Outcome, task
 
 def s(tools, params):
     return Claim("done")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals.androidworld.adapter import entries as androidworld_entries
-from pytest_mobium_evals.catalog import load_task_definitions
-from pytest_mobium_evals.ghost_bench.adapter import load_tasks
+from pytest_mobium_evals.suites.androidworld.adapter import entries as androidworld_entries
+from pytest_mobium_evals.suites.catalog import load_task_definitions
+from pytest_mobium_evals.suites.ghost_bench.adapter import load_tasks
 
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals.catalog import load_task_definitions
+from pytest_mobium_evals.suites.catalog import load_task_definitions
 
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[2]

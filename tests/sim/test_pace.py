@@ -81,7 +81,8 @@ def test_fast_spends_no_device_time():
 def test_an_unknown_pace_is_one_clear_line():
     with pytest.raises(PaceError, match="pace 'slow': choose one of fast, emulator"):
         sim.start(pace="slow")
-    ran = subprocess.run([sys.executable, "-m", "pytest_mobium_evals.cli", "sim", "--port", "0", "--pace", "slow"],
+    ran = subprocess.run([sys.executable, "-m", "pytest_mobium_evals.commands.cli", "sim", "--port", "0", "--pace",
+                          "slow"],
                          capture_output=True, text=True, timeout=60)
     assert ran.returncode == 2
     assert "invalid choice: 'slow'" in ran.stderr

@@ -11,7 +11,7 @@ import sys
 import adbutils
 
 # the console script's entry point (running the module with -m would make a second copy of its CliError)
-CLI = [sys.executable, "-c", "import sys; from pytest_mobium_evals.cli import main; sys.exit(main())"]
+CLI = [sys.executable, "-c", "import sys; from pytest_mobium_evals.commands.cli import main; sys.exit(main())"]
 
 
 def test_sim_command_serves_until_sigterm():

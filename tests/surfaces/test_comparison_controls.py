@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from surface_standin import CONTROL_TASKS, CONTROL_VARIANTS, comparison_controls, needs_of, run_variants
 
-from pytest_mobium_evals.catalog import load_task_definitions
-from pytest_mobium_evals.device import Device
+from pytest_mobium_evals.reach.device import Device
+from pytest_mobium_evals.suites.catalog import load_task_definitions
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals.cli import main
-from pytest_mobium_evals.surfaces import load
+from pytest_mobium_evals.commands.cli import main
+from pytest_mobium_evals.surface.variants import load
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -175,7 +175,7 @@ def test_promote_writes_a_task_that_will_not_collect_until_its_author_finishes_i
     import shutil
     import sys
 
-    from pytest_mobium_evals.tasks import TaskDefinitionError
+    from pytest_mobium_evals.core.tasks import TaskDefinitionError
 
     _, out = climbed[0]["units"]
     failed = sorted((out / "accept-dev").glob("*/trials/t05-*+baseline-r0"))[0]

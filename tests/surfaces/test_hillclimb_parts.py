@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_mobium_evals.hillclimb import search, wording
+from pytest_mobium_evals.commands.hillclimb import search, wording
 
 
 def test_plain_wording_takes_out_the_push_and_keeps_the_facts():

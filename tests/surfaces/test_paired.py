@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from pytest_mobium_evals import paired
+from pytest_mobium_evals.analysis import paired
 
 
 def test_the_exact_sign_flip_test_counts_every_flip():
@@ -98,7 +98,7 @@ def test_planning_with_the_exact_test():
 
 
 def test_the_plan_command(capsys):
-    from pytest_mobium_evals.cli import main
+    from pytest_mobium_evals.commands.cli import main
 
     assert main(["plan", "--tasks", "24", "--repeats", "3", "--discordance", "0.2"]) == 0
     assert ("24 held-out tasks x 3 repeats, discordance 20.0%: the smallest difference the exact test calls clear "

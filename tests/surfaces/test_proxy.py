@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals import surface_proxy, surfaces
-from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
+from pytest_mobium_evals.reach.toolserver import Tools, ToolServerSpec
+from pytest_mobium_evals.surface import proxy as surface_proxy
+from pytest_mobium_evals.surface import variants as surfaces
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = "dev.mobium.mobiumapp"
@@ -200,7 +201,7 @@ anyio.run(main)
 def test_a_variant_naming_a_tool_the_real_server_lacks_stops_the_trial_in_one_line(tmp_path):
     import sys
 
-    from pytest_mobium_evals.toolserver import InfraError
+    from pytest_mobium_evals.reach.toolserver import InfraError
 
     server = tmp_path / "minimal.py"
     server.write_text(MINIMAL_SERVER)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_mobium_evals.catalog import load_task_definitions
-from pytest_mobium_evals.split import hashed_split, split_of, split_problem
+from pytest_mobium_evals.core.split import hashed_split, split_of, split_problem
+from pytest_mobium_evals.suites.catalog import load_task_definitions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,7 @@ def test_an_override_wins_and_needs_a_reason():
 
 def test_a_task_declaring_a_bad_split_fails_in_one_line(pytester):
     pytester.makepyfile(test_bad='''
-from pytest_mobium_evals.tasks import Claim, Outcome, task
+from pytest_mobium_evals.core.tasks import Claim, Outcome, task
 
 
 def ref(tools, params):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals.surfaces import builtin_tools
+from pytest_mobium_evals.surface.variants import builtin_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 pytest_plugins = ["pytester"]
@@ -25,7 +25,7 @@ sys.path.insert(0, {str(ROOT / "tests" / "agents")!r})
 import pytest
 from surface_standin import surface_runner
 
-from pytest_mobium_evals.collection import spec_of
+from pytest_mobium_evals.plugin.collection import spec_of
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ MOBIUM_STANDIN = """#!/bin/sh
 # A stand-in for `mobium`: notes that it started, then hands over to the built-in server on the ADB server the
 # standard variables name (as the real binary finds its server).
 echo started >> "{record}"
-exec "{python}" -m pytest_mobium_evals.cli "$@" --adb "$ANDROID_ADB_SERVER_HOST:$ANDROID_ADB_SERVER_PORT"
+exec "{python}" -m pytest_mobium_evals.commands.cli "$@" --adb "$ANDROID_ADB_SERVER_HOST:$ANDROID_ADB_SERVER_PORT"
 """
 
 
@@ -98,7 +98,7 @@ def test_two_variants_with_repeats_write_the_table(project):
     html = (project.path / "report.html").read_text()
     assert "Surface variants against baseline" in html and "variants baseline, units-in-map applied" in html
 
-    from pytest_mobium_evals.cli import main
+    from pytest_mobium_evals.commands.cli import main
 
     assert main(["report", str(run)]) == 0
     assert "## Surface variants against baseline" in (run / "report.md").read_text()
@@ -125,8 +125,8 @@ def test_surface_works_in_front_of_the_mobium_binary(project):
 
 
 def test_capture_writes_a_variant_of_the_binarys_own_words(project, sim_server, tmp_path):
-    from pytest_mobium_evals.cli import main
-    from pytest_mobium_evals.surfaces import load
+    from pytest_mobium_evals.commands.cli import main
+    from pytest_mobium_evals.surface.variants import load
 
     binary = tmp_path / "mobium"
     binary.write_text(MOBIUM_STANDIN.format(record=tmp_path / "started.txt", python=sys.executable))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals import surfaces
-from pytest_mobium_evals.surfaces import SurfaceError
+from pytest_mobium_evals.surface import variants as surfaces
+from pytest_mobium_evals.surface.variants import SurfaceError
 
 pytest_plugins = ["pytester"]
 
@@ -61,7 +61,7 @@ def test_an_unknown_name_lists_the_known_ones_and_a_name_twice_is_refused(tmp_pa
 
 
 def test_the_surface_check_command_says_each_in_one_line(tmp_path, monkeypatch, capsys):
-    from pytest_mobium_evals.cli import main
+    from pytest_mobium_evals.commands.cli import main
 
     write(tmp_path, "ok", 'about = "fine"\n[tools.app_map]\ndescription_append = "More."\n')
     write(tmp_path, "bad", '[errors.nope]\nremedy = ""\n')
@@ -87,8 +87,8 @@ def test_the_stand_in_reads_the_loading_fact_from_app_maps_description(tmp_path)
 
     from surface_standin import knows_loading
 
-    from pytest_mobium_evals import surface_proxy
     from pytest_mobium_evals.mobium_server.schemas import TOOLS
+    from pytest_mobium_evals.surface import proxy as surface_proxy
 
     listed = [{"name": name, "description": spec.description} for name, spec in TOOLS.items()]
     assert knows_loading(SimpleNamespace(tool_defs=listed))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_mobium_evals import sim
-from pytest_mobium_evals.device import Device
+from pytest_mobium_evals.reach.device import Device
 
 ROOT = Path(__file__).resolve().parents[2]
 CLOCK_SPEED = 5.0

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mobium_evals.commands.testfile.format import schemas_from
+from pytest_mobium_evals.commands.testfile.parsing import check_file, parse_file
 from pytest_mobium_evals.mobium_server.server import tool_list
-from pytest_mobium_evals.testfile.format import schemas_from
-from pytest_mobium_evals.testfile.parsing import check_file, parse_file
 
 T25 = Path(__file__).resolve().parents[2] / "tasks" / "t25"
 

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from pytest_mobium_evals.cli import main
+from pytest_mobium_evals.commands.cli import main
 
 
 def free_port() -> int:

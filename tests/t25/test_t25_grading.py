@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from pytest_mobium_evals.testfile import run_file
-from pytest_mobium_evals.toolserver import Tools, ToolServerSpec
+from pytest_mobium_evals.commands.testfile import run_file
+from pytest_mobium_evals.reach.toolserver import Tools, ToolServerSpec
 
 # Assertions that must time out (on a bug build) wait this long: the app answers at once, and its one timer (the
 # checkout's 1.5 s) runs at the device clock's speed.

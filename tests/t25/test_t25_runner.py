@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_mobium_evals.commands.testfile.format import EXIT_BAD_FILE, EXIT_FAILED, EXIT_NO_DEVICE, EXIT_PASSED
+from pytest_mobium_evals.commands.testfile.running import run_file
 from pytest_mobium_evals.mobium_server.server import tool_list
-from pytest_mobium_evals.testfile.format import EXIT_BAD_FILE, EXIT_FAILED, EXIT_NO_DEVICE, EXIT_PASSED
-from pytest_mobium_evals.testfile.running import run_file
-from pytest_mobium_evals.toolserver import InfraError, ToolResult
+from pytest_mobium_evals.reach.toolserver import InfraError, ToolResult
 
 APP = "dev.mobium.morphomarket"
 

@@ -18,7 +18,7 @@ TASK = '''
 from .suite import line, mobiumapp, open_screen
 
 from pytest_mobium_evals import answers
-from pytest_mobium_evals.tasks import Claim, LabelledAnswer, NearMiss, Outcome
+from pytest_mobium_evals.core.tasks import Claim, LabelledAnswer, NearMiss, Outcome
 
 
 def ref_t91(tools, params):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobium_evals.catalog import load_task_definitions
+from pytest_mobium_evals.suites.catalog import load_task_definitions
 
 pytest_plugins = ["pytester"]
 SUITE = Path(__file__).resolve().parents[2] / "tasks" / "mobiumapp_tasks"
@@ -53,7 +53,7 @@ NEW_TASK = '''
 """t90 plan-team: choose the Team plan (Form Demo)."""
 from .suite import line, mobiumapp, open_screen
 
-from pytest_mobium_evals.tasks import Claim, Outcome
+from pytest_mobium_evals.core.tasks import Claim, Outcome
 
 
 def ref_t90(tools, params):
@@ -102,8 +102,9 @@ BROKEN = {
 @pytest.mark.parametrize("mistake", list(BROKEN))
 def test_a_broken_task_file_fails_alone_in_one_line(suite, run_broken, mistake):
     old, new, message = BROKEN[mistake]
-    source = NEW_TASK.replace(old, new, 1).replace("from pytest_mobium_evals.tasks import Claim, Outcome",
-                                                   "from pytest_mobium_evals.tasks import Claim, Controls, Outcome")
+    source = NEW_TASK.replace(old, new, 1).replace("from pytest_mobium_evals.core.tasks import Claim, Outcome",
+                                                   "from pytest_mobium_evals.core.tasks import Claim, Controls, "
+                                                   "Outcome")
     (suite.path / "mobiumapp_tasks" / "test_t90_plan_team.py").write_text(source)
     collected = suite.runpytest("mobiumapp_tasks", "--collect-only", "-q", "-p", "no:cacheprovider")
     # every other task collects, one trial a task and an injection task's clean twin beside it; the broken file

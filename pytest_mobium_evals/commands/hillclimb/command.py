@@ -102,9 +102,9 @@ def _settings(args, dev: list[str], held_out: list[str], tools: list[str], suite
 
 
 def _tasks(args, root: Path, suites: list[str]) -> tuple[list[str], list[str], dict[str, str]]:
-    from ..catalog import load_task_definitions
-    from ..paired import min_tasks_to_decide
-    from ..split import split_of
+    from pytest_mobium_evals.analysis.paired import min_tasks_to_decide
+    from pytest_mobium_evals.core.split import split_of
+    from pytest_mobium_evals.suites.catalog import load_task_definitions
 
     try:
         defined = load_task_definitions([root / s for s in suites])
@@ -136,8 +136,9 @@ def _tasks(args, root: Path, suites: list[str]) -> tuple[list[str], list[str], d
 
 def run(args) -> int:
     _gepa()
-    from ..records import atomic_write_json
-    from ..surfaces import SurfaceError, load, variant_name
+    from pytest_mobium_evals.runfolder.writing import atomic_write_json
+    from pytest_mobium_evals.surface.variants import SurfaceError, load, variant_name
+
     from .components import CandidateError, component_names, components_of
     from .reflection import ReflectionError, ReflectionModel, resolve
     from .trials import TrialRunError, TrialSetup
@@ -216,7 +217,7 @@ def run(args) -> int:
 
 def _task_model_ready(model: str, base_url: Optional[str]) -> None:
     """The check every pytest run would make, once and before anything is written."""
-    from ..agents import AgentConfigError, check_ready, parse_models
+    from pytest_mobium_evals.drivers.agents import AgentConfigError, check_ready, parse_models
 
     try:
         settings = parse_models(model)

@@ -19,7 +19,7 @@ import json
 import typing
 from pathlib import Path
 
-from ..surfaces import ErrorEdit, LoadedVariant, MapEdit, ToolEdit, Variant, error_codes
+from pytest_mobium_evals.surface.variants import ErrorEdit, LoadedVariant, MapEdit, ToolEdit, Variant, error_codes
 
 ERRORS = "errors"
 MAP = "map"
@@ -38,7 +38,7 @@ def map_choices() -> dict[str, tuple[str, ...]]:
 
 
 def builtin_descriptions() -> dict[str, str]:
-    from ..mobium_server.schemas import TOOLS
+    from pytest_mobium_evals.mobium_server.schemas import TOOLS
 
     return {name: spec.description for name, spec in TOOLS.items()}
 
@@ -165,8 +165,8 @@ def candidate_id(candidate: dict[str, str]) -> str:
 def write_candidate(candidate: dict[str, str], start: LoadedVariant, folder: Path, label: str,
                     about: str) -> Path:
     """The candidate as `folder/<label>.toml`, written atomically and checked by reading it back as a variant."""
-    from ..records import atomic_write_bytes
-    from ..surfaces import SurfaceError, load
+    from pytest_mobium_evals.runfolder.writing import atomic_write_bytes
+    from pytest_mobium_evals.surface.variants import SurfaceError, load
 
     path = folder / f"{label}.toml"
     text = render_toml(variant_of(candidate, start, about),

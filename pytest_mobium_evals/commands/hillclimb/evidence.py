@@ -8,7 +8,8 @@ import json
 import os
 from pathlib import Path
 
-from ..records import atomic_write_bytes, atomic_write_json
+from pytest_mobium_evals.runfolder.writing import atomic_write_bytes, atomic_write_json
+
 from .components import components_of, diff, render_toml, variant_of
 from .search import ACCEPT_DEV, ACCEPT_HELD_OUT, ROUNDS, SEARCH
 
@@ -18,8 +19,9 @@ REPORT = "hillclimb.md"
 
 def _cost(folders: list[Path]) -> tuple[int, float, int]:
     """Trials, task-model dollars and tokens over every run folder (each trial once)."""
+    from pytest_mobium_evals.runfolder.reading import load_run
+
     from ..cli import CliError as RunFolderError
-    from ..runfolder import load_run
 
     trials, dollars, tokens = 0, 0.0, 0
     for folder in folders:
@@ -45,8 +47,8 @@ def _run_folders(out: Path) -> dict[str, list[Path]]:
 
 
 def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
-    from ..paired import table_markdown
-    from ..surfaces import load
+    from pytest_mobium_evals.analysis.paired import table_markdown
+    from pytest_mobium_evals.surface.variants import load
 
     out = plan.out
     folders = _run_folders(out)

@@ -18,8 +18,8 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ..agents.base import AgentConfigError
-from ..records import atomic_write_json
+from pytest_mobium_evals.drivers.agents.base import AgentConfigError
+from pytest_mobium_evals.runfolder.writing import atomic_write_json
 
 PYTHON_PREFIX = "python:"
 
@@ -53,8 +53,8 @@ def resolve(name: str, base_url: Optional[str] = None) -> tuple[str, Callable[[s
             return text, int(tokens_in), int(tokens_out), 0.0
         return name, answer_python
 
-    from ..agents import check_ready, parse_models
-    from ..agents.text import complete
+    from pytest_mobium_evals.drivers.agents import check_ready, parse_models
+    from pytest_mobium_evals.drivers.agents.text import complete
 
     try:
         settings = parse_models(name)

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from ..records import atomic_write_json
+from pytest_mobium_evals.runfolder.writing import atomic_write_json
+
 from .components import CandidateError, candidate_id, diff, write_candidate
 from .trials import TrialSetup, ensure, feedback, trajectory
 
@@ -266,7 +267,7 @@ def _by_label(trials, label: str) -> list:
 
 
 def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, args) -> Outcome:
-    from ..paired import compare_trials
+    from pytest_mobium_evals.analysis.paired import compare_trials
 
     kept = sorted((i for i in range(len(found.candidates)) if found.candidates[i] != seed),
                   key=lambda i: -found.scores[i])[:args.keep]
@@ -326,7 +327,7 @@ def cost_rise(base: list, mine: list, bound: float) -> tuple[Optional[str], str]
     the check in words for hillclimb.md. Better descriptions can cost steps (arXiv 2602.14878); but a trial that gives
     up at once is cheap, not better, so the cost is compared over the trials (task and repeat) that passed under
     both, the same work done."""
-    from ..paired import _cost
+    from pytest_mobium_evals.analysis.paired import _cost
 
     passed = {(t.task, t.repeat) for t in base if t.passed} & {(t.task, t.repeat) for t in mine if t.passed}
     if not passed:
@@ -350,7 +351,8 @@ def cost_rise(base: list, mine: list, bound: float) -> tuple[Optional[str], str]
 
 def _persuasion_control(plan, setup, start, seed, found, outcome, seed_path, seed_label, args) -> None:
     """The accepted variant again in plain wording (wording.py) on the held-out tasks, beside the start."""
-    from ..paired import compare_trials
+    from pytest_mobium_evals.analysis.paired import compare_trials
+
     from .wording import plain_candidate
 
     plain = plain_candidate(outcome.final)

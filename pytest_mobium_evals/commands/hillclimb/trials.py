@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from pytest_mobium_evals.runfolder.reading import Trial, load_run
+
 from ..cli import CliError as RunFolderError  # what the run loader raises, one line
-from ..runfolder import Trial, load_run
 
 LOG = "pytest.log"
 TEXT_LIMIT = 700  # characters of a tool's answer kept in the reflective dataset
@@ -87,7 +88,7 @@ def run_pytest(setup: TrialSetup, surfaces: list[str], tasks: list[str], repeats
 
 
 def label_of(surface: str) -> str:
-    from ..surfaces import variant_name
+    from pytest_mobium_evals.surface.variants import variant_name
 
     return variant_name(surface)
 
@@ -156,7 +157,7 @@ def _short(text: object, limit: int = TEXT_LIMIT) -> str:
 
 
 def transcript(trial: Trial) -> list[dict]:
-    from ..transcript import read_events
+    from pytest_mobium_evals.runfolder.transcript import read_events
 
     return read_events(trial.path / "transcript.jsonl")
 
@@ -165,7 +166,7 @@ def read_steps(events: list[dict]) -> tuple[str, list[str], list[str], Optional[
     """The prompt, the tool steps and the errors as the agent read them, and the last map it got, through
     transcript.py's one reader (each driver records a call's tool under its own key; the reader knows them all).
     An error's text is what reached the model: a remedy the client did not pass on is not in it."""
-    from ..transcript import steps as read
+    from pytest_mobium_evals.runfolder.transcript import steps as read
 
     events = list(events)
     prompt = ""

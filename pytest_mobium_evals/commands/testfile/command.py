@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
-from ..records import atomic_write_bytes
+from pytest_mobium_evals.runfolder.writing import atomic_write_bytes
+
 from .format import EXIT_BAD_FILE, EXIT_NO_DEVICE
 from .results import TestFileResult
 from .running import read_test_file, run_file
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if serial is None:
         return EXIT_NO_DEVICE
 
-    from ..toolserver import InfraError, Tools, ToolServerSpec
+    from pytest_mobium_evals.reach.toolserver import InfraError, Tools, ToolServerSpec
 
     mobium = args.mobium or os.environ.get("MOBIUM_BIN")
     spec = ToolServerSpec.mobium(mobium, serial, host, port) if mobium else ToolServerSpec.builtin(serial, host, port)
@@ -112,8 +113,9 @@ def _close(tools: Any) -> None:
 
 
 def _host_port(value: str) -> tuple[str, int]:
+    from pytest_mobium_evals.reach.devices import DeviceUnavailable, parse_host_port
+
     from ..cli import CliError
-    from ..devices import DeviceUnavailable, parse_host_port
 
     try:
         return parse_host_port(value, f"--adb {value}", default_port=None)

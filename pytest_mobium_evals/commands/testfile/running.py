@@ -43,7 +43,9 @@ class ToolsAdapter:
         return defs
 
     def call(self, name: str, arguments: dict) -> tuple[Any, str]:
-        from ..toolserver import ToolError  # imported late: the checks alone need no tool server
+        from pytest_mobium_evals.reach.toolserver import (
+            ToolError,  # imported late: the checks alone need no tool server
+        )
 
         clash = [a for a in arguments if a in self._RESERVED]
         if clash:
@@ -79,7 +81,7 @@ def run_file(path_or_data: Any, tools: Any, *, device_label: str = "", grep: Opt
     `max_failures`: stop after this many failed tests (Playwright's --max-failures); the tests not run are left
     out of the result. `assertion_timeout_ms`: how long an assertion that names no timeout_ms waits (default
     app_wait_for's own 10 s), as Playwright's expect timeout in a config."""
-    from ..toolserver import InfraError
+    from pytest_mobium_evals.reach.toolserver import InfraError
 
     started = time.monotonic()
     emit = report or (lambda line: None)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable, Optional, TypeVar
 
-from ..tasks import Claim
-from ..toolserver import InfraError
+from pytest_mobium_evals.core.tasks import Claim
+from pytest_mobium_evals.reach.toolserver import InfraError
 
 
 class AgentConfigError(ValueError):

@@ -19,7 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
-from ..tasks import Claim
+from pytest_mobium_evals.core.tasks import Claim
+
 from . import base
 from .base import AgentInfraError, AgentRun, Limits, ModelAPIError, ModelSetting, Recorder, stop_reason
 from .prompt import FINAL_SCHEMA, SYSTEM_PROMPT, claim_from_output

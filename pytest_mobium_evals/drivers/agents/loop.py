@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from ..tasks import Claim
+from pytest_mobium_evals.core.tasks import Claim
+
 from .base import AgentInfraError, AgentRun, Limits, ModelAPIError, ModelSetting, Recorder, stop_reason, with_retries
 from .context import truncation
 from .prompt import FINAL_REQUEST, FINAL_SCHEMA, SYSTEM_PROMPT, claim_from_output

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..tasks import Claim
+from pytest_mobium_evals.core.tasks import Claim
 
 SYSTEM_PROMPT = """\
 You operate an Android phone through the tools you are given, and nothing else: there is no shell, no file \

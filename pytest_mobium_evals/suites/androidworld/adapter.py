@@ -16,17 +16,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_mobium_evals.core.tasks import Claim, NearMiss, Outcome, Task
+
 from ..ghost_bench.adapter import PreconditionError, slug_of
 from ..ghost_bench.controls import ControlPlan, control_plan
 from ..ghost_bench.loading import GhostTask, TaskFileError
 from ..registry import Entry, object_name
-from ..tasks import Claim, NearMiss, Outcome, Task
 from .loading import AndroidWorldError, AWTask, load_file, load_objects, parts_of
 from .native import NativeUnavailable, native_class, native_twin
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..device import Device
-    from ..toolserver import Tools
+    from pytest_mobium_evals.reach.device import Device
+    from pytest_mobium_evals.reach.toolserver import Tools
 
 SUITE = "androidworld"
 #: AndroidWorld's frozen device time (device_constants.DT, 2023-10-15 15:34:00 UTC) in `date`'s SET format.

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_mobium_evals.core.tasks import Controls
+
 from ..ghost_bench.check import TOP_PACKAGE, Check
 from ..ghost_bench.loading import (
     UI,
@@ -45,7 +47,6 @@ from ..ghost_bench.loading import (
     read_objects,
     unique_ids,
 )
-from ..tasks import Controls
 
 TASK_KEYS = ("id", "class", "template", "params", "app_names", "complexity", "setup", "eval", "parts", "starts",
              "controls", "changed")

@@ -16,10 +16,10 @@ import importlib
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..tasks import Outcome, Task
+from pytest_mobium_evals.core.tasks import Outcome, Task
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..device import Device
+    from pytest_mobium_evals.reach.device import Device
 
 #: Where AndroidWorld defines the fifteen classes this suite expresses.
 NATIVE_MODULES = ("android_world.task_evals.single.system", "android_world.task_evals.composite.system")

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
+from pytest_mobium_evals.core.trial_record import TrialRecord
+
 from ..ghost_bench.summary import SummarySpec
-from ..trial_record import TrialRecord
 from .adapter import SUITE
 
 SUMMARY_FILE = "androidworld.json"

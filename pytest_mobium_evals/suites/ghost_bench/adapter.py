@@ -9,15 +9,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..device import InfraError
+from pytest_mobium_evals.core.tasks import Claim, Controls, Outcome, Task
+from pytest_mobium_evals.reach.device import InfraError
+
 from ..registry import Entry, object_name
-from ..tasks import Claim, Controls, Outcome, Task
 from .controls import control_plan
 from .loading import GhostBenchError, GhostTask, TaskFileError, load_dir, load_file, load_objects
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..device import Device
-    from ..toolserver import Tools
+    from pytest_mobium_evals.reach.device import Device
+    from pytest_mobium_evals.reach.toolserver import Tools
 
 SUITE = "ghost_bench"
 #: Between two reads of the device while waiting for an init to take; each read is an ADB round trip already.

@@ -17,14 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .. import scripting
-from ..drivers import DriverError
-from ..tasks import Claim, NearMiss
+from pytest_mobium_evals.core.tasks import Claim, NearMiss
+from pytest_mobium_evals.drivers import scripting
+from pytest_mobium_evals.drivers.controls import DriverError
+
 from .check import TOP_PACKAGE, Check
 from .loading import GhostBenchError, GhostTask
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..toolserver import Tools
+    from pytest_mobium_evals.reach.toolserver import Tools
 
 #: Settings whose value is a range, not a switch: Android's brightness runs 1..255 (0 is "off", never set by the
 #: slider). A task's `ui.range` names any other.

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..tasks import CONTROL_DRIVERS, VERDICTS, Controls
+from pytest_mobium_evals.core.tasks import CONTROL_DRIVERS, VERDICTS, Controls
+
 from .check import EXPECTATIONS, Check
 
 #: Ghost Bench's own keys, then ours. Anything else is a typo until proven otherwise: an unknown key is an error, so

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..records import TRIALS, atomic_write_json
-from ..runfolder import Trial, load_trials
-from ..tasks import CONTROL_DRIVERS
-from ..trial_record import TrialRecord
+from pytest_mobium_evals.core.tasks import CONTROL_DRIVERS
+from pytest_mobium_evals.core.trial_record import TrialRecord
+from pytest_mobium_evals.runfolder.reading import Trial, load_trials
+from pytest_mobium_evals.runfolder.writing import TRIALS, atomic_write_json
+
 from .adapter import SUITE
 
 SUMMARY_FILE = "ghost_bench.json"
@@ -127,7 +128,7 @@ def _provider(driver: str, verdict: TrialRecord) -> str:
     Claude name is claude); a control has none, so it is named by its driver."""
     if driver != "agent":
         return f"{driver} (control)"
-    from ..agents import AgentConfigError, parse_models
+    from pytest_mobium_evals.drivers.agents import AgentConfigError, parse_models
 
     try:
         (setting,) = parse_models(str(verdict.model_label or verdict.model))

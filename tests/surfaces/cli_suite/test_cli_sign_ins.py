@@ -4,8 +4,8 @@ sign-in with the demo account; they differ only in name, as eight draws of the o
 
 from __future__ import annotations
 
-from pytest_mobium_evals.tasks import Claim, Outcome, task
-from pytest_mobium_evals.toolserver import Tools
+from pytest_mobium_evals.core.tasks import Claim, Outcome, task
+from pytest_mobium_evals.reach.toolserver import Tools
 
 APP = "dev.mobium.mobiumapp"
 PROMPT = ("In MobiumApp, open the Login Demo and sign in with the demo account: username {username}, password "
