@@ -59,7 +59,8 @@ MOBIUM_STANDIN = """#!/bin/sh
 # A stand-in for `mobium`: notes its arguments and the variable it was given, then hands over to the built-in
 # server on the ADB server the standard variables name, without the --driver it has no use for.
 echo "$* | $MOBIUM_DRIVER_ADB" >> "{record}"
-exec "{python}" -m pytest_mobium_evals.commands.cli mcp --device "$3" --adb "$ANDROID_ADB_SERVER_HOST:$ANDROID_ADB_SERVER_PORT"
+exec "{python}" -m pytest_mobium_evals.commands.cli mcp --device "$3" \\
+    --adb "$ANDROID_ADB_SERVER_HOST:$ANDROID_ADB_SERVER_PORT"
 """
 
 
