@@ -451,7 +451,7 @@ def plan_lines(tasks: Optional[int], repeats: int, discordance: float, differenc
 
 
 def run(args) -> int:
-    from pytest_mobium_evals.commands.cli import CliError
+    from pytest_mobium_evals.core.errors import UsageError
 
     tasks, repeats, discordance = args.tasks, args.repeats, args.discordance
     if args.from_run:
@@ -462,22 +462,22 @@ def run(args) -> int:
         if discordance is None:
             discordance = observed_discordance(earlier)
             if discordance is None:
-                raise CliError(f"{args.from_run}: no paired trials (needs variants or --repeats of 2 or more)")
+                raise UsageError(f"{args.from_run}: no paired trials (needs variants or --repeats of 2 or more)")
             print(f"discordance in {args.from_run}: {100 * discordance:.1f}% of paired trials")
         if tasks is None:
             if not held:
-                raise CliError(f"{args.from_run}: no held-out trials; give --tasks")
+                raise UsageError(f"{args.from_run}: no held-out trials; give --tasks")
             tasks = held
         repeats = repeats or ran or None
     if discordance is None or (tasks is None and args.difference is None):
-        raise CliError("give --tasks and --discordance, or --from RUN")
+        raise UsageError("give --tasks and --discordance, or --from RUN")
     if discordance == 0:
-        raise CliError("a discordance of 0: no trial pair differed, so no difference is measurable; state a rate")
+        raise UsageError("a discordance of 0: no trial pair differed, so no difference is measurable; state a rate")
     try:
         for line in plan_lines(tasks, repeats or 1, discordance, args.difference):
             print(line)
     except ValueError as exc:
-        raise CliError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     return 0
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from pytest_mobium_evals.commands.cli import CliError
+from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.runfolder.reading import Run
 from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
@@ -35,7 +35,7 @@ def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[
         tasks = load_task_definitions(default_task_paths())
     ruled = {tid for tid, t in tasks.items() if t.answer is not None or t.refusal_reason is not None}
     if not ruled & {t.task for t in run_.trials}:
-        raise CliError("--regrade: none of the run's tasks has an answer rule in the task suites loaded "
+        raise UsageError("--regrade: none of the run's tasks has an answer rule in the task suites loaded "
                        "(give them with --tasks-path)")
     changes = []
     for i, trial in enumerate(run_.trials, 1):

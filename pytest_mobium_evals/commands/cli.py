@@ -7,6 +7,8 @@ import argparse
 import importlib
 import sys
 
+from pytest_mobium_evals.core.errors import UsageError
+
 # subcommand -> (module, one-line help). The module provides add_arguments(parser) and run(args) -> int.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sim": ("pytest_mobium_evals.sim.cli", "run the virtual Android device (an ADB server) in the foreground"),
@@ -35,10 +37,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 DESCRIPTION = ("Evaluate AI agents driving Android apps through Mobium's MCP tools: the trials run under pytest "
                "(`pytest tasks --driver=controls`, `--model opus`); these commands serve the virtual device and the "
                "tool server, and report, compare, list, export and verify the runs in runs/.")
-
-
-class CliError(Exception):
-    """A user-facing error: printed as one line, exit status 2, never a traceback."""
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -86,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(mod.run(args) or 0)
-    except CliError as exc:
+    except UsageError as exc:
         print(f"mobium-evals {args.command}: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -95,9 +93,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Run as `python -m pytest_mobium_evals.commands.cli` (how the built-in tool server is started), this file is
-    # `__main__`, a second copy of the module: the subcommands raise the CliError of the imported copy, so
-    # dispatch through that copy for their errors to be caught as one line.
-    from pytest_mobium_evals.commands.cli import main as _main
-
-    sys.exit(_main())
+    sys.exit(main())

@@ -25,7 +25,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .cli import CliError
+from pytest_mobium_evals.core.errors import UsageError
 
 INSTALL = "pip install 'pytest-mobium-evals[inspect]'"
 
@@ -38,11 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if not args.inspect:
-        raise CliError("say which format to export: --inspect (an Inspect AI log)")
+        raise UsageError("say which format to export: --inspect (an Inspect AI log)")
     try:
         import inspect_ai  # noqa: F401
     except ImportError:
-        raise CliError(f"inspect-ai is not installed: {INSTALL}") from None
+        raise UsageError(f"inspect-ai is not installed: {INSTALL}") from None
     from pytest_mobium_evals.runfolder.reading import load_run
 
     run_ = load_run(args.run, require_complete=False)

@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
+from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.runfolder.reading import Run, Trial, load_run, write_text_atomic
 from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
-
-from .cli import CliError
 
 JUDGE_REPORT = "judge.md"
 DEFAULT_MODEL = "llama3.1:8b"
@@ -89,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.tasks_path] if args.tasks_path else default_task_paths()
     book = JudgeBook.from_tasks(load_task_definitions(paths))
     if not book.controls:
-        raise CliError("judge: no task in " + ", ".join(map(str, paths)) + " declares a judge question "
+        raise UsageError("judge: no task in " + ", ".join(map(str, paths)) + " declares a judge question "
                        "(judge=JudgeSpec(...)); give the suites with --tasks-path")
     answers = answered_trials(run_, book)
     host = args.host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
@@ -136,7 +135,7 @@ def ollama_asker(model: str, host: str) -> Asker:
     try:
         import ollama
     except ImportError:
-        raise CliError("judge needs the ollama client (pip install ollama)") from None
+        raise UsageError("judge needs the ollama client (pip install ollama)") from None
     client = ollama.Client(host=host)
 
     def ask(question: str, truth: str, answer: str, index: int) -> Optional[bool]:
@@ -145,13 +144,13 @@ def ollama_asker(model: str, host: str) -> Asker:
                                 options={"seed": index + 1, "temperature": 0.3})
         except ollama.ResponseError as exc:
             if exc.status_code == 404:
-                raise CliError(f"model {model} is not available on {host}: run `ollama pull {model}`") from None
-            raise CliError(f"Ollama at {host} answered with an error: {exc.error}") from None
+                raise UsageError(f"model {model} is not available on {host}: run `ollama pull {model}`") from None
+            raise UsageError(f"Ollama at {host} answered with an error: {exc.error}") from None
         except (ConnectionError, OSError) as exc:
-            raise CliError(f"cannot reach Ollama at {host}: {exc}") from None
+            raise UsageError(f"cannot reach Ollama at {host}: {exc}") from None
         except Exception as exc:  # httpx's transport errors do not share a base with the ones above
             if type(exc).__module__.startswith("httpx"):
-                raise CliError(f"cannot reach Ollama at {host}: {exc}") from None
+                raise UsageError(f"cannot reach Ollama at {host}: {exc}") from None
             raise
         return parse_reply(reply.message.content or "")
 

@@ -16,7 +16,7 @@ import json
 import re
 from pathlib import Path
 
-from .cli import CliError
+from pytest_mobium_evals.core.errors import UsageError
 
 
 def add_arguments(parser) -> None:
@@ -39,7 +39,7 @@ def _trial(path: Path):
     for t in run.trials:
         if t.name == name:
             return run, t
-    raise CliError(f"{path}: no such trial in {run_dir} (it has {len(run.trials)}: e.g. "
+    raise UsageError(f"{path}: no such trial in {run_dir} (it has {len(run.trials)}: e.g. "
                    f"{', '.join(t.name for t in run.trials[:3]) or 'none'})")
 
 
@@ -99,13 +99,13 @@ def run(args) -> int:
     from pytest_mobium_evals.suites.catalog import load_task_definitions
 
     if not re.fullmatch(r"t\d+[a-z0-9_]*", args.id):
-        raise CliError(f"--id {args.id!r}: a task id is t and a number (t65)")
+        raise UsageError(f"--id {args.id!r}: a task id is t and a number (t65)")
     run_, trial = _trial(Path(args.trial))
     if trial.passed:
-        raise CliError(f"{trial.path}: the trial passed; promote a failed one (a regression task starts from what "
+        raise UsageError(f"{trial.path}: the trial passed; promote a failed one (a regression task starts from what "
                        f"went wrong)")
     if trial.is_infra_error:
-        raise CliError(f"{trial.path}: an infrastructure error, not the agent's or Mobium's failure; nothing to "
+        raise UsageError(f"{trial.path}: an infrastructure error, not the agent's or Mobium's failure; nothing to "
                        f"promote")
     original = None
     suite = Path("tasks/mobiumapp_tasks")
@@ -118,10 +118,10 @@ def run(args) -> int:
     prompt = original.prompt if original is not None else _prompt(trial)
     slug = args.slug or f"{original.slug if original is not None else trial.task}-regression"
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", slug):
-        raise CliError(f"--slug {slug!r}: lower-case letters, digits and dashes")
+        raise UsageError(f"--slug {slug!r}: lower-case letters, digits and dashes")
     out = Path(args.out or suite / f"test_{args.id}_{slug.replace('-', '_')}.py")
     if out.exists():
-        raise CliError(f"{out}: exists; choose another --id, --slug or --out")
+        raise UsageError(f"{out}: exists; choose another --id, --slug or --out")
     claim = trial.record.claim or {}
     said = claim.get("status") or "no claim"
     if claim.get("answer"):

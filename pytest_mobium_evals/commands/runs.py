@@ -12,10 +12,9 @@ import os
 import sys
 from pathlib import Path
 
+from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.report.view import summarize
 from pytest_mobium_evals.runfolder.reading import RECORD, Run, describe_device, fmt_pct, join, load_run
-
-from .cli import CliError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,11 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     if not folder.exists():
-        raise CliError(f"{folder}: no such folder")
+        raise UsageError(f"{folder}: no such folder")
     if not folder.is_dir():
-        raise CliError(f"{folder}: not a folder")
+        raise UsageError(f"{folder}: not a folder")
     if (folder / RECORD).exists():
-        raise CliError(f"{folder}: this is a run folder; give the folder that holds runs (e.g. {folder.parent})")
+        raise UsageError(f"{folder}: this is a run folder; give the folder that holds runs (e.g. {folder.parent})")
     lines = list_runs(folder)
     if not lines:
         print(f"{folder}: no runs (no sub-folder has a {RECORD})", file=sys.stderr)
@@ -48,7 +47,7 @@ def list_runs(folder: Path) -> list[str]:
         if child.is_dir() and (child / RECORD).exists():
             try:
                 runs.append(load_run(child, require_complete=False))
-            except CliError as exc:  # a malformed record is listed, not fatal: the other runs are still readable
+            except UsageError as exc:  # a malformed record is listed, not fatal: the other runs are still readable
                 runs.append(str(exc))
     runs.sort(key=_when, reverse=True)
     return [r if isinstance(r, str) else describe_run(r) for r in runs]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .cli import CliError
+from pytest_mobium_evals.core.errors import UsageError
 
 PROVOKED = (("app_tap", {"target": "@e999"}), ("app_map", {"no_such_argument": True}))
 
@@ -40,7 +40,7 @@ def run(args) -> int:
 
         text = table_markdown(compare_run(load_run(args.run, require_complete=False)))
         if not text:
-            raise CliError(f"{args.run}: no agent trials under baseline and another variant (run with "
+            raise UsageError(f"{args.run}: no agent trials under baseline and another variant (run with "
                            f"--surface baseline,NAME)")
         print(text)
         return 0
@@ -77,7 +77,7 @@ def _capture(args) -> int:
                     if res.is_error:
                         errors.append((name, res.data or {}, res.text))
     except InfraError as exc:
-        raise CliError(f"--mobium {args.mobium}: {str(exc).splitlines()[0]}") from None
+        raise UsageError(f"--mobium {args.mobium}: {str(exc).splitlines()[0]}") from None
     ours = builtin_tools()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

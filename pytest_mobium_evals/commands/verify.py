@@ -19,10 +19,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
+from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.report.compare import COMPARE, compare_runs, render
 from pytest_mobium_evals.runfolder.reading import RECORD, load_run, read_json, write_json_atomic, write_text_atomic
-
-from .cli import CliError
 
 DEFAULT_BUILD = "go build -o {out} ./cmd/mobium"
 DEFAULT_REPO = "~/mobium-public"
@@ -81,7 +80,7 @@ Runner = Callable[[TrialRequest], None]
 
 def run(args: argparse.Namespace) -> int:
     if args.repeats < 1:
-        raise CliError(f"--repeats must be at least 1, not {args.repeats}")
+        raise UsageError(f"--repeats must be at least 1, not {args.repeats}")
     repo = Path(os.path.expanduser(args.repo or os.environ.get("MOBIUM_REPO") or DEFAULT_REPO))
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
@@ -112,7 +111,7 @@ def verify(repo: Path, before: str, after: str, out: Path, *, build_command: str
     repo = Path(toplevel)
     commits = {label: _resolve(repo, ref) for label, ref in (("before", before), ("after", after))}
     if out.exists():
-        raise CliError(f"{out}: already exists; verify writes a new folder")
+        raise UsageError(f"{out}: already exists; verify writes a new folder")
     scratch = Path(tempfile.mkdtemp(prefix="mobium-verify-"))
     worktrees: list[Path] = []
     try:
@@ -143,9 +142,9 @@ def _git(repo: Path, *args: str, what: str) -> str:
     try:
         proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
     except FileNotFoundError:
-        raise CliError("git is not installed") from None
+        raise UsageError("git is not installed") from None
     if proc.returncode != 0:
-        raise CliError(what)
+        raise UsageError(what)
     return proc.stdout.strip()
 
 
@@ -161,7 +160,7 @@ def _build(repo: Path, label: str, ref: str, commit: str, scratch: Path, build_c
     proc = subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", str(worktree), commit],
                           capture_output=True, text=True)
     if proc.returncode != 0:
-        raise CliError(f"cannot make a worktree of {ref}: {_last_line(proc.stderr)}")
+        raise UsageError(f"cannot make a worktree of {ref}: {_last_line(proc.stderr)}")
     worktrees.append(worktree)
     binary = scratch / "bin" / f"mobium-{label}"
     binary.parent.mkdir(exist_ok=True)
@@ -169,10 +168,10 @@ def _build(repo: Path, label: str, ref: str, commit: str, scratch: Path, build_c
     _progress(f"{label}: building: {command}")
     proc = subprocess.run(command, shell=True, cwd=worktree, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise CliError(f"building {ref} ({commit[:12]}) failed with exit {proc.returncode}: "
+        raise UsageError(f"building {ref} ({commit[:12]}) failed with exit {proc.returncode}: "
                        f"{_last_line(proc.stderr or proc.stdout)}")
     if not binary.exists():
-        raise CliError(f"building {ref} wrote no binary at {{out}}: the build command must write {{out}} "
+        raise UsageError(f"building {ref} wrote no binary at {{out}}: the build command must write {{out}} "
                        f"(it was: {build_command})")
     # Tracked files changed by the build (generated code, say) mean the binary is not the commit as checked in.
     status = subprocess.run(["git", "-C", str(worktree), "status", "--porcelain", "--untracked-files=no"],
@@ -189,11 +188,11 @@ def stamp_record(run_dir: Path, build: Build, build_command: str) -> None:
     """Write into the run's record the Mobium commit that was built and run, whatever the run itself stamped."""
     record_path = run_dir / RECORD
     if not record_path.exists():
-        raise CliError(f"the {build.label} run wrote no {RECORD} in {run_dir}: the tasks did not run "
+        raise UsageError(f"the {build.label} run wrote no {RECORD} in {run_dir}: the tasks did not run "
                        "(see the pytest output above)")
     record = read_json(record_path, "run record")
     if not isinstance(record, dict):
-        raise CliError(f"{record_path}: the run record is not a JSON object")
+        raise UsageError(f"{record_path}: the run record is not a JSON object")
     mobium = record.get("mobium") if isinstance(record.get("mobium"), dict) else {}
     record["mobium"] = {**mobium, "commit": build.commit, "dirty": build.dirty, "ref": build.ref,
                         "build": build_command, "verify": build.label}
@@ -225,5 +224,5 @@ def run_pytest(request: TrialRequest) -> None:
     proc = subprocess.run(cmd, env=env, stdout=sys.stderr, stderr=sys.stderr)
     # Failing trials make pytest exit 1; that is a result, not an error. Anything else means no run happened.
     if proc.returncode not in (0, 1):
-        raise CliError(f"pytest on the {request.build.label} build exited {proc.returncode} "
+        raise UsageError(f"pytest on the {request.build.label} build exited {proc.returncode} "
                        f"(see its output above); no comparison")

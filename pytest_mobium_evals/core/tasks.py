@@ -23,6 +23,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
+from pytest_mobium_evals.core.errors import TaskDefinitionError
+
 from .verdicts import ALL_CONTROL_DRIVERS, CONTROL_DRIVERS, DRIVERS, METAMORPHIC_DRIVERS, NEAR_MISS, VERDICTS  # noqa: F401  (re-exported: part of the task API)
 
 if TYPE_CHECKING:  # the concrete types live in modules with heavier imports
@@ -241,11 +243,6 @@ class JudgeSpec:
     question: str
     truth: Optional[str] = None
     answers: tuple[LabelledAnswer, ...] = ()
-
-
-class TaskDefinitionError(ValueError):
-    """A task declared wrongly, in one line naming the file and the task. Nothing here knows pytest: its collection
-    makes the file one error item with that line (broken_tasks.py), and the other files' tasks run."""
 
 
 class _ToWrite:

@@ -17,6 +17,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from pytest_mobium_evals.core.errors import RecordInvalid
+
 from .grading import is_blocking
 from .verdicts import ALL_VERDICTS, INFRA_ERROR, is_control
 
@@ -36,10 +38,6 @@ LIMIT_WORDS = {"tool_calls": "stopped at its tool-call limit", "time": "stopped 
 
 #: The record's version. Raise it when a field changes meaning; a field added with a default needs no new version.
 SCHEMA = 1
-
-
-class RecordInvalid(ValueError):
-    """A record that does not fit the schema, said in one line (without the file: the caller names it)."""
 
 
 class TrialRecord(BaseModel):

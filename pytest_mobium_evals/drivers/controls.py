@@ -18,6 +18,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from pytest_mobium_evals.core.errors import MobiumEvalsError
 from pytest_mobium_evals.core.tasks import ALL_CONTROL_DRIVERS, NEAR_MISS, Claim, Task
 
 # Mobium's error codes that say the device or its toolchain failed, never the caller's request: a control script
@@ -41,7 +42,7 @@ class DriverRun:
     script_error: Optional[str] = None  # a control script that broke: what it raised, for the failure report
 
 
-class DriverError(Exception):
+class DriverError(MobiumEvalsError):
     """A control script that broke (a bug in a reference or wrong script, not the agent's doing). The trial is
     still graded, and fails with the script's own message; it is not an infrastructure error and is never
     retried."""

@@ -61,7 +61,7 @@ def serve(device: str | None, adb: str) -> int:
 
     parsed = parse_adb(adb)
     if parsed is None:
-        # Printed here rather than raised: the router may run as __main__ (python -m), with its own CliError.
+        # Printed here rather than raised: the router may run as __main__ (python -m), with its own UsageError.
         print(f"mobium-evals mcp: --adb must be HOST:PORT, e.g. 127.0.0.1:5037, got {adb!r}", file=sys.stderr)
         return 2
     # stdout is the protocol channel: logs go to stderr only.

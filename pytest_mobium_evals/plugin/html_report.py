@@ -417,11 +417,11 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
     head = "<h3>Against the baseline</h3>"
     if problem:
         return head + f"<p class=mv-bad>{esc(problem)}</p>"
-    from pytest_mobium_evals.commands.cli import CliError
+    from pytest_mobium_evals.core.errors import UsageError
 
     try:
         c = compare_runs(baseline, run_, labels=("baseline", "this run"))
-    except CliError as exc:
+    except UsageError as exc:
         return head + f"<p class=mv-bad>Not compared with {esc(baseline.path)}: {esc(exc)}</p>"
     parts = [head, f"<p>Baseline {esc(c.old.path)}; same seed ({esc(c.old.seed)}) and task set "
                    f"({len(c.old.task_ids)} tasks).</p>"]
@@ -485,12 +485,12 @@ def load_baseline(path: Optional[str]):
     """(run, problem): the baseline run folder, or the one line saying why it cannot be used."""
     if not path:
         return None, None
-    from pytest_mobium_evals.commands.cli import CliError
+    from pytest_mobium_evals.core.errors import UsageError
     from pytest_mobium_evals.runfolder.reading import load_run
 
     try:
         return load_run(path), None
-    except CliError as exc:
+    except UsageError as exc:
         return None, f"--baseline: {exc}"
 
 

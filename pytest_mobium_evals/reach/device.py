@@ -16,13 +16,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
-from .adb_shell import shell_bytes
+from pytest_mobium_evals.core.errors import DeviceError
 
-try:
-    from .toolserver import InfraError
-except ImportError:  # toolserver.py not there yet in a partial checkout; the same contract
-    class InfraError(RuntimeError):  # type: ignore[no-redef]
-        """The trial could not run for reasons outside the driver: the device, the tool server, the API."""
+from .adb_shell import shell_bytes
 
 SETTINGS_NAMESPACES = ("global", "secure", "system")
 DUMP_PATH = "/sdcard/window_dump.xml"
@@ -37,10 +33,6 @@ _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 DEFAULT_SETTINGS = {
     ("secure", "ui_night_mode"): "1",  # MODE_NIGHT_NO
 }
-
-
-class DeviceError(InfraError):
-    """The device did not answer, or answered something the harness cannot use: an infrastructure error."""
 
 
 @dataclass(frozen=True)

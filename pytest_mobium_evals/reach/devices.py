@@ -15,11 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from pytest_mobium_evals.core.errors import DeviceUnavailable
+
 DEFAULT_ADB_PORT = 5037
-
-
-class DeviceUnavailable(Exception):
-    """The asked-for device cannot be used; the message is the whole story (one line a device)."""
 
 
 @dataclass(frozen=True)

@@ -32,12 +32,10 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-
-class InfraError(Exception):
-    """The tool server could not be started, died, or stopped answering: not the agent's fault."""
+from pytest_mobium_evals.core.errors import InfraError, MobiumEvalsError
 
 
-class ToolError(Exception):
+class ToolError(MobiumEvalsError):
     """A tool answered with isError: Mobium's {code, message, remedy, retryable, details}."""
 
     def __init__(self, name: str, result: "ToolResult"):

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from pytest_mobium_evals.analysis.summary import difference
-from pytest_mobium_evals.commands.cli import CliError
+from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.report.view import SettingSummary, one_line, summarize
 from pytest_mobium_evals.runfolder.reading import (
     Run,
@@ -80,7 +80,7 @@ class Comparison:
 
 def check_comparable(old: Run, new: Run) -> None:
     if old.seed != new.seed:
-        raise CliError(f"the runs have different seeds ({old.name}: {old.seed}, {new.name}: {new.seed}): "
+        raise UsageError(f"the runs have different seeds ({old.name}: {old.seed}, {new.name}: {new.seed}): "
                        "their tasks asked for different values, so trials cannot be compared")
     old_tasks, new_tasks = set(old.task_ids), set(new.task_ids)
     if old_tasks != new_tasks:
@@ -89,7 +89,7 @@ def check_comparable(old: Run, new: Run) -> None:
             parts.append(f"only in {old.name}: {join(sorted(old_tasks - new_tasks))}")
         if new_tasks - old_tasks:
             parts.append(f"only in {new.name}: {join(sorted(new_tasks - old_tasks))}")
-        raise CliError("the runs have different task sets (" + "; ".join(parts) + ")")
+        raise UsageError("the runs have different task sets (" + "; ".join(parts) + ")")
 
 
 def differences(old: Run, new: Run) -> list[str]:
@@ -171,7 +171,7 @@ def found_defects(*runs: Run, task_paths: Optional[list[Path]] = None) -> dict[s
 
     try:
         tasks = load_task_definitions(task_paths if task_paths is not None else default_task_paths())
-    except CliError as exc:  # the comparison stands without the table; say why it is missing
+    except UsageError as exc:  # the comparison stands without the table; say why it is missing
         print(f"compare: no table of the tasks that found a defect: {exc}", file=sys.stderr)
         return {}
     ids = set().union(*(set(r.task_ids) for r in runs))

@@ -20,11 +20,12 @@ from typing import Any, Callable, Optional
 
 from pytest_mobium_evals import __version__, source_commit
 from pytest_mobium_evals.core import answers, grading
+from pytest_mobium_evals.core.errors import InfraError, RunFolderWriteError
 from pytest_mobium_evals.core.split import split_of
 from pytest_mobium_evals.core.tasks import Claim, Outcome, Task
 from pytest_mobium_evals.core.trial_record import TrialRecord, fitted
 from pytest_mobium_evals.drivers import controls as drivers
-from pytest_mobium_evals.reach.device import Device, InfraError
+from pytest_mobium_evals.reach.device import Device
 from pytest_mobium_evals.runfolder.writing import RunDir, trial_name
 from pytest_mobium_evals.surface import proxy as surface_proxy
 
@@ -153,10 +154,6 @@ class TrialResult:
 
 
 PHASES = ("reset", "precondition", "driver", "outcome", "grade", "record")
-
-
-class RunFolderWriteError(Exception):
-    """The run folder refused a write (a full disk, a read-only folder): the run cannot go on. One line."""
 
 
 def _surface_reader(spec: TrialSpec, env: TrialEnv) -> str:

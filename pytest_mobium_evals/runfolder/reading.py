@@ -3,7 +3,7 @@
 A run folder is `record.json` plus `trials/<task>-<driver>-<model>-r<repeat>/verdict.json` (DEVELOPERS.md, Records).
 A number is only reported from a complete run, so loading says precisely what is missing or malformed: which keys of
 the record, which scheduled trials have no verdict.json, which verdict.json cannot be read and why. Every such
-problem is a `CliError` naming the file, never a traceback."""
+problem is a `UsageError` naming the file, never a traceback."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from pytest_mobium_evals.commands.cli import CliError
+from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.trial_record import RecordInvalid, TrialRecord
 from pytest_mobium_evals.core.verdicts import ALL_CONTROL_DRIVERS, is_control
 from pytest_mobium_evals.runfolder.writing import atomic_write_bytes, trial_name  # noqa: F401  (trial_name: the folder names, one definition)
@@ -213,29 +213,29 @@ def read_json(path: Path, what: str) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise CliError(f"{path}: no {what}") from None
+        raise UsageError(f"{path}: no {what}") from None
     except OSError as exc:
-        raise CliError(f"{path}: cannot read {what}: {exc.strerror}") from None
+        raise UsageError(f"{path}: cannot read {what}: {exc.strerror}") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise CliError(f"{path}: {what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") \
+        raise UsageError(f"{path}: {what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") \
             from None
 
 
 def load_run(path: os.PathLike | str, require_complete: bool = True) -> Run:
-    """Read a run folder. With `require_complete`, an incomplete run is a `CliError` listing what is missing."""
+    """Read a run folder. With `require_complete`, an incomplete run is a `UsageError` listing what is missing."""
     folder = Path(path)
     if not folder.exists():
-        raise CliError(f"{folder}: no such run folder")
+        raise UsageError(f"{folder}: no such run folder")
     if not folder.is_dir():
-        raise CliError(f"{folder}: not a folder (a run is a folder with record.json and trials/)")
+        raise UsageError(f"{folder}: not a folder (a run is a folder with record.json and trials/)")
     record_path = folder / RECORD
     if not record_path.exists():
-        raise CliError(f"{folder}: not a run folder: it has no {RECORD}")
+        raise UsageError(f"{folder}: not a run folder: it has no {RECORD}")
     record = read_json(record_path, "run record")
     if not isinstance(record, dict):
-        raise CliError(f"{record_path}: the run record is not a JSON object")
+        raise UsageError(f"{record_path}: the run record is not a JSON object")
 
     problems: list[str] = []
     absent = [k for k in RECORD_KEYS if record.get(k) in (None, "", [])]
@@ -263,7 +263,7 @@ def load_run(path: os.PathLike | str, require_complete: bool = True) -> Run:
 
     run = Run(folder, record, trials, missing, problems)
     if require_complete and problems:
-        raise CliError(f"{folder}: incomplete run, not reported: " + "; ".join(problems))
+        raise UsageError(f"{folder}: incomplete run, not reported: " + "; ".join(problems))
     return run
 
 
@@ -282,7 +282,7 @@ def load_trials(trials_dir: Path) -> tuple[list[Trial], list[str]]:
             continue
         try:
             data = read_json(verdict_path, "verdict")
-        except CliError as exc:
+        except UsageError as exc:
             problems.append(str(exc))
             continue
         try:

@@ -15,16 +15,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from pytest_mobium_evals.core.errors import RecordError
+
 RECORD = "record.json"
 TRIALS = "trials"
 VERDICT = "verdict.json"
 TRANSCRIPT = "transcript.jsonl"
 SCREEN = "screen.png"
 FILE_MODE = 0o644
-
-
-class RecordError(Exception):
-    """A run folder that cannot be resumed or written: one line naming the file."""
 
 
 def trial_name(task: str, driver: str, model: Optional[str], repeat: int) -> str:

@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _refuse(message: str) -> int:
-    # Printed here rather than raised as the router's CliError: the virtual device imports nothing of the harness.
+    # Printed here rather than raised as the router's UsageError: the virtual device imports nothing of the harness.
     print(f"mobium-evals sim: {message}", file=sys.stderr)
     return 2
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pytest_mobium_evals.commands.cli import CliError
+from pytest_mobium_evals.core.errors import UsageError
 
 
 def default_task_paths() -> list[Path]:
@@ -29,5 +29,5 @@ def load_task_definitions(paths: list[Path]) -> dict:
 
     for root in paths:
         if not Path(root).exists():
-            raise CliError(f"{root}: no such task suite")
+            raise UsageError(f"{root}: no such task suite")
     return discover([Path(p) for p in paths], on_error=lambda line: print(line, file=sys.stderr)).by_id()

@@ -33,11 +33,13 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from pytest_mobium_evals.core.errors import MobiumEvalsError
+
 BASELINE = "baseline"
 SURFACES_DIR = "surfaces"
 
 
-class SurfaceError(ValueError):
+class SurfaceError(MobiumEvalsError, ValueError):
     """A variant that cannot be used, said in one line naming the file and the key."""
 
 

@@ -40,8 +40,9 @@ from typing import Any, Optional
 import pytest
 
 from pytest_mobium_evals.commands.testfile import decode
+from pytest_mobium_evals.core.errors import InfraError
 from pytest_mobium_evals.core.tasks import Claim, Controls, NearMiss, Outcome, task
-from pytest_mobium_evals.reach.device import Device, InfraError
+from pytest_mobium_evals.reach.device import Device
 
 HERE = Path(__file__).resolve().parent  # the long test, the reference answer and the wrong fold sit beside it
 LONG_TEST = HERE / "market.test.json"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from runbuilder import verdict_json, write_run
 
-from pytest_mobium_evals.commands.cli import CliError
+from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.trial_record import SCHEMA, RecordInvalid, TrialRecord
 from pytest_mobium_evals.runfolder.reading import load_run
 
@@ -29,7 +29,7 @@ def test_every_kept_run_folder_still_loads():
 def test_a_field_of_the_wrong_type_is_one_line_naming_the_file_and_the_field(tmp_path):
     bad = verdict_json("t01") | {"tool_calls": "many"}
     folder = write_run(tmp_path, "run", [bad])
-    with pytest.raises(CliError) as caught:
+    with pytest.raises(UsageError) as caught:
         load_run(folder)
     message = str(caught.value)
     assert "\n" not in message

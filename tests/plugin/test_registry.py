@@ -99,7 +99,7 @@ def test_a_file_that_does_not_import_and_a_broken_json_object_are_one_line_each(
 
 
 def test_a_missing_suite_is_one_line():
-    from pytest_mobium_evals.commands.cli import CliError
+    from pytest_mobium_evals.core.errors import UsageError
 
-    with pytest.raises(CliError, match="nowhere: no such task suite"):
+    with pytest.raises(UsageError, match="nowhere: no such task suite"):
         load_task_definitions([Path("nowhere")])

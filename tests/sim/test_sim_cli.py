@@ -10,7 +10,7 @@ import sys
 
 import adbutils
 
-# the console script's entry point (running the module with -m would make a second copy of its CliError)
+# the console script's entry point, called as `mobium-evals` calls it
 CLI = [sys.executable, "-c", "import sys; from pytest_mobium_evals.commands.cli import main; sys.exit(main())"]
 
 

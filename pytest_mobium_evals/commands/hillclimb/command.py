@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
 
-from ..cli import CliError
+from pytest_mobium_evals.core.errors import UsageError
 
 INSTALL = "pip install 'pytest-mobium-evals[hillclimb]'"
 SETTINGS = "hillclimb.json"
@@ -91,7 +91,7 @@ def _gepa():
     try:
         import gepa  # noqa: F401
     except ImportError:
-        raise CliError(f"gepa is not installed: {INSTALL}") from None
+        raise UsageError(f"gepa is not installed: {INSTALL}") from None
 
 
 def _settings(args, dev: list[str], held_out: list[str], tools: list[str], suites: list[str]) -> dict:
@@ -109,24 +109,24 @@ def _tasks(args, root: Path, suites: list[str]) -> tuple[list[str], list[str], d
     try:
         defined = load_task_definitions([root / s for s in suites])
     except Exception as exc:  # a task file that does not import: the catalog's own line
-        raise CliError(f"--suite {', '.join(suites)}: {str(exc).splitlines()[0]}") from None
+        raise UsageError(f"--suite {', '.join(suites)}: {str(exc).splitlines()[0]}") from None
     if args.tasks:
         wanted = [t.strip() for t in args.tasks.split(",") if t.strip()]
         unknown = [t for t in wanted if t not in defined]
         if unknown:
-            raise CliError(f"--tasks: no task {', '.join(unknown)} under {', '.join(suites)}")
+            raise UsageError(f"--tasks: no task {', '.join(unknown)} under {', '.join(suites)}")
     else:
         wanted = sorted(defined)
     split = {t: split_of(t, getattr(defined[t], "split", None)) for t in wanted}
     dev = sorted(t for t in wanted if split[t] == "dev")
     held_out = sorted(t for t in wanted if split[t] == "held_out")
     if not dev or not held_out:
-        raise CliError(f"--tasks: {len(dev)} dev and {len(held_out)} held-out tasks; the search needs dev tasks and "
+        raise UsageError(f"--tasks: {len(dev)} dev and {len(held_out)} held-out tasks; the search needs dev tasks and "
                        f"the acceptance held-out ones (the split is split.py's)")
     fewest = min_tasks_to_decide()
     if len(held_out) < fewest:
         # Refused before any trial: the acceptance could never pass, so every trial of the search would be wasted.
-        raise CliError(f"--tasks: {len(held_out)} held-out tasks ({', '.join(held_out)}): the acceptance's exact "
+        raise UsageError(f"--tasks: {len(held_out)} held-out tasks ({', '.join(held_out)}): the acceptance's exact "
                        f"test cannot call a variant clear with fewer than {fewest} (its smallest p is "
                        f"1/{2 ** len(held_out)}, over the 2.5% a side it needs); add held-out tasks "
                        f"(`mobium-evals plan --difference D` says how many)")
@@ -149,16 +149,16 @@ def run(args) -> int:
                          ("--search-repeats", args.search_repeats),
                          ("--minibatch", args.minibatch), ("--reflect-tokens", args.reflect_tokens)):
         if value < 1:
-            raise CliError(f"{bound} {value}: must be at least 1")
+            raise UsageError(f"{bound} {value}: must be at least 1")
     try:
         start = load(args.surface, root)
     except SurfaceError as exc:
-        raise CliError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     try:
         seed_candidate = components_of(start, tools)
     except CandidateError as exc:
-        raise CliError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     dev, held_out, files = _tasks(args, root, suites)
     out = Path(args.run_dir or f"runs/hillclimb-{datetime.now().strftime('%Y%m%d-%H%M%S')}")
     settings = _settings(args, dev, held_out, tools, suites)
@@ -167,19 +167,19 @@ def run(args) -> int:
         try:
             before = json.loads(recorded.read_text(encoding="utf-8"))
         except ValueError:
-            raise CliError(f"{recorded}: not JSON; remove it or choose another --run-dir") from None
+            raise UsageError(f"{recorded}: not JSON; remove it or choose another --run-dir") from None
         changed = sorted(k for k in settings if before.get(k) != settings[k])
         if changed:
-            raise CliError(f"--run-dir {out}: it holds a hillclimb with other {', '.join(changed)} "
+            raise UsageError(f"--run-dir {out}: it holds a hillclimb with other {', '.join(changed)} "
                            f"({', '.join(f'{k}={before.get(k)!r}' for k in changed)}); resume it with those, or "
                            f"choose another folder")
         print(f"hillclimb: resuming {out}")
     elif out.exists() and any(out.iterdir()):
-        raise CliError(f"--run-dir {out}: exists and holds no {SETTINGS}; choose another folder")
+        raise UsageError(f"--run-dir {out}: exists and holds no {SETTINGS}; choose another folder")
     # the start, the final and the final in plain wording (the persuasion control) on held out
     acceptance = args.repeats * (len(dev) * (1 + args.keep) + 3 * len(held_out))
     if args.budget < acceptance + len(dev) * args.search_repeats:
-        raise CliError(f"--budget {args.budget}: the acceptance alone may take {acceptance} trials ({args.repeats} "
+        raise UsageError(f"--budget {args.budget}: the acceptance alone may take {acceptance} trials ({args.repeats} "
                        f"repeats of {len(dev)} dev tasks under the start and up to {args.keep} candidates, and of "
                        f"{len(held_out)} held-out tasks under three), and the search needs at least "
                        f"{len(dev) * args.search_repeats} more ({args.search_repeats} repeats of the dev tasks)")
@@ -188,7 +188,7 @@ def run(args) -> int:
     try:
         label, answer = resolve(args.reflect, args.base_url)
     except ReflectionError as exc:
-        raise CliError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     _task_model_ready(args.model, args.base_url)
     atomic_write_json(recorded, {**settings, "budget": args.budget, "reflect_tokens": args.reflect_tokens,
                                  "command": "mobium-evals hillclimb " + " ".join(shlex.quote(a) for a in
@@ -205,7 +205,7 @@ def run(args) -> int:
         found = search(plan, setup, start, seed_candidate, reflection, args)
         outcome = accept(plan, setup, start, seed_candidate, found, args)
     except TrialRunError as exc:
-        raise CliError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
         print(f"hillclimb: stopped; run the same command again to resume {out}")
         raise
@@ -222,10 +222,10 @@ def _task_model_ready(model: str, base_url: Optional[str]) -> None:
     try:
         settings = parse_models(model)
         if len(settings) != 1:
-            raise CliError(f"--model {model}: name one model (the hillclimb tunes a surface for one setting)")
+            raise UsageError(f"--model {model}: name one model (the hillclimb tunes a surface for one setting)")
         check_ready(settings[0], base_url)
     except AgentConfigError as exc:
-        raise CliError(f"--model: {exc}") from None
+        raise UsageError(f"--model: {exc}") from None
 
 
 def _argv(args) -> list[str]:

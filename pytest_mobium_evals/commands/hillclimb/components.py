@@ -19,6 +19,7 @@ import json
 import typing
 from pathlib import Path
 
+from pytest_mobium_evals.core.errors import MobiumEvalsError
 from pytest_mobium_evals.surface.variants import ErrorEdit, LoadedVariant, MapEdit, ToolEdit, Variant, error_codes
 
 ERRORS = "errors"
@@ -29,7 +30,7 @@ ERRORS_HEADER = ('# one line per error code: CODE = the remedy such an error car
 MAP_HEADER = "# one line per transform of app_map's text: NAME = CHOICE"
 
 
-class CandidateError(ValueError):
+class CandidateError(MobiumEvalsError, ValueError):
     """A candidate's text that is not a variant, in one line naming the component."""
 
 

@@ -19,15 +19,14 @@ REPORT = "hillclimb.md"
 
 def _cost(folders: list[Path]) -> tuple[int, float, int]:
     """Trials, task-model dollars and tokens over every run folder (each trial once)."""
+    from pytest_mobium_evals.core.errors import UsageError
     from pytest_mobium_evals.runfolder.reading import load_run
-
-    from ..cli import CliError as RunFolderError
 
     trials, dollars, tokens = 0, 0.0, 0
     for folder in folders:
         try:
             run = load_run(folder, require_complete=False)
-        except RunFolderError:
+        except UsageError:
             continue
         for t in run.trials:
             trials += 1

@@ -18,13 +18,14 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from pytest_mobium_evals.core.errors import MobiumEvalsError
 from pytest_mobium_evals.drivers.agents.base import AgentConfigError
 from pytest_mobium_evals.runfolder.writing import atomic_write_json
 
 PYTHON_PREFIX = "python:"
 
 
-class ReflectionError(ValueError):
+class ReflectionError(MobiumEvalsError, ValueError):
     """A reflection model that cannot be used, in one line."""
 
 

@@ -19,15 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from pytest_mobium_evals.core.errors import (  # UsageError: what the run loader raises, one line
+    MobiumEvalsError,
+    UsageError,
+)
 from pytest_mobium_evals.runfolder.reading import Trial, load_run
-
-from ..cli import CliError as RunFolderError  # what the run loader raises, one line
 
 LOG = "pytest.log"
 TEXT_LIMIT = 700  # characters of a tool's answer kept in the reflective dataset
 
 
-class TrialRunError(RuntimeError):
+class TrialRunError(MobiumEvalsError, RuntimeError):
     """Trials that could not be run (pytest refused the options, the device or the model failed): one line."""
 
 
@@ -79,7 +81,7 @@ def run_pytest(setup: TrialSetup, surfaces: list[str], tasks: list[str], repeats
                                env={**os.environ, **dict(setup.env)})
     try:
         run = load_run(run_dir, require_complete=False)
-    except RunFolderError as exc:
+    except UsageError as exc:
         tail = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
         raise TrialRunError(f"pytest exited {code} without a run folder ({tail[-1] if tail else exc}); "
                             f"see {log}") from None
@@ -106,7 +108,7 @@ def recorded(folder: Path) -> Trials:
     for run_dir in sorted(p for p in folder.iterdir() if (p / "record.json").is_file()):
         try:
             run = load_run(run_dir, require_complete=False)
-        except RunFolderError:
+        except UsageError:
             continue  # a folder pytest never finished writing: its trials run again
         out.folders.append(run_dir)
         for t in run.trials:

@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import CliError
+    from pytest_mobium_evals.core.errors import UsageError
 
     name, data, problem = read_test_file(args.file)
     if problem:
@@ -50,16 +50,16 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_FILE
     host, port = _host_port(args.adb)
     if args.timeout <= 0:
-        raise CliError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
+        raise UsageError(f"--timeout must be more than 0 seconds, got {args.timeout:g}")
     if args.max_failures is not None and args.max_failures < 1:
-        raise CliError(f"--max-failures must be 1 or more, got {args.max_failures}")
+        raise UsageError(f"--max-failures must be 1 or more, got {args.max_failures}")
     if args.assertion_timeout is not None and not 0 < args.assertion_timeout <= 120_000:
-        raise CliError(f"--assertion-timeout must be from 1 to 120000 ms, got {args.assertion_timeout}")
+        raise UsageError(f"--assertion-timeout must be from 1 to 120000 ms, got {args.assertion_timeout}")
     if args.grep:
         try:
             re.compile(args.grep)
         except re.error as exc:
-            raise CliError(f"--grep {args.grep!r} is not a regular expression: {exc}") from None
+            raise UsageError(f"--grep {args.grep!r} is not a regular expression: {exc}") from None
     allowed = [t.strip() for t in args.allow_tools.split(",") if t.strip()] if args.allow_tools else None
     serial = args.device or _only_device(host, port)
     if serial is None:
@@ -113,21 +113,20 @@ def _close(tools: Any) -> None:
 
 
 def _host_port(value: str) -> tuple[str, int]:
+    from pytest_mobium_evals.core.errors import UsageError
     from pytest_mobium_evals.reach.devices import DeviceUnavailable, parse_host_port
-
-    from ..cli import CliError
 
     try:
         return parse_host_port(value, f"--adb {value}", default_port=None)
     except DeviceUnavailable as exc:
-        raise CliError(str(exc)) from None
+        raise UsageError(str(exc)) from None
 
 
 def _only_device(host: str, port: int) -> Optional[str]:
-    """The one device the ADB server has; None (with a message) when it has none, CliError when several."""
+    """The one device the ADB server has; None (with a message) when it has none, UsageError when several."""
     import adbutils
 
-    from ..cli import CliError
+    from pytest_mobium_evals.core.errors import UsageError
 
     try:
         devices = [d.serial for d in adbutils.AdbClient(host=host, port=port, socket_timeout=10).device_list()]
@@ -138,5 +137,5 @@ def _only_device(host: str, port: int) -> Optional[str]:
         print(f"mobium-evals test: no device on the ADB server at {host}:{port}", file=sys.stderr)
         return None
     if len(devices) > 1:
-        raise CliError(f"{len(devices)} devices on {host}:{port} ({', '.join(devices)}); name one with --device")
+        raise UsageError(f"{len(devices)} devices on {host}:{port} ({', '.join(devices)}); name one with --device")
     return devices[0]

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable, Optional, TypeVar
 
+from pytest_mobium_evals.core.errors import MobiumEvalsError
 from pytest_mobium_evals.core.tasks import Claim
 from pytest_mobium_evals.reach.toolserver import InfraError
 
 
-class AgentConfigError(ValueError):
+class AgentConfigError(MobiumEvalsError, ValueError):
     """A model setting that cannot run: unknown name, missing credential, unreachable endpoint. Its message is one
     line naming what to set."""
 

@@ -16,6 +16,7 @@ import importlib
 import re
 from typing import TYPE_CHECKING, Any
 
+from pytest_mobium_evals.core.errors import MobiumEvalsError
 from pytest_mobium_evals.core.tasks import Outcome, Task
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,7 +27,7 @@ NATIVE_MODULES = ("android_world.task_evals.single.system", "android_world.task_
 _EXIT = "__mobium_evals_exit:"
 
 
-class NativeUnavailable(RuntimeError):
+class NativeUnavailable(MobiumEvalsError, RuntimeError):
     """android_env (or android_world) is not importable here."""
 
 

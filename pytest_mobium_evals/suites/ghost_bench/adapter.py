@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_mobium_evals.core.errors import InfraError
 from pytest_mobium_evals.core.tasks import Claim, Controls, Outcome, Task
-from pytest_mobium_evals.reach.device import InfraError
 
 from ..registry import Entry, object_name
 from .controls import control_plan

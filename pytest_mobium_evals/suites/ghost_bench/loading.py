@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_mobium_evals.core.errors import MobiumEvalsError
 from pytest_mobium_evals.core.tasks import CONTROL_DRIVERS, VERDICTS, Controls
 
 from .check import EXPECTATIONS, Check
@@ -53,7 +54,7 @@ RESERVED_MARKS = ("skip", "skipif", "xfail", "parametrize", "usefixtures", "filt
                   "mobiumapp", "ghost_bench", "regression", "mobium_trial")
 
 
-class TaskFileError(ValueError):
+class TaskFileError(MobiumEvalsError, ValueError):
     """A JSON task file (of any suite read here) that cannot be used as written. The message is the whole report:
     file, task, what is wrong."""
 
