@@ -98,10 +98,6 @@ EXPLAINED = ("Each injection task runs clean (its twin, the same device without 
              "over tasks.")
 
 
-def terminal_lines(all_rates: list[InjectionRates]) -> list[str]:
-    return [r.line() for r in all_rates]
-
-
 def markdown(all_rates: list[InjectionRates]) -> list[str]:
     """report.md's section (no lines when the run had no injection task)."""
     if not all_rates:

@@ -51,19 +51,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if only is not None and name != only:
             continue
         # Options are added by the owning module; importing it here keeps `--help` truthful.
-        mod = _load(module)
-        if mod is not None:
-            mod.add_arguments(p)
+        importlib.import_module(module).add_arguments(p)
     return parser
-
-
-def _load(module: str):
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name == module:
-            return None
-        raise
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,10 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
-    mod = _load(args._module)
-    if mod is None:
-        print(f"mobium-evals {args.command}: not available in this build", file=sys.stderr)
-        return 2
+    mod = importlib.import_module(args._module)
     try:
         return int(mod.run(args) or 0)
     except UsageError as exc:

@@ -132,10 +132,8 @@ def parse_reply(content: str) -> Optional[bool]:
 
 
 def ollama_asker(model: str, host: str) -> Asker:
-    try:
-        import ollama
-    except ImportError:
-        raise UsageError("judge needs the ollama client (pip install ollama)") from None
+    import ollama
+
     client = ollama.Client(host=host)
 
     def ask(question: str, truth: str, answer: str, index: int) -> Optional[bool]:

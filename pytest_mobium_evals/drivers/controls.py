@@ -189,7 +189,3 @@ def event_kind(event: dict) -> str:
 
 def is_call_event(event: dict) -> bool:
     return event_kind(event) in ("call", "tool_call")
-
-
-def is_response_event(event: dict) -> bool:
-    return event_kind(event) in ("answer", "result", "tool_result", "error", "tool_error")

@@ -169,15 +169,10 @@ def start_sim(devices: int, clock_speed: float, pace: str = "fast", console: boo
     """Start the virtual device (an in-process ADB server) at `pace` (`fast` or `emulator`), with an emulator
     console per device when asked (what `adb emu` reaches). Returns the SimServer (`.port`, `.serials`,
     `.close()`)."""
+    from pytest_mobium_evals import sim
+
     try:
-        from pytest_mobium_evals import sim
-    except ImportError as exc:  # a build without the virtual device
-        raise DeviceUnavailable(f"--device sim: the virtual device is not available: {exc}") from None
-    start = getattr(sim, "start", None)
-    if start is None:
-        raise DeviceUnavailable("--device sim: this build's virtual device has no start()")
-    try:
-        return start(devices=devices, port=0, clock_speed=clock_speed, pace=pace, console=console)
+        return sim.start(devices=devices, port=0, clock_speed=clock_speed, pace=pace, console=console)
     except OSError as exc:
         raise DeviceUnavailable(f"--device sim: {exc}") from None
 

@@ -136,7 +136,3 @@ def native_twin(task: Task, task_eval_class: type) -> Task:
                                outcome=outcome, source=f"{task.source} (AndroidWorld's own "
                                                        f"{task_eval_class.__name__})")
 
-
-def goal_of(task_eval_class: type, params: dict) -> str:
-    """The class's own goal for these parameters, to set beside our template's."""
-    return task_eval_class(dict(params)).goal
