@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator  # noqa: TID253 (the record's model; the entry point imports it inside functions)
 
 from pytest_mobium_evals.core.errors import RecordInvalid
 

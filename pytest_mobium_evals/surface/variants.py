@@ -31,7 +31,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError  # noqa: TID253 (a variant's model; the entry point imports it inside functions)
 
 from pytest_mobium_evals.core.errors import MobiumEvalsError
 

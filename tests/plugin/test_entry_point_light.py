@@ -1,0 +1,19 @@
+"""pytest loads the plugin's entry point in every pytest run of the environment, and each xdist worker loads it again:
+importing it must not pull in the model SDKs, the MCP library, pydantic, Pillow, Inspect or gepa (ruff's TID253 keeps
+those out of module level; this checks what the import actually loads)."""
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("pydantic", "mcp", "PIL", "inspect_ai", "gepa", "claude_agent_sdk", "openai", "ollama", "adbutils", "httpx",
+         "anyio")
+
+
+def test_importing_the_entry_point_loads_no_heavy_library():
+    probe = ("import json, sys; import pytest_mobium_evals.plugin; "
+             "print(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    loaded = set(json.loads(done.stdout))
+    assert "pytest_mobium_evals" in loaded  # the probe imported what it says it did
+    assert sorted(loaded & set(HEAVY)) == []
