@@ -28,14 +28,14 @@ def against_lines(config, run_) -> list[str]:
     lines: list[str] = []
     baseline = getattr(config.option, "mobium_baseline", None)
     if baseline:
-        from pytest_mobium_evals.commands.cli import CliError
+        from pytest_mobium_evals.core.errors import UsageError
         from pytest_mobium_evals.report.compare import compare_runs, per_setting_table
         from pytest_mobium_evals.runfolder.reading import load_run
 
         lines += ["### Against the baseline", ""]
         try:
             comparison = compare_runs(load_run(baseline), run_, labels=("baseline", "this run"))
-        except CliError as exc:
+        except UsageError as exc:
             lines += [f"Not compared with {baseline}: {exc}", ""]
         else:
             lines += per_setting_table(comparison)
