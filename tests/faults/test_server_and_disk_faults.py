@@ -48,7 +48,7 @@ DISK_FULL = r'''
 import errno
 import os
 
-from pytest_mobium_evals import records
+from pytest_mobium_evals.runfolder import writing as records
 
 _replace = os.replace
 _seen = []
