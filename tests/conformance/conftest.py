@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from conformance_cli import Cli
 
+from pytest_mobium_evals.sim.commands.virtual import AUTO_ADVANCE_PROPERTY
+
 # MobiumApp's own timers (sign-in 1 s, feed pages 2.5 s, late alert 2 s) run at their own speed, as on a device: a
 # check's `wait --timeout 5s` then covers 5 s of the app's time, not 20. A check's `sleep` is the device's clock
 # driven ahead (`Cli.advance_clock`), so the pauses cost no wall time.
@@ -47,6 +49,11 @@ def mobium(request):
         for apk in apks or ():
             server.device().install_apk(apk, grant_runtime=True)  # as Mobium installs it: adb install -r -g
         cli.uia2 = apks is not None
+        if server.device().pace.paced is False:
+            # At the fast pace nothing but the check drives the device, so a wait of Mobium's with nothing due (a
+            # `background 62`, a poll's pause) may jump the device's clock instead of spending the host's time, as
+            # the harness lets a control trial's waits do; at the emulator pace every wait stays real.
+            cli.adb_shell(f"setprop {AUTO_ADVANCE_PROPERTY} 1")
         try:
             yield cli
         finally:
