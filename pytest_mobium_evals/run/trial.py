@@ -126,8 +126,11 @@ class TrialEnv:
     on_phase: Optional[Callable[[str], None]] = None
     surfaces: dict = field(default_factory=dict)  # --surface: variant name → its plain JSON (surfaces.py)
     # A control's tool server may jump the virtual device's clock when it waits (the device at the fast pace):
-    # an agent's trials keep real time, whatever this says.
+    # an agent's trials keep real time, since a model's thinking is time the app lives through ...
     auto_advance: bool = False
+    # ... unless the agent is a scripted stand-in injected by a test (agent_runner), whose turns take no time, so
+    # a jump shows it what a wait would: then its tool server's waits may jump the clock too.
+    agent_auto_advance: bool = False
     # How the agent's client passes a tool's answer to its model (surface_proxy.READERS), which is what a variant's
     # surface_seen hashes; None: the model setting's own client. An injected agent that reads the raw MCP result
     # says "raw".
@@ -186,7 +189,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 
     try:
         phase = enter("reset")
-        device.set_auto_advance(env.auto_advance and spec.driver != "agent")
+        device.set_auto_advance(env.auto_advance and (spec.driver != "agent" or env.agent_auto_advance))
         device.restore_settings(ignored=set(env.ignored_settings))
         if task.app:
             device.reset_app(task.app, ready_testid=task.ready_testid)

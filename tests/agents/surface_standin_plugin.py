@@ -18,6 +18,7 @@ class StandinAgent:
 
         def edit(env):
             env.agent_runner = surface_runner(spec.task, spec.task.seeded_params(env.seed, spec.repeat))
+            env.agent_auto_advance = True  # a script: its tool server's waits jump the clock, as a control's do
         return edit
 
 

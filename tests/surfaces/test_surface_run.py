@@ -34,6 +34,7 @@ def mobium_trial_env(request):
 
     def edit(env):
         env.agent_runner = surface_runner(spec.task, spec.task.seeded_params(env.seed, spec.repeat))
+        env.agent_auto_advance = True  # a script: its tool server's waits jump the clock, as a control's do
     return edit
 """
 
@@ -60,8 +61,10 @@ def verdicts(run: Path) -> list[dict]:
 
 
 def test_two_variants_with_repeats_write_the_table(project):
+    # The fast pace: what is checked is the table, not how an agent meets an emulator's pace.
     result = project.runpytest_subprocess("-k", "t05 or t22", "--surface", "baseline,units-in-map", "--model",
                                           "haiku:low", "--repeats", "2", "--run-dir", "run", "--seed", "5",
+                                          "--device-pace=fast",
                                           "--html", "report.html", "--self-contained-html", "-p", "no:cacheprovider")
     run = project.path / "run"
     stored = verdicts(run)
@@ -116,6 +119,7 @@ def test_surface_works_in_front_of_the_mobium_binary(project):
     binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
     result = project.runpytest_subprocess("-k", "t05", "--surface", "baseline,units-in-map", "--model", "haiku:low",
                                           f"--mobium={binary}", "--run-dir", "run", "--seed", "5",
+                                          "--device-pace=fast",
                                           "-p", "no:cacheprovider")
     stored = {v["surface"]: v for v in verdicts(project.path / "run")}
     assert stored["units-in-map"]["verdict"] == "pass", result.stdout.str()[-2000:]
