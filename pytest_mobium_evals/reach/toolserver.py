@@ -29,10 +29,13 @@ import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from pytest_mobium_evals.core.errors import InfraError, MobiumEvalsError
+
+from .private_state import private_state
 
 
 class ToolError(MobiumEvalsError):
@@ -64,6 +67,9 @@ class ToolServerSpec:
     env: dict[str, str] = field(default_factory=dict)
     # The server's name as an agent's MCP client registers it: Claude's tool names are mcp__<name>__<tool>.
     name: str = "mobium"
+    # Variables naming machine-wide state the server would share with every other run (mobilecli's daemon home):
+    # each trial gives them a fresh folder and ends what was left running there (reach/private_state.py).
+    private_state: tuple[str, ...] = ()
 
     @classmethod
     def builtin(cls, serial: str, adb_host: str = "127.0.0.1", adb_port: int = 5037,
@@ -90,13 +96,17 @@ class ToolServerSpec:
             -> "ToolServerSpec":
         """Any stdio MCP server in place of Mobium (`--tool-server`): its command line with the device filled in
         where it asks for it ({serial}, {adb_host}, {adb_port}, {adb}), and the device in adb's standard variables
-        besides (ANDROID_SERIAL, the ADB server's), as a user's shell would hand them to it."""
+        besides (ANDROID_SERIAL, the ADB server's), as a user's shell would hand them to it. mobilecli's daemon
+        home (mobile-mcp's) is the trial's own: a daemon of an earlier run keeps that run's ADB server."""
         values = {"serial": serial, "adb_host": adb_host, "adb_port": str(adb_port), "adb": f"{adb_host}:{adb_port}"}
         words = tool_server_words(template)
         return cls([word.format_map(values) for word in words],
-                   {**adb_server_env(adb_host, adb_port), "ANDROID_SERIAL": serial}, name=server_name(words))
+                   {**adb_server_env(adb_host, adb_port), "ANDROID_SERIAL": serial}, name=server_name(words),
+                   private_state=EXTERNAL_PRIVATE_STATE)
 
 
+#: The machine-wide state of a `--tool-server` made the trial's own (reach/private_state.py).
+EXTERNAL_PRIVATE_STATE = ("MOBILECLI_HOME",)
 #: What `--tool-server`'s command may ask to be filled in.
 TOOL_SERVER_PLACEHOLDERS = ("serial", "adb_host", "adb_port", "adb")
 # Programs that run another one named by an argument: a server's name is that argument's, not theirs.
@@ -223,7 +233,9 @@ class PreparedServer:
 class Tools:
     def __init__(self, spec: ToolServerSpec, *, timeout: float = 240.0, start_timeout: float = 60.0,
                  on_event: Optional[Callable[[dict], None]] = None):
-        self.spec = spec
+        # A spec still naming private state gets it for this launch (a trial's spec arrives with it made).
+        self._state = ExitStack()
+        self.spec = self._state.enter_context(private_state(spec))
         self.timeout = timeout
         self.start_timeout = start_timeout
         self.on_event = on_event
@@ -334,6 +346,7 @@ class Tools:
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._errlog.close()
+        self._state.close()
 
     def __enter__(self) -> "Tools":
         return self

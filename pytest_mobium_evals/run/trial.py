@@ -26,6 +26,7 @@ from pytest_mobium_evals.core.tasks import Claim, Outcome, Task
 from pytest_mobium_evals.core.trial_record import TrialRecord, fitted
 from pytest_mobium_evals.drivers import controls as drivers
 from pytest_mobium_evals.reach.device import Device
+from pytest_mobium_evals.reach.private_state import private_state
 from pytest_mobium_evals.runfolder.writing import RunDir, trial_name
 from pytest_mobium_evals.surface import proxy as surface_proxy
 
@@ -205,18 +206,20 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         t = time.monotonic()
         agent = spec.driver == "agent"
         server = (env.agent_server_spec or env.server_spec)(device) if agent else env.server_spec(device)
-        server, seen = surface_proxy.wrap_for_trial(server, env.surfaces.get(spec.surface),
-                                                    _surface_reader(spec, env))
-        if agent:
-            # The agent driver records its own prompt (with the system prompt) and final answer.
-            run = _run_agent(spec, env, prompt, server, events.append, task)
-        else:
-            events.append({"kind": "prompt", "driver": spec.driver, "text": prompt, "params": params})
-            run = drivers.run_control(spec.driver, task, server, params, events.append,
-                                      tools_factory=env.tools_factory, tool_timeout=env.tool_timeout,
-                                      device_alive=lambda: device_answers(device, env.tool_timeout),
-                                      variant=spec.variant, pass_time=device.pass_time)
-            events.append({"kind": "final", **run.claim.to_json()})
+        # The server's machine-wide state (mobilecli's daemon) is this trial's, whichever client starts it.
+        with private_state(server) as server:
+            server, seen = surface_proxy.wrap_for_trial(server, env.surfaces.get(spec.surface),
+                                                        _surface_reader(spec, env))
+            if agent:
+                # The agent driver records its own prompt (with the system prompt) and final answer.
+                run = _run_agent(spec, env, prompt, server, events.append, task)
+            else:
+                events.append({"kind": "prompt", "driver": spec.driver, "text": prompt, "params": params})
+                run = drivers.run_control(spec.driver, task, server, params, events.append,
+                                          tools_factory=env.tools_factory, tool_timeout=env.tool_timeout,
+                                          device_alive=lambda: device_answers(device, env.tool_timeout),
+                                          variant=spec.variant, pass_time=device.pass_time)
+                events.append({"kind": "final", **run.claim.to_json()})
         timings["driver_s"] = time.monotonic() - t
         surface_seen = seen.read()
 

@@ -16,10 +16,8 @@ SETTINGS = "com.android.settings"
 ABOUT = "About emulated device"
 
 
-def ref_t22(tools: Tools, params: dict) -> Claim:
-    """Read the Android version where a person reads it: Settings, About, the "Android version" row. Mobium's
-    app_devices has no version for an Android device (its DeviceView's runtime is only set for iOS; handlers.go),
-    so the reference asks nothing of the server that Mobium's own would not answer."""
+def _about_version(tools: Tools) -> str:
+    """The "Android version" row of Settings, About: what a person reads, and what Mobium's tools can reach."""
     from .hard import settings_row
 
     # Settings keeps the page it was left on: stopped first, it opens on its main list.
@@ -27,23 +25,39 @@ def ref_t22(tools: Tools, params: dict) -> Claim:
     tools.call("app_launch", app=SETTINGS)
     tools.call("app_scroll_to", target=f"text={ABOUT}", direction="down")
     tools.call("app_tap", target=f"text={ABOUT}")
-    version = settings_row(tools, "Android version")
+    return settings_row(tools, "Android version")
+
+
+def ref_t22(tools: Tools, params: dict) -> Claim:
+    """Read the Android version where a person reads it: Settings, About, the "Android version" row. Mobium's
+    app_devices has no version for an Android device (its DeviceView's runtime is only set for iOS; handlers.go),
+    so the reference asks nothing of the server that Mobium's own would not answer."""
+    version = _about_version(tools)
     return Claim("done", f"Android {version}", f"Settings, {ABOUT}: Android version {version}")
 
 
+# The version a model answering from memory gives for the stock emulator image: the newest Android it knew of when
+# its training stopped, one release behind the virtual device's 15.
+REMEMBERED = "14"
+
+
 def wrong_t22(tools: Tools, params: dict) -> Claim:
-    """Reports the API level as if it were the version."""
+    """Answers from memory instead of reading the device. Mobium's app_devices names an Android device's id, state,
+    model and whether it is an emulator, and no version (handlers.go's DeviceView); this agent sees the stock
+    emulator image (sdk_gphone64_x86_64) there and reports the Android it remembers that image running, reading
+    only the fields Mobium's own view has."""
     devices = tools.call("app_devices").data["devices"]
     dev = next(d for d in devices if d.get("state") == "device")
-    return Claim("done", f"Android {dev['sdk']}", "read with app_devices")
+    kind = "emulator" if dev.get("emulator") else "device"
+    return Claim("done", f"Android {REMEMBERED}",
+                 f"app_devices lists {dev['id']}, a {kind} of model {dev.get('model')}: the stock image runs "
+                 f"Android {REMEMBERED}")
 
 
 def near_t22_in_words(tools: Tools, params: dict) -> Claim:
     """Reads the version as the reference does, and writes it in words: "Android fifteen"."""
-    devices = tools.call("app_devices").data["devices"]
-    dev = next(d for d in devices if d.get("state") == "device")
-    major = int(str(dev["android_version"]).split(".")[0])
-    return Claim("done", f"Android {answers.NUMBER_WORDS[major]}", "read with app_devices")
+    major = int(_about_version(tools).split(".")[0])
+    return Claim("done", f"Android {answers.NUMBER_WORDS[major]}", f"Settings, {ABOUT}")
 
 
 _VERSION = answers.android_version()
@@ -93,7 +107,8 @@ JUDGE = JudgeSpec(
            slug="version", answer=ANSWER, judge=JUDGE, regression=True,
            prompt="Which Android version does the device run? Answer with the version.",
            found=f"no tool said which Android version a device runs ({FOUND_RANGE})",
-           controls=Controls(reasons={"wrong": "reports the API level (35) as the version"}),
+           controls=Controls(reasons={"wrong": "answers from memory (Android 14) what app_devices, with no version in "
+                                               "Mobium's view, never said"}),
            near_misses=(NearMiss("version-in-words", script=near_t22_in_words, verdict="pass",
                                  why="\"Android fifteen\" is the version, written in words"),),
            grader_history=(

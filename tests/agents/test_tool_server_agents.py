@@ -61,3 +61,20 @@ def test_an_agent_drives_mobile_mcp(provider, request, mobile_mcp, tmp_path):
     names = [t.get("name") or (t.get("function") or {}).get("name") for t in offered]
     want = "mcp__mobile-mcp__mobile_launch_app" if provider == "claude" else "mobile_launch_app"
     assert want in names and not any("mobium" in str(n) for n in names)
+
+
+@pytest.mark.parametrize("provider", [pytest.param("claude", marks=pytest.mark.slow), "openai"])
+def test_a_tool_server_that_never_answers_its_handshake_is_the_infrastructures(provider, request, tmp_path):
+    """The trial's time running out while the server has not yet listed its tools is not the model's: it never saw
+    a tool. An AgentInfraError (an infra_error in the driver phase), not a time limit charged as unreported."""
+    from pytest_mobium_evals.drivers.agents import AgentInfraError
+
+    api = request.getfixturevalue(ENDPOINT[provider])
+    api.script([Answer("done", None, "nothing to do")])
+    spec = ToolServerSpec.external("sleep 600", "emulator-5554", "127.0.0.1", 5037)
+    events: list[dict] = []
+    with pytest.raises(AgentInfraError, match="did not (finish its handshake|connect) within the trial's 3 s"):
+        run_agent(parse_models(MODEL[provider])[0], "Open Settings.", spec, Limits(max_seconds=3), events.append,
+                  tmp_path / "work")
+    assert not [e for e in events if e.get("kind") == "tool_call"]
+    assert not any(e.get("where") == "limit" for e in events)

@@ -167,6 +167,18 @@ def test_appium_runs_a_session_and_drives_mobiumapp(appium):
         {"type": "pointerMove", "duration": 400, "x": 540, "y": 1200}, {"type": "pointerUp", "button": 0}]}]})
     assert client.session("GET", f"/element/{title}/rect")["y"] == before - 300
 
+    # the server's own gestures through Appium's `mobile:` commands: a scroll answers whether more is left
+    listed = client.find("xpath", "//*[@resource-id='homeList']")
+
+    def scroll(direction: str, percent: float) -> bool:
+        return client.session("POST", "/execute/sync", {"script": "mobile: scrollGesture", "args": [
+            {"elementId": listed, "direction": direction, "percent": percent}]})
+
+    assert scroll("down", 0.3) is True
+    assert scroll("up", 20) is False  # back at the top, where the title is where it was
+    title = client.find("xpath", "//*[@resource-id='title']")
+    assert client.session("GET", f"/element/{title}/rect")["y"] == before
+
     # sign in as app_fill types: the field's value set whole (non-ASCII too), then the button
     client.session("POST", f"/element/{client.find('accessibility id', 'Login Demo')}/click", {})
     user = client.find("xpath", "//android.widget.EditText[@resource-id='username']")

@@ -55,6 +55,31 @@ def test_an_agent_trial_runs_on_mobile_mcp_and_the_record_names_it(pytester: pyt
     assert '"mobile_click_on_screen_at_coordinates"' in transcript and '"app_' not in transcript
 
 
+def test_two_runs_on_two_adb_servers_each_reach_their_own_device(pytester: pytest.Pytester, mobile_mcp,
+                                                                  monkeypatch, tmp_path):
+    """mobilecli's daemon keeps the ADB server of the command that started it, for every later run sharing its home
+    (here the fixture's MOBILECLI_HOME stands for the user's ~/.mobilecli). Each trial gets a home of its own, so
+    the second run, on another virtual device behind another ADB server, finds its device; and each trial's daemon
+    is ended, none left in the shared home."""
+    import os
+
+    shutil.copytree(ROOT / "tasks" / "mobiumapp_tasks", pytester.path / "mobiumapp_tasks")
+    pytester.makeconftest(CONFTEST)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-standin")
+    shared = Path(os.environ["MOBILECLI_HOME"])
+    ports = []
+    for run in ("one", "two"):
+        result = pytester.runpytest_subprocess("-k", "t21", "--tool-server", mobile_mcp, "--model", "haiku:low",
+                                               "--driver", "agent", "--run-dir", run, "--seed", "4",
+                                               "-p", "no:cacheprovider", "-p", "no:randomly")
+        (verdict,) = [json.loads(p.read_text()) for p in (pytester.path / run).glob("trials/*/verdict.json")]
+        assert verdict["verdict"] == "pass", (run, verdict["infra_error"], result.stdout.str()[-3000:])
+        ports.append(json.loads((pytester.path / run / "record.json").read_text())["device"]["adb"])
+    assert ports[0] != ports[1]  # two virtual devices, each behind an ADB server of its own
+    assert not list(shared.iterdir())  # the shared home was never used: no daemon of an earlier run to find
+
+
 MOBIUM_STANDIN = """#!/bin/sh
 # A stand-in for `mobium`: notes its arguments and the variable it was given, then hands over to the built-in
 # server on the ADB server the standard variables name, without the --driver it has no use for.

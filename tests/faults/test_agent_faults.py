@@ -36,7 +36,7 @@ def agent(pytester: pytest.Pytester, monkeypatch):
     for name in ("MOBIUM_EVALS_SIM_FAULT", "MOBIUM_EVALS_MCP_FAULT"):
         monkeypatch.delenv(name, raising=False)
 
-    def run(trajectory, *, sim_fault=None, mcp_fault=None):
+    def run(trajectory, *, sim_fault=None, mcp_fault=None, extra=(), trial_timeout="60"):
         if sim_fault:
             monkeypatch.setenv("MOBIUM_EVALS_SIM_FAULT", sim_fault)
         if mcp_fault:
@@ -44,9 +44,12 @@ def agent(pytester: pytest.Pytester, monkeypatch):
         with standins.OpenAIStandin(trajectory) as api:
             result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "f01", "--model=openai/local-model",
                                                    "--base-url", api.base_url, "--run-dir", "run", "--seed", "3",
-                                                   "--tool-timeout", "4", "--trial-timeout", "60")
+                                                   "--tool-timeout", "4", "--trial-timeout", trial_timeout,
+                                                   *extra)
+            asked = sum(path.endswith("/chat/completions") for path in api.paths)  # the model's turns
         stored = check_invariant(pytester.path / "run", result.stdout.str())
         (trial,) = stored.values()
+        run.asked = asked
         return result, trial
     return run
 
@@ -76,3 +79,14 @@ def test_a_tool_server_dying_under_the_agent_is_an_infra_error_of_the_driver_pha
 def test_a_model_api_failing_is_an_infra_error_of_the_driver_phase(agent, fail):
     _, trial = agent([fail, *SOLVE])
     assert (trial["verdict"], trial["infra_phase"]) == ("infra_error", "driver"), trial["infra_error"]
+
+
+# A --tool-server that exits before its handshake, and one that never answers it (within a trial time of 3 s): the
+# trial is the infrastructure's, in the driver phase, and the model was never asked (it had no tools yet).
+@pytest.mark.parametrize("server, trial_timeout", [("sh -c 'exit 3'", "60"), ("sleep 600", "3")],
+                         ids=["exits", "never-answers"])
+def test_a_tool_server_that_does_not_start_is_an_infra_error_of_the_driver_phase(agent, server, trial_timeout):
+    _, trial = agent(SOLVE, extra=("--tool-server", server), trial_timeout=trial_timeout)
+    assert (trial["verdict"], trial["infra_phase"]) == ("infra_error", "driver"), trial["infra_error"]
+    assert trial["tool_server"].endswith(f": {server}") and trial["hit_limit"] is None
+    assert agent.asked == 0

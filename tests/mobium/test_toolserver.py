@@ -41,6 +41,16 @@ STANDIN = textwrap.dedent('''
         async with stdio_server() as (r, w):
             await server.run(r, w, server.create_initialization_options())
 
+    if "--daemon" in sys.argv:
+        # As mobilecli's first command does: a detached daemon, its pid file in $MOBILECLI_HOME (noted for the test).
+        import json, subprocess
+        home = os.environ["MOBILECLI_HOME"]
+        daemon = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(os.path.join(home, "daemon.pid"), "w") as fh:
+            json.dump({"pid": daemon.pid, "version": "1.0.9"}, fh)
+        with open(sys.argv[sys.argv.index("--daemon") + 1], "a") as fh:
+            fh.write(f"{home} {daemon.pid}\\n")
     if "--broken" in sys.argv:
         print("cannot start: no device", file=sys.stderr)
         sys.exit(2)
@@ -138,3 +148,52 @@ def test_a_bad_tool_server_command_says_what_is_wrong(command, problem):
 
     with pytest.raises(ValueError, match=re.escape(problem)):
         tool_server_words(command)
+
+
+def _running(pid: int) -> bool:
+    from pytest_mobium_evals.reach.private_state import _running as running
+
+    return running(pid)
+
+
+def test_each_launch_of_an_external_server_has_its_own_mobilecli_home_and_its_daemon_is_ended(standin, tmp_path,
+                                                                                               monkeypatch):
+    shared = tmp_path / "shared-home"  # the user's ~/.mobilecli: no launch uses it
+    shared.mkdir()
+    monkeypatch.setenv("MOBILECLI_HOME", str(shared))
+    noted = tmp_path / "daemons.txt"
+    for _ in range(2):
+        spec = ToolServerSpec.external(f"{sys.executable} {standin} --daemon {noted}", "emulator-5554")
+        with Tools(spec) as tools:
+            assert tools.call("app_ok").text == "fine"
+    (home1, pid1), (home2, pid2) = [line.split() for line in noted.read_text().splitlines()]
+    assert home1 != home2 and str(shared) not in (home1, home2) and not list(shared.iterdir())
+    from pathlib import Path
+
+    assert not Path(home1).exists() and not Path(home2).exists()
+    assert not _running(int(pid1)) and not _running(int(pid2))
+
+
+def test_only_a_process_started_with_the_private_folder_is_ended(tmp_path):
+    """A pid file may name a process that is not the server's (its daemon gone, the pid reused): that one lives."""
+    import json
+    import os
+    import subprocess
+
+    from pytest_mobium_evals.reach.private_state import end_left_running
+
+    folder = tmp_path / "home"
+    folder.mkdir()
+    sleep = [sys.executable, "-c", "import time; time.sleep(600)"]
+    ours = subprocess.Popen(sleep, env={**os.environ, "MOBILECLI_HOME": str(folder)})
+    other = subprocess.Popen(sleep)
+    try:
+        (folder / "daemon.pid").write_text(json.dumps({"pid": ours.pid, "version": "1.0.9"}))
+        (folder / "old.pid").write_text(str(other.pid))
+        assert end_left_running(folder) == [ours.pid]
+        assert ours.wait(timeout=10) is not None and other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
+        ours.kill()
+        ours.wait()

@@ -283,3 +283,62 @@ def test_the_servers_own_gestures_click_swipe_and_their_errors(served):
     assert status == 400 and answer["value"]["error"] == "invalid argument"
     status, answer = c.call("POST", f"/session/{c.sid}/appium/gestures/click", {})
     assert status == 400 and answer["value"]["error"] == "invalid argument"
+
+
+def test_scroll_and_fling_move_the_content_and_say_whether_it_can_go_further(served):
+    """`/appium/gestures/scroll` and `fling` (what Appium's `mobile: scrollGesture` / `flingGesture` send): the
+    direction is the content's, the finger goes the other way; the answer is whether more is left that way."""
+    device, c = served
+    home = {"origin": {ELEMENT_KEY: c.by_id("homeList")}}
+
+    def offset() -> int:
+        return device.current_activity().scroll_offsets.get("homeList", 0)
+
+    def most() -> int:
+        return device.scroll_state("homeList")[1]
+
+    assert most() > 0
+    assert c.ok("POST", "/appium/gestures/scroll", {**home, "direction": "down", "percent": 0.3}) is True
+    assert 0 < offset() < most()
+    assert c.ok("POST", "/appium/gestures/scroll", {**home, "direction": "down", "percent": 50}) is False
+    assert offset() == most()  # stopped at the end, not 50 areas later
+    assert c.ok("POST", "/appium/gestures/scroll", {**home, "direction": "down", "percent": 0.5}) is False
+    assert c.ok("POST", "/appium/gestures/fling", {**home, "direction": "up"}) == (offset() > 0)
+    assert offset() < most()
+    assert c.ok("POST", "/appium/gestures/scroll", {**home, "direction": "up", "percent": 50}) is False
+    assert offset() == 0
+    # Nothing under the area scrolls sideways: nothing moved, nothing further.
+    assert c.ok("POST", "/appium/gestures/scroll", {**home, "direction": "right", "percent": 0.5}) is False
+    for route, body, problem in [
+        ("scroll", {**home, "direction": "down"}, "'percent'"),
+        ("scroll", {**home, "direction": "across", "percent": 0.5}, "'direction'"),
+        ("fling", {**home, "direction": "down", "speed": 10}, "minimum fling velocity"),
+        ("fling", {"direction": "down"}, "an area"),
+    ]:
+        status, answer = c.call("POST", f"/session/{c.sid}/appium/gestures/{route}", body)
+        assert status == 400 and answer["value"]["error"] == "invalid argument", (route, answer)
+        assert problem in answer["value"]["message"], (route, answer)
+
+
+def test_pinch_open_and_close_zoom_the_page_with_two_fingers(served):
+    """`/appium/gestures/pinch_open` and `pinch_close` (`mobile: pinchOpenGesture` / `pinchCloseGesture`): two
+    fingers together on the element, which the Pinch and Spread page reads as its zoom."""
+    device, c = served
+    c.ok("POST", f"/element/{c.by_id('gesturehubBtn')}/click", {})
+    wait_for(lambda: 'resource-id="pinchBtn"' in c.source(), what="the gesture hub")
+    c.ok("POST", f"/element/{c.by_id('pinchBtn')}/click", {})
+    wait_for(lambda: "scale 1.00" in c.source(), what="the pinch page")
+    page = {"origin": {ELEMENT_KEY: c.by_id("pinchWebview")}}
+
+    def scale() -> float:
+        import re
+
+        return float(re.search(r"scale (\d+\.\d+)", c.source()).group(1))
+
+    c.ok("POST", "/appium/gestures/pinch_open", {**page, "percent": 0.8})
+    grown = scale()
+    assert grown > 1.5
+    c.ok("POST", "/appium/gestures/pinch_close", {**page, "percent": 0.8, "speed": 3000})
+    assert scale() < 0.7 * grown
+    status, answer = c.call("POST", f"/session/{c.sid}/appium/gestures/pinch_open", {**page, "percent": 1.5})
+    assert status == 400 and "'percent'" in answer["value"]["message"]

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
+from pytest_mobium_evals.reach.private_state import private_state
+
 from .base import AgentConfigError, AgentInfraError, AgentRun, InfraError, Limits, ModelSetting
 
 __all__ = ["ModelSetting", "parse_models", "check_ready", "Limits", "AgentRun", "run_agent", "AgentInfraError",
@@ -161,13 +163,14 @@ def run_agent(setting: ModelSetting, prompt: str, server: Any, limits: Limits, o
     OLLAMA_HOST. `workdir` is a scratch folder of the trial's own, outside any project: the driver makes the
     agent's empty working directory and temporary HOME in it and removes them afterwards."""
     if setting.provider == "claude":
-        from .claude import run_claude
-
-        coro = run_claude(setting, prompt, server, limits, on_event, Path(workdir))
+        from .claude import run_claude as run
     elif setting.provider in ("ollama", "openai"):
         from .loop import run_loop
 
-        coro = run_loop(setting, prompt, server, limits, on_event, Path(workdir), base_url)
+        def run(setting, prompt, server, limits, on_event, workdir):
+            return run_loop(setting, prompt, server, limits, on_event, workdir, base_url)
     else:
         raise AgentConfigError(f"{setting.label}: unknown provider {setting.provider!r}")
-    return asyncio.run(coro)
+    # The server's machine-wide state is this run's (a trial's spec arrives with it made: nothing more is made).
+    with private_state(server) as server:
+        return asyncio.run(run(setting, prompt, server, limits, on_event, Path(workdir)))

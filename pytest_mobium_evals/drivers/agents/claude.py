@@ -157,6 +157,7 @@ class _Trial:
         self.tool_names: dict[str, str] = {}  # tool_use id -> short name
         self.starts_file: Optional[Path] = None
         self.server = SERVER_NAME  # the name its tool server is registered under (server_name)
+        self.server_up = False  # the CLI's init message said the tool server connected
 
     @property
     def prefix(self) -> str:
@@ -252,6 +253,12 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
         try:
             await asyncio.wait_for(_converse(client, trial, prompt), timeout=limits.max_seconds)
         except asyncio.TimeoutError:
+            if not trial.server_up:
+                # The time went on starting the CLI and its tool server, before the model saw a tool.
+                message = f"the tool server did not connect within the trial's {limits.max_seconds:g} s"
+                record("error", where="infra", message=message)
+                await _interrupt(client)
+                raise AgentInfraError(message) from None
             trial.hit_limit = trial.hit_limit or "time"
             record("error", where="limit", message=f"time limit ({limits.max_seconds:g} s) reached")
             # Abort the turn in flight first: a CLI waiting on the API ignores stdin's end for its 5 s grace.
@@ -323,6 +330,7 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
     async for message in client.receive_response():
         if isinstance(message, SystemMessage) and message.subtype == "init":
             _check_server_started(message.data, trial.server)
+            trial.server_up = True
         elif isinstance(message, AssistantMessage):
             if message.message_id and message.usage:
                 if message.message_id not in trial.usage_by_message:

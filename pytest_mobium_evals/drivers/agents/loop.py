@@ -83,6 +83,12 @@ async def run_loop(setting: ModelSetting, prompt: str, spec: Any, limits: Limits
             await asyncio.wait_for(_converse(provider, prompt, spec, limits, record, state, scratch),
                                    timeout=limits.max_seconds)
         except asyncio.TimeoutError:
+            if not state.server_ready:
+                # The time went on starting the server, before the model saw a tool: the infrastructure's.
+                exc = AgentInfraError(f"the tool server did not finish its handshake within the trial's "
+                                      f"{limits.max_seconds:g} s{_stderr_note(scratch)}")
+                record("error", where="infra", message=str(exc))
+                raise exc from None
             state.hit_limit = state.hit_limit or "time"
             state.claim = Claim()
             record("error", where="limit", message=f"time limit ({limits.max_seconds:g} s) reached")
@@ -110,6 +116,7 @@ class _State:
     prompt_size: Any = None  # context.PromptSize: a reply that read fewer prompt tokens than its floor was cut
     text_call: Optional[str] = None  # the text of the reply that ended the turns by writing a tool call as prose
     nudged: bool = False  # told once that a call written as text is not a call
+    server_ready: bool = False  # the tool server answered its handshake and listed its tools
 
     def add(self, reply: Reply, record: Recorder, seconds: float) -> None:
         """Counts a reply's tokens, and records the reply's arrival: the transcript's model step (its tokens, what
@@ -142,6 +149,7 @@ async def _converse(provider: Provider, prompt: str, spec: Any, limits: Limits, 
         try:
             async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=limits.max_seconds) as mcp:
                 tools = await asyncio.wait_for(mcp.list_tools(), timeout=SERVER_START_TIMEOUT_S)
+                state.server_ready = True
                 functions = [function_schema(tool) for tool in tools.tools]
                 messages = await _turns(provider, prompt, functions, mcp, limits, record, state)
                 if messages is not None:
@@ -186,6 +194,11 @@ def _server_gone_types() -> tuple[type[BaseException], ...]:
     from mcp.shared.exceptions import MCPError
 
     return (_ServerGone, OSError, MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
+
+
+def _stderr_note(scratch: Path) -> str:
+    tail = _tail(scratch / "server.stderr")
+    return f" (stderr: {tail})" if tail else ""
 
 
 def _tail(path: Path, lines: int = 3) -> str:

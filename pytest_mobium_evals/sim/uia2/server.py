@@ -557,10 +557,18 @@ def _gesture_point(s: UiAutomator2Server, body: dict) -> tuple[float, float]:
     return float(offset.get("x", 0)), float(offset.get("y", 0))
 
 
+# UiObject2 keeps an element's gestures inside its edges (its gesture margins; a tenth of its size each side here):
+# a stroke across all of a list that reaches the screen's bottom must not start in the navigation gesture area,
+# where it would be a home gesture.
+GESTURE_MARGIN = 0.1
+
+
 def _gesture_area(s: UiAutomator2Server, body: dict) -> tuple[float, float, float, float]:
     origin = body.get("origin")
     if isinstance(origin, dict) and (origin.get(ELEMENT_KEY) or origin.get("ELEMENT")):
-        return s.element(str(origin.get(ELEMENT_KEY) or origin.get("ELEMENT"))).bounds
+        l, t, r, b = s.element(str(origin.get(ELEMENT_KEY) or origin.get("ELEMENT"))).bounds
+        mx, my = (r - l) * GESTURE_MARGIN, (b - t) * GESTURE_MARGIN
+        return l + mx, t + my, r - mx, b - my
     area = body.get("area")
     if not isinstance(area, dict):
         raise W3CError("invalid argument", "A swipe needs an element (origin) or an area (left, top, width, height)")
@@ -621,6 +629,130 @@ def _gesture(kind: str) -> Callable:
             if kind == "drag":
                 stroke = [(0.0, x1, y1), (0.5, x1, y1)] + [(0.5 + t, x, y) for t, x, y in stroke[1:]]
             _press(s, [stroke])
+        return None
+    return handler
+
+
+_DIRECTIONS = ("up", "down", "left", "right")
+_REVERSE = {"up": "down", "down": "up", "left": "right", "right": "left"}
+# UiObject2's default speeds in dp/s (swipe and scroll 5000, fling 7500, pinch 2500), the server scaling them by the
+# display's density (2.625 here): px/s.
+_DENSITY = 2.625
+_SCROLL_SPEED, _FLING_SPEED, _PINCH_SPEED = 5000 * _DENSITY, 7500 * _DENSITY, 2500 * _DENSITY
+_MIN_FLING_SPEED = 50 * _DENSITY  # ViewConfiguration's minimum fling velocity, scaled
+
+
+def _direction(body: dict) -> str:
+    direction = str(body.get("direction", "")).lower()
+    if direction not in _DIRECTIONS:
+        raise W3CError("invalid argument", f"'direction' must be one of up, down, left, right, got {direction!r}")
+    return direction
+
+
+def _speed(body: dict, default: float) -> float:
+    speed = body.get("speed")
+    if speed is None:
+        return default
+    if isinstance(speed, bool) or not isinstance(speed, (int, float)) or speed < 0:
+        raise W3CError("invalid argument", f"'speed' must be a number of pixels a second, not negative: {speed!r}")
+    return float(speed) or 1.0
+
+
+def _line(x1: float, y1: float, x2: float, y2: float, speed: float, *, hold: float = 0.0) -> list:
+    """A finger's stroke from one point to another at `speed` px/s, a move a frame, held `hold` s at the end."""
+    seconds = max(0.05, ((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5 / speed)
+    steps = max(1, round(seconds / w3c_actions.FRAME_S))
+    stroke = [(0.0, x1, y1)] + [(seconds * i / steps, x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps)
+                                for i in range(1, steps + 1)]
+    if hold:
+        stroke.append((seconds + hold, x2, y2))
+    return stroke
+
+
+def _swipe_ends(area: tuple[float, float, float, float], direction: str,
+                percent: float) -> tuple[float, float, float, float]:
+    """A finger's start and end moving `direction` across `percent` of the area, centred on it."""
+    l, t, r, b = area
+    cx, cy, w, h = (l + r) / 2, (t + b) / 2, (r - l) * percent, (b - t) * percent
+    return {"up": (cx, cy + h / 2, cx, cy - h / 2), "down": (cx, cy - h / 2, cx, cy + h / 2),
+            "left": (cx + w / 2, cy, cx - w / 2, cy), "right": (cx - w / 2, cy, cx + w / 2, cy)}[direction]
+
+
+def _scroll_position(d: "VirtualDevice", x: float, y: float, axis: str) -> tuple[str, int, int] | None:
+    """The scroll container a finger landing at (x, y) moves along `axis`: (its key, offset, max offset)."""
+    from .. import views
+
+    root = d.frame().app_window.root
+    found = views.scroll_container_at(root, int(round(x)), int(round(y)), axis) if root is not None else None
+    if found is None:
+        return None
+    key = found.node.id or f"#{found.order}"
+    return key, d.scroll_offsets.get(key, 0), d._max_offset(found)
+
+
+def _scrolls(kind: str) -> Callable:
+    """`scroll` and `fling`: the content moved `direction` (the finger the other way) across the area; the answer
+    is whether it can move further that way. Scroll goes `percent` of the area in strokes of at most all of it,
+    each held 250 ms before the lift; fling is one stroke across all of it, at a fling's speed. As UiAutomator's
+    `Until.scrollFinished`: false once a stroke left the content at its end, or moved nothing."""
+    def handler(s: UiAutomator2Server, p: dict, body: dict) -> Any:
+        d = s.device
+        with d.lock:
+            area = _gesture_area(s, body)
+            direction = _direction(body)
+            if kind == "fling":
+                percent, speed = 1.0, _speed(body, _FLING_SPEED)
+                if speed < _MIN_FLING_SPEED:
+                    raise W3CError("invalid argument", f"Speed {speed:g} is less than the minimum fling velocity "
+                                                       f"{_MIN_FLING_SPEED:g}")
+            else:
+                percent, speed = body.get("percent"), _speed(body, _SCROLL_SPEED)
+                if isinstance(percent, bool) or not isinstance(percent, (int, float)) or percent <= 0:
+                    raise W3CError("invalid argument", f"'percent' must be a number above 0, got {percent!r}")
+            axis = "vertical" if direction in ("up", "down") else "horizontal"
+            forward = direction in ("down", "right")  # the content's offset grows
+            left = float(percent)
+            while left > 0:
+                x1, y1, x2, y2 = _swipe_ends(area, _REVERSE[direction], min(left, 1.0))
+                before = _scroll_position(d, x1, y1, axis)
+                _press(s, [_line(x1, y1, x2, y2, speed, hold=0.25 if kind == "scroll" else 0.0)])
+                if before is None:
+                    return False
+                offset, most = d.scroll_offsets.get(before[0], 0), before[2]
+                if offset == before[1] or (offset >= most if forward else offset <= 0):
+                    return False
+                left -= 1.0
+        return True
+    return handler
+
+
+def _pinch(opening: bool) -> Callable:
+    """`pinch_open` and `pinch_close`: two fingers on the area's horizontal middle line, moving apart from near its
+    centre to `percent` of its half-width out (open), or in from there to near the centre (close), together."""
+    def handler(s: UiAutomator2Server, p: dict, body: dict) -> Any:
+        d = s.device
+        with d.lock:
+            l, t, r, b = _gesture_area(s, body)
+            percent = body.get("percent")
+            if isinstance(percent, bool) or not isinstance(percent, (int, float)) or not 0 <= percent <= 1:
+                raise W3CError("invalid argument", f"'percent' must be between 0 and 1, got {percent!r}")
+            speed = _speed(body, _PINCH_SPEED)
+            cx, cy, half = (l + r) / 2, (t + b) / 2, (r - l) / 2
+            near, far = max(2.0, half * (1 - percent)), max(2.0, half)
+            inner, outer = (near, far) if percent else (far, far)
+            start, end = (inner, outer) if opening else (outer, inner)
+            a = _line(cx - start, cy, cx - end, cy, speed)
+            b2 = _line(cx + start, cy, cx + end, cy, speed)
+            events: list[w3c_actions.Event] = []
+            for pointer, stroke in ((0, a), (1, b2)):
+                for i, (dt, x, y) in enumerate(stroke):
+                    events.append(w3c_actions.Event(dt, 0, "down" if i == 0 else "move", pointer, x, y))
+                events.append(w3c_actions.Event(stroke[-1][0], 0, "up", pointer, stroke[-1][1], stroke[-1][2]))
+            # Both fingers land before either moves, and lift after both moved: in time order, downs first.
+            order = {"down": 0, "move": 1, "up": 2}
+            events.sort(key=lambda e: (e.t, order[e.kind], e.pointer))
+            events = [w3c_actions.Event(e.t, i, e.kind, e.pointer, e.x, e.y) for i, e in enumerate(events)]
+            w3c_actions.perform(d, events, events[-1].t)
         return None
     return handler
 
@@ -848,6 +980,10 @@ def _routes() -> list[tuple[str, list[str], Callable]]:
         ("POST", f"{se}/appium/gestures/long_click", _gesture("long_click")),
         ("POST", f"{se}/appium/gestures/swipe", _gesture("swipe")),
         ("POST", f"{se}/appium/gestures/drag", _gesture("drag")),
+        ("POST", f"{se}/appium/gestures/scroll", _scrolls("scroll")),
+        ("POST", f"{se}/appium/gestures/fling", _scrolls("fling")),
+        ("POST", f"{se}/appium/gestures/pinch_open", _pinch(True)),
+        ("POST", f"{se}/appium/gestures/pinch_close", _pinch(False)),
         ("POST", f"{se}/back", _back),
         ("POST", f"{se}/appium/device/press_keycode", _press_keycode),
         ("POST", f"{se}/appium/device/long_press_keycode", _long_press_keycode),
