@@ -45,7 +45,7 @@ def agent(pytester: pytest.Pytester, monkeypatch):
             result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "f01", "--model=openai/local-model",
                                                    "--base-url", api.base_url, "--run-dir", "run", "--seed", "3",
                                                    "--tool-timeout", "4", "--trial-timeout", trial_timeout,
-                                                   *extra)
+                                                   "--device-pace=fast", *extra)
             asked = sum(path.endswith("/chat/completions") for path in api.paths)  # the model's turns
         stored = check_invariant(pytester.path / "run", result.stdout.str())
         (trial,) = stored.values()

@@ -43,7 +43,7 @@ def run_agent(pytester: pytest.Pytester, monkeypatch):
                 monkeypatch.setenv("OPENAI_BASE_URL", api.base_url)
             result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "f01", f"--model={MODEL[provider]}",
                                                    f"--driver={drivers}", "--run-dir", "run", "--seed", "3",
-                                                   "--tool-timeout", "10", *options)
+                                                   "--tool-timeout", "10", "--device-pace=fast", *options)
         output = result.stdout.str()
         stored = check_invariant(pytester.path / "run", output)
         agent = [v for v in stored.values() if v["driver"] == "agent"]
