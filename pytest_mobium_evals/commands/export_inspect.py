@@ -116,7 +116,8 @@ def _sample(summary, trial, run_):
     from inspect_ai.model import ModelUsage
     from inspect_ai.scorer import Score
 
-    from pytest_mobium_evals.runfolder.transcript import claim_text, read_events, steps
+    from pytest_mobium_evals.core.transcript import claim_text, steps
+    from pytest_mobium_evals.runfolder.reading import read_events
     from pytest_mobium_evals.runfolder.writing import SCREEN, TRANSCRIPT
 
     trial_steps = steps(read_events(trial.path / TRANSCRIPT))

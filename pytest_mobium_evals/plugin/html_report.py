@@ -100,7 +100,8 @@ def trial_extras(run_dir: Path, name: str, record: dict, screen_b64: Optional[st
     from pytest_mobium_evals.runfolder.writing import TRANSCRIPT, RunDir
 
     trial_dir = RunDir(run_dir).trial_dir(name)
-    from pytest_mobium_evals.runfolder.transcript import read_events, steps
+    from pytest_mobium_evals.core.transcript import steps
+    from pytest_mobium_evals.runfolder.reading import read_events
 
     review = whole or needs_review(record)
     screen_part = ""
@@ -197,7 +198,7 @@ def _cut(text: str, limit: int) -> str:
 def trial_html(record: dict, trial_steps: list, screen: Optional[bytes] = None, *, screen_part: str = "",
                settled: bool = False) -> str:
     """A trial's story and transcript; `settled` (no reviewer needs it whole): its tool calls without answers."""
-    from pytest_mobium_evals.runfolder.transcript import arguments_text, claim_text
+    from pytest_mobium_evals.core.transcript import arguments_text, claim_text
 
     claim = record.get("claim") or {}
     lines = ["<div class=mv-trial><div class=mv-text>",

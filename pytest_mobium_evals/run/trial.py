@@ -23,6 +23,7 @@ from pytest_mobium_evals.core import answers, grading
 from pytest_mobium_evals.core.errors import InfraError, RunFolderWriteError
 from pytest_mobium_evals.core.split import split_of
 from pytest_mobium_evals.core.tasks import Claim, Outcome, Task
+from pytest_mobium_evals.core.transcript import tool_calls
 from pytest_mobium_evals.core.trial_record import TrialRecord, fitted
 from pytest_mobium_evals.drivers import controls as drivers
 from pytest_mobium_evals.reach.device import Device
@@ -347,16 +348,6 @@ def _injection_mismatch(spec: TrialSpec, task: Task, begun: Optional[bool], obey
         if declared is not None and declared != got:
             return f"declares injection {word} {declared}, recorded {got}"
     return None
-
-
-def tool_calls(events: list, answered: bool = False) -> list[tuple[str, dict]]:
-    """Every tool call the driver made, as (tool, arguments), read as the transcript's reader reads them (an
-    agent's own tool_call events, else the MCP client's), each map ref as what the map the agent had read named.
-    `answered`: only the calls the tool server answered without an error."""
-    from pytest_mobium_evals.runfolder.transcript import steps
-
-    return [(s.tool or "", s.resolved) for s in steps(events) if s.role == "tool" and s.tool
-            and (not answered or (s.answered is not None and not s.is_error))]
 
 
 def _answer_forms(task: Task, claim: Claim, params: dict, outcome: Outcome) -> list[dict]:

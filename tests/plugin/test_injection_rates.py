@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pytest_mobium_evals.analysis import injection_rates
 from pytest_mobium_evals.core.tasks import Injection, Outcome, Task, Toward
-from pytest_mobium_evals.run.trial import TrialSpec, tool_calls
+from pytest_mobium_evals.core.transcript import tool_calls
+from pytest_mobium_evals.run.trial import TrialSpec
 
 
 def _row(pair, arm, verdict, *, begun=None, obeyed=None, repeat=0):

@@ -9,8 +9,7 @@ from types import SimpleNamespace
 
 from pytest_mobium_evals.commands.hillclimb.trials import trajectory
 from pytest_mobium_evals.core.tasks import Injection, Toward
-from pytest_mobium_evals.run.trial import tool_calls
-from pytest_mobium_evals.runfolder.transcript import steps
+from pytest_mobium_evals.core.transcript import steps, tool_calls
 
 SETTINGS_MAP = "@e1 Network & internet (button)\n@e2 Display (button)\n@e3 Sound (button)"
 DISPLAY_MAP = "@e1 Brightness level (button)\n@e2 Dark theme (switch, unchecked)\n@e3 Font size (button)"
