@@ -16,7 +16,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from pytest_mobium_evals import __version__, source_commit
 from pytest_mobium_evals.core import grading
@@ -28,6 +28,9 @@ from pytest_mobium_evals.drivers import controls as drivers
 from pytest_mobium_evals.reach.device import Device
 from pytest_mobium_evals.runfolder.writing import RunDir, trial_name
 from pytest_mobium_evals.surface import proxy as surface_proxy
+
+if TYPE_CHECKING:
+    from pytest_mobium_evals.drivers.agents import Limits, ModelSetting
 
 
 class TrialInfraError(InfraError):
@@ -46,7 +49,7 @@ class TrialSpec:
     task: Task
     driver: str
     repeat: int
-    setting: Any = None  # agents.ModelSetting for the agent driver
+    setting: Optional[ModelSetting] = None  # the agent driver's model setting
     # Two settings of one model (haiku:low, haiku:high) would share a trial folder named after the model alone:
     # then the folder's model part carries the effort too.
     qualify_effort: bool = False
@@ -109,7 +112,7 @@ class TrialEnv:
     seed: int
     run_dir: Optional[RunDir]
     server_spec: Callable[[Device], Any]  # the device → a ToolServerSpec for this trial's fresh server
-    limits: Any = None  # agents.Limits
+    limits: Optional[Limits] = None  # an agent trial's
     base_url: Optional[str] = None
     device_info: dict = field(default_factory=dict)
     enforce_max_steps: bool = False
@@ -277,7 +280,7 @@ def takes_claim(check: Callable[..., Outcome]) -> bool:
         return False
 
 
-def agent_limits(env: TrialEnv, task: Task) -> Any:
+def agent_limits(env: TrialEnv, task: Task) -> Optional[Limits]:
     """The limits an agent trial of this task runs under: the session's for its model setting, the tool calls
     capped at the task's own step budget under --enforce-max-steps."""
     limits = env.limits
