@@ -335,7 +335,7 @@ def _start(trial, trial_steps, timings: dict, run_):
     the run's start."""
     from datetime import datetime
 
-    recorded = _utc(trial.record.get("started_at"))
+    recorded = _utc(trial.record.started_at)
     if recorded:
         return datetime.fromisoformat(recorded).timestamp()
     first = _first_time(trial_steps)

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
 
 import pytest
 
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS, INFRA_ERROR
 
 from .session import eval_session, read_json
+
+if TYPE_CHECKING:
+    from pytest_mobium_evals.core.trial_record import TrialRecord
 
 # verdict -> (terminal category, letter, word, colour). The letters avoid core's and rerunfailures'
 # (. F E s x X R) and each other's. `pass` keeps pytest's own category, so "passed" counts stay familiar.
@@ -141,18 +145,17 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
             tr.write_line(f"{r.trial}: {r.infra_error}")
 
 
-def tier_rates(reports) -> list[tuple[str, str, int, int]]:
-    """From trial records (or mappings with their keys, `group` among them), per group and tier (core, hard):
-    (group, tier, successes, graded trials). A control's success is getting its declared verdict, an agent's is a
-    pass; infrastructure errors are left out of both counts here (the per-group
-    line above keeps them in its denominator)."""
+def tier_rates(reports: Iterable[TrialRecord]) -> list[tuple[str, str, int, int]]:
+    """From trial records, per group and tier (core, hard): (group, tier, successes, graded trials). A control's
+    success is getting its declared verdict, an agent's is a pass; infrastructure errors are left out of both counts
+    here (the per-group line above keeps them in its denominator)."""
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for d in reports:
-        if d["verdict"] == INFRA_ERROR:
+    for r in reports:
+        if r.verdict == INFRA_ERROR:
             continue
-        control = not d["group"].startswith("agent")
-        cell = counts[(d["group"], d.get("tier") or "core")]
-        cell[0] += bool(d["ok"]) if control else d["verdict"] == "pass"
+        control = not r.group.startswith("agent")
+        cell = counts[(r.group, r.tier or "core")]
+        cell[0] += bool(r.ok) if control else r.verdict == "pass"
         cell[1] += 1
     return [(g, t, ok, n) for (g, t), (ok, n) in sorted(counts.items())]
 

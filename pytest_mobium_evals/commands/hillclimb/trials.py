@@ -215,7 +215,7 @@ def trajectory(trial: Trial) -> dict:
         "task": trial.task,
         "surface": record.surface,
         "prompt": prompt,
-        "params": record.get("params"),
+        "params": record.params,
         "tool_steps": steps,
         "errors": errors,
         "claim": {k: claim.get(k) for k in ("status", "answer", "reason")},
