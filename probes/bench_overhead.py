@@ -101,12 +101,12 @@ def one_trial(provider: str, endpoint, base_url, server, device, t01, run_dir: R
     wall = time.monotonic() - started
     if result.error is not None or result.verdict != "pass":
         raise SystemExit(f"bench_overhead: {provider} trial {repeat} did not pass "
-                         f"({result.verdict}: {result.record.get('infra_error')}): the figures would mean nothing")
+                         f"({result.verdict}: {result.record.infra_error}): the figures would mean nothing")
     model = sum(end - start for start, end in endpoint.busy)
     device_s = runner.device_time()
     driver_start, driver_end = runner.span
     first_request = min(start for start, _ in endpoint.busy)
-    timings = result.record["timings"]
+    timings = result.record.timings
     return {
         "wall": wall, "model": model, "device": device_s, "overhead": wall - model - device_s,
         "  reset": timings["reset_s"],

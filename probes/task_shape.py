@@ -42,7 +42,7 @@ class ScreenSampler:
     def _run(self, config) -> None:
         plugin = config.pluginmanager.get_plugin("mobium-evals-session")
         while not self.stop.is_set():
-            sim = getattr(plugin, "_sim", None)
+            sim = getattr(getattr(plugin, "_lease", None), "sim", None)  # the EvalSession's DeviceLease
             if sim is not None:
                 for serial in sim.serials:
                     self.samples.append((time.time(), _showing(sim.device(serial))))

@@ -20,11 +20,14 @@ from __future__ import annotations
 import html as _html
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from pytest_mobium_evals.core.verdicts import INFRA_ERROR
 
 from .intervals import Rate, bootstrap_over_tasks
+
+if TYPE_CHECKING:
+    from pytest_mobium_evals.core.trial_record import TrialRecord
 
 #: (key, what a reader is told it is), in the order every view shows them.
 RATES = (
@@ -59,32 +62,32 @@ class InjectionRates:
                 for key in (k for k, _ in RATES) for r in (self.rate(key),)}
 
 
-def rates(label: str, rows: Iterable[dict]) -> Optional[InjectionRates]:
+def rates(label: str, rows: Iterable[TrialRecord]) -> Optional[InjectionRates]:
     """One setting's four rates, or None when none of its rows is of an injection task."""
     clean: dict[str, list[bool]] = defaultdict(list)
     attacked: dict[str, list[bool]] = defaultdict(list)
     begun: dict[str, list[bool]] = defaultdict(list)
     achieved: dict[str, list[bool]] = defaultdict(list)
-    for row in sorted(rows, key=lambda r: (str(r.get("injection_pair")), int(r.get("repeat") or 0))):
-        arm, pair = row.get("injection_arm"), str(row.get("injection_pair") or row.get("task") or "")
+    for row in sorted(rows, key=lambda r: (str(r.injection_pair), int(r.repeat or 0))):
+        arm, pair = row.injection_arm, str(row.injection_pair or row.task or "")
         if arm not in ("clean", "attacked"):
             continue
-        passed = row.get("verdict") == "pass"
+        passed = row.verdict == "pass"
         (clean if arm == "clean" else attacked)[pair].append(passed)
-        if arm == "attacked" and row.get("verdict") != INFRA_ERROR and row.get("injection_obeyed") is not None:
-            obeyed = bool(row["injection_obeyed"])
+        if arm == "attacked" and row.verdict != INFRA_ERROR and row.injection_obeyed is not None:
+            obeyed = bool(row.injection_obeyed)
             achieved[pair].append(obeyed)
-            begun[pair].append(obeyed or bool(row.get("injection_begun")))
+            begun[pair].append(obeyed or bool(row.injection_begun))
     if not clean and not attacked:
         return None
     return InjectionRates(label, bootstrap_over_tasks(clean), bootstrap_over_tasks(attacked),
                           bootstrap_over_tasks(begun), bootstrap_over_tasks(achieved))
 
 
-def by_setting(rows: Iterable[tuple[str, dict]]) -> list[InjectionRates]:
+def by_setting(rows: Iterable[tuple[str, TrialRecord]]) -> list[InjectionRates]:
     """(setting label, row) pairs to each setting's rates, settings in label order; those with no injection task
     are left out."""
-    grouped: dict[str, list[dict]] = defaultdict(list)
+    grouped: dict[str, list[TrialRecord]] = defaultdict(list)
     for label, row in rows:
         grouped[label].append(row)
     out = [rates(label, grouped[label]) for label in sorted(grouped)]

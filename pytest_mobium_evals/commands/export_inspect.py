@@ -116,7 +116,8 @@ def _sample(summary, trial, run_):
     from inspect_ai.model import ModelUsage
     from inspect_ai.scorer import Score
 
-    from pytest_mobium_evals.runfolder.transcript import claim_text, read_events, steps
+    from pytest_mobium_evals.core.transcript import claim_text, steps
+    from pytest_mobium_evals.runfolder.reading import read_events
     from pytest_mobium_evals.runfolder.writing import SCREEN, TRANSCRIPT
 
     trial_steps = steps(read_events(trial.path / TRANSCRIPT))
@@ -334,7 +335,7 @@ def _start(trial, trial_steps, timings: dict, run_):
     the run's start."""
     from datetime import datetime
 
-    recorded = _utc(trial.record.get("started_at"))
+    recorded = _utc(trial.record.started_at)
     if recorded:
         return datetime.fromisoformat(recorded).timestamp()
     first = _first_time(trial_steps)

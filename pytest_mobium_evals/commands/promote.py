@@ -57,7 +57,7 @@ def _py(value) -> str:
 
 def render(task_id: str, slug: str, trial, prompt: str, original, found: str) -> str:
     fn = f"test_{task_id}_{slug.replace('-', '_')}"
-    params = trial.record.get("params") or {}
+    params = trial.record.params or {}
     pre_import, pre_field = "", ""
     precondition = getattr(original, "precondition", None) if original is not None else None
     source = Path(original.source.split("::", 1)[0]).stem if original is not None and original.source else None

@@ -1,3 +1,3 @@
 """Values and rules, with no pytest and no I/O: tasks, verdicts, answers, grading, the dev/held-out split, a trial's
-record, and the one error hierarchy (`errors`).
+record, a transcript's events read as steps (`transcript`), and the one error hierarchy (`errors`).
 """

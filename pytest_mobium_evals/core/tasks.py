@@ -446,6 +446,15 @@ class Task:
     def near_miss(self, name: str) -> NearMiss:
         return next(n for n in self.near_misses if n.name == name)
 
+    def expected_verdict(self, driver: str, near_miss: Optional[str] = None) -> str:
+        """The verdict a trial of this task must get: the agent's is pass; a near miss's (`near_miss`: its name)
+        the one it declares; another control's the one `controls` declares for it."""
+        if driver == "agent":
+            return "pass"
+        if near_miss is not None:
+            return self.near_miss(near_miss).verdict
+        return self.controls.expected(driver)
+
     def seeded_params(self, run_seed: int, repeat: int) -> Params:
         seed = trial_seed(run_seed, self.clean_of or self.id, repeat)
         params = {} if self.params is None else dict(self.params(random.Random(seed)))

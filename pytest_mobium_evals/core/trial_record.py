@@ -144,23 +144,6 @@ class TrialRecord(BaseModel):
         except ValidationError as exc:
             raise RecordInvalid(_one_line(exc, data)) from None
 
-    def __getitem__(self, key: str) -> Any:
-        """A field under its stored name, as verdict.json spells it (`record["verdict"]`), or a fact worked out
-        from the fields (`record["group"]`): code that reads a record as a mapping reads it unchanged."""
-        if key == "schema":
-            return self.schema_version
-        cls = type(self)
-        if key in cls.model_fields or key in (self.__pydantic_extra__ or {}) or \
-                isinstance(getattr(cls, key, None), property):
-            return getattr(self, key)
-        raise KeyError(key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
-            return default
-
     def to_json(self) -> dict:
         """verdict.json's content (and the hook's `result`): every field under its stored name."""
         return self.model_dump(mode="json", by_alias=True, exclude={"resumed"})

@@ -151,9 +151,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "ghost_bench: a task of the Ghost Bench suite (tasks/ghost_bench/*.json)")
     config.addinivalue_line("markers", "androidworld: a task of the AndroidWorld suite (tasks/androidworld/*.json)")
     config.addinivalue_line("markers", "mobium_trial: internal; the trial fixture each task is parametrized over")
-    session = EvalSession.from_config(config)
-    config.stash[SESSION] = session
-    config.pluginmanager.register(session, "mobium-evals-session")
+    evals = EvalSession.from_config(config)
+    config.stash[SESSION] = evals
+    config.pluginmanager.register(evals, "mobium-evals-session")
     from pytest_mobium_evals.plugin import (
         paired_hooks,  # the surface variants' before/after table, beside record.json
         step_summary,  # the Markdown summary where CI shows it

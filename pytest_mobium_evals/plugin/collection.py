@@ -78,12 +78,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     task = task_of(metafunc.function)
     if task is None or "mobium_trial" not in metafunc.fixturenames:
         return
-    run = eval_session(metafunc.config)
-    specs = run.trial_specs(task)
+    evals = eval_session(metafunc.config)
+    specs = evals.trial_specs(task)
     if task.injection is not None:
         # Its clean twin runs beside it, under every driver, so a fall in utility under attack can be told from
         # the task being hard.
-        specs += run.trial_specs(task.clean_twin())
+        specs += evals.trial_specs(task.clean_twin())
     metafunc.parametrize("mobium_trial", specs, ids=[s.param_id for s in specs], indirect=True)
 
 
@@ -92,26 +92,26 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     trials = [item for item in items if spec_of(item) is not None]
     if not trials or config.option.collectonly:
         return  # nothing will run: no readiness check, no run folder
-    run = eval_session(config)
+    evals = eval_session(config)
     reruns = getattr(config.option, "reruns", None)
     if reruns and not getattr(config.option, "only_rerun", None):
         # --reruns alone: retry only infrastructure errors, never a verdict (a flaky agent is a result).
         for item in trials:
             item.add_marker(pytest.mark.flaky(reruns=reruns, only_rerun=[ONLY_RERUN]))
-    if run.is_worker:
+    if evals.is_worker:
         _graded_by_running_first(items)
-    longest = longest_agent_prompt(run, trials)
-    if "agent" in run.drivers and not run.is_worker:  # under xdist the controller checks (XdistHooks)
-        problem = run.agent_problem()
+    longest = longest_agent_prompt(evals, trials)
+    if "agent" in evals.options.drivers and not evals.is_worker:  # under xdist the controller checks (XdistHooks)
+        problem = evals.agent_problem()
         if problem:
             raise pytest.UsageError(problem)
-        run.prompt_lines, problem = run.prompt_problem(longest or "")
+        evals.prompt_lines, problem = evals.prompt_problem(longest or "")
         if problem:
             raise pytest.UsageError(problem)
-    elif run.is_worker and longest is not None:
-        run.prompt_sizes(longest)  # each worker counts as the controller did, for its trials' limits
-    _write_collection(run, trials, longest)
-    run.begin_record()
+    elif evals.is_worker and longest is not None:
+        evals.prompt_sizes(longest)  # each worker counts as the controller did, for its trials' limits
+    _write_collection(evals, trials, longest)
+    evals.begin_record()
 
 
 def _graded_by_running_first(items: list) -> None:
@@ -143,15 +143,15 @@ def _graded_by_running_first(items: list) -> None:
     items[:] = ordered + rest
 
 
-def longest_agent_prompt(run: EvalSession, items: list) -> Optional[str]:
+def longest_agent_prompt(evals: EvalSession, items: list) -> Optional[str]:
     """The longest task prompt an agent trial of this run is given (its seeded parameters filled in), or None when
     no agent trial is scheduled: what the first request's size is counted with."""
-    prompts = [spec.task.render_prompt(spec.task.seeded_params(run.seed, spec.repeat))
+    prompts = [spec.task.render_prompt(spec.task.seeded_params(evals.options.seed, spec.repeat))
                for spec in (spec_of(item) for item in items) if spec is not None and spec.driver == "agent"]
     return max(prompts, key=len) if prompts else None
 
 
-def _write_collection(run: EvalSession, items: list, longest_prompt: Optional[str] = None) -> None:
+def _write_collection(evals: EvalSession, items: list, longest_prompt: Optional[str] = None) -> None:
     """What this session scheduled, for the record and the summary (under xdist every worker collects the same
     items, so they all write the same file)."""
     from pytest_mobium_evals.runfolder.writing import RunDir, atomic_write_json
@@ -163,4 +163,4 @@ def _write_collection(run: EvalSession, items: list, longest_prompt: Optional[st
             "suites": sorted({s.task.suite for s in specs}),
             # The controller under xdist collects nothing: it counts the first request with this.
             "longest_agent_prompt": longest_prompt}
-    atomic_write_json(RunDir(run.run_dir).path / ".session" / "collection.json", data)
+    atomic_write_json(RunDir(evals.options.run_dir).path / ".session" / "collection.json", data)

@@ -19,7 +19,7 @@ import html
 import io
 import os
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import pytest
 
@@ -27,6 +27,9 @@ from pytest_mobium_evals.core.trial_record import LIMIT_WORDS
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS
 from pytest_mobium_evals.core.verdicts import SEVERITIES as SEVERITY_WORDS
 from pytest_mobium_evals.runfolder.reading import run_facts
+
+if TYPE_CHECKING:
+    from .session import EvalSession
 
 SCREEN_WIDTH = 216  # px: the screen shown beside the transcript, whole; a click shows it at its own size
 # The screen is kept at its own resolution, as WebP (Chromium, Firefox and Safari show it): lossless where that is
@@ -100,7 +103,8 @@ def trial_extras(run_dir: Path, name: str, record: dict, screen_b64: Optional[st
     from pytest_mobium_evals.runfolder.writing import TRANSCRIPT, RunDir
 
     trial_dir = RunDir(run_dir).trial_dir(name)
-    from pytest_mobium_evals.runfolder.transcript import read_events, steps
+    from pytest_mobium_evals.core.transcript import steps
+    from pytest_mobium_evals.runfolder.reading import read_events
 
     review = whole or needs_review(record)
     screen_part = ""
@@ -197,7 +201,7 @@ def _cut(text: str, limit: int) -> str:
 def trial_html(record: dict, trial_steps: list, screen: Optional[bytes] = None, *, screen_part: str = "",
                settled: bool = False) -> str:
     """A trial's story and transcript; `settled` (no reviewer needs it whole): its tool calls without answers."""
-    from pytest_mobium_evals.runfolder.transcript import arguments_text, claim_text
+    from pytest_mobium_evals.core.transcript import arguments_text, claim_text
 
     claim = record.get("claim") or {}
     lines = ["<div class=mv-trial><div class=mv-text>",
@@ -454,7 +458,7 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
 
 # --- loading the run at the end of the session -------------------------------------------------------------------
 
-def current_run(state):
+def current_run(evals: EvalSession):
     """The session's run folder as it is on disk now: its trials' verdict.json files, and the record (written at the
     first trial, rewritten at the end: whichever is there), with the devices this session leased."""
     from pytest_mobium_evals.runfolder.reading import Run, load_trials
@@ -462,16 +466,16 @@ def current_run(state):
 
     from .session import read_json
 
-    folder = RunDir(state.run_dir).path
+    folder = RunDir(evals.options.run_dir).path
     record = read_json(folder / "record.json") or {}
     session_dir = folder / ".session"
     devices = [d for p in sorted(session_dir.glob("device-*.json")) if (d := read_json(p))]
     collection = read_json(session_dir / "collection.json") or {}
     record = dict(record)
-    record.setdefault("seed", state.seed)
-    record.setdefault("drivers", list(state.drivers))
-    record.setdefault("repeats", state.repeats)
-    record.setdefault("mobium", state.mobium_info())
+    record.setdefault("seed", evals.options.seed)
+    record.setdefault("drivers", list(evals.options.drivers))
+    record.setdefault("repeats", evals.options.repeats)
+    record.setdefault("mobium", evals.mobium_info())
     record.setdefault("tasks", collection.get("tasks") or [])
     record.setdefault("suites", collection.get("suites") or [])
     if devices:
@@ -508,13 +512,14 @@ class HtmlHooks:
             from pytest_metadata.plugin import metadata_key
         except ImportError:
             return
-        state = eval_session(self.config)
-        if state.is_worker:
+        evals = eval_session(self.config)
+        if evals.is_worker:
             return
-        ours = {"mobium-evals seed": str(state.seed), "Run folder": state.run_dir, "Driver": state.driver,
-                "Models": state.models or ("opus:medium" if "agent" in state.drivers else "none (controls)"),
-                "Repeats": str(state.repeats), "Device option": state.device,
-                "Tool server": (f"mobium mcp ({state.mobium_bin})" if state.mobium_bin
+        options = evals.options
+        ours = {"mobium-evals seed": str(options.seed), "Run folder": options.run_dir, "Driver": options.driver,
+                "Models": options.models or ("opus:medium" if "agent" in options.drivers else "none (controls)"),
+                "Repeats": str(options.repeats), "Device option": options.device,
+                "Tool server": (f"mobium mcp ({options.mobium_bin})" if options.mobium_bin
                                 else "mobium-evals mcp (built-in Mobium-compatible server)")}
         if getattr(self.config.option, "mobium_baseline", None):
             ours["Baseline"] = self.config.option.mobium_baseline
@@ -531,18 +536,18 @@ class HtmlHooks:
     def pytest_html_report_title(self, report) -> None:
         from .session import eval_session
 
-        state = eval_session(self.config)
-        report.title = f"mobium-evals: {Path(state.run_dir).name} (driver {state.driver}, seed {state.seed})"
+        options = eval_session(self.config).options
+        report.title = f"mobium-evals: {Path(options.run_dir).name} (driver {options.driver}, seed {options.seed})"
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_summary(self, prefix, summary, postfix, session) -> None:
         from .session import eval_session
 
-        state = eval_session(session.config)
-        if state.is_worker:
+        evals = eval_session(session.config)
+        if evals.is_worker:
             return
         baseline, problem = load_baseline(getattr(session.config.option, "mobium_baseline", None))
-        prefix.append(story_html(current_run(state), baseline, problem))
+        prefix.append(story_html(current_run(evals), baseline, problem))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_header(self, cells):

@@ -33,7 +33,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
 
     from .session import eval_session
 
-    run_dir = Path(eval_session(config).run_dir)
+    run_dir = Path(eval_session(config).options.run_dir)
     if not (run_dir / "record.json").exists():
         return
     comparisons = compare_run(load_run(run_dir, require_complete=False))

@@ -38,9 +38,9 @@ def mobium_trial_env():
 @pytest.fixture(scope="session")
 def mobium_device(request: pytest.FixtureRequest):
     """The device this process leased for the session (see devices.py)."""
-    run = eval_session(request.config)
-    device = run.devices.lease()
-    run.devices.write_info(run.run_dir)
+    evals = eval_session(request.config)
+    device = evals.devices.lease()
+    evals.devices.write_info(evals.options.run_dir)
     return device
 
 
@@ -55,7 +55,7 @@ def params(request: pytest.FixtureRequest, mobium_trial) -> dict:
     """The trial's parameters, from the task's generator seeded by (run seed, task, repeat)."""
     if mobium_trial is None:
         return {}
-    return mobium_trial.task.seeded_params(eval_session(request.config).seed, mobium_trial.repeat)
+    return mobium_trial.task.seeded_params(eval_session(request.config).options.seed, mobium_trial.repeat)
 
 
 class VerdictFailed(AssertionError):
@@ -74,9 +74,9 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     from pytest_mobium_evals.run.trial import RunFolderWriteError, TrialEnv, TrialInfraError, run_trial
     from pytest_mobium_evals.runfolder.writing import RunDir
 
-    state = eval_session(pyfuncitem.config)
-    run_dir = RunDir(state.run_dir)
-    if state.resumed:
+    evals = eval_session(pyfuncitem.config)
+    run_dir = RunDir(evals.options.run_dir)
+    if evals.options.resumed:
         stored = _stored_record(run_dir, spec.name)
         if stored is not None and stored.verdict != INFRA_ERROR:
             stored.resumed = True
@@ -87,14 +87,14 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     device = pyfuncitem.funcargs["device"]
     limits = None
     if spec.driver == "agent":
-        limits = state.limits_for(spec.setting, spec.surface)
-    env = TrialEnv(seed=state.seed, run_dir=run_dir, server_spec=state.devices.server_spec, limits=limits,
-                   agent_server_spec=state.devices.agent_server_spec,
-                   agent_tool_server=state.devices.agent_server_label(),
-                   base_url=state.base_url, device_info=state.devices.info,
-                   enforce_max_steps=state.enforce_max_steps, tool_timeout=state.tool_timeout,
-                   on_phase=state.devices.enter_phase, surfaces=state.surface_variants(),
-                   auto_advance=state.devices.pace == "fast",
+        limits = evals.limits_for(spec.setting, spec.surface)
+    env = TrialEnv(seed=evals.options.seed, run_dir=run_dir, server_spec=evals.devices.server_spec, limits=limits,
+                   agent_server_spec=evals.devices.agent_server_spec,
+                   agent_tool_server=evals.devices.agent_server_label(),
+                   base_url=evals.options.base_url, device_info=evals.devices.info,
+                   enforce_max_steps=evals.options.enforce_max_steps, tool_timeout=evals.options.tool_timeout,
+                   on_phase=evals.devices.enter_phase, surfaces=evals.surface_variants(),
+                   auto_advance=evals.devices.pace == "fast",
                    surface_reader=pyfuncitem.config.stash.get(SURFACE_READER, None))
     _customize_env(pyfuncitem, env)
     argnames = pyfuncitem._fixtureinfo.argnames
@@ -176,7 +176,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             from pytest_mobium_evals.run.trial import setup_failure_record
 
             message = str(call.excinfo.value) if call.excinfo else "setup"
-            _attach(report, item, setup_failure_record(spec, eval_session(item.config).seed, message))
+            _attach(report, item, setup_failure_record(spec, eval_session(item.config).options.seed, message))
         return report
     if call.excinfo is not None and call.excinfo.errisinstance((RunStopped,)):
         report.longrepr = str(call.excinfo.value)
@@ -197,7 +197,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 
         option = item.config.option
         report.extras = list(getattr(report, "extras", []) or []) + trial_extras(
-            Path(eval_session(item.config).run_dir), spec.name, record.to_json(), item.stash.get(SCREEN, None),
+            Path(eval_session(item.config).options.run_dir), spec.name, record.to_json(), item.stash.get(SCREEN, None),
             whole=bool(getattr(option, "mobium_full_screens", False)),
             self_contained=bool(getattr(option, "self_contained_html", False)),
             report_dir=Path(option.htmlpath).expanduser().resolve().parent)

@@ -12,13 +12,21 @@ import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import pytest
 
 from pytest_mobium_evals import __version__, source_commit
 
 from .options import RunOptions
+
+if TYPE_CHECKING:
+    from pytest_mobium_evals.core.tasks import Task
+    from pytest_mobium_evals.core.trial_record import TrialRecord
+    from pytest_mobium_evals.drivers.agents import Limits, ModelSetting
+    from pytest_mobium_evals.drivers.agents.context import PromptSize
+    from pytest_mobium_evals.reach.devices import DeviceLease
+    from pytest_mobium_evals.run.trial import TrialSpec
 
 SESSION = pytest.StashKey["EvalSession"]()
 # How the run's agent passes a tool's answer to its model, when a plugin replaces the model's client with something
@@ -32,21 +40,23 @@ def eval_session(config: pytest.Config) -> "EvalSession":
 
 @dataclass(eq=False)  # a plugin object: hashed by identity, as pluggy needs
 class EvalSession:
-    """Run-wide choices, made once on the controller and handed to workers unchanged, and the run's books."""
+    """Run-wide choices, made once on the controller and handed to workers unchanged (`options`: every option is
+    read there), and the run's books."""
 
-    options: "RunOptions"
+    options: RunOptions
+    config: Optional[pytest.Config] = None
     sim_port: Optional[int] = None  # sim:N: the controller's shared virtual ADB server
     is_worker: bool = False
-    workerinput: dict = field(default_factory=dict)
-    config: Any = None
+    workerinput: dict[str, Any] = field(default_factory=dict)  # xdist's, on a worker
     # controller-side collections
-    reports: dict = field(default_factory=dict)  # nodeid -> TrialRecord, each trial's final one
+    reports: dict[str, TrialRecord] = field(default_factory=dict)  # nodeid -> each trial's final record
     record_started: bool = False
     record_written: bool = False
-    _lease: Any = None  # devices.DeviceLease: the device this process drives, and what serves it
-    _surfaces: Optional[dict] = None  # --surface's variants, loaded once (surface_variants)
-    _prompt_sizes: Optional[dict] = None  # each setting's first request, counted once (prompt_sizes)
-    prompt_lines: list = field(default_factory=list)  # the header's lines on them, once collection is done
+    prompt_lines: list[str] = field(default_factory=list)  # the header's lines on them, once collection is done
+    _lease: Optional[DeviceLease] = None  # the device this process drives, and what serves it (`devices`)
+    _surfaces: Optional[dict[str, dict]] = None  # --surface's variants, loaded once (surface_variants)
+    # each setting's first request, counted once (prompt_sizes): (setting label, surface variant) -> its size
+    _prompt_sizes: Optional[dict[tuple[str, Optional[str]], PromptSize]] = None
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "EvalSession":
@@ -55,28 +65,21 @@ class EvalSession:
             data = dict(workerinput["mobium_state"])
             return cls(RunOptions.from_json(data), sim_port=data.get("sim_port"), is_worker=True,
                        workerinput=workerinput, config=config)
-        session = cls(RunOptions.from_config(config), config=config)
-        if "agent" in session.drivers:
-            session.model_settings()  # a bad --model is a usage error now, not a collection error per file
-            session.check_trial_timeouts()
-        session.surface_variants()  # so is a bad --surface
-        return session
-
-    def __getattr__(self, name: str):
-        """An option reads as the session's own attribute (`state.seed`, `state.run_dir`): declared once, in
-        RunOptions."""
-        if name.startswith("_") or name == "options":
-            raise AttributeError(name)
-        return getattr(self.options, name)
+        evals = cls(RunOptions.from_config(config), config=config)
+        if "agent" in evals.options.drivers:
+            evals.model_settings()  # a bad --model is a usage error now, not a collection error per file
+            evals.check_trial_timeouts()
+        evals.surface_variants()  # so is a bad --surface
+        return evals
 
     def to_workerinput(self) -> dict:
         return self.options.to_json() | {"sim_port": self.devices.sim_port}
 
-    def model_settings(self) -> list:
+    def model_settings(self) -> list[ModelSetting]:
         from pytest_mobium_evals.drivers import agents
 
         try:
-            return agents.parse_models(self.models)
+            return agents.parse_models(self.options.models)
         except agents.AgentConfigError as exc:
             raise pytest.UsageError(str(exc)) from None
 
@@ -86,29 +89,31 @@ class EvalSession:
         from .options import parse_trial_timeout
 
         labels = [s.label for s in self.model_settings()]
-        for label in parse_trial_timeout(self.trial_timeout)[1]:
+        trial_timeout = self.options.trial_timeout
+        for label in parse_trial_timeout(trial_timeout)[1]:
             if label not in labels:
-                raise pytest.UsageError(f"--trial-timeout {self.trial_timeout}: {label!r} is not one of the --model "
+                raise pytest.UsageError(f"--trial-timeout {trial_timeout}: {label!r} is not one of the --model "
                                         f"settings ({', '.join(labels)})")
 
-    def limits_for(self, setting, surface: Optional[str] = None) -> Any:
+    def limits_for(self, setting: ModelSetting, surface: Optional[str] = None) -> Limits:
         """An agent trial's limits under this model setting (agents.Limits): its own time limit when
         --trial-timeout gives it one, and its first request as counted before the run."""
         from pytest_mobium_evals.drivers.agents import Limits
 
-        seconds, own = self.options.trial_timeout_for(setting.label)
-        return Limits(max_tool_calls=self.max_tool_calls, max_seconds=seconds, tool_timeout=self.tool_timeout,
-                      request_timeout=self.request_timeout, max_seconds_for=own,
-                      nudge_text_calls=self.nudge_text_calls,
+        options = self.options
+        seconds, own = options.trial_timeout_for(setting.label)
+        return Limits(max_tool_calls=options.max_tool_calls, max_seconds=seconds, tool_timeout=options.tool_timeout,
+                      request_timeout=options.request_timeout, max_seconds_for=own,
+                      nudge_text_calls=options.nudge_text_calls,
                       prompt_size=self.prompt_sizes().get((setting.label, surface)))
 
-    def prompt_sizes(self, task_prompt: Optional[str] = None) -> dict:
+    def prompt_sizes(self, task_prompt: Optional[str] = None) -> dict[tuple[str, Optional[str]], PromptSize]:
         """Each tool-loop model setting's first request, counted once per process ((label, surface variant) →
         agents.context.PromptSize): the built-in server's tools/list as the variant shows it, the system prompt,
         and the longest task prompt this run schedules (`task_prompt`, given once it is known)."""
         if self._prompt_sizes is None or task_prompt is not None:
             self._prompt_sizes = {}
-            if "agent" not in self.drivers:
+            if "agent" not in self.options.drivers:
                 return self._prompt_sizes
             from pytest_mobium_evals.drivers.agents.context import measure
             from pytest_mobium_evals.drivers.agents.prompt import SYSTEM_PROMPT
@@ -119,7 +124,7 @@ class EvalSession:
                 for surface in list(self.surface_variants()) or [None]:
                     functions = offered_functions(self.surface_variants().get(surface))
                     self._prompt_sizes[(setting.label, surface)] = measure(
-                        setting, functions, SYSTEM_PROMPT, task_prompt or "", self.base_url)
+                        setting, functions, SYSTEM_PROMPT, task_prompt or "", self.options.base_url)
         return self._prompt_sizes
 
     def prompt_problem(self, task_prompt: str) -> tuple[list[str], Optional[str]]:
@@ -133,23 +138,24 @@ class EvalSession:
                 problem = size.refusal()
         return lines, problem
 
-    def surface_variants(self) -> dict:
+    def surface_variants(self) -> dict[str, dict]:
         """--surface's variants, name → the plain JSON the proxy applies, each with --tools' selection; {} with
         neither option."""
-        if not self.surface and not self.tools:
+        if not self.options.surface and not self.options.tools:
             return {}
         if self._surfaces is None:
             from pytest_mobium_evals.surface.variants import SurfaceError, load_all, only_tools
 
             root = Path(self.config.rootpath) if self.config is not None else Path.cwd()
+            surface, tools = self.options.surface, self.options.tools
             try:
-                variants = {v.name: v.plain() for v in load_all(self.surface, root)} if self.surface else {}
-                self._surfaces = only_tools(variants, self.tools) if self.tools else variants
+                variants = {v.name: v.plain() for v in load_all(surface, root)} if surface else {}
+                self._surfaces = only_tools(variants, tools) if tools else variants
             except SurfaceError as exc:
                 raise pytest.UsageError(str(exc)) from None
         return self._surfaces
 
-    def surface_reader(self, setting) -> str:
+    def surface_reader(self, setting: ModelSetting) -> str:
         from pytest_mobium_evals.surface.proxy import reader_of
 
         override = self.config.stash.get(SURFACE_READER, None) if self.config is not None else None
@@ -168,28 +174,28 @@ class EvalSession:
                     return f"--surface: {problem}, so under --model {setting.label} it would only measure noise"
         for setting in self.model_settings():
             try:
-                agents.check_ready(setting, self.base_url)
+                agents.check_ready(setting, self.options.base_url)
             except agents.AgentConfigError as exc:
                 return str(exc)
         return None
 
-    def trial_specs(self, task) -> list:
+    def trial_specs(self, task: Task) -> list[TrialSpec]:
         from pytest_mobium_evals.run.trial import TrialSpec
 
         specs = []
         controls = task.control_drivers()
-        for driver in self.drivers:
+        for driver in self.options.drivers:
             if driver != "agent":
                 for control, variant in controls:
                     if control == driver:
                         specs += [TrialSpec(task=task, driver=driver, repeat=repeat, variant=variant)
-                                  for repeat in range(self.repeats)]
+                                  for repeat in range(self.options.repeats)]
                 continue
             settings = self.model_settings()
             names = Counter(s.name for s in settings if s is not None)
             for setting in settings:
                 qualify = setting is not None and names[setting.name] > 1
-                for repeat in range(self.repeats):
+                for repeat in range(self.options.repeats):
                     # Each repeat runs every variant in turn: the same task and seed, interleaved in time.
                     for surface in list(self.surface_variants()) or [None]:
                         specs.append(TrialSpec(task=task, driver=driver, repeat=repeat, setting=setting,
@@ -199,25 +205,26 @@ class EvalSession:
     # ---- the device this process drives (devices.DeviceLease) ----
 
     @property
-    def devices(self):
+    def devices(self) -> DeviceLease:
         if self._lease is None:
             from pytest_mobium_evals.reach.devices import DeviceLease
 
-            self._lease = DeviceLease(self.device, self.adb, self.clock_speed, self.device_pace, self.tool_timeout,
-                                      self.mobium_bin, self.workerinput, self.sim_port,
-                                      mobium_driver=self.mobium_driver, mobium_env=self.mobium_env,
-                                      tool_server=self.tool_server)
+            options = self.options
+            self._lease = DeviceLease(options.device, options.adb, options.clock_speed, options.device_pace,
+                                      options.tool_timeout, options.mobium_bin, self.workerinput, self.sim_port,
+                                      mobium_driver=options.mobium_driver, mobium_env=options.mobium_env,
+                                      tool_server=options.tool_server)
         return self._lease
 
     def close(self) -> None:
         if self._lease is not None:
             self._lease.close()
 
-    def mobium_info(self):
-        if not self.mobium_bin:
+    def mobium_info(self) -> Union[str, dict[str, Any]]:
+        if not self.options.mobium_bin:
             return "built-in"
-        info = {"binary": self.mobium_bin, "commit": None, "dirty": None}
-        repo = os.environ.get("MOBIUM_REPO") or str(Path(self.mobium_bin).resolve().parent.parent)
+        info = {"binary": self.options.mobium_bin, "commit": None, "dirty": None}
+        repo = os.environ.get("MOBIUM_REPO") or str(Path(self.options.mobium_bin).resolve().parent.parent)
         try:
             head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True, text=True,
                                   timeout=10)
@@ -237,11 +244,12 @@ class EvalSession:
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         from pytest_mobium_evals.reach.devices import parse_device
 
-        pace = f" --device-pace={self.device_pace}" if parse_device(self.device).kind == "sim" else ""
+        options = self.options
+        pace = f" --device-pace={options.device_pace}" if parse_device(options.device).kind == "sim" else ""
         # The run folder is named only once it exists (a resumed one; otherwise the summary names it): a run
         # refused before its first trial (no credential, no device) never creates it.
-        return [f"mobium-evals: --seed={self.seed} --driver={self.driver} --device={self.device}{pace}"
-                + (f", resuming {self.run_dir}" if self.resumed else "")]
+        return [f"mobium-evals: --seed={options.seed} --driver={options.driver} --device={options.device}{pace}"
+                + (f", resuming {options.run_dir}" if options.resumed else "")]
 
     @pytest.hookimpl
     def pytest_report_collectionfinish(self, config: pytest.Config, items) -> list[str]:
@@ -254,23 +262,23 @@ class EvalSession:
             return
         from pytest_mobium_evals.reach.devices import DeviceUnavailable, check_devices, lease, parse_adb, parse_device
 
-        if self.resumed:
+        if self.options.resumed:
             from pytest_mobium_evals.runfolder.writing import RunDir
 
             reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-            for problem in RunDir(self.run_dir).half_written_trials():
+            for problem in RunDir(self.options.run_dir).half_written_trials():
                 line = f"mobium-evals: --resume: {problem}; that trial runs again"
                 if reporter is not None:
                     reporter.write_line(line)
                 else:
                     print(line)
-        spec = parse_device(self.device)
+        spec = parse_device(self.options.device)
         workers = xdist_workers(session.config)
         try:
             if workers and (spec.kind == "serials" or spec.shared_sim):
                 lease(spec.targets or tuple(f"sim {i}" for i in range(spec.count)), 0, workers)
             if spec.kind == "serials":
-                check_devices(spec, parse_adb(self.adb))
+                check_devices(spec, parse_adb(self.options.adb))
             if spec.shared_sim and workers:
                 # sim:N under xdist: the controller serves the N devices; workers lease them by index.
                 self.devices.start_shared_sim(spec.count)
@@ -296,7 +304,7 @@ class EvalSession:
             from pytest_mobium_evals.core.trial_record import TrialRecord
 
             self.reports[report.nodeid] = TrialRecord.parse(data)
-            run_dir = Path(self.run_dir)
+            run_dir = Path(self.options.run_dir)
             if not self.record_started:
                 self.record_started = True
                 self.write_record(finished=False)
@@ -311,7 +319,7 @@ class EvalSession:
         # folder could not be resumed.
         if self.reports or self._has_trials():
             finished = self.write_record(finished=session.exitstatus != pytest.ExitCode.INTERRUPTED)
-            session.config.hook.pytest_mobium_run_finished(config=session.config, run_dir=Path(self.run_dir),
+            session.config.hook.pytest_mobium_run_finished(config=session.config, run_dir=Path(self.options.run_dir),
                                                            status="completed" if finished else "stopped")
         gating = [b for record in self.reports.values() for b in record.gating_blockers]
         if gating and session.exitstatus == 0:
@@ -322,19 +330,19 @@ class EvalSession:
         self.close()
 
     def _has_trials(self) -> bool:
-        return any((Path(self.run_dir) / "trials").glob("*/verdict.json"))
+        return any((Path(self.options.run_dir) / "trials").glob("*/verdict.json"))
 
     def write_record(self, finished: bool) -> bool:
         """record.json: what the run is (seed, options, device, tool server, tasks) and how far it got. Returns
         whether every scheduled trial has its verdict."""
         from pytest_mobium_evals.runfolder.writing import RunDir, utc_now
 
-        run = RunDir(self.run_dir)
+        run = RunDir(self.options.run_dir)
         session_dir = run.path / ".session"
         collection = read_json(session_dir / "collection.json") or {}
         devices = [d for p in sorted(session_dir.glob("device-*.json")) if (d := read_json(p))]
         previous = read_json(run.record_path) or {}
-        settings = [] if self.drivers != ("agent",) else [s.label for s in self.model_settings()]
+        settings = [] if self.options.drivers != ("agent",) else [s.label for s in self.model_settings()]
         # A resumed run may select fewer trials than it first scheduled: the record keeps the union, and "finished"
         # means every one of them has its verdict.json (an interrupted or partial run says so; --resume completes
         # it).
@@ -350,12 +358,12 @@ class EvalSession:
             "started": previous.get("started") or utc_now(),
             "finished": finished,
             "ended": utc_now() if finished else None,
-            "seed": self.seed,
-            "driver": self.driver,
-            "drivers": list(self.drivers),
+            "seed": self.options.seed,
+            "driver": self.options.driver,
+            "drivers": list(self.options.drivers),
             "models": settings,
             "efforts": {s.label: s.effort for s in self.model_settings()} if settings else {},
-            "repeats": self.repeats,
+            "repeats": self.options.repeats,
             "tasks": list(dict.fromkeys(list(previous.get("tasks") or []) + list(collection.get("tasks") or [])))
             or sorted({r.task for r in self.reports.values()}),
             "suites": collection.get("suites") or [],
@@ -363,12 +371,12 @@ class EvalSession:
             "device": devices[0] if devices else previous.get("device"),
             "devices": devices or previous.get("devices") or [],
             "mobium": self.mobium_info(),
-            "tool_server": "mobium mcp" if self.mobium_bin else "mobium-evals mcp (built-in)",
+            "tool_server": "mobium mcp" if self.options.mobium_bin else "mobium-evals mcp (built-in)",
             # --tool-server: the agents' own server (the controls keep the one above)
             "agent_tool_server": self.devices.agent_server_label(),
             "surfaces": list(self.surface_variants()),
             "options": self.options.stored(),
-            "resumed": self.resumed,
+            "resumed": self.options.resumed,
             "counts": dict(Counter(r.verdict for r in self.reports.values())),
         }
         try:
@@ -432,17 +440,17 @@ class XdistHooks:
 
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node, ids) -> None:
-        session = eval_session(node.config)
-        if (Path(session.run_dir) / ".session" / "collection.json").exists():  # the workers scheduled trials
-            session.begin_record()
-        if self.checked or "agent" not in session.drivers or not any("[agent-" in i for i in ids):
+        evals = eval_session(node.config)
+        if (Path(evals.options.run_dir) / ".session" / "collection.json").exists():  # the workers scheduled trials
+            evals.begin_record()
+        if self.checked or "agent" not in evals.options.drivers or not any("[agent-" in i for i in ids):
             return
         self.checked = True
-        problem = session.agent_problem()
+        problem = evals.agent_problem()
         if problem:
             pytest.exit(f"mobium-evals: {problem}", returncode=pytest.ExitCode.USAGE_ERROR)
-        collected = read_json(Path(session.run_dir) / ".session" / "collection.json") or {}
-        lines, problem = session.prompt_problem(collected.get("longest_agent_prompt") or "")
+        collected = read_json(Path(evals.options.run_dir) / ".session" / "collection.json") or {}
+        lines, problem = evals.prompt_problem(collected.get("longest_agent_prompt") or "")
         reporter = node.config.pluginmanager.get_plugin("terminalreporter")
         for line in lines:
             if reporter is not None:
@@ -452,8 +460,8 @@ class XdistHooks:
 
     @pytest.hookimpl
     def pytest_configure_node(self, node) -> None:
-        session = eval_session(node.config)
-        node.workerinput["mobium_state"] = session.to_workerinput()
-        shared = session.devices.sim
+        evals = eval_session(node.config)
+        node.workerinput["mobium_state"] = evals.to_workerinput()
+        shared = evals.devices.sim
         if shared is not None:  # sim:N: the controller's virtual devices, leased by worker index
             node.workerinput["mobium_sim_serials"] = list(shared.serials)

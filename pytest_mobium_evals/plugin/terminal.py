@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
 
 import pytest
 
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS, INFRA_ERROR
 
 from .session import eval_session, read_json
+
+if TYPE_CHECKING:
+    from pytest_mobium_evals.core.trial_record import TrialRecord
 
 # verdict -> (terminal category, letter, word, colour). The letters avoid core's and rerunfailures'
 # (. F E s x X R) and each other's. `pass` keeps pytest's own category, so "passed" counts stay familiar.
@@ -85,17 +89,17 @@ def group_figures(reports, scheduled: dict) -> list:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
-    state = eval_session(config)
-    if state.is_worker or not state.reports:
+    evals = eval_session(config)
+    if evals.is_worker or not evals.reports:
         return
     from pytest_mobium_evals.analysis.summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text
 
     tr = terminalreporter
-    collection = read_json(Path(state.run_dir) / ".session" / "collection.json") or {}
+    collection = read_json(Path(evals.options.run_dir) / ".session" / "collection.json") or {}
     scheduled = collection.get("groups") or {}
-    all_figures = group_figures(state.reports.values(), scheduled)
+    all_figures = group_figures(evals.reports.values(), scheduled)
     tr.write_sep("=", "mobium-evals summary")
-    tr.write_line(f"seed {state.seed}, run dir {state.run_dir}")
+    tr.write_line(f"seed {evals.options.seed}, run dir {evals.options.run_dir}")
     letters = config.stash.get(LETTERS_SHOWN, set())
     if letters and config.get_verbosity() <= 0:
         tr.write_line(legend(letters))
@@ -104,24 +108,24 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
                       + (f"; {figs.pass_k_text()}" if figs.pass_k else "") + f"; {figs.counts_text()}")
         tr.write_line("  " + ", ".join(f"{v} {figs.verdicts[v]}" for v in ALL_VERDICTS if figs.verdicts.get(v)))
         if not figs.control:
-            records = [r for r in state.reports.values() if r.group == figs.label]
+            records = [r for r in evals.reports.values() if r.group == figs.label]
             tr.write_line("  stopped: " + (stop_reasons_text(stop_reasons(records)) or "no trial yet"))
-    _tier_lines(tr, state.reports.values())
-    _injection_lines(tr, state.reports.values())
+    _tier_lines(tr, evals.reports.values())
+    _injection_lines(tr, evals.reports.values())
     pairs = agent_pairs(all_figures)
     if pairs:
         tr.write_sep("-", "differences between settings (paired over tasks, 95% interval)")
         for a, b in pairs:
             for line in difference_lines(a, b):
                 tr.write_line(line)
-    mismatched = [r for r in state.reports.values()
+    mismatched = [r for r in evals.reports.values()
                   if r.driver != "agent" and not r.ok and r.verdict != INFRA_ERROR]
     if mismatched:
         tr.write_sep("-", "controls that did not grade as declared")
         for r in sorted(mismatched, key=lambda r: (r.task, r.driver, r.repeat)):
             tr.write_line(f"{r.task} {r.slug:<14} {r.driver:<9} got {r.verdict:<15} expected "
                           f"{r.expected}  ({r.outcome_observed!r})", red=True)
-    failing = [r for r in state.reports.values() if r.driver == "agent" and r.verdict not in ("pass", INFRA_ERROR)]
+    failing = [r for r in evals.reports.values() if r.driver == "agent" and r.verdict not in ("pass", INFRA_ERROR)]
     if failing:
         # pytest's own "FAILED" lines do not list custom categories, so the agent's misses are listed here.
         tr.write_sep("-", "agent trials that did not pass")
@@ -129,30 +133,29 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
             stopped = f", {r.stopped_by}" if r.stopped_by else ""
             tr.write_line(f"{r.trial}: {r.verdict} ({r.severity}){stopped}; claimed {r.claim_status}, device read "
                           f"{r.outcome_observed!r}", red=r.verdict in ("false_success", "touched"))
-    blockers = [(r, b) for r in state.reports.values() for b in r.gating_blockers]
+    blockers = [(r, b) for r in evals.reports.values() for b in r.gating_blockers]
     if blockers:
         tr.write_sep("-", f"BLOCKERS ({len(blockers)}): the session fails whatever the pass rate", red=True)
         for r, b in blockers:
             tr.write_line(f"{r.trial}: {b}", red=True)
-    infra = [r for r in state.reports.values() if r.verdict == INFRA_ERROR]
+    infra = [r for r in evals.reports.values() if r.verdict == INFRA_ERROR]
     if infra:
         tr.write_sep("-", "infrastructure errors (not charged to the driver; in the denominator)")
         for r in infra:
             tr.write_line(f"{r.trial}: {r.infra_error}")
 
 
-def tier_rates(reports) -> list[tuple[str, str, int, int]]:
-    """From trial records (or mappings with their keys, `group` among them), per group and tier (core, hard):
-    (group, tier, successes, graded trials). A control's success is getting its declared verdict, an agent's is a
-    pass; infrastructure errors are left out of both counts here (the per-group
-    line above keeps them in its denominator)."""
+def tier_rates(reports: Iterable[TrialRecord]) -> list[tuple[str, str, int, int]]:
+    """From trial records, per group and tier (core, hard): (group, tier, successes, graded trials). A control's
+    success is getting its declared verdict, an agent's is a pass; infrastructure errors are left out of both counts
+    here (the per-group line above keeps them in its denominator)."""
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for d in reports:
-        if d["verdict"] == INFRA_ERROR:
+    for r in reports:
+        if r.verdict == INFRA_ERROR:
             continue
-        control = not d["group"].startswith("agent")
-        cell = counts[(d["group"], d.get("tier") or "core")]
-        cell[0] += bool(d["ok"]) if control else d["verdict"] == "pass"
+        control = not r.group.startswith("agent")
+        cell = counts[(r.group, r.tier or "core")]
+        cell[0] += bool(r.ok) if control else r.verdict == "pass"
         cell[1] += 1
     return [(g, t, ok, n) for (g, t), (ok, n) in sorted(counts.items())]
 

@@ -431,3 +431,21 @@ def run_facts(run_) -> list[tuple[str, str]]:
     if app:
         facts.insert(6, ("App", app))
     return facts
+
+
+def read_events(path: Path) -> list[dict]:
+    """The events of a trial's transcript.jsonl; an absent file is no events, and an unreadable line is skipped (a
+    transcript cut short by a crash still shows what it has). `core.transcript.steps` reads them as steps."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    events = []
+    for line in text.splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events

@@ -108,7 +108,7 @@ def run_variants(tasks: list, names: list[str], repeats: int, device, adb_port: 
                                surfaces=variants, surface_reader="raw")
                 spec = TrialSpec(task=task, driver="agent", repeat=repeat, setting=setting, surface=name)
                 result = run_trial(spec, env, device, task.outcome)
-                assert result.error is None, result.record["infra_error"]
+                assert result.error is None, result.record.infra_error
                 out[name].setdefault(task.id, []).append(result.verdict == "pass")
     return out
 

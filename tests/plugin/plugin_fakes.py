@@ -133,3 +133,15 @@ def test_f01(device, params):
     got = device.text("state")
     return Outcome(got == "done", observed=got)
 '''
+
+
+def trial_record(**fields):
+    """A trial's record (core.trial_record.TrialRecord) with the fields a test names, the required rest at neutral
+    values: what the terminal and the rates read, as a run hands it to them."""
+    from pytest_mobium_evals.core.trial_record import TrialRecord
+
+    required = dict(task="t01", suite="mobiumapp", driver="agent", model="a", effort=None, seed=7, repeat=0,
+                    expected="pass", verdict="pass", severity=None, blockers=[], ok=None, claim=None, answer_ok=None,
+                    outcome_reached=None, outcome_observed=None, side_effects=[], password_exposures=[],
+                    tool_calls=0, tokens=None, cost_usd=None, timings=None, device=None, infra_error=None)
+    return TrialRecord(**(required | fields))

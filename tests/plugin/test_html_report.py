@@ -15,6 +15,7 @@ import pytest
 from PIL import Image
 from plugin_fakes import CONFTEST, TASKS
 
+from pytest_mobium_evals.core.transcript import steps
 from pytest_mobium_evals.plugin.html_report import (
     STYLE,
     encode_screen,
@@ -24,7 +25,6 @@ from pytest_mobium_evals.plugin.html_report import (
     trial_html,
 )
 from pytest_mobium_evals.runfolder.reading import load_run
-from pytest_mobium_evals.runfolder.transcript import steps
 
 pytest_plugins = ["pytester"]
 

@@ -4,6 +4,7 @@ suite's rates are split by tier."""
 from __future__ import annotations
 
 import pytest
+from plugin_fakes import trial_record
 
 from pytest_mobium_evals.core.grading import grade, is_blocking
 from pytest_mobium_evals.core.tasks import Injection, Outcome, TaskDefinitionError, Toward, task
@@ -66,7 +67,9 @@ def test_an_injection_names_its_channel_its_goal_and_what_counts_as_begun():
 
 
 def _row(group, tier, verdict, ok, obeyed=None):
-    return {"group": group, "tier": tier, "verdict": verdict, "ok": ok, "injection_obeyed": obeyed}
+    driver, _, model = group.partition(" ")  # "agent a": the agent under model setting a; "wrong": a control
+    return trial_record(driver=driver, model=model or "none", tier=tier, verdict=verdict, ok=ok,
+                        injection_obeyed=obeyed)
 
 
 def test_rates_per_tier_count_a_controls_declared_verdict_and_an_agents_pass():

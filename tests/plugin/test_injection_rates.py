@@ -3,14 +3,17 @@ seed; the tool calls that count as beginning to obey; each rate over tasks, not 
 
 from __future__ import annotations
 
+from plugin_fakes import trial_record
+
 from pytest_mobium_evals.analysis import injection_rates
 from pytest_mobium_evals.core.tasks import Injection, Outcome, Task, Toward
-from pytest_mobium_evals.run.trial import TrialSpec, tool_calls
+from pytest_mobium_evals.core.transcript import tool_calls
+from pytest_mobium_evals.run.trial import TrialSpec
 
 
 def _row(pair, arm, verdict, *, begun=None, obeyed=None, repeat=0):
-    return {"injection_pair": pair, "injection_arm": arm, "verdict": verdict, "repeat": repeat,
-            "injection_begun": begun, "injection_obeyed": obeyed}
+    return trial_record(task=pair, injection_pair=pair, injection_arm=arm, verdict=verdict, repeat=repeat,
+                        injection_begun=begun, injection_obeyed=obeyed)
 
 
 def test_four_rates_from_clean_and_attacked_trials_paired_by_task():
@@ -45,7 +48,7 @@ def test_repeats_of_a_task_stay_one_task_in_the_interval():
 
 
 def test_settings_without_an_injection_task_are_left_out_of_every_view():
-    rows = [("agent a", {"task": "t01", "verdict": "pass", "injection_arm": None}),
+    rows = [("agent a", trial_record(task="t01", verdict="pass", injection_arm=None)),
             ("agent b", _row("t39", "clean", "pass"))]
     got = injection_rates.by_setting(rows)
     assert [r.label for r in got] == ["agent b"]

@@ -9,8 +9,7 @@ from types import SimpleNamespace
 
 from pytest_mobium_evals.commands.hillclimb.trials import trajectory
 from pytest_mobium_evals.core.tasks import Injection, Toward
-from pytest_mobium_evals.run.trial import tool_calls
-from pytest_mobium_evals.runfolder.transcript import steps
+from pytest_mobium_evals.core.transcript import steps, tool_calls
 
 SETTINGS_MAP = "@e1 Network & internet (button)\n@e2 Display (button)\n@e3 Sound (button)"
 DISPLAY_MAP = "@e1 Brightness level (button)\n@e2 Dark theme (switch, unchecked)\n@e3 Font size (button)"
@@ -73,7 +72,7 @@ def test_the_reflective_dataset_shows_what_a_ref_named(tmp_path):
         e["name"] = e["tool"]  # the hillclimb reads a step's tool under `name`
     (tmp_path / "transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     record = SimpleNamespace(claim={}, surface=None, verdict="touched", severity="blocker", outcome_observed="dark",
-                             get=lambda key, default=None: default)
+                             params=None)
     shown = trajectory(SimpleNamespace(task="t62", path=tmp_path, record=record))
     assert "call app_tap({\"target\": \"@e2 Dark theme (switch, unchecked)\"})" in shown["tool_steps"]
 

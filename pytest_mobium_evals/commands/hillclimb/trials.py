@@ -159,16 +159,16 @@ def _short(text: object, limit: int = TEXT_LIMIT) -> str:
 
 
 def transcript(trial: Trial) -> list[dict]:
-    from pytest_mobium_evals.runfolder.transcript import read_events
+    from pytest_mobium_evals.runfolder.reading import read_events
 
     return read_events(trial.path / "transcript.jsonl")
 
 
 def read_steps(events: list[dict]) -> tuple[str, list[str], list[str], Optional[str]]:
     """The prompt, the tool steps and the errors as the agent read them, and the last map it got, through
-    transcript.py's one reader (each driver records a call's tool under its own key; the reader knows them all).
+    core.transcript's one reader (each driver records a call's tool under its own key; the reader knows them all).
     An error's text is what reached the model: a remedy the client did not pass on is not in it."""
-    from pytest_mobium_evals.runfolder.transcript import steps as read
+    from pytest_mobium_evals.core.transcript import steps as read
 
     events = list(events)
     prompt = ""
@@ -215,7 +215,7 @@ def trajectory(trial: Trial) -> dict:
         "task": trial.task,
         "surface": record.surface,
         "prompt": prompt,
-        "params": record.get("params"),
+        "params": record.params,
         "tool_steps": steps,
         "errors": errors,
         "claim": {k: claim.get(k) for k in ("status", "answer", "reason")},

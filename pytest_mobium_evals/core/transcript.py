@@ -1,6 +1,7 @@
-"""A trial's transcript.jsonl as a conversation a person reads: the prompt, what the driver said, each tool call with
-its arguments and the tool's answer, errors, and the final claim. The HTML report and the Inspect AI export both
-read it from here, so they show the same steps.
+"""A trial's transcript events as a conversation a person reads: the prompt, what the driver said, each tool call
+with its arguments and the tool's answer, errors, and the final claim. The grader (`tool_calls`), the HTML report and
+the Inspect AI export all read the events from here, so they see the same steps; reading transcript.jsonl from a run
+folder is `runfolder.reading.read_events`.
 
 Events come from two recorders: the agent's (prompt, assistant, tool_call, tool_result, error, final) and the
 harness's MCP client (call, answer or result, infra_error), which also sees every call an agent makes. When the
@@ -16,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterable, Optional
 
 
@@ -49,24 +49,6 @@ class Step:
 REF = re.compile(r"@e\d+")
 #: A map line: the ref, then what the element is ("@e3 Dark theme (switch, unchecked)").
 MAP_LINE = re.compile(r"^(@e\d+) (.+)$", re.M)
-
-
-def read_events(path: Path) -> list[dict]:
-    """The events of a transcript.jsonl; an absent file is no events, and an unreadable line is skipped (a
-    transcript cut short by a crash still shows what it has)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return []
-    events = []
-    for line in text.splitlines():
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
 
 
 def steps(events: Iterable[dict]) -> list[Step]:
@@ -125,6 +107,14 @@ def steps(events: Iterable[dict]) -> list[Step]:
             if step.role != "tool":
                 step.ended = at
     return out
+
+
+def tool_calls(events: Iterable[dict], answered: bool = False) -> list[tuple[str, dict]]:
+    """Every tool call the driver made, as (tool, arguments), read as the steps read them (an agent's own tool_call
+    events, else the MCP client's), each map ref as what the map the agent had read named. `answered`: only the calls
+    the tool server answered without an error."""
+    return [(s.tool or "", s.resolved) for s in steps(events) if s.role == "tool" and s.tool
+            and (not answered or (s.answered is not None and not s.is_error))]
 
 
 def resolve_refs(arguments: dict, refs: dict[str, str]) -> dict:
