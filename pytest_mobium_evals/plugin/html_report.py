@@ -478,6 +478,13 @@ def current_run(evals: EvalSession):
     record.setdefault("mobium", evals.mobium_info())
     record.setdefault("tasks", collection.get("tasks") or [])
     record.setdefault("suites", collection.get("suites") or [])
+    run_dir = RunDir(evals.options.run_dir)
+    if not record.get("ended") and all(run_dir.graded(name) is not None for name in collection.get("scheduled") or ()):
+        # pytest-html renders at the session's finish, before the record's end is written: with every scheduled
+        # trial graded, this is its end (as the record will say); otherwise the run stopped unfinished.
+        from pytest_mobium_evals.runfolder.writing import utc_now
+
+        record["ended"] = utc_now()
     if devices:
         record["device"] = devices[0]
         record["devices"] = devices
