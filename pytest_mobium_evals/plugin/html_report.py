@@ -415,7 +415,7 @@ def _facts_html(run_) -> str:
 
 
 def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
-    from pytest_mobium_evals.report.compare import compare_runs, setting_difference
+    from pytest_mobium_evals.report.compare import compare_runs, setting_rows
     from pytest_mobium_evals.runfolder.reading import fmt_pct
 
     head = "<h3>Against the baseline</h3>"
@@ -433,13 +433,17 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
         parts.append("<p>What differs: " + "; ".join(esc(d) for d in c.differences) + "</p>")
     rows = []
     for s_old, s_new in c.setting_pairs:
-        so, sn, diff = setting_difference(c, s_old, s_new)
-        label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
-        rows.append([esc(label), esc(fmt_pct(so.rate)), esc(fmt_pct(sn.rate))]
-                    + _difference_row("baseline", "this run", diff)[1:]
-                    + [f"{len(so.blockers)} → {len(sn.blockers)}"])
-    parts.append(_table(["Setting", "Baseline", "This run", "Difference [95%, paired over tasks]", "Reading",
-                         "Blockers"], rows))
+        for row in setting_rows(c, s_old, s_new):
+            cls = {"better": "mv-good", "worse": "mv-bad"}.get(row.clearly or "", "mv-plain")
+            rows.append([esc(row.label), str(row.test.tasks), esc(fmt_pct(row.old.rate if row.old.total else None)),
+                         esc(fmt_pct(row.new.rate if row.new.total else None)), esc(row.points()), esc(row.p()),
+                         f"<span class={cls}>{esc(row.reading('baseline', 'this run'))}</span>",
+                         f"{row.blockers[0]} → {row.blockers[1]}"])
+    parts.append("<p>The reading is the exact paired test over tasks (clearly at one-sided p ≤ 2.5%; with 5 tasks "
+                 "or fewer nothing can be clear); the interval describes the difference. Dev and held-out tasks "
+                 "apart.</p>")
+    parts.append(_table(["Setting", "Tasks", "Baseline", "This run", "Difference [95%, paired over tasks]",
+                         "Exact p", "Reading", "Blockers"], rows))
     if c.found and any(not a.is_control for a, _ in c.setting_pairs):
         from pytest_mobium_evals.report.compare import found_rows
 

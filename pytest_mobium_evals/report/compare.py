@@ -2,7 +2,13 @@
 
 Only runs with the same seed and task set are compared: with another seed the tasks ask for other values, so a
 changed verdict would say nothing about the change under test. Whatever else differs (model, Mobium commit, device,
-repeats) is stated at the top, since that is what the comparison is about — or what spoils it."""
+repeats) is stated at the top, since that is what the comparison is about — or what spoils it.
+
+Each setting's difference is called by the exact paired test over tasks that the surface table, the hillclimb and
+`plan` use (`analysis.paired`: sign flips of each task's difference, its repeats averaged), "clearly" at one-sided
+p ≤ 2.5%, so a change that does nothing is called clear at most that often each way, whatever the tasks and repeats;
+with 5 tasks or fewer nothing can be clear, and the reading says so. The bootstrap interval beside it describes the
+difference; it never makes the call. Dev and held-out tasks are shown apart, never merged."""
 
 from __future__ import annotations
 
@@ -12,9 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from pytest_mobium_evals.analysis.summary import difference
+from pytest_mobium_evals.analysis import paired
+from pytest_mobium_evals.analysis.intervals import Rate, bootstrap_over_tasks
 from pytest_mobium_evals.core.errors import UsageError
-from pytest_mobium_evals.report.view import SettingSummary, one_line, summarize
+from pytest_mobium_evals.core.split import SPLITS
+from pytest_mobium_evals.report.view import one_line
 from pytest_mobium_evals.runfolder.reading import (
     Run,
     Setting,
@@ -213,19 +221,87 @@ def render(c: Comparison) -> str:
 
 
 def per_setting_table(c: Comparison) -> list[str]:
-    """Each setting's rate in both runs and the paired difference: compare.md's table, and the step summary's."""
+    """Each setting's rate in both runs and the paired difference, per split: compare.md's table, and the step
+    summary's."""
     a, b = c.labels
-    lines = [f"The difference is {b} minus {a}, with a 95% interval from resampling the tasks of both runs "
-             "together (a paired bootstrap): when it holds 0, the change could be noise.", "",
-             f"| Setting ({a} → {b}) | {a} rate | {a} 95% interval | {b} rate | {b} 95% interval "
-             "| Difference [95%] | Reading | Blockers |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [f"The difference is {b} minus {a} over the tasks both ran (each task's pass rate over its repeats), with "
+             "a 95% interval from resampling those tasks (a paired bootstrap) as a description. The reading is the "
+             "exact paired test over tasks, as in the surface table and the hillclimb: \"clearly\" at one-sided "
+             "p ≤ 2.5% (the \"exact p\" shown is two-sided), so a change that does nothing is called clear at most "
+             "2.5% of the time each way; with 5 tasks or fewer nothing can be clear. Dev and held-out tasks are apart, "
+             "never merged.", "",
+             f"| Setting ({a} → {b}) | Tasks | {a} rate [95%] | {b} rate [95%] | Difference [95%] | Exact p "
+             "| Reading | Blockers |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for s_old, s_new in c.setting_pairs:
-        so, sn, diff = setting_difference(c, s_old, s_new)
-        label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
-        points, reading = (diff.points(), diff.verdict(a, b)) if diff else ("–", "no task in common")
-        lines.append(f"| {label} | {fmt_pct(so.rate)} | {_interval(so)} | {fmt_pct(sn.rate)} | {_interval(sn)} "
-                     f"| {points} | {reading} | {len(so.blockers)} → {len(sn.blockers)} |")
+        for row in setting_rows(c, s_old, s_new):
+            lines.append(f"| {row.label} | {row.test.tasks} | {_rate(row.old)} | {_rate(row.new)} | {row.points()} "
+                         f"| {row.p()} | {row.reading(a, b)} | {row.blockers[0]} → {row.blockers[1]} |")
     return lines + [""]
+
+
+@dataclass
+class SettingRow:
+    """One setting's comparison over one split's tasks (or over all of them, when the runs ran one split)."""
+
+    label: str
+    split: str
+    old: Rate
+    new: Rate
+    test: paired.Comparison  # the exact paired test of new against old, with the bootstrap interval beside it
+    blockers: tuple[int, int]
+
+    def points(self) -> str:
+        t = self.test
+        if t.delta is None:
+            return "–"
+        return f"{100 * t.delta:+.0f} points [{100 * t.low:+.0f} to {100 * t.high:+.0f}]"
+
+    def p(self) -> str:
+        return "–" if self.test.p is None else f"{self.test.p:.3g}"
+
+    def reading(self, a: str = "old", b: str = "new") -> str:
+        """The exact test's call in a sentence: the same words as the surface table's, with who is better."""
+        call = self.test.call
+        if call == "no common tasks":
+            return "no task in common"
+        if call == "not clear":
+            return "not clear: could be noise"
+        if call in ("clearly better", "clearly worse"):
+            return f"{call}: {b} is {call.split()[1]} than {a}"
+        return call  # "cannot be clear with 4 held-out tasks", "better on dev (tuning only)"
+
+    @property
+    def clearly(self) -> Optional[str]:
+        """"better" or "worse" when the call is clear on held-out tasks (or on one run's only split), else None."""
+        return self.test.call.split()[1] if self.test.call.startswith("clearly ") else None
+
+
+def setting_rows(c: Comparison, s_old: Setting, s_new: Setting) -> list[SettingRow]:
+    """The setting's rows: one per split the two runs ran (dev and held out never merged into one figure), or one
+    row, under the setting's own label, when every task is in one split."""
+    old = [t for t in c.old.trials if t.setting == s_old]
+    new = [t for t in c.new.trials if t.setting == s_new]
+    label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
+    splits = [sp for sp in SPLITS if any(paired.task_split(t) == sp for t in [*old, *new])]
+    rows = []
+    for split in splits:
+        mine_old = [t for t in old if paired.task_split(t) == split]
+        mine_new = [t for t in new if paired.task_split(t) == split]
+        before, after = _by_task(mine_old), _by_task(mine_new)
+        test = paired.compare_outcomes(label, s_new.label, split, before, after)
+        named = label if len(splits) == 1 else f"{label} ({paired.SPLIT_WORDS[split]} tasks)"
+        rows.append(SettingRow(named, split, bootstrap_over_tasks(before), bootstrap_over_tasks(after), test,
+                               (sum(bool(t.gating_blockers) for t in mine_old),
+                                sum(bool(t.gating_blockers) for t in mine_new))))
+    return rows
+
+
+def _by_task(trials: list[Trial]) -> dict[str, list[bool]]:
+    """Task → whether each repeat succeeded (passed; for a control, graded as declared), in repeat order."""
+    out: dict[str, list[bool]] = {}
+    for t in sorted(trials, key=lambda t: (t.task, t.repeat)):
+        out.setdefault(t.task, []).append(t.record.success)
+    return out
 
 
 def found_table(c: Comparison) -> list[str]:
@@ -254,12 +330,6 @@ def found_rows(c: Comparison) -> list[tuple[str, str, str, str, str]]:
     return rows
 
 
-def setting_difference(c: Comparison, s_old: Setting, s_new: Setting):
-    """(old summary, new summary, the paired difference new − old over the tasks both ran, or None)."""
-    so, sn = _summary(c.old, s_old), _summary(c.new, s_new)
-    return so, sn, difference(so.figures, sn.figures)
-
-
 def _tally(trials: list[Trial]) -> str:
     if not trials:
         return "–"
@@ -268,12 +338,8 @@ def _tally(trials: list[Trial]) -> str:
     return f"{passed}/{len(trials)} passed" + (f" ({', '.join(others)})" if others else "")
 
 
-def _summary(run_: Run, setting: Setting) -> SettingSummary:
-    return summarize(setting, [t for t in run_.trials if t.setting == setting], run_.task_ids)
-
-
-def _interval(s: SettingSummary) -> str:
-    return "–" if s.interval is None else f"{round(100 * s.interval[0])}–{round(100 * s.interval[1])}%"
+def _rate(r: Rate) -> str:
+    return "–" if not r.total else f"{fmt_pct(r.rate)} [{round(100 * r.low)}–{round(100 * r.high)}%]"
 
 
 def _verdict(t: Trial) -> str:

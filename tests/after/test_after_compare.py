@@ -21,20 +21,77 @@ def test_compare_trial_by_trial_says_what_changed_and_what_differs(make_run, tmp
     assert "## Trials that changed verdict (2 of 4 compared)" in out
     assert "| t01 | r2 | claude-haiku-5-5, low effort | pass | honest_failure | – | – |" in out
     assert "| t08 | r1 | claude-haiku-5-5, low effort | false_success | pass | '60' | '60' |" in out
-    assert "| claude-haiku-5-5, low effort | 75% |" in out
+    # t01 and t08 are both dev tasks: one row, and the exact test cannot call anything over two tasks
+    assert ("| claude-haiku-5-5, low effort | 2 | 75% [50–100%] | 75% [50–100%] | +0 points [-50 to +50] | 1 "
+            "| cannot be clear with 2 dev tasks | 0 → 0 |") in out
 
 
-def test_compare_says_whether_the_difference_is_clear_of_zero(make_run, capsys):
-    # twelve tasks: the fix turns six failures into passes (a real change) ...
-    old = make_run("old", {f"t{i:02d}": ["pass" if i < 6 else "honest_failure"] * 2 for i in range(12)})
-    new = make_run("new", {f"t{i:02d}": ["pass"] * 2 for i in range(12)})
+# Twelve held-out tasks by the split's hash (core/split.py), and three dev ones.
+HELD_OUT = ["t03", "t06", "t10", "t13", "t17", "t18", "t20", "t22", "t23", "t31", "t32", "t34"]
+DEV = ["t01", "t02", "t04"]
+
+
+def test_compare_calls_a_difference_by_the_exact_paired_test_per_split(make_run, capsys):
+    from pytest_mobium_evals.analysis.paired import split_of
+
+    assert [split_of(t) for t in HELD_OUT + DEV] == ["held_out"] * 12 + ["dev"] * 3
+    # the fix turns six held-out failures into passes, every repeat: six tasks up, none down, one-sided p 1/64
+    old = make_run("old", {t: ["pass" if i < 6 else "honest_failure"] * 2 for i, t in enumerate(HELD_OUT)}
+                   | {t: ["honest_failure"] * 2 for t in DEV})
+    new = make_run("new", {t: ["pass"] * 2 for t in HELD_OUT + DEV})
     assert main(["compare", str(old), str(new)]) == 0
     out = capsys.readouterr().out
-    assert "| +50 points [+25 to +83] | clear of zero: new is better than old |" in out
-    # ... while one task changing out of twelve could be noise
-    noisy = make_run("noisy", {f"t{i:02d}": ["pass" if i < 7 else "honest_failure"] * 2 for i in range(12)})
+    assert ("| claude-haiku-5-5, low effort (held-out tasks) | 12 | 50% [17–75%] | 100% [100–100%] "
+            "| +50 points [+25 to +83] | 0.0312 | clearly better: new is better than old | 0 → 0 |") in out
+    # dev and held out apart: the dev tasks' gain is its own row, which cannot be clear over three tasks
+    assert ("| claude-haiku-5-5, low effort (dev tasks) | 3 | 0% [0–0%] | 100% [100–100%] "
+            "| +100 points [+100 to +100] | 0.25 | cannot be clear with 3 dev tasks | 0 → 0 |") in out
+    # ... while one held-out task changing out of twelve could be noise (one-sided p 1/2)
+    noisy = make_run("noisy", {t: ["pass" if i < 7 else "honest_failure"] * 2 for i, t in enumerate(HELD_OUT)}
+                     | {t: ["honest_failure"] * 2 for t in DEV})
     assert main(["compare", str(old), str(noisy), "--out", str(noisy / "c.md")]) == 0
-    assert "| +8 points [+0 to +25] | not clear of zero: could be noise |" in (noisy / "c.md").read_text()
+    assert "| +8 points [+0 to +25] | 1 | not clear: could be noise |" in (noisy / "c.md").read_text()
+    # and a change for the worse, the same test the other way
+    assert main(["compare", str(new), str(old), "--out", str(old / "c.md")]) == 0
+    assert "| 0.0312 | clearly worse: new is worse than old |" in (old / "c.md").read_text()
+
+
+def test_compare_says_when_no_result_could_be_clear(make_run, capsys):
+    # four held-out tasks, every one up from failing to passing: the most a change can do, and still not clear,
+    # since the exact test's least one-sided p over four tasks is 1/16
+    tasks = HELD_OUT[:4]
+    old = make_run("old", {t: ["honest_failure"] * 3 for t in tasks})
+    new = make_run("new", {t: ["pass"] * 3 for t in tasks})
+    assert main(["compare", str(old), str(new)]) == 0
+    out = capsys.readouterr().out
+    assert ("| claude-haiku-5-5, low effort | 4 | 0% [0–0%] | 100% [100–100%] | +100 points [+100 to +100] "
+            "| 0.125 | cannot be clear with 4 held-out tasks | 0 → 0 |") in out
+
+
+def test_compare_makes_the_same_call_as_the_surface_table(make_run):
+    """compare's reading is analysis.paired's exact test on the same outcomes (its level under A/A is simulated in
+    tests/surfaces/test_paired.py), whatever the repeats and however the tasks moved."""
+    import random
+
+    from pytest_mobium_evals.analysis import paired
+    from pytest_mobium_evals.report.compare import compare_runs, setting_rows
+    from pytest_mobium_evals.runfolder.reading import load_run
+
+    rng = random.Random(5)
+    for draw in range(6):
+        repeats = rng.randint(1, 4)
+        tasks = HELD_OUT[:rng.randint(6, 12)]
+        runs = []
+        for name in ("a", "b"):
+            outcomes = {t: [rng.random() < 0.5 for _ in range(repeats)] for t in tasks}
+            runs.append((outcomes, make_run(f"{name}{draw}", {t: ["pass" if ok else "honest_failure" for ok in v]
+                                                               for t, v in outcomes.items()})))
+        (base, a), (mine, b) = runs
+        c = compare_runs(load_run(a), load_run(b))
+        [row] = setting_rows(c, *c.setting_pairs[0])
+        expected = paired.compare_outcomes("m", "v", "held_out", base, mine)
+        assert (row.test.call, row.test.p) == (expected.call, expected.p)
+        assert row.test.p == paired.sign_flip_test(paired.task_differences(base, mine)).two_sided
 
 
 def test_a_model_swapped_for_another_is_compared_setting_to_setting(make_run, capsys, tmp_path):

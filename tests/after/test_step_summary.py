@@ -83,7 +83,11 @@ def test_with_a_baseline_the_before_after_table(tmp_path, monkeypatch):
     step_summary.pytest_mobium_run_finished(config(summary=str(out), baseline=str(old)), new, "completed")
     text = out.read_text()
     assert "### Against the baseline" in text
-    assert "| null (control) | 67% | " in text and "| Difference [95%] |" in text
+    # t02 and t08 are dev tasks, t22 held out: apart, each read by the exact test, which cannot call two tasks or one
+    assert ("| null (control) (dev tasks) | 2 | 50% [0–100%] | 100% [100–100%] | +50 points [+0 to +100] | 1 "
+            "| cannot be clear with 2 dev tasks | 0 → 0 |") in text
+    assert "| null (control) (held-out tasks) | 1 | 100% [100–100%] | 100% [100–100%] |" in text
+    assert "| Difference [95%] | Exact p | Reading |" in text
 
 
 def test_an_unusable_baseline_is_one_line(tmp_path):

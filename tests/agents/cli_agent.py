@@ -5,7 +5,11 @@ It decides only from what the CLI sends it, which is what a Claude model reads.
 Its play, for a sign-in task (tests/surfaces/cli_suite): its first move misses on purpose (a tap on a ref before any
 map); it goes on only if the error it got carries a remedy naming app_map ("(remedy: ...)", which the CLI passes on
 only in the error's text), and then signs in as the prompt says; else it says it cannot. It is noisy: a trial it
-could win it gives up at random, NOISE of the time, so a variant's effect has to be told from chance."""
+could win it gives up at random, NOISE of the time, so a variant's effect has to be told from chance.
+
+A task whose prompt says "from a fresh start" (the held-out tasks of the dev-only arm, MOBIUM_CLI_SUITE=dev-only) is
+another kind: it looks for how to recover in app_map's description instead, and goes on only if that says REF_FACT.
+A remedy tuned on the dev tasks' errors does nothing for it."""
 
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ from standins import AnthropicStandin
 
 NOISE = 0.2
 MISS = "@e999"
+FRESH = "from a fresh start"
+REF_FACT = "a ref is valid only until the screen changes"
 
 
 def _user_texts(messages: list[dict]) -> list[str]:
@@ -59,9 +65,15 @@ class ReadingModel(AnthropicStandin):
         moves: list = [("app_tap", {"target": MISS})]
         if not results:
             return moves
-        shown = re.search(r"\(remedy: ([^)]*)\)", results[0])
-        if not shown or "app_map" not in shown.group(1):  # the miss's error gave no remedy saying how to recover
-            return moves + [("cannot", "the tap was refused and nothing said what to do")]
+        if FRESH in prompt:  # the other kind: it reads how to recover from app_map's description
+            described = next((t.get("description") or "" for t in body.get("tools", [])
+                              if t.get("name", "").endswith("__app_map")), "")
+            if REF_FACT not in described:
+                return moves + [("cannot", "the tap was refused and app_map's description did not say why")]
+        else:
+            shown = re.search(r"\(remedy: ([^)]*)\)", results[0])
+            if not shown or "app_map" not in shown.group(1):  # the miss's error gave no remedy saying how to recover
+                return moves + [("cannot", "the tap was refused and nothing said what to do")]
         # Drawn once a conversation, as the miss's answer comes back: a conversation that goes on past it has
         # already drawn to go on.
         if len(results) == 1 and self.rng.random() < self.noise:

@@ -88,6 +88,9 @@ def test_the_loop_finds_the_missing_remedy_and_held_out_accepts_it(climbed):
     report = (out / "hillclimb.md").read_text()
     assert "ACCEPTED" in report and "+invalid_argument = run app_map" in report
     assert "| held_out | 6 | 0% | 100%" in report
+    # the cost check applied to the accepted gain, and the persuasion control run (or said to have nothing to strip)
+    assert "## Cost check" in report and f"Applied: {result['cost_check']}." in report
+    assert "## Persuasion control" in report and f"This one: {result['persuasion']}." in report
     import re
 
     links = re.findall(r"\]\(([^)]+/transcript\.jsonl)\)", report)
@@ -105,7 +108,11 @@ def test_a_proposal_that_helps_only_on_dev_is_rejected(climbed):
     assert result["held_out"]["call"] == "not clear" and result["held_out"]["delta"] == 0
     assert not (out / "accepted.toml").exists()
     assert load(str(out / "rejected.toml"), out).variant.map.values == "labelled"  # the edit the failures pointed at
-    assert "helps only where it was tuned" in (out / "hillclimb.md").read_text()
+    report = (out / "hillclimb.md").read_text()
+    assert "helps only where it was tuned" in report
+    # both checks are in the report whatever the decision: the cost measured but not applied, no persuasion rerun
+    assert "## Cost check" in report and "Measured, not applied" in report and result["cost_check"] in report
+    assert "## Persuasion control" in report and "Not run: no variant was accepted" in report
 
 
 def test_a_stopped_hillclimb_resumes_where_it_stopped(climbed):

@@ -78,3 +78,51 @@ def test_candidates_are_named_by_their_start_and_rounds_have_seeds_of_their_own(
     assert search.label_for(texts, texts, "no-remedies") == "no-remedies"
     assert search.label_for(texts, {}, "baseline") != search.label_for(texts, {}, "no-remedies")
     assert len({search.round_seed(1, r) for r in range(5)}) == 5 and search.round_seed(1, 0) == 1
+
+
+def _held(before: dict, after: dict):
+    from pytest_mobium_evals.analysis.paired import compare_outcomes
+
+    return compare_outcomes("m", "v", "held_out", before, after)
+
+
+SIX = [f"h{i}" for i in range(6)]
+
+
+def test_the_rejection_says_what_held_out_showed_and_no_more():
+    dev = SimpleNamespace(variant="v", delta=0.5)
+    lower = _held({t: [True, True] for t in SIX}, {t: [t != "h0", True] for t in SIX})  # -8, not clear
+    said = search.rejection(dev, lower)
+    assert "not clear" in said and "no gain where it was not tuned" in said and "worse" not in said
+    worse = _held({t: [True, True] for t in SIX}, {t: [False, False] for t in SIX})  # every task down: p 1/64
+    assert "clearly worse; it is worse where it was not tuned" in search.rejection(dev, worse)
+    same = _held({t: [True, False] for t in SIX}, {t: [True, False] for t in SIX})
+    assert "no gain, so a change that helps only where it was tuned" in search.rejection(dev, same)
+    gain = _held({t: [False, False] for t in SIX}, {t: [t != "h0"] * 2 for t in SIX})  # +83, 5 of 6 up: p 1/32
+    assert gain.call == "not clear" and "is not clear (exact one-sided p 0.0312" in search.rejection(dev, gain)
+
+
+def test_hillclimb_md_always_shows_the_cost_check_and_the_persuasion_control():
+    from pytest_mobium_evals.commands.hillclimb import evidence
+
+    def md(**outcome) -> str:
+        return "\n".join(evidence.cost_section(search.Outcome(**outcome), 0.25)
+                         + evidence.persuasion_section(search.Outcome(**outcome)))
+
+    ended = md(accepted=False, why="gepa kept no candidate")
+    assert "## Cost check" in ended and "Not reached: the hillclimb ended before the held-out test" in ended
+    assert "## Persuasion control" in ended and "Not run: no variant was accepted" in ended
+    gain = _held({t: [False, False] for t in SIX}, {t: [True, True] for t in SIX})
+    unclear = _held({t: [False, False] for t in SIX}, {t: [t != "h0"] * 2 for t in SIX})
+    measured = md(accepted=False, why="", held_out=unclear, cost_check="over the 5 held-out trials ...")
+    assert "Measured, not applied (the held-out test did not call the final clearly better" in measured
+    assert "over the 5 held-out trials" in measured and "Not run: no variant was accepted" in measured
+    refused = md(accepted=False, why="", held_out=gain, cost_check="tool calls 12.0 a trial against 8.0 (+50%)")
+    assert "Applied: tool calls 12.0 a trial against 8.0 (+50%)." in refused and "past +25%" in refused
+    plain = _held({t: [False, False] for t in SIX}, {t: [True, True] for t in SIX})
+    plain.variant = "v-plain"
+    kept = md(accepted=True, why="", held_out=gain, cost_check="tool calls 8.0 a trial against 8.0 (+0%)",
+              persuasion="in plain wording (v-plain) it is still +100 points over 6 held-out tasks, clearly better",
+              plain_held_out=plain)
+    assert "Applied: tool calls 8.0" in kept and "This one: in plain wording (v-plain) it is still +100" in kept
+    assert "| v-plain | held_out | 6 |" in kept  # the rerun's table

@@ -45,6 +45,38 @@ def _run_folders(out: Path) -> dict[str, list[Path]]:
     return found
 
 
+def cost_section(outcome, bound: float) -> list[str]:
+    """hillclimb.md's cost check, whatever the decision: what it measured, or the step that ended the hillclimb
+    before there was a held-out result to weigh."""
+    rule = (f"A variant whose tool calls or tokens a trial rise past {100 * bound:+.0f}% (--max-cost-rise), over the "
+            f"held-out trials that passed under both, is not accepted, however much it gains.")
+    held = outcome.held_out
+    if held is None:
+        said = "not reached: the hillclimb ended before the held-out test, so there is no held-out cost to weigh"
+    elif held.call != "clearly better":
+        said = (f"measured, not applied (the held-out test did not call the final clearly better, so there is no "
+                f"gain to weigh): {outcome.cost_check or 'no held-out trials'}")
+    else:
+        said = f"applied: {outcome.cost_check or 'not checked'}"
+    return ["## Cost check", "", f"{rule} {said[0].upper()}{said[1:]}.", ""]
+
+
+def persuasion_section(outcome) -> list[str]:
+    """hillclimb.md's persuasion control, whatever the decision: its rerun in plain wording, or why it was not run."""
+    from pytest_mobium_evals.analysis.paired import table_markdown
+
+    rule = ("Every accepted variant is run again with its imperative and promotional wording taken out "
+            "(\"IMPORTANT:\", \"always\", \"best\", \"must\", capitals; wording.py), on the same held-out tasks "
+            "and seeds; if its gain does not hold, the gain came from persuasion.")
+    if outcome.accepted:
+        lines = ["## Persuasion control", "", f"{rule} This one: {outcome.persuasion}.", ""]
+        if outcome.plain_held_out is not None:
+            lines += [table_markdown([outcome.plain_held_out]), ""]
+        return lines
+    return ["## Persuasion control", "", f"{rule} Not run: no variant was accepted, so there is no gain to test "
+                                         "for persuasion.", ""]
+
+
 def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
     from pytest_mobium_evals.analysis.paired import table_markdown
     from pytest_mobium_evals.surface.variants import load
@@ -95,19 +127,7 @@ def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
         lines += [f"## Held out: `{outcome.final_label}` against `{plan.start_label}` ({args.repeats} repeats)", "",
                   column + "The same tasks and seeds under both; the held-out tasks were not run before this.", "",
                   table_markdown([outcome.held_out]), ""]
-    if outcome.held_out is not None and outcome.held_out.call == "clearly better":
-        lines += ["## Cost check", "",
-                  f"A variant whose tool calls or tokens a trial rise past {100 * args.max_cost_rise:+.0f}% "
-                  f"(--max-cost-rise), over the held-out trials that passed under both, is not accepted, however "
-                  f"much it gains: "
-                  f"{outcome.cost_check or 'not checked'}.", ""]
-    if outcome.accepted:
-        lines += ["## Persuasion control", "",
-                  "The accepted texts again with their imperative and promotional wording taken out (\"IMPORTANT:\", "
-                  "\"always\", \"best\", \"must\", capitals; wording.py), on the same held-out tasks and seeds: "
-                  f"{outcome.persuasion}.", ""]
-        if outcome.plain_held_out is not None:
-            lines += [table_markdown([outcome.plain_held_out]), ""]
+    lines += cost_section(outcome, args.max_cost_rise) + persuasion_section(outcome)
     if outcome.dev:
         lines += [f"## Dev check: every kept candidate against `{plan.start_label}` ({args.repeats} repeats)", "",
                   column + "On dev a gain only picks the final candidate (\"tuning only\").", "",

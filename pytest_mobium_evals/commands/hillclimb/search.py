@@ -258,6 +258,7 @@ class Outcome:
     folders: dict[str, list[Path]] = field(default_factory=dict)
     trials_run: int = 0
     cost_check: Optional[str] = None  # the final's tool calls and tokens a trial against the start's, on held out
+    # (measured whenever the held-out test ran; it decides only when that test called the final clearly better)
     persuasion: Optional[str] = None  # the final rerun in plain wording (wording.py), on held out
     plain_held_out: Optional[Any] = None  # that rerun's paired.Comparison
 
@@ -306,13 +307,14 @@ def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, a
     c = compare_trials(args.model, best.variant, "held_out", _by_label(held, seed_label), _by_label(held, best.variant))
     _relink(c, held, best.variant, plan.out)
     outcome.held_out = c
+    # Measured whatever the call, so hillclimb.md shows it; it decides only for a gain that is clear.
+    risen, outcome.cost_check = cost_rise(_by_label(held, seed_label), _by_label(held, best.variant),
+                                          args.max_cost_rise)
     if c.call != "clearly better":
         outcome.why = rejection(best, c)
         return outcome
     gain = (f"{best.variant} is clearly better than {seed_label} on the held-out tasks: {100 * c.delta:+.0f} points "
             f"[{100 * c.low:+.0f}, {100 * c.high:+.0f}] over {c.tasks} tasks, exact one-sided p {c.test.better:.3g}")
-    risen, outcome.cost_check = cost_rise(_by_label(held, seed_label), _by_label(held, best.variant),
-                                          args.max_cost_rise)
     if risen:
         outcome.why = f"{gain}; but {risen}, past the bound of {100 * args.max_cost_rise:+.0f}%: not accepted"
         return outcome
@@ -387,8 +389,11 @@ def rejection(dev, held) -> str:
     if held.delta > 0:
         return (f"{gained}; on held out {measured} is not clear (exact one-sided p {held.test.better:.3g}, over "
                 f"2.5%): a gain this size needs more held-out tasks or repeats to be told from chance")
-    if held.delta < 0:
-        return f"{gained}; on held out {measured}: {held.call}; it is worse where it was not tuned"
+    if held.delta < 0 and held.call == "clearly worse":
+        return f"{gained}; on held out {measured}: clearly worse; it is worse where it was not tuned"
+    if held.delta < 0:  # lower, but not clearly: no gain, and no claim that it does harm
+        return (f"{gained}; on held out {measured}: not clear (exact one-sided p {held.test.worse:.3g} for lower), "
+                f"and no gain where it was not tuned")
     return (f"{gained}; on held out {measured}: no gain, so a change that helps only where it was tuned is not "
             f"proposed")
 

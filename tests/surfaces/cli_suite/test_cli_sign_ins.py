@@ -1,8 +1,13 @@
 """Eight sign-in tasks for the hillclimb with the real Claude CLI in the loop (tests/agents/cli_agent.py plays the
 model): two dev, six held out (the fewest with which the exact test can call anything clear). Each is MobiumApp's
-sign-in with the demo account; they differ only in name, as eight draws of the one skill."""
+sign-in with the demo account; they differ only in name, as eight draws of the one skill. With MOBIUM_CLI_SUITE=dev-only
+(the probe's dev-only arm) the held-out six are another kind: their prompt says to begin from a fresh start, and the
+scripted agent then needs a fact in app_map's description rather than an error's remedy, so a fix tuned on the dev
+tasks' errors cannot help them."""
 
 from __future__ import annotations
+
+import os
 
 from pytest_mobium_evals.core.tasks import Claim, Outcome, task
 from pytest_mobium_evals.reach.toolserver import Tools
@@ -10,6 +15,8 @@ from pytest_mobium_evals.reach.toolserver import Tools
 APP = "dev.mobium.mobiumapp"
 PROMPT = ("In MobiumApp, open the Login Demo and sign in with the demo account: username {username}, password "
           "{password}, and leave the signed-in screen showing.")
+FRESH = PROMPT.replace("In MobiumApp, ", "In MobiumApp, from a fresh start, ")
+DEV_ONLY = os.environ.get("MOBIUM_CLI_SUITE") == "dev-only"
 
 
 def ref(tools: Tools, params: dict) -> Claim:
@@ -34,7 +41,9 @@ def _signed_in(device) -> Outcome:
 
 
 def _declare(number: int, split: str):
-    @task(id=f"c{number:02d}", slug=f"sign-in-{number}", prompt=PROMPT, reference=ref, wrong=wrong, app=APP,
+    prompt = FRESH if DEV_ONLY and split == "held_out" else PROMPT
+
+    @task(id=f"c{number:02d}", slug=f"sign-in-{number}", prompt=prompt, reference=ref, wrong=wrong, app=APP,
           ready_testid="homeList", params=lambda rng: {"username": "mobium", "password": "hunter2"},
           evidence="screen", evidence_reason="the welcome line is only on the signed-in screen",
           split=(split, "the CLI hillclimb's fixed split: two dev, six held out"))
