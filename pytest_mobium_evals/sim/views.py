@@ -339,7 +339,10 @@ def scroll_container_at(root: Placed, x: int, y: int, axis: str) -> Placed | Non
 # ---------------------------------------------------------------------------------------------------------------
 # the uiautomator dump
 
-def _escape(value: str) -> str:
+def xml_attribute(value: str, unholdable: str = ".") -> str:
+    """An attribute value as KXmlSerializer writes it: markup escaped, whitespace as character references, and each
+    character XML 1.0 cannot hold replaced by `unholdable` ('.' as the AOSP dumper does; Appium's UiAutomator2
+    server's toSafeString makes it '?')."""
     out = []
     for ch in value:
         o = ord(ch)
@@ -352,9 +355,9 @@ def _escape(value: str) -> str:
         elif ch == '"':
             out.append("&quot;")
         elif ch in "\t\n\r":
-            out.append(f"&#{o};")  # KXmlSerializer keeps whitespace in attributes as character references
+            out.append(f"&#{o};")
         elif o < 0x20 or 0xD800 <= o <= 0xDFFF or o in (0xFFFE, 0xFFFF):
-            out.append(".")  # what the AOSP dumper does with characters XML cannot hold
+            out.append(unholdable)
         else:
             out.append(ch)
     return "".join(out)
@@ -410,12 +413,12 @@ def _dump(p: Placed, package: str, out: list[str], exclude: Box | None, focused_
     if naf:
         out.append('NAF="true" ')
     out.append(
-        f'index="{p.index}" text="{_escape(text)}" resource-id="{_escape(n.id)}" class="{n.cls}" '
-        f'package="{package}" content-desc="{_escape(n.desc)}" checkable="{_b(n.checkable)}" '
+        f'index="{p.index}" text="{xml_attribute(text)}" resource-id="{xml_attribute(n.id)}" class="{n.cls}" '
+        f'package="{package}" content-desc="{xml_attribute(n.desc)}" checkable="{_b(n.checkable)}" '
         f'checked="{_b(n.checked)}" clickable="{_b(n.clickable)}" enabled="{_b(n.enabled)}" '
         f'focusable="{_b(n.focusable)}" focused="{_b(focused)}" scrollable="{_b(bool(n.scroll))}" '
         f'long-clickable="{_b(n.long_clickable)}" password="{_b(n.password)}" selected="{_b(n.selected)}" '
-        f'bounds="[{b[0]},{b[1]}][{b[2]},{b[3]}]" drawing-order="{p.index + 1}" hint="{_escape(n.hint)}"')
+        f'bounds="[{b[0]},{b[1]}][{b[2]},{b[3]}]" drawing-order="{p.index + 1}" hint="{xml_attribute(n.hint)}"')
     kids = [c for c in p.children if _visible(c, exclude) is not None]
     if not kids:
         out.append(" />")

@@ -141,26 +141,8 @@ def take(device: "VirtualDevice", frame: "Frame | None" = None) -> UiNode:
 # the page source
 
 def _safe(value: str) -> str:
-    """An attribute value as KXmlSerializer writes it, after the server's toSafeString: characters XML 1.0 cannot
-    hold become '?', markup and whitespace become references."""
-    out = []
-    for ch in value:
-        o = ord(ch)
-        if ch == "&":
-            out.append("&amp;")
-        elif ch == "<":
-            out.append("&lt;")
-        elif ch == ">":
-            out.append("&gt;")
-        elif ch == '"':
-            out.append("&quot;")
-        elif ch in "\t\n\r":
-            out.append(f"&#{o};")
-        elif o < 0x20 or 0xD800 <= o <= 0xDFFF or o in (0xFFFE, 0xFFFF):
-            out.append("?")
-        else:
-            out.append(ch)
-    return "".join(out)
+    """An attribute value as the server writes it, after its toSafeString: what XML 1.0 cannot hold becomes '?'."""
+    return views.xml_attribute(value, unholdable="?")
 
 
 def page_source(root: UiNode) -> str:
