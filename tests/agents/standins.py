@@ -369,28 +369,33 @@ class OpenAIStandin(ScriptedEndpoint):
                                                   "data": [{"id": m, "object": "model"} for m in self.models]})
         return self._send_json(handler, 404, {"error": {"message": "not found"}})
 
+    def _chat_turn(self, handler, body: dict, messages: list) -> Optional[tuple[dict, str]]:
+        """The script's next turn as a chat completion's message and finish reason; None once a scripted failure
+        has been sent in its place."""
+        if body.get("response_format"):
+            answer = self.final_answer()
+            return {"role": "assistant", "content": json.dumps(answer.to_json() if answer else {})}, "stop"
+        fail, reply = self._next(_count_role(messages, "assistant"))
+        if fail is not None:
+            self._send_fail(handler, fail, {"error": {"message": f"scripted failure {fail.status}",
+                                                      "type": "server_error"}})
+            return None
+        if isinstance(reply, Call):
+            return {"role": "assistant", "content": None, "tool_calls": [{
+                "id": "call_" + uuid.uuid4().hex[:12], "type": "function",
+                "function": {"name": reply.tool, "arguments": json.dumps(reply.arguments)}}]}, "tool_calls"
+        if isinstance(reply, Text):
+            return {"role": "assistant", "content": reply.content}, "stop"
+        return {"role": "assistant", "content": "I have finished."}, "stop"
+
     def _post(self, handler, body):
         if handler.path != "/v1/chat/completions":
             return self._send_json(handler, 404, {"error": {"message": "not found"}})
         messages = body.get("messages", [])
-        finish = "stop"
-        if body.get("response_format"):
-            answer = self.final_answer()
-            message = {"role": "assistant", "content": json.dumps(answer.to_json() if answer else {})}
-        else:
-            fail, reply = self._next(_count_role(messages, "assistant"))
-            if fail is not None:
-                return self._send_fail(handler, fail, {"error": {
-                    "message": f"scripted failure {fail.status}", "type": "server_error"}})
-            if isinstance(reply, Call):
-                message = {"role": "assistant", "content": None, "tool_calls": [{
-                    "id": "call_" + uuid.uuid4().hex[:12], "type": "function",
-                    "function": {"name": reply.tool, "arguments": json.dumps(reply.arguments)}}]}
-                finish = "tool_calls"
-            elif isinstance(reply, Text):
-                message = {"role": "assistant", "content": reply.content}
-            else:
-                message = {"role": "assistant", "content": "I have finished."}
+        turn = self._chat_turn(handler, body, messages)
+        if turn is None:
+            return None
+        message, finish = turn
         self._send_json(handler, 200, {
             "id": "chatcmpl-" + uuid.uuid4().hex[:12], "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", ""),
@@ -475,24 +480,10 @@ class LlamaCppStandin(OpenAIStandin):
             return self._send_json(handler, 400, {"error": {
                 "code": 400, "message": "the request exceeds the available context size, try increasing it",
                 "type": "exceed_context_size_error", "n_prompt_tokens": total, "n_ctx": self.n_ctx}})
-        finish = "stop"
-        if body.get("response_format"):
-            answer = self.final_answer()
-            message = {"role": "assistant", "content": json.dumps(answer.to_json() if answer else {})}
-        else:
-            fail, reply = self._next(_count_role(messages, "assistant"))
-            if fail is not None:
-                return self._send_fail(handler, fail, {"error": {
-                    "message": f"scripted failure {fail.status}", "type": "server_error"}})
-            if isinstance(reply, Call):
-                message = {"role": "assistant", "content": None, "tool_calls": [{
-                    "id": "call_" + uuid.uuid4().hex[:12], "type": "function",
-                    "function": {"name": reply.tool, "arguments": json.dumps(reply.arguments)}}]}
-                finish = "tool_calls"
-            elif isinstance(reply, Text):
-                message = {"role": "assistant", "content": reply.content}
-            else:
-                message = {"role": "assistant", "content": "I have finished."}
+        turn = self._chat_turn(handler, body, messages)
+        if turn is None:
+            return None
+        message, finish = turn
         with self._lock:
             shared = len(os.path.commonprefix([self._slot, prompt])) // self.CHARS_PER_TOKEN
             self._slot = prompt
