@@ -26,3 +26,44 @@ def pytest_xdist_auto_num_workers(config):
     import os
 
     return 3 * (os.cpu_count() or 1)
+
+
+# The modules that take a minute or more of a worker (figures from `--durations` on 2 cores, 6 workers), longest
+# first: they start first, so they overlap the many short ones instead of ending the run alone.
+LONG_MODULES = (
+    "tests/conformance/test_autowait.py",  # Mobium's check at an emulator's pace: real time by design
+    "tests/surfaces/test_hillclimb.py",  # two hillclimbs in one module fixture
+    "tests/faults/test_device_faults.py",
+    "tests/conformance/test_feed.py",
+    "tests/faults/test_agent_faults.py",
+    "tests/plugin/test_fleet.py",
+    "tests/surfaces/test_comparison_controls.py",
+    "tests/plugin/test_virtual_device.py",
+    "tests/clients/test_tool_server_run.py",
+    "tests/faults/test_limits.py",
+    "tests/plugin/test_trials.py",
+    "tests/t25/test_t25_grading.py",
+    "tests/agents/test_what_the_model_reads.py",
+    "tests/conformance/test_mobium_app.py",
+    "tests/conformance/test_dialogs.py",
+    "tests/faults/test_server_and_disk_faults.py",
+    "tests/faults/test_stop_and_resume.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    order = {name: rank for rank, name in enumerate(LONG_MODULES)}
+    position = {id(item): index for index, item in enumerate(items)}
+    items.sort(key=lambda item: (order.get(item.nodeid.split("::", 1)[0], len(order)), position[id(item)]))
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Under xdist's default (`--dist load`), the plugin's own tests go out a module at a time, in the order above:
+    a module's fixtures (a virtual device, a hillclimb, a conformance daemon) are set up once, and a worker that
+    finishes takes the next module, so no batch of long tests queues behind another on one worker."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False  # the collection's order, long modules first, not by test count
+    return LoadScopeScheduling(config, log)
