@@ -154,7 +154,8 @@ def longest_agent_prompt(evals: EvalSession, items: list) -> Optional[str]:
 def _write_collection(evals: EvalSession, items: list, longest_prompt: Optional[str] = None) -> None:
     """What this session scheduled, for the record and the summary (under xdist every worker collects the same
     items, so they all write the same file)."""
-    from pytest_mobium_evals.runfolder.writing import RunDir, atomic_write_json
+    from pytest_mobium_evals.runfolder.files import atomic_write_json
+    from pytest_mobium_evals.runfolder.writing import RunDir
 
     specs = [spec_of(item) for item in items]
     tasks = list(dict.fromkeys(s.task.id for s in specs))

@@ -465,16 +465,15 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
 def current_run(evals: EvalSession):
     """The session's run folder as it is on disk now: its trials' verdict.json files, and the record (written at the
     first trial, rewritten at the end: whichever is there), with the devices this session leased."""
+    from pytest_mobium_evals.runfolder.files import read_json
     from pytest_mobium_evals.runfolder.reading import Run, load_trials
     from pytest_mobium_evals.runfolder.writing import RunDir
 
-    from .session import read_json
-
     folder = RunDir(evals.options.run_dir).path
-    record = read_json(folder / "record.json") or {}
+    record = read_json(folder / "record.json", default=None) or {}
     session_dir = folder / ".session"
-    devices = [d for p in sorted(session_dir.glob("device-*.json")) if (d := read_json(p))]
-    collection = read_json(session_dir / "collection.json") or {}
+    devices = [d for p in sorted(session_dir.glob("device-*.json")) if (d := read_json(p, default=None))]
+    collection = read_json(session_dir / "collection.json", default=None) or {}
     record = dict(record)
     record.setdefault("seed", evals.options.seed)
     record.setdefault("drivers", list(evals.options.drivers))

@@ -6,7 +6,6 @@ telling listeners (hookspecs.py) how the run is going."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from collections import Counter
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import pytest
 
 from pytest_mobium_evals import __version__, source_commit
+from pytest_mobium_evals.runfolder.files import read_json
 
 from .options import RunOptions
 
@@ -339,9 +339,9 @@ class EvalSession:
 
         run = RunDir(self.options.run_dir)
         session_dir = run.path / ".session"
-        collection = read_json(session_dir / "collection.json") or {}
-        devices = [d for p in sorted(session_dir.glob("device-*.json")) if (d := read_json(p))]
-        previous = read_json(run.record_path) or {}
+        collection = read_json(session_dir / "collection.json", default=None) or {}
+        devices = [d for p in sorted(session_dir.glob("device-*.json")) if (d := read_json(p, default=None))]
+        previous = read_json(run.record_path, default=None) or {}
         settings = [] if self.options.drivers != ("agent",) else [s.label for s in self.model_settings()]
         # A resumed run may select fewer trials than it first scheduled: the record keeps the union, and "finished"
         # means every one of them has its verdict.json (an interrupted or partial run says so; --resume completes
@@ -424,13 +424,6 @@ def xdist_workers(config: pytest.Config) -> int:
     return count
 
 
-def read_json(path: Path):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
-
-
 class XdistHooks:
     """Registered only when xdist is loaded: hands the controller's run-wide choices to every worker, and checks
     the agent's readiness on the controller once a worker has collected agent trials (a worker raising would
@@ -449,7 +442,7 @@ class XdistHooks:
         problem = evals.agent_problem()
         if problem:
             pytest.exit(f"mobium-evals: {problem}", returncode=pytest.ExitCode.USAGE_ERROR)
-        collected = read_json(Path(evals.options.run_dir) / ".session" / "collection.json") or {}
+        collected = read_json(Path(evals.options.run_dir) / ".session" / "collection.json", default=None) or {}
         lines, problem = evals.prompt_problem(collected.get("longest_agent_prompt") or "")
         reporter = node.config.pluginmanager.get_plugin("terminalreporter")
         for line in lines:

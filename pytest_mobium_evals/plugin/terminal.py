@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Iterable
 import pytest
 
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS, INFRA_ERROR
+from pytest_mobium_evals.runfolder.files import read_json
 
-from .session import eval_session, read_json
+from .session import eval_session
 
 if TYPE_CHECKING:
     from pytest_mobium_evals.core.trial_record import TrialRecord
@@ -95,7 +96,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     from pytest_mobium_evals.analysis.summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text
 
     tr = terminalreporter
-    collection = read_json(Path(evals.options.run_dir) / ".session" / "collection.json") or {}
+    collection = read_json(Path(evals.options.run_dir) / ".session" / "collection.json", default=None) or {}
     scheduled = collection.get("groups") or {}
     all_figures = group_figures(evals.reports.values(), scheduled)
     tr.write_sep("=", "mobium-evals summary")
