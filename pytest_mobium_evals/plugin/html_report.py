@@ -465,24 +465,24 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
 def current_run(evals: EvalSession):
     """The session's run folder as it is on disk now: its trials' verdict.json files, and the record (written at the
     first trial, rewritten at the end: whichever is there), with the devices this session leased."""
+    from pytest_mobium_evals.runfolder.collection import Collection
     from pytest_mobium_evals.runfolder.files import read_json
     from pytest_mobium_evals.runfolder.reading import Run, load_trials
     from pytest_mobium_evals.runfolder.writing import RunDir
 
-    folder = RunDir(evals.options.run_dir).path
-    record = read_json(folder / "record.json", default=None) or {}
-    session_dir = folder / ".session"
-    devices = [d for p in sorted(session_dir.glob("device-*.json")) if (d := read_json(p, default=None))]
-    collection = read_json(session_dir / "collection.json", default=None) or {}
+    run_dir = RunDir(evals.options.run_dir)
+    folder = run_dir.path
+    record = read_json(run_dir.record_path, default=None) or {}
+    devices = run_dir.session_devices()
+    collection = Collection.read(folder)
     record = dict(record)
     record.setdefault("seed", evals.options.seed)
     record.setdefault("drivers", list(evals.options.drivers))
     record.setdefault("repeats", evals.options.repeats)
     record.setdefault("mobium", evals.mobium_info())
-    record.setdefault("tasks", collection.get("tasks") or [])
-    record.setdefault("suites", collection.get("suites") or [])
-    run_dir = RunDir(evals.options.run_dir)
-    if not record.get("ended") and all(run_dir.graded(name) is not None for name in collection.get("scheduled") or ()):
+    record.setdefault("tasks", collection.tasks)
+    record.setdefault("suites", collection.suites)
+    if not record.get("ended") and all(run_dir.graded(name) is not None for name in collection.scheduled):
         # pytest-html renders at the session's finish, before the record's end is written: with every scheduled
         # trial graded, this is its end (as the record will say); otherwise the run stopped unfinished.
         from pytest_mobium_evals.runfolder.writing import utc_now

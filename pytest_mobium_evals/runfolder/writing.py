@@ -21,6 +21,7 @@ TRIALS = "trials"
 VERDICT = "verdict.json"
 TRANSCRIPT = "transcript.jsonl"
 SCREEN = "screen.png"
+SESSION = ".session"  # what the run's processes share while it runs: the collection, the leased devices
 
 
 def trial_name(task: str, driver: str, model: Optional[str], repeat: int) -> str:
@@ -40,6 +41,18 @@ class RunDir:
     @property
     def record_path(self) -> Path:
         return self.path / RECORD
+
+    @property
+    def session_dir(self) -> Path:
+        return self.path / SESSION
+
+    def write_session_device(self, worker: int, info: dict) -> None:
+        """The device a process (its xdist worker index; 0 without xdist) leased, for the record."""
+        atomic_write_json(self.session_dir / f"device-{worker}.json", info)
+
+    def session_devices(self) -> list[dict]:
+        """The devices this run's processes leased (`.session/device-*.json`), in their files' order."""
+        return [d for p in sorted(self.session_dir.glob("device-*.json")) if (d := read_json(p, default=None))]
 
     def trial_dir(self, name: str) -> Path:
         return self.path / TRIALS / name
