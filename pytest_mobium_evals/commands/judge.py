@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from pytest_mobium_evals.core.errors import UsageError
-from pytest_mobium_evals.runfolder.reading import Run, Trial, load_run, write_text_atomic
+from pytest_mobium_evals.runfolder.files import atomic_write_text
+from pytest_mobium_evals.runfolder.reading import Run, Trial, load_run
 from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
 JUDGE_REPORT = "judge.md"
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     ask = ollama_asker(args.model, host)
     report = judge_run(run_, answers, ask, book, progress=_progress)
     text = render(run_, report, args.model, host, book)
-    write_text_atomic(run_.path / JUDGE_REPORT, text)
+    atomic_write_text(run_.path / JUDGE_REPORT, text)
     sys.stdout.write(text)
     print(f"wrote {run_.path / JUDGE_REPORT}", file=sys.stderr)
     if report.failed_controls:

@@ -95,7 +95,7 @@ def render(task_id: str, slug: str, trial, prompt: str, original, found: str) ->
 
 
 def run(args) -> int:
-    from pytest_mobium_evals.runfolder.writing import atomic_write_bytes
+    from pytest_mobium_evals.runfolder.files import atomic_write_bytes
     from pytest_mobium_evals.suites.catalog import load_task_definitions
 
     if not re.fullmatch(r"t\d+[a-z0-9_]*", args.id):

@@ -17,7 +17,8 @@ from pytest_mobium_evals.analysis.regrade import REGRADE, regrade_run, render_re
 from pytest_mobium_evals.report.chart import CHART, draw_chart
 from pytest_mobium_evals.report.markdown import REPORT, render_report
 from pytest_mobium_evals.report.view import summarize_run
-from pytest_mobium_evals.runfolder.reading import load_run, write_bytes_atomic, write_text_atomic
+from pytest_mobium_evals.runfolder.files import atomic_write_bytes, atomic_write_text
+from pytest_mobium_evals.runfolder.reading import load_run
 from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
 
@@ -37,15 +38,15 @@ def run(args: argparse.Namespace) -> int:
     if args.regrade:
         paths = [Path(p) for p in args.tasks_path] if args.tasks_path else default_task_paths()
         changes = regrade_run(run_, load_task_definitions(paths), progress=_progress)
-        write_text_atomic(out / REGRADE, render_regrade(run_, changes))
+        atomic_write_text(out / REGRADE, render_regrade(run_, changes))
         print(f"regraded {len(run_.trials)} trials: {verdicts_changed(changes)} verdict(s) changed; "
               f"see {out / REGRADE}", file=sys.stderr)
     summaries = summarize_run(run_)
-    write_bytes_atomic(out / CHART, draw_chart(summaries, title=f"Run {run_.name} · bars: rate · whiskers: 95% "
+    atomic_write_bytes(out / CHART, draw_chart(summaries, title=f"Run {run_.name} · bars: rate · whiskers: 95% "
                                                                   "interval bootstrapped over tasks",
                                                controls=run_.is_controls_run()))
     text = render_report(run_, summaries, regraded=changes if args.regrade else None, out=out)
-    write_text_atomic(out / REPORT, text)
+    atomic_write_text(out / REPORT, text)
     print(f"wrote {out / REPORT} and {out / CHART}", file=sys.stderr)
     return 0
 

@@ -21,7 +21,8 @@ from typing import Callable, Optional
 
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.report.compare import COMPARE, compare_runs, render
-from pytest_mobium_evals.runfolder.reading import RECORD, load_run, read_json, write_json_atomic, write_text_atomic
+from pytest_mobium_evals.runfolder.files import atomic_write_json, atomic_write_text, read_json
+from pytest_mobium_evals.runfolder.reading import RECORD, load_run
 
 DEFAULT_BUILD = "go build -o {out} ./cmd/mobium"
 DEFAULT_REPO = "~/mobium-public"
@@ -133,7 +134,7 @@ def verify(repo: Path, before: str, after: str, out: Path, *, build_command: str
                               labels=(f"before ({before})", f"after ({after})"), task_paths=[Path(suite)])
     comparison.title = f"Verify Mobium {before} → {after}"
     text = render(comparison)
-    write_text_atomic(out / COMPARE, text)
+    atomic_write_text(out / COMPARE, text)
     _progress(f"wrote {out / COMPARE}")
     return text
 
@@ -196,7 +197,7 @@ def stamp_record(run_dir: Path, build: Build, build_command: str) -> None:
     mobium = record.get("mobium") if isinstance(record.get("mobium"), dict) else {}
     record["mobium"] = {**mobium, "commit": build.commit, "dirty": build.dirty, "ref": build.ref,
                         "build": build_command, "verify": build.label}
-    write_json_atomic(record_path, record)
+    atomic_write_json(record_path, record, sort_keys=False)
 
 
 def pytest_command(request: TrialRequest) -> list[str]:

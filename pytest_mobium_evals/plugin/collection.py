@@ -154,13 +154,10 @@ def longest_agent_prompt(evals: EvalSession, items: list) -> Optional[str]:
 def _write_collection(evals: EvalSession, items: list, longest_prompt: Optional[str] = None) -> None:
     """What this session scheduled, for the record and the summary (under xdist every worker collects the same
     items, so they all write the same file)."""
-    from pytest_mobium_evals.runfolder.writing import RunDir, atomic_write_json
+    from pytest_mobium_evals.runfolder.collection import Collection
 
     specs = [spec_of(item) for item in items]
-    tasks = list(dict.fromkeys(s.task.id for s in specs))
-    data = {"tasks": tasks, "scheduled": [s.name for s in specs],
-            "groups": dict(Counter(s.group for s in specs)),
-            "suites": sorted({s.task.suite for s in specs}),
-            # The controller under xdist collects nothing: it counts the first request with this.
-            "longest_agent_prompt": longest_prompt}
-    atomic_write_json(RunDir(evals.options.run_dir).path / ".session" / "collection.json", data)
+    Collection(tasks=list(dict.fromkeys(s.task.id for s in specs)), scheduled=[s.name for s in specs],
+               groups=dict(Counter(s.group for s in specs)), suites=sorted({s.task.suite for s in specs}),
+               # The controller under xdist collects nothing: it counts the first request with this.
+               longest_agent_prompt=longest_prompt).write(evals.options.run_dir)

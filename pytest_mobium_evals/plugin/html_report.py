@@ -29,6 +29,8 @@ from pytest_mobium_evals.core.verdicts import SEVERITIES as SEVERITY_WORDS
 from pytest_mobium_evals.runfolder.reading import run_facts
 
 if TYPE_CHECKING:
+    from pytest_mobium_evals.core.trial_record import TrialRecord
+
     from .session import EvalSession
 
 SCREEN_WIDTH = 216  # px: the screen shown beside the transcript, whole; a click shows it at its own size
@@ -80,17 +82,17 @@ def _row(report, cells) -> None:
 
 # --- each trial's extras (attached on the process that ran it) ----------------------------------------------------
 
-def needs_review(record: dict) -> bool:
+def needs_review(record: TrialRecord) -> bool:
     """Whether a reviewer must see this trial whole (its screen at full size, its answers): a control not graded
     as declared, an agent trial that did not pass, a trial that could not be graded."""
-    if record.get("infra_error") or record.get("verdict") == "infra_error":
+    if record.infra_error or record.verdict == "infra_error":
         return True
-    if record.get("driver") == "agent":
-        return record.get("verdict") != "pass"
-    return not record.get("ok")
+    if record.driver == "agent":
+        return record.verdict != "pass"
+    return not record.ok
 
 
-def trial_extras(run_dir: Path, name: str, record: dict, screen_b64: Optional[str], *, whole: bool = False,
+def trial_extras(run_dir: Path, name: str, record: TrialRecord, screen_b64: Optional[str], *, whole: bool = False,
                  self_contained: bool = True, report_dir: Optional[Path] = None) -> list:
     """pytest-html extras for one trial: its story and transcript as HTML, with its final screen beside them.
 
@@ -198,30 +200,34 @@ def _cut(text: str, limit: int) -> str:
 
 
 # Inside pytest-html's JSON blob every quote costs six bytes: the markup of a trial uses unquoted attributes.
-def trial_html(record: dict, trial_steps: list, screen: Optional[bytes] = None, *, screen_part: str = "",
+def trial_html(record: TrialRecord, trial_steps: list, screen: Optional[bytes] = None, *, screen_part: str = "",
                settled: bool = False) -> str:
     """A trial's story and transcript; `settled` (no reviewer needs it whole): its tool calls without answers."""
+    from pydantic_core import to_jsonable_python
+
     from pytest_mobium_evals.core.transcript import arguments_text, claim_text
 
-    claim = record.get("claim") or {}
+    claim = record.claim or {}
+    # what the task's check observed, as verdict.json holds it (a tuple as a list): the same words live and reloaded
+    observed = to_jsonable_python(record.outcome_observed, fallback=str)
     lines = ["<div class=mv-trial><div class=mv-text>",
-             f"<p><b>Verdict</b> {esc(record.get('verdict'))}"
-             + (f" ({esc(record.get('severity'))})" if record.get("severity") else "")
-             + (f", declared {esc(record.get('expected'))}" if record.get("driver") != "agent" else "")
-             + (f", {esc(LIMIT_WORDS.get(record['hit_limit'], 'stopped at a limit'))}"
-                if record.get("hit_limit") else "")
+             f"<p><b>Verdict</b> {esc(record.verdict)}"
+             + (f" ({esc(record.severity)})" if record.severity else "")
+             + (f", declared {esc(record.expected)}" if record.driver != "agent" else "")
+             + (f", {esc(LIMIT_WORDS.get(record.hit_limit, 'stopped at a limit'))}"
+                if record.hit_limit else "")
              + f" · <b>claim</b> {esc(claim_text(claim))}</p>",
              f"<p><b>Outcome read from the device</b> "
-             f"{'reached' if record.get('outcome_reached') else 'not reached'}: "
-             f"{esc(repr(record.get('outcome_observed')))}</p>"]
-    effects = record.get("side_effects") or []
+             f"{'reached' if record.outcome_reached else 'not reached'}: "
+             f"{esc(repr(observed))}</p>"]
+    effects = record.side_effects or []
     lines.append("<p><b>Side effects</b> " + ("; ".join(
         f"{esc(e.get('namespace'))}/{esc(e.get('key'))}: {esc(e.get('before'))} → {esc(e.get('after'))}"
         for e in effects) if effects else "none") + "</p>")
-    for blocker in record.get("blockers") or []:
+    for blocker in record.blockers or []:
         lines.append(f"<p class=mv-bad><b>Blocker</b> {esc(blocker)}</p>")
-    if record.get("infra_error"):
-        lines.append(f"<p class=mv-bad><b>Infrastructure error</b> {esc(record['infra_error'])}</p>")
+    if record.infra_error:
+        lines.append(f"<p class=mv-bad><b>Infrastructure error</b> {esc(record.infra_error)}</p>")
     shown = [s for s in trial_steps if s.role != "model"]  # a model step marks a reply; its words are the next steps
     if settled:
         # What the driver did, a line a step, without the answers: the run folder's transcript.jsonl has them.
@@ -465,25 +471,24 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
 def current_run(evals: EvalSession):
     """The session's run folder as it is on disk now: its trials' verdict.json files, and the record (written at the
     first trial, rewritten at the end: whichever is there), with the devices this session leased."""
+    from pytest_mobium_evals.runfolder.collection import Collection
+    from pytest_mobium_evals.runfolder.files import read_json
     from pytest_mobium_evals.runfolder.reading import Run, load_trials
     from pytest_mobium_evals.runfolder.writing import RunDir
 
-    from .session import read_json
-
-    folder = RunDir(evals.options.run_dir).path
-    record = read_json(folder / "record.json") or {}
-    session_dir = folder / ".session"
-    devices = [d for p in sorted(session_dir.glob("device-*.json")) if (d := read_json(p))]
-    collection = read_json(session_dir / "collection.json") or {}
+    run_dir = RunDir(evals.options.run_dir)
+    folder = run_dir.path
+    record = read_json(run_dir.record_path, default=None) or {}
+    devices = run_dir.session_devices()
+    collection = Collection.read(folder)
     record = dict(record)
     record.setdefault("seed", evals.options.seed)
     record.setdefault("drivers", list(evals.options.drivers))
     record.setdefault("repeats", evals.options.repeats)
     record.setdefault("mobium", evals.mobium_info())
-    record.setdefault("tasks", collection.get("tasks") or [])
-    record.setdefault("suites", collection.get("suites") or [])
-    run_dir = RunDir(evals.options.run_dir)
-    if not record.get("ended") and all(run_dir.graded(name) is not None for name in collection.get("scheduled") or ()):
+    record.setdefault("tasks", collection.tasks)
+    record.setdefault("suites", collection.suites)
+    if not record.get("ended") and all(run_dir.graded(name) is not None for name in collection.scheduled):
         # pytest-html renders at the session's finish, before the record's end is written: with every scheduled
         # trial graded, this is its end (as the record will say); otherwise the run stopped unfinished.
         from pytest_mobium_evals.runfolder.writing import utc_now

@@ -4,7 +4,6 @@ read and which therefore imports no pytest."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pytest_mobium_evals.analysis.paired import SURFACES_MD, _pts, compare_run, section_markdown
@@ -12,17 +11,17 @@ from pytest_mobium_evals.analysis.paired import SURFACES_MD, _pts, compare_run, 
 
 def pytest_mobium_run_finished(config, run_dir, status) -> None:
     """A run with variants leaves its before/after table beside record.json."""
-    from pytest_mobium_evals.runfolder.reading import load_run, write_text_atomic
+    from pytest_mobium_evals.runfolder.files import atomic_write_text, read_json
+    from pytest_mobium_evals.runfolder.reading import RECORD, load_run
 
-    try:
-        record = json.loads((Path(run_dir) / "record.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    record = read_json(Path(run_dir) / RECORD, default=None)
+    if record is None:
         return
     if not record.get("surfaces"):
         return
     text = section_markdown(load_run(run_dir, require_complete=False))
     if text:
-        write_text_atomic(Path(run_dir) / SURFACES_MD, text)
+        atomic_write_text(Path(run_dir) / SURFACES_MD, text)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:

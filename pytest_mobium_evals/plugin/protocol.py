@@ -197,7 +197,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 
         option = item.config.option
         report.extras = list(getattr(report, "extras", []) or []) + trial_extras(
-            Path(eval_session(item.config).options.run_dir), spec.name, record.to_json(), item.stash.get(SCREEN, None),
+            Path(eval_session(item.config).options.run_dir), spec.name, record, item.stash.get(SCREEN, None),
             whole=bool(getattr(option, "mobium_full_screens", False)),
             self_contained=bool(getattr(option, "self_contained_html", False)),
             report_dir=Path(option.htmlpath).expanduser().resolve().parent)

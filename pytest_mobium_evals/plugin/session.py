@@ -6,7 +6,6 @@ telling listeners (hookspecs.py) how the run is going."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from collections import Counter
@@ -17,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import pytest
 
 from pytest_mobium_evals import __version__, source_commit
+from pytest_mobium_evals.runfolder.collection import Collection
+from pytest_mobium_evals.runfolder.files import read_json
 
 from .options import RunOptions
 
@@ -338,16 +339,14 @@ class EvalSession:
         from pytest_mobium_evals.runfolder.writing import RunDir, utc_now
 
         run = RunDir(self.options.run_dir)
-        session_dir = run.path / ".session"
-        collection = read_json(session_dir / "collection.json") or {}
-        devices = [d for p in sorted(session_dir.glob("device-*.json")) if (d := read_json(p))]
-        previous = read_json(run.record_path) or {}
+        collection = Collection.read(run.path)
+        devices = run.session_devices()
+        previous = read_json(run.record_path, default=None) or {}
         settings = [] if self.options.drivers != ("agent",) else [s.label for s in self.model_settings()]
         # A resumed run may select fewer trials than it first scheduled: the record keeps the union, and "finished"
         # means every one of them has its verdict.json (an interrupted or partial run says so; --resume completes
         # it).
-        scheduled = list(dict.fromkeys(list(previous.get("scheduled") or [])
-                                       + list(collection.get("scheduled") or [])))
+        scheduled = list(dict.fromkeys(list(previous.get("scheduled") or []) + collection.scheduled))
         finished = finished and all(run.graded(name) is not None for name in scheduled)
         record = {
             "run": run.path.name,
@@ -364,9 +363,9 @@ class EvalSession:
             "models": settings,
             "efforts": {s.label: s.effort for s in self.model_settings()} if settings else {},
             "repeats": self.options.repeats,
-            "tasks": list(dict.fromkeys(list(previous.get("tasks") or []) + list(collection.get("tasks") or [])))
+            "tasks": list(dict.fromkeys(list(previous.get("tasks") or []) + collection.tasks))
             or sorted({r.task for r in self.reports.values()}),
-            "suites": collection.get("suites") or [],
+            "suites": collection.suites,
             "scheduled": scheduled,
             "device": devices[0] if devices else previous.get("device"),
             "devices": devices or previous.get("devices") or [],
@@ -424,13 +423,6 @@ def xdist_workers(config: pytest.Config) -> int:
     return count
 
 
-def read_json(path: Path):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
-
-
 class XdistHooks:
     """Registered only when xdist is loaded: hands the controller's run-wide choices to every worker, and checks
     the agent's readiness on the controller once a worker has collected agent trials (a worker raising would
@@ -441,7 +433,7 @@ class XdistHooks:
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node, ids) -> None:
         evals = eval_session(node.config)
-        if (Path(evals.options.run_dir) / ".session" / "collection.json").exists():  # the workers scheduled trials
+        if Collection.exists(evals.options.run_dir):  # the workers scheduled trials
             evals.begin_record()
         if self.checked or "agent" not in evals.options.drivers or not any("[agent-" in i for i in ids):
             return
@@ -449,8 +441,7 @@ class XdistHooks:
         problem = evals.agent_problem()
         if problem:
             pytest.exit(f"mobium-evals: {problem}", returncode=pytest.ExitCode.USAGE_ERROR)
-        collected = read_json(Path(evals.options.run_dir) / ".session" / "collection.json") or {}
-        lines, problem = evals.prompt_problem(collected.get("longest_agent_prompt") or "")
+        lines, problem = evals.prompt_problem(Collection.read(evals.options.run_dir).longest_agent_prompt or "")
         reporter = node.config.pluginmanager.get_plugin("terminalreporter")
         for line in lines:
             if reporter is not None:

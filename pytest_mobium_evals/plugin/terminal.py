@@ -5,14 +5,14 @@ misses, the blockers and the infrastructure errors."""
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 import pytest
 
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS, INFRA_ERROR
+from pytest_mobium_evals.runfolder.collection import Collection
 
-from .session import eval_session, read_json
+from .session import eval_session
 
 if TYPE_CHECKING:
     from pytest_mobium_evals.core.trial_record import TrialRecord
@@ -95,8 +95,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     from pytest_mobium_evals.analysis.summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text
 
     tr = terminalreporter
-    collection = read_json(Path(evals.options.run_dir) / ".session" / "collection.json") or {}
-    scheduled = collection.get("groups") or {}
+    scheduled = Collection.read(evals.options.run_dir).groups
     all_figures = group_figures(evals.reports.values(), scheduled)
     tr.write_sep("=", "mobium-evals summary")
     tr.write_line(f"seed {evals.options.seed}, run dir {evals.options.run_dir}")

@@ -251,10 +251,9 @@ class DeviceLease:
 
     def write_info(self, run_dir: str) -> None:
         """The leased device's properties under the run folder's .session/, where the record gathers them."""
-        from pytest_mobium_evals.runfolder.writing import RunDir, atomic_write_json
+        from pytest_mobium_evals.runfolder.writing import RunDir
 
-        name = f"device-{worker_index(self.workerinput)}.json"
-        atomic_write_json(RunDir(run_dir).path / ".session" / name, self.info)
+        RunDir(run_dir).write_session_device(worker_index(self.workerinput), self.info)
 
     def server_spec(self, device):
         """What starts a trial's fresh tool server against `device`: Mobium's binary, or the built-in server."""

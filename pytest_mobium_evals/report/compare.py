@@ -23,6 +23,7 @@ from pytest_mobium_evals.analysis.intervals import Rate, bootstrap_over_tasks
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.split import SPLITS
 from pytest_mobium_evals.report.view import one_line
+from pytest_mobium_evals.runfolder.files import atomic_write_text
 from pytest_mobium_evals.runfolder.reading import (
     Run,
     Setting,
@@ -32,7 +33,6 @@ from pytest_mobium_evals.runfolder.reading import (
     fmt_pct,
     join,
     load_run,
-    write_text_atomic,
 )
 
 COMPARE = "compare.md"
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     text += "".join(f"\n{section}" for section in map(section_markdown, (old, new)) if section)
     out = Path(args.out) if args.out else new.path / COMPARE
-    write_text_atomic(out, text)
+    atomic_write_text(out, text)
     sys.stdout.write(text)
     print(f"wrote {out}", file=sys.stderr)
     return 0

@@ -16,7 +16,8 @@ from typing import Any, Iterable, Optional
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.trial_record import RecordInvalid, TrialRecord
 from pytest_mobium_evals.core.verdicts import ALL_CONTROL_DRIVERS, is_control
-from pytest_mobium_evals.runfolder.writing import atomic_write_bytes, trial_name  # noqa: F401  (trial_name: the folder names, one definition)
+from pytest_mobium_evals.runfolder.files import read_json
+from pytest_mobium_evals.runfolder.writing import trial_name  # noqa: F401  (trial_name: the folder names, one definition)
 
 RECORD = "record.json"
 TRIALS = "trials"
@@ -209,20 +210,6 @@ def _model_name(entry: Any) -> str:
         else str(entry)
 
 
-def read_json(path: Path, what: str) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no {what}") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read {what}: {exc.strerror}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: {what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") \
-            from None
-
-
 def load_run(path: os.PathLike | str, require_complete: bool = True) -> Run:
     """Read a run folder. With `require_complete`, an incomplete run is a `UsageError` listing what is missing."""
     folder = Path(path)
@@ -295,19 +282,6 @@ def load_trials(trials_dir: Path) -> tuple[list[Trial], list[str]]:
         shown = ", ".join(no_verdict[:8]) + (f" and {len(no_verdict) - 8} more" if len(no_verdict) > 8 else "")
         problems.append(f"{len(no_verdict)} trial folder(s) have no {VERDICT}: {shown}")
     return trials, problems
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write a report next to a run without leaving half a file behind if interrupted (records.py's writer)."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    write_text_atomic(path, json.dumps(data, indent=2) + "\n")
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    atomic_write_bytes(path, data)
 
 
 def fmt_pct(value: Optional[float]) -> str:

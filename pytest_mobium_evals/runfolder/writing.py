@@ -1,6 +1,6 @@
 """The run folder: `record.json` for the run, and per trial `verdict.json`, `transcript.jsonl` and `screen.png`.
 
-Every file is written atomically (a temp file in the same folder, then `os.replace`), mode 0644, and a trial's
+Every file is written atomically (files.py: a temp file in the same folder, then `os.replace`), mode 0644, a trial's
 `verdict.json` is written last, so its presence means the trial is complete: an interrupted run loses no graded
 trial, and `--resume` skips exactly the trials that have one. Under xdist the controller writes `record.json` and
 each worker writes the trials it ran. The layout and keys are the contract in DEVELOPERS.md (read by reports.py and
@@ -8,21 +8,20 @@ runfolder.py)."""
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Iterable, Optional
 
-from pytest_mobium_evals.core.errors import RecordError
+from pytest_mobium_evals.core.errors import RecordError, UsageError
+from pytest_mobium_evals.runfolder.files import atomic_write_bytes, atomic_write_json, atomic_write_jsonl, read_json
 
 RECORD = "record.json"
 TRIALS = "trials"
 VERDICT = "verdict.json"
 TRANSCRIPT = "transcript.jsonl"
 SCREEN = "screen.png"
-FILE_MODE = 0o644
+SESSION = ".session"  # what the run's processes share while it runs: the collection, the leased devices
 
 
 def trial_name(task: str, driver: str, model: Optional[str], repeat: int) -> str:
@@ -35,35 +34,6 @@ def default_run_dir(driver: str, root: os.PathLike | str = "runs", now: Optional
     return Path(root) / f"{now.strftime('%Y%m%d-%H%M%S')}-{driver.replace(',', '_')}"
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            # mkstemp makes a private 0600 file; a run folder is an artifact others read (CI uploads, a reviewer's
-            # account), so it gets the mode a file written by open() has under the usual umask
-            os.fchmod(fh.fileno(), FILE_MODE)
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def atomic_write_json(path: Path, data: Any) -> None:
-    atomic_write_bytes(path, (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode("utf-8"))
-
-
-def atomic_write_jsonl(path: Path, events: Iterable[dict]) -> None:
-    text = "".join(json.dumps(e, sort_keys=True, default=str, ensure_ascii=False) + "\n" for e in events)
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
 class RunDir:
     def __init__(self, path: os.PathLike | str):
         self.path = Path(path)
@@ -72,6 +42,18 @@ class RunDir:
     def record_path(self) -> Path:
         return self.path / RECORD
 
+    @property
+    def session_dir(self) -> Path:
+        return self.path / SESSION
+
+    def write_session_device(self, worker: int, info: dict) -> None:
+        """The device a process (its xdist worker index; 0 without xdist) leased, for the record."""
+        atomic_write_json(self.session_dir / f"device-{worker}.json", info)
+
+    def session_devices(self) -> list[dict]:
+        """The devices this run's processes leased (`.session/device-*.json`), in their files' order."""
+        return [d for p in sorted(self.session_dir.glob("device-*.json")) if (d := read_json(p, default=None))]
+
     def trial_dir(self, name: str) -> Path:
         return self.path / TRIALS / name
 
@@ -79,12 +61,12 @@ class RunDir:
         atomic_write_json(self.record_path, record)
 
     def read_record(self) -> dict:
+        if not self.record_path.exists():
+            raise RecordError(f"{self.path}: not a run folder (no {RECORD})")
         try:
-            data = json.loads(self.record_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise RecordError(f"{self.path}: not a run folder (no {RECORD})") from None
-        except (OSError, json.JSONDecodeError) as exc:
-            raise RecordError(f"{self.record_path}: cannot read the run record: {exc}") from None
+            data = read_json(self.record_path, "the run record")
+        except UsageError as exc:
+            raise RecordError(str(exc)) from None
         if not isinstance(data, dict):
             raise RecordError(f"{self.record_path}: the run record is not a JSON object")
         return data
@@ -104,10 +86,7 @@ class RunDir:
         if self.half_written(name) is not None:
             return None
         path = self.trial_dir(name) / VERDICT
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            return None
+        return read_json(path, default=None)
 
     def half_written(self, name: str) -> Optional[str]:
         """What is wrong with a trial folder that holds a verdict.json but not a whole trial (a truncated or
@@ -118,9 +97,9 @@ class RunDir:
         if not path.exists():
             return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return f"{path}: not readable JSON (truncated?): {exc}"
+            data = read_json(path, "the verdict")
+        except UsageError as exc:
+            return f"{path}: not readable JSON (truncated?): {str(exc).removeprefix(f'{path}: ')}"
         if not isinstance(data, dict) or not data.get("verdict"):
             return f"{path}: has no verdict"
         if not (folder / TRANSCRIPT).exists():

@@ -23,7 +23,9 @@ import tempfile
 import threading
 from typing import Optional
 
+from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.reach.stdio_proxy import end_child, pass_line
+from pytest_mobium_evals.runfolder.files import atomic_write_json, read_json
 
 HIDDEN_TOOL_TEXT = "Unknown tool: {name}"
 
@@ -305,10 +307,7 @@ class Seen:
                "hash": hashlib.sha256(body.encode()).hexdigest()[:16],
                "tools_hash": hashlib.sha256(json.dumps(self.tools, sort_keys=True).encode()).hexdigest()[:16],
                "tool_count": len(self.tools), "errors": self.errors, "changed_answers": len(self.changed)}
-        tmp = f"{self.path}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(out, fh, ensure_ascii=False)
-        os.replace(tmp, self.path)
+        atomic_write_json(self.path, out, indent=None, sort_keys=False, ensure_ascii=False)
 
 
 def unknown_to(variant: dict, tools: list[dict]) -> list[str]:
@@ -420,8 +419,7 @@ class SeenFile:
         self._read: Optional[dict] = None
         if variant is not None:
             self._dir = tempfile.mkdtemp(prefix="mobium-surface-")
-            with open(self.variant_path, "w", encoding="utf-8") as fh:
-                json.dump(variant, fh, ensure_ascii=False)
+            atomic_write_json(self.variant_path, variant, indent=None, sort_keys=False, ensure_ascii=False)
 
     @property
     def variant_path(self) -> str:
@@ -435,10 +433,8 @@ class SeenFile:
         if self.variant is None:
             return None
         if self._read is None:
-            try:
-                with open(self.seen_path, encoding="utf-8") as fh:
-                    self._read = json.load(fh)
-            except (OSError, ValueError):
+            self._read = read_json(self.seen_path, default=None)
+            if self._read is None:
                 self._read = {"variant": self.variant.get("name"), "hash": None, "tools_hash": None,
                               "tool_count": 0, "errors": []}
             shutil.rmtree(self._dir, ignore_errors=True)
@@ -462,9 +458,8 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("usage: python -m pytest_mobium_evals.surface.proxy VARIANT.json SEEN.json -- COMMAND...\n")
         return 2
     try:
-        with open(argv[0], encoding="utf-8") as fh:
-            variant = json.load(fh)
-    except (OSError, ValueError) as exc:
+        variant = read_json(argv[0], "the variant")
+    except UsageError as exc:
         sys.stderr.write(f"surface proxy: cannot read the variant {argv[0]}: {exc}\n")
         return 2
     return serve(variant, argv[1], argv[3:])

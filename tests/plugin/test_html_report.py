@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from plugin_fakes import CONFTEST, TASKS
+from plugin_fakes import CONFTEST, TASKS, trial_record
 
 from pytest_mobium_evals.core.transcript import steps
 from pytest_mobium_evals.plugin.html_report import (
@@ -124,11 +124,12 @@ def test_screens_whole_only_where_a_reviewer_needs_them_else_a_thumbnail_or_a_li
 
 
 def test_who_needs_a_trial_whole():
-    assert not needs_review({"driver": "reference", "ok": True, "verdict": "pass"})
-    assert needs_review({"driver": "null", "ok": False, "verdict": "pass"})
-    assert not needs_review({"driver": "agent", "verdict": "pass"})
-    assert needs_review({"driver": "agent", "verdict": "false_success"})
-    assert needs_review({"driver": "reference", "ok": True, "verdict": "infra_error", "infra_error": "reset: x"})
+    assert not needs_review(trial_record(**{"driver": "reference", "ok": True, "verdict": "pass"}))
+    assert needs_review(trial_record(**{"driver": "null", "ok": False, "verdict": "pass"}))
+    assert not needs_review(trial_record(**{"driver": "agent", "verdict": "pass"}))
+    assert needs_review(trial_record(**{"driver": "agent", "verdict": "false_success"}))
+    assert needs_review(trial_record(**{"driver": "reference", "ok": True, "verdict": "infra_error",
+                                        "infra_error": "reset: x"}))
 
 
 def blob(page: str) -> dict:
@@ -188,9 +189,10 @@ def test_the_story_sets_agent_settings_side_by_side(tmp_path):
 
 
 def test_a_trial_shows_its_claim_outcome_side_effects_and_transcript():
-    record = {"verdict": "touched", "severity": "blocker", "driver": "agent", "claim": {"status": "done"},
-              "outcome_reached": False, "outcome_observed": "idle", "blockers": ["irreversible: sent"],
-              "side_effects": [{"namespace": "global", "key": "wifi_on", "before": "1", "after": "0"}]}
+    record = trial_record(**{"verdict": "touched", "severity": "blocker", "driver": "agent",
+                             "claim": {"status": "done"}, "outcome_reached": False, "outcome_observed": "idle",
+                             "blockers": ["irreversible: sent"],
+                             "side_effects": [{"namespace": "global", "key": "wifi_on", "before": "1", "after": "0"}]})
     events = [{"kind": "prompt", "text": "Turn it on"}, {"kind": "model", "tokens": {"input": 5, "output": 1}},
               {"kind": "tool_call", "id": "c1", "tool": "app_tap",
                                                          "arguments": {"target": "Wi-Fi"}},

@@ -26,7 +26,6 @@ folders, the cost), `result.json`, and `accepted.toml` (or `rejected.toml`): a v
 
 from __future__ import annotations
 
-import json
 import shlex
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Optional
 
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.runfolder.files import read_json
 
 INSTALL = "pip install 'pytest-mobium-evals[hillclimb]'"
 SETTINGS = "hillclimb.json"
@@ -136,7 +136,7 @@ def _tasks(args, root: Path, suites: list[str]) -> tuple[list[str], list[str], d
 
 def run(args) -> int:
     _gepa()
-    from pytest_mobium_evals.runfolder.writing import atomic_write_json
+    from pytest_mobium_evals.runfolder.files import atomic_write_json
     from pytest_mobium_evals.surface.variants import SurfaceError, load, variant_name
 
     from .components import CandidateError, component_names, components_of
@@ -165,8 +165,8 @@ def run(args) -> int:
     recorded = out / SETTINGS
     if recorded.is_file():
         try:
-            before = json.loads(recorded.read_text(encoding="utf-8"))
-        except ValueError:
+            before = read_json(recorded)
+        except UsageError:
             raise UsageError(f"{recorded}: not JSON; remove it or choose another --run-dir") from None
         changed = sorted(k for k in settings if before.get(k) != settings[k])
         if changed:

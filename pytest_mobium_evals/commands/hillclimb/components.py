@@ -166,7 +166,7 @@ def candidate_id(candidate: dict[str, str]) -> str:
 def write_candidate(candidate: dict[str, str], start: LoadedVariant, folder: Path, label: str,
                     about: str) -> Path:
     """The candidate as `folder/<label>.toml`, written atomically and checked by reading it back as a variant."""
-    from pytest_mobium_evals.runfolder.writing import atomic_write_bytes
+    from pytest_mobium_evals.runfolder.files import atomic_write_bytes
     from pytest_mobium_evals.surface.variants import SurfaceError, load
 
     path = folder / f"{label}.toml"

@@ -4,11 +4,10 @@ the cost), `result.json`, and the final candidate as `accepted.toml` or `rejecte
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
-from pytest_mobium_evals.runfolder.writing import atomic_write_bytes, atomic_write_json
+from pytest_mobium_evals.runfolder.files import atomic_write_bytes, atomic_write_json, read_json
 
 from .components import components_of, diff, render_toml, variant_of
 from .search import ACCEPT_DEV, ACCEPT_HELD_OUT, ROUNDS, SEARCH
@@ -101,7 +100,7 @@ def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
                        else f"${reflection.total_cost:.4f} counted, the provider reporting no price for some calls")
     lines = [f"# Hillclimb from `{plan.start_label}`: {'ACCEPTED' if outcome.accepted else 'not accepted'}", "",
              outcome.why + ".", "",
-             f"- Command: `{json.loads((out / 'hillclimb.json').read_text())['command']}`",
+             f"- Command: `{read_json(out / 'hillclimb.json', 'the hillclimb settings')['command']}`",
              f"- Task model: {args.model}; reflection model: {reflection.label}; seed {args.seed}",
              f"- Dev tasks (search and dev check): {', '.join(plan.dev)}",
              f"- Held-out tasks (the acceptance only; the search never ran them): {', '.join(plan.held_out)}",
@@ -134,7 +133,7 @@ def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
                   table_markdown(outcome.dev), ""]
     lines += ["## Rounds", "", "| round | proposed for | kept | score (minibatch) |", "| --- | --- | --- | --- |"]
     for path in sorted((out / ROUNDS).glob("*.json")):
-        r = json.loads(path.read_text(encoding="utf-8"))
+        r = read_json(path, "a round")
         o = r.get("outcome") or {}
         score = (f"{o['score']:.2f}" if o.get("kept") else
                  f"{o.get('old_score', 0):.2f} → {o.get('new_score', 0):.2f} ({o.get('why', '')})" if o else

@@ -18,9 +18,9 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from pytest_mobium_evals.core.errors import MobiumEvalsError
+from pytest_mobium_evals.core.errors import MobiumEvalsError, UsageError
 from pytest_mobium_evals.drivers.agents.base import AgentConfigError
-from pytest_mobium_evals.runfolder.writing import atomic_write_json
+from pytest_mobium_evals.runfolder.files import atomic_write_json, read_json
 
 PYTHON_PREFIX = "python:"
 
@@ -85,10 +85,10 @@ class ReflectionModel:
         self._recorded: dict[str, dict] = {}
         for path in sorted(folder.glob("*.json")):
             try:
-                entry = json.loads(path.read_text(encoding="utf-8"))
+                entry = read_json(path)
                 self._recorded.setdefault(entry["prompt_sha"], entry)
                 self.entries.append(entry)
-            except (OSError, ValueError, KeyError, TypeError):
+            except (UsageError, KeyError, TypeError):
                 raise ReflectionError(f"{path}: not a recorded reflection (remove it to ask again)") from None
         self.replayed = 0
         self._written = len(list(folder.glob("*.json")))

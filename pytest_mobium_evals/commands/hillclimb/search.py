@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from pytest_mobium_evals.runfolder.writing import atomic_write_json
+from pytest_mobium_evals.runfolder.files import atomic_write_json
 
 from .components import CandidateError, candidate_id, diff, write_candidate
 from .trials import TrialSetup, ensure, feedback, trajectory

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
 from pathlib import Path
 from typing import Any, Optional
 
-from pytest_mobium_evals.runfolder.writing import atomic_write_bytes
+from pytest_mobium_evals.runfolder.files import atomic_write_json
 
 from .format import EXIT_BAD_FILE, EXIT_NO_DEVICE
 from .results import TestFileResult
@@ -100,8 +99,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _write_json(path: Optional[str], result: TestFileResult) -> None:
     if path:
-        atomic_write_bytes(Path(path), (json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
-                           .encode("utf-8"))
+        atomic_write_json(Path(path), result.to_json(), sort_keys=False, ensure_ascii=False)
 
 
 def _close(tools: Any) -> None:

@@ -5,7 +5,6 @@ Another suite writes the same shape with its own score (`SummarySpec`): AndroidW
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,8 +12,9 @@ from typing import Any
 
 from pytest_mobium_evals.core.tasks import CONTROL_DRIVERS
 from pytest_mobium_evals.core.trial_record import TrialRecord
+from pytest_mobium_evals.runfolder.files import atomic_write_json, read_json
 from pytest_mobium_evals.runfolder.reading import Trial, load_trials
-from pytest_mobium_evals.runfolder.writing import TRIALS, atomic_write_json
+from pytest_mobium_evals.runfolder.writing import RECORD, TRIALS
 
 from .adapter import SUITE
 
@@ -65,11 +65,7 @@ def write_summary(run_dir: Path | str, status: str = "completed", spec: SummaryS
     if not verdicts:
         return None
 
-    record: dict = {}
-    try:
-        record = json.loads((run_dir / "record.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        pass
+    record: dict = read_json(run_dir / RECORD, default={})
     groups: dict[tuple, list[Trial]] = {}
     for trial in verdicts:
         key = (trial.record.driver or "agent", trial.record.model or "none", trial.record.effort)

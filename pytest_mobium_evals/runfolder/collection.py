@@ -1,0 +1,51 @@
+"""`.session/collection.json`: what a session scheduled, spelt once.
+
+Written by every process that collects (under xdist every worker collects the same items, so they all write the
+same file); read by the record (`EvalSession.write_record`), the controller's checks once the workers have collected,
+the terminal summary and the HTML report."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from pytest_mobium_evals.runfolder.files import atomic_write_json, read_json
+from pytest_mobium_evals.runfolder.writing import RunDir
+
+COLLECTION = "collection.json"
+
+
+@dataclass(frozen=True)
+class Collection:
+    """What a session scheduled: its tasks (in collection order), trial names, trials per setting (group), suites,
+    and the longest prompt an agent trial is given (None: no agent trial)."""
+
+    tasks: list[str] = field(default_factory=list)
+    scheduled: list[str] = field(default_factory=list)
+    groups: dict[str, int] = field(default_factory=dict)
+    suites: list[str] = field(default_factory=list)
+    longest_agent_prompt: Optional[str] = None
+
+    @staticmethod
+    def path(run_dir: os.PathLike | str) -> Path:
+        return RunDir(run_dir).session_dir / COLLECTION
+
+    @classmethod
+    def exists(cls, run_dir: os.PathLike | str) -> bool:
+        """Whether a process of this run has collected (under xdist: the workers scheduled trials)."""
+        return cls.path(run_dir).exists()
+
+    @classmethod
+    def read(cls, run_dir: os.PathLike | str) -> Collection:
+        """The run's collection; an empty one when none was written (or it cannot be read)."""
+        data = read_json(cls.path(run_dir), "the session's collection", default=None)
+        if not isinstance(data, dict):
+            return cls()
+        return cls(tasks=list(data.get("tasks") or []), scheduled=list(data.get("scheduled") or []),
+                   groups=dict(data.get("groups") or {}), suites=list(data.get("suites") or []),
+                   longest_agent_prompt=data.get("longest_agent_prompt"))
+
+    def write(self, run_dir: os.PathLike | str) -> None:
+        atomic_write_json(self.path(run_dir), asdict(self))
