@@ -14,6 +14,7 @@ tasks are computed and shown apart, never merged: a variant is called better onl
 
 from __future__ import annotations
 
+import html
 import math
 import random
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Optional, Sequence
 
+from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.split import SPLITS, split_of
 
 from .intervals import bootstrap_over_tasks, paired_difference
@@ -280,8 +282,6 @@ def table_markdown(comparisons: list[Comparison]) -> str:
 
 
 def table_html(comparisons: list[Comparison]) -> str:
-    import html
-
     if not comparisons:
         return ""
     rows = []
@@ -451,11 +451,9 @@ def plan_lines(tasks: Optional[int], repeats: int, discordance: float, differenc
 
 
 def run(args) -> int:
-    from pytest_mobium_evals.core.errors import UsageError
-
     tasks, repeats, discordance = args.tasks, args.repeats, args.discordance
     if args.from_run:
-        from pytest_mobium_evals.runfolder.reading import load_run
+        from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  loads pydantic (the record), only for --from-run
 
         earlier = load_run(args.from_run, require_complete=False)
         held, ran = held_out_shape(earlier)

@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from pytest_mobium_evals.core.answers import answer_given, check_answer
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.core.grading import SideEffect, grade
 from pytest_mobium_evals.runfolder.reading import Run
 from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
@@ -28,9 +30,6 @@ def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[
     """Grade every stored answer (and refusal reason) again with the current answer rules. The run's trials are
     updated in memory, so the report shows the regraded verdicts; the stored verdict.json files are left as they
     were. Returns every trial whose answer judgement or verdict changed."""
-    from pytest_mobium_evals.core.answers import answer_given, check_answer
-    from pytest_mobium_evals.core.grading import SideEffect, grade
-
     if tasks is None:
         tasks = load_task_definitions(default_task_paths())
     ruled = {tid for tid, t in tasks.items() if t.answer is not None or t.refusal_reason is not None}

@@ -183,6 +183,6 @@ def stop_reasons(records: Iterable) -> Counter:
 
 def stop_reasons_text(counts: Counter) -> str:
     """"final_answer 3, time_limit 1": the counts in StopReason's order."""
-    from pytest_mobium_evals.core.trial_record import STOP_REASONS
+    from pytest_mobium_evals.core.trial_record import STOP_REASONS  # noqa: PLC0415  core.trial_record loads pydantic; the plugin's terminal reads this module
 
     return ", ".join(f"{k} {counts[k]}" for k in (*STOP_REASONS, NOT_RECORDED) if counts.get(k))

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["mobium"] and argv[1:2] not in (["-h"], ["--help"]):
         # Mobium's grammar puts flags anywhere, which argparse cannot pass through; and a check script calls this
         # once a step, so it must not pay for loading every subcommand's module.
-        from pytest_mobium_evals.mobium_server.cli_face import main as mobium_main
+        from pytest_mobium_evals.mobium_server.cli_face import main as mobium_main  # noqa: PLC0415  Mobium's command line alone: a check script calls it once a step
         return mobium_main(argv[1:])
     parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
     args = parser.parse_args(argv)

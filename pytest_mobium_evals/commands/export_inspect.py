@@ -22,10 +22,15 @@ facts. The log is written by inspect-ai's own library (an optional extra: `pip i
 from __future__ import annotations
 
 import argparse
+import base64
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
+from pytest_mobium_evals.analysis.injection_rates import inspect_metrics, of_summaries
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.core.transcript import claim_text, steps
+from pytest_mobium_evals.runfolder.writing import SCREEN, TRANSCRIPT
 
 INSTALL = "pip install 'pytest-mobium-evals[inspect]'"
 
@@ -43,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         import inspect_ai  # noqa: F401
     except ImportError:
         raise UsageError(f"inspect-ai is not installed: {INSTALL}") from None
-    from pytest_mobium_evals.runfolder.reading import load_run
+    from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     run_ = load_run(args.run, require_complete=False)
     out = Path(args.out) if args.out else run_.path / f"{run_.name}.eval"
@@ -61,9 +66,8 @@ def run(args: argparse.Namespace) -> int:
 def build_log(run_):
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalResults, EvalScore, EvalSpec, EvalStats
 
-    from pytest_mobium_evals.analysis.injection_rates import inspect_metrics, of_summaries
-    from pytest_mobium_evals.report.view import summarize_run
-    from pytest_mobium_evals.runfolder.reading import run_facts
+    from pytest_mobium_evals.report.view import summarize_run  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
+    from pytest_mobium_evals.runfolder.reading import run_facts  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     summaries = summarize_run(run_)
     samples = [_sample(s, t, run_) for s in summaries for t in s.trials]
@@ -116,9 +120,7 @@ def _sample(summary, trial, run_):
     from inspect_ai.model import ModelUsage
     from inspect_ai.scorer import Score
 
-    from pytest_mobium_evals.core.transcript import claim_text, steps
-    from pytest_mobium_evals.runfolder.reading import read_events
-    from pytest_mobium_evals.runfolder.writing import SCREEN, TRANSCRIPT
+    from pytest_mobium_evals.runfolder.reading import read_events  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     trial_steps = steps(read_events(trial.path / TRANSCRIPT))
     prompt = next((s.text for s in trial_steps if s.role == "prompt"), "")
@@ -169,8 +171,6 @@ class _Clock:
         self.origin = origin
 
     def at(self, t):
-        from datetime import datetime, timezone
-
         return datetime.fromtimestamp(t if t is not None else self.origin or 0.0, timezone.utc)
 
     def since(self, t) -> float:
@@ -298,8 +298,6 @@ def _emit(turn: dict, messages: list, events: list, model: str, clock: _Clock, s
 
 def _screen_message(path: Path):
     """The final screen the outcome was read on, as a message of its own (the driver never saw it)."""
-    import base64
-
     from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
 
     try:
@@ -333,8 +331,6 @@ def _last_time(trial_steps):
 def _start(trial, trial_steps, timings: dict, run_):
     """When the trial began: its record says (since it records it), else its first timed step less the reset, else
     the run's start."""
-    from datetime import datetime
-
     recorded = _utc(trial.record.started_at)
     if recorded:
         return datetime.fromisoformat(recorded).timestamp()
@@ -346,15 +342,11 @@ def _start(trial, trial_steps, timings: dict, run_):
 
 
 def _iso(t):
-    from datetime import datetime, timezone
-
     return None if t is None else datetime.fromtimestamp(t, timezone.utc).isoformat()
 
 
 def _utc(text):
     """An ISO 8601 time from a record, as Inspect wants it (with its zone), or None."""
-    from datetime import datetime, timezone
-
     if not isinstance(text, str) or not text:
         return None
     try:

@@ -133,7 +133,7 @@ def parse_reply(content: str) -> Optional[bool]:
 
 
 def ollama_asker(model: str, host: str) -> Asker:
-    import ollama
+    import ollama  # noqa: PLC0415  ollama, only when the judge runs
 
     client = ollama.Client(host=host)
 

@@ -12,11 +12,15 @@ runs. A trial that passed is refused, and so is a file that exists."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 from pathlib import Path
 
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.runfolder.files import atomic_write_bytes
+from pytest_mobium_evals.suites.catalog import load_task_definitions
 
 
 def add_arguments(parser) -> None:
@@ -29,7 +33,7 @@ def add_arguments(parser) -> None:
 
 
 def _trial(path: Path):
-    from pytest_mobium_evals.runfolder.reading import load_run
+    from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     if path.parent.name == "trials":
         run_dir, name = path.parent.parent, path.name
@@ -95,9 +99,6 @@ def render(task_id: str, slug: str, trial, prompt: str, original, found: str) ->
 
 
 def run(args) -> int:
-    from pytest_mobium_evals.runfolder.files import atomic_write_bytes
-    from pytest_mobium_evals.suites.catalog import load_task_definitions
-
     if not re.fullmatch(r"t\d+[a-z0-9_]*", args.id):
         raise UsageError(f"--id {args.id!r}: a task id is t and a number (t65)")
     run_, trial = _trial(Path(args.trial))
@@ -110,9 +111,6 @@ def run(args) -> int:
     original = None
     suite = Path("tasks/mobiumapp_tasks")
     if suite.is_dir():
-        import contextlib
-        import io
-
         with contextlib.redirect_stderr(io.StringIO()):
             original = load_task_definitions([suite]).get(trial.task)
     prompt = original.prompt if original is not None else _prompt(trial)

@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pytest_mobium_evals.analysis.paired import compare_run, table_markdown
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.reach.toolserver import InfraError, Tools, ToolServerSpec
 
 PROVOKED = (("app_tap", {"target": "@e999"}), ("app_map", {"no_such_argument": True}))
 
@@ -35,8 +37,7 @@ def run(args) -> int:
     if args.surface_command == "check":
         return _check(args.names)
     if args.surface_command == "table":
-        from pytest_mobium_evals.analysis.paired import compare_run, table_markdown
-        from pytest_mobium_evals.runfolder.reading import load_run
+        from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
         text = table_markdown(compare_run(load_run(args.run, require_complete=False)))
         if not text:
@@ -48,7 +49,7 @@ def run(args) -> int:
 
 
 def _check(names: list[str]) -> int:
-    from pytest_mobium_evals.surface.variants import SurfaceError, load
+    from pytest_mobium_evals.surface.variants import SurfaceError, load  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     bad = 0
     for name in names:
@@ -63,8 +64,7 @@ def _check(names: list[str]) -> int:
 
 
 def _capture(args) -> int:
-    from pytest_mobium_evals.reach.toolserver import InfraError, Tools, ToolServerSpec
-    from pytest_mobium_evals.surface.variants import builtin_tools
+    from pytest_mobium_evals.surface.variants import builtin_tools  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     command = [args.mobium, "mcp"] + (["--device", args.device] if args.device else [])
     try:

@@ -15,8 +15,10 @@ refuses a mistake, which task authors read in one place."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
+import json
 import random
 import re
 from dataclasses import dataclass, field, fields
@@ -25,6 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
 from pytest_mobium_evals.core.errors import TaskDefinitionError
 
+from .answers import AnswerContext, AnswerRule
+from .split import split_problem
 from .verdicts import ALL_CONTROL_DRIVERS, CONTROL_DRIVERS, DRIVERS, METAMORPHIC_DRIVERS, NEAR_MISS, VERDICTS  # noqa: F401  (re-exported: part of the task API)
 
 if TYPE_CHECKING:  # the concrete types live in modules with heavier imports
@@ -81,8 +85,6 @@ class Toward:
     args: dict = field(default_factory=dict)
 
     def matches(self, tool: str, arguments: dict) -> bool:
-        import json
-
         if tool != self.tool:
             return False
         for name, pattern in self.args.items():
@@ -322,14 +324,10 @@ class Task:
         """The same task with the injected text left out (its precondition reads params["attacked"] = False),
         with the same declared controls: a wrong script obeys the instruction without needing to read it, and a
         near miss does what it does on either arm."""
-        import dataclasses
-
         return dataclasses.replace(self, id=f"{self.id}.clean", clean_of=self.id, judge=None)
 
     def problems(self) -> list[str]:
         """What is wrong with this declaration, one phrase each (empty when it is fine)."""
-        from .answers import AnswerRule
-
         out = []
         if not isinstance(self.id, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", self.id or ""):
             out.append(f"id {self.id!r} is not a task id (a letter, then letters, digits, '_', '.' or '-')")
@@ -366,8 +364,6 @@ class Task:
         if self.tier not in ("core", "hard"):
             out.append(f"tier {self.tier!r} is neither core nor hard")
         if self.split is not None:
-            from .split import split_problem
-
             out.extend(split_problem(self.split))
         if self.injection is not None:
             out.extend(self.injection.problems() if isinstance(self.injection, Injection)
@@ -381,8 +377,6 @@ class Task:
     def _example_problems(self) -> list[str]:
         """Every labelled example a rule is declared with (its own, and the judge's labelled answers) must grade
         as labelled: a rule that rejects its own accepted example is wrong before any trial runs."""
-        from .answers import AnswerContext, AnswerRule
-
         out = []
         checks: list[tuple[str, AnswerRule, LabelledAnswer]] = []
         for name in ("answer", "refusal_reason"):

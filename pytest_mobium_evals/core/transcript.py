@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Iterable, Optional
 
 
@@ -171,8 +172,6 @@ def event_time(event: dict) -> Optional[float]:
     if isinstance(event.get("t"), (int, float)):
         return float(event["t"])
     if isinstance(event.get("ts"), str):
-        from datetime import datetime
-
         try:
             return datetime.fromisoformat(event["ts"].replace("Z", "+00:00")).timestamp()
         except ValueError:

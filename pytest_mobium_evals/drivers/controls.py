@@ -20,6 +20,12 @@ from typing import Any, Callable, Optional
 
 from pytest_mobium_evals.core.errors import MobiumEvalsError
 from pytest_mobium_evals.core.tasks import ALL_CONTROL_DRIVERS, NEAR_MISS, Claim, Task
+from pytest_mobium_evals.drivers import agents
+from pytest_mobium_evals.reach.toolserver import (
+    InfraError,
+    ToolError,
+    Tools,  # the MCP client, owned by toolserver.py
+)
 
 # Mobium's error codes that say the device or its toolchain failed, never the caller's request: a control script
 # that gets one was stopped by the infrastructure. Every other code (no_such_element, timeout, invalid_argument, …)
@@ -60,8 +66,6 @@ def infrastructure_cause(exc: BaseException, device_alive: Callable[[], bool]) -
     that never reached the device (`device_not_ready` with details.reached false), is the infrastructure's; any
     other failure is blamed on the script only if the device still answers, since a device that stopped answering
     makes every script fail somewhere."""
-    from pytest_mobium_evals.reach.toolserver import InfraError, ToolError
-
     if isinstance(exc, InfraError):
         return str(exc)
     if isinstance(exc, ToolError):
@@ -126,14 +130,10 @@ def run_control(driver: str, task: Task, spec: Any, params: dict, on_event: Call
     still graded, and the control fails with what the script raised."""
     script = control_script(driver, task, variant)
     if tools_factory is None:
-        from pytest_mobium_evals.reach.toolserver import Tools  # the MCP client, owned by toolserver.py
-
         def tools_factory(spec, on_event):
             return Tools(spec, timeout=tool_timeout, on_event=on_event)
     counter = _CallCounter(on_event)
     started = time.monotonic()
-    from pytest_mobium_evals.reach.toolserver import InfraError
-
     tools = tools_factory(spec, on_event=counter)
     script_error = None
     try:
@@ -160,8 +160,6 @@ def run_agent_driver(setting: Any, prompt: str, spec: Any, limits: Any, on_event
                      workdir: Any, base_url: Optional[str] = None) -> DriverRun:
     """The model, through agents.run_agent (which starts the tool server itself: the Claude CLI owns its MCP
     child). `workdir` is an empty folder of the trial's own: the leakage guard gives the agent nothing else."""
-    from pytest_mobium_evals.drivers import agents
-
     started = time.monotonic()
     run = agents.run_agent(setting, prompt, spec, limits, on_event, workdir, base_url)
     return DriverRun(claim=run.claim, tool_calls=run.tool_calls, tokens_in=run.tokens_in or 0,

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from pytest_mobium_evals.drivers.controls import DriverError
+from pytest_mobium_evals.reach.toolserver import ToolError
 
 if TYPE_CHECKING:  # pragma: no cover
     from pytest_mobium_evals.reach.toolserver import ToolError, Tools
@@ -171,8 +172,6 @@ def map_line_ref(tools: Tools, pattern: str) -> str:
 
 def refusal(step: Callable[..., object], *args, **kwargs) -> ToolError | None:
     """The ToolError a step raised, or None when the tool did what was asked (for scripts that expect a refusal)."""
-    from pytest_mobium_evals.reach.toolserver import ToolError
-
     try:
         step(*args, **kwargs)
     except ToolError as err:

@@ -9,6 +9,7 @@ import logging
 import sys
 
 from .prefork import add_arguments as add_prefork_arguments
+from .prefork import serve_forks
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,8 +28,6 @@ def parse_adb(value: str) -> tuple[str, int] | None:
 
 def run(args: argparse.Namespace) -> int:
     if args.prefork:
-        from .prefork import serve_forks
-
         parser = argparse.ArgumentParser(prog="mobium-evals mcp", add_help=False)
         add_arguments(parser)
         parser.parse_args(["--device", "x", "--adb", "h:1"])  # argparse compiles its patterns once, here
@@ -54,10 +53,10 @@ def serve_args(parser: argparse.ArgumentParser, argv: list[str]) -> int:
 def serve(device: str | None, adb: str) -> int:
     # Imported here, not at the top: the router loads this module for every `mobium-evals` command's --help, and
     # the MCP SDK behind the server costs start-up time the other commands should not pay.
-    import anyio
+    import anyio  # noqa: PLC0415  the MCP SDK, only when the server starts (comment above)
 
-    from .server import serve_stdio
-    from .tools import Mobium
+    from .server import serve_stdio  # noqa: PLC0415  the MCP SDK, only when the server starts (comment above)
+    from .tools import Mobium  # noqa: PLC0415  the MCP SDK, only when the server starts (comment above)
 
     parsed = parse_adb(adb)
     if parsed is None:

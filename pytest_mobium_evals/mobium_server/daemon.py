@@ -23,6 +23,8 @@ import time
 import traceback
 from typing import Any, Optional
 
+from .errors import MobiumError
+
 IDLE_EXIT_S = 30 * 60
 START_DEADLINE_S = 30.0
 
@@ -103,7 +105,6 @@ def _start(path: str, adb_host: str, adb_port: int) -> None:
 # The daemon side
 
 def _answer(mobium: Any, message: dict) -> dict:
-    from .errors import MobiumError
     name, args = message.get("tool", ""), message.get("args") or {}
     if name not in mobium.tools:
         return {"error": MobiumError("unsupported", f"this server has no {name} tool, so `mobium {message.get('verb')}`"
@@ -120,7 +121,7 @@ def _answer(mobium: Any, message: dict) -> dict:
 
 
 def serve(path: str, adb_host: str, adb_port: int) -> None:
-    from .tools import Mobium
+    from .tools import Mobium  # noqa: PLC0415  the tools load the MCP SDK, Pillow and adbutils: only the daemon side serves them
     mobium = Mobium(adb_host, adb_port)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)

@@ -59,10 +59,10 @@ def serve_forks(path: str, run_server) -> int:
 
 def _import_everything() -> None:
     # anyio loads its event-loop backend on the first anyio.run: loaded here, once, not in every fork.
-    import anyio._backends._asyncio  # noqa: F401
-    import anyio.to_thread  # noqa: F401
+    import anyio._backends._asyncio  # noqa: F401, PLC0415  preloaded before forking: the imports are the point
+    import anyio.to_thread  # noqa: F401, PLC0415  preloaded before forking
 
-    from . import server, tools  # noqa: F401  (the imports are the point)
+    from . import server, tools  # noqa: F401, PLC0415  (the imports are the point)
 
     server.tool_list()  # the tool list, built once here rather than in every fork
 

@@ -70,7 +70,7 @@ class Device:
 
     @classmethod
     def connect(cls, serial: str, host: str = "127.0.0.1", port: int = 5037, **kwargs) -> "Device":
-        import adbutils
+        import adbutils  # noqa: PLC0415  adbutils, only when a device is connected
 
         client = adbutils.AdbClient(host=host, port=port, socket_timeout=kwargs.pop("socket_timeout", 30))
         return cls(client.device(serial), serial, adb_host=host, adb_port=port, client=client, **kwargs)

@@ -16,6 +16,11 @@ from dataclasses import dataclass
 from typing import Optional
 
 from pytest_mobium_evals.core.errors import DeviceUnavailable
+from pytest_mobium_evals.runfolder.writing import RunDir
+
+from .device import Device, DeviceError
+from .toolserver import PreparedServer, ToolServerSpec, server_name, tool_server_words
+from .toolserver_faults import wrap_if_asked
 
 DEFAULT_ADB_PORT = 5037
 
@@ -140,7 +145,7 @@ def lease(targets: tuple, index: int, workers: int):
 def check_devices(spec: DeviceSpec, adb: tuple[str, int]) -> None:
     """Every listed device is attached and online at its ADB server. Otherwise one line for each device that is
     not, all of them at once (a fleet over several servers is fixed in one go, not one error a run)."""
-    import adbutils
+    import adbutils  # noqa: PLC0415  adbutils, only when devices are checked
 
     problems, states = [], {}
     for target in (t.on(adb) for t in spec.targets):
@@ -169,7 +174,7 @@ def start_sim(devices: int, clock_speed: float, pace: str = "fast", console: boo
     """Start the virtual device (an in-process ADB server) at `pace` (`fast` or `emulator`), with an emulator
     console per device when asked (what `adb emu` reaches). Returns the SimServer (`.port`, `.serials`,
     `.close()`)."""
-    from pytest_mobium_evals import sim
+    from pytest_mobium_evals import sim  # noqa: PLC0415  the virtual device loads Pillow and lxml
 
     try:
         return sim.start(devices=devices, port=0, clock_speed=clock_speed, pace=pace, console=console)
@@ -213,8 +218,6 @@ class DeviceLease:
         """The device (a device.Device), connected and with its baseline taken, the first time; the same after."""
         if self.device is not None:
             return self.device
-        from .device import Device, DeviceError
-
         spec = parse_device(self.spec_text)
         index, workers = worker_index(self.workerinput), worker_count(self.workerinput)
         try:
@@ -233,8 +236,6 @@ class DeviceLease:
                 target = lease(spec.targets, index, workers).on(parse_adb(self.adb))
                 serial, host, port = target.serial, target.host, target.port
             if not self.mobium_bin and self.prepared is None:
-                from .toolserver import PreparedServer
-
                 # Started now, it imports while the device is checked and the first trial resets.
                 self.prepared = PreparedServer()
             # No single device command outlasts the tool timeout: a device that hangs ends the trial in time.
@@ -251,15 +252,10 @@ class DeviceLease:
 
     def write_info(self, run_dir: str) -> None:
         """The leased device's properties under the run folder's .session/, where the record gathers them."""
-        from pytest_mobium_evals.runfolder.writing import RunDir
-
         RunDir(run_dir).write_session_device(worker_index(self.workerinput), self.info)
 
     def server_spec(self, device):
         """What starts a trial's fresh tool server against `device`: Mobium's binary, or the built-in server."""
-        from .toolserver import ToolServerSpec
-        from .toolserver_faults import wrap_if_asked
-
         if self.mobium_bin:
             spec = ToolServerSpec.mobium(self.mobium_bin, device.serial, device.adb_host, device.adb_port,
                                          driver=self.mobium_driver, env=self.mobium_env)
@@ -270,9 +266,6 @@ class DeviceLease:
     def agent_server_spec(self, device):
         """What an agent trial's tool server is: `--tool-server`'s command on `device` when one was given (the
         controls keep Mobium's server, which their scripts are written for), else the same as the controls'."""
-        from .toolserver import ToolServerSpec
-        from .toolserver_faults import wrap_if_asked
-
         if not self.tool_server:
             return self.server_spec(device)
         return wrap_if_asked(ToolServerSpec.external(self.tool_server, device.serial, device.adb_host,
@@ -282,8 +275,6 @@ class DeviceLease:
         """The agent's tool server as records name it: `NAME: COMMAND` for --tool-server; None for Mobium's."""
         if not self.tool_server:
             return None
-        from .toolserver import server_name, tool_server_words
-
         return f"{server_name(tool_server_words(self.tool_server))}: {self.tool_server}"
 
     def enter_phase(self, phase: str) -> None:

@@ -20,8 +20,11 @@ import asyncio
 import base64
 import json
 import os
+import re
 import select
+import shlex
 import shutil
+import string
 import subprocess
 import sys
 import tempfile
@@ -31,6 +34,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any, Callable, Optional
 
 from pytest_mobium_evals.core.errors import InfraError, MobiumEvalsError
@@ -119,9 +123,6 @@ _CODE_DIRS = {"lib", "dist", "bin", "build", "out", "src"}
 def tool_server_words(template: str) -> list[str]:
     """`--tool-server`'s text as a command's words (shell quoting), each placeholder checked. Raises ValueError
     with what is wrong."""
-    import shlex
-    import string
-
     try:
         words = shlex.split(template)
     except ValueError as exc:
@@ -144,9 +145,6 @@ def server_name(words: list[str]) -> str:
     """A short name for the server a command starts: its program's, or, behind a launcher (node, npx, python -m,
     uvx), the package or script it launches, without its scope, version and file extension
     (`npx -y @mobilenext/mobile-mcp@1.0.4` and `node …/@mobilenext/mobile-mcp/lib/index.js` are both mobile-mcp)."""
-    import re
-    from pathlib import PurePosixPath
-
     rest = list(words)
     while len(rest) > 1 and PurePosixPath(rest[0]).name in _LAUNCHERS:
         rest.pop(0)

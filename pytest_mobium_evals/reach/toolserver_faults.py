@@ -12,6 +12,7 @@ real `mobium mcp`) that passes messages through until the Nth `tools/call`, then
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -47,8 +48,6 @@ def wrap_if_asked(spec):
     if not fault:
         return spec
     parse(fault)  # a bad spec fails here, in the harness, not silently in every trial's server
-    import dataclasses
-
     return dataclasses.replace(spec, command=[sys.executable, "-m", __name__, fault, "--", *spec.command])
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 from pytest_mobium_evals.report.view import SettingSummary
 from pytest_mobium_evals.runfolder.reading import fmt_pct
 
@@ -11,8 +13,6 @@ CHART = "pass-rate.png"
 def draw_chart(summaries: list[SettingSummary], title: str, controls: bool = False) -> bytes:
     """A PNG: one horizontal bar per setting (its rate) with the 95% interval as an error bar, on a labelled
     0–100% axis. Drawn with Pillow alone so a report needs no plotting library."""
-    import io
-
     from PIL import Image, ImageDraw
 
     font = _font(15)

@@ -20,6 +20,7 @@ from typing import Optional
 
 from pytest_mobium_evals.analysis import paired
 from pytest_mobium_evals.analysis.intervals import Rate, bootstrap_over_tasks
+from pytest_mobium_evals.analysis.paired import section_markdown
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.split import SPLITS
 from pytest_mobium_evals.report.view import one_line
@@ -34,6 +35,7 @@ from pytest_mobium_evals.runfolder.reading import (
     join,
     load_run,
 )
+from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
 COMPARE = "compare.md"
 
@@ -48,8 +50,6 @@ def run(args: argparse.Namespace) -> int:
     old, new = load_run(args.old), load_run(args.new)
     comparison = compare_runs(old, new)
     text = render(comparison)
-    from pytest_mobium_evals.analysis.paired import section_markdown
-
     text += "".join(f"\n{section}" for section in map(section_markdown, (old, new)) if section)
     out = Path(args.out) if args.out else new.path / COMPARE
     atomic_write_text(out, text)
@@ -175,8 +175,6 @@ def found_defects(*runs: Run, task_paths: Optional[list[Path]] = None) -> dict[s
     # a run whose records have the field at all (written since it was added), even if no task found anything
     if found or any("found" in t.record.model_fields_set for r in runs for t in r.trials):
         return found
-    from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
-
     try:
         tasks = load_task_definitions(task_paths if task_paths is not None else default_task_paths())
     except UsageError as exc:  # the comparison stands without the table; say why it is missing

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Optional
 
 from pytest_mobium_evals.analysis import injection_rates
+from pytest_mobium_evals.analysis.paired import section_markdown
 from pytest_mobium_evals.analysis.regrade import REGRADE, verdicts_changed
 from pytest_mobium_evals.analysis.summary import NOT_RECORDED, agent_pairs, difference_lines
 from pytest_mobium_evals.core.trial_record import STOP_REASONS
@@ -38,8 +39,6 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
     """report.md's text; links to transcripts and screens are relative to `out`, where report.md is written."""
     base = out or run_.path
     lines = [f"# Run {run_.name}", ""]
-    from pytest_mobium_evals.analysis.paired import section_markdown
-
     # The same facts, in the same words, as the HTML report's facts table: worked out once, in run_facts.
     lines += [f"- {name}: {value}" for name, value in run_facts(run_)]
     if regraded is not None:

@@ -11,6 +11,7 @@ driver, and re-raised as `TrialInfraError` so that `--reruns` can retry exactly 
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import tempfile
 import time
@@ -291,8 +292,6 @@ def agent_limits(env: TrialEnv, task: Task) -> Optional[Limits]:
     capped at the task's own step budget under --enforce-max-steps."""
     limits = env.limits
     if env.enforce_max_steps and task.max_steps and limits is not None:
-        import dataclasses
-
         limits = dataclasses.replace(limits, max_tool_calls=min(limits.max_tool_calls, task.max_steps))
     return limits
 

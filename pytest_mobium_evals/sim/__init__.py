@@ -9,10 +9,15 @@ everything else reaches the device over ADB.
 
 from __future__ import annotations
 
+import os
+
 from .adb_server import AdbServer
 from .clock import Clock
+from .console import EmulatorConsole, free_console_port
 from .device import VirtualDevice
+from .faults import ENV as FAULT_ENV
 from .faults import FaultPlan
+from .pace import ENV as PACE_ENV
 from .pace import PACES, PaceError, pace_named
 
 __all__ = ["SimServer", "start", "Clock", "PACES", "PaceError"]
@@ -37,8 +42,6 @@ class SimServer:
             self._devices[serial] = VirtualDevice(serial, clock=Clock(clock_speed), transport_id=i + 1,
                                                   seed=None if seed is None else seed + i, pace=self.pace)
         if bound:
-            from .console import EmulatorConsole
-
             self._consoles = [EmulatorConsole(device, sock)
                               for device, (_port, sock) in zip(self._devices.values(), bound)]
         # The plan is read before any device starts: a bad spec is one line, and nothing is left running.
@@ -86,8 +89,6 @@ class SimServer:
 def _console_sockets(count: int) -> list:
     """`count` emulator console ports, each bound: [(port, socket)]. Raises OSError when the host has no free pair
     left in the emulator's range."""
-    from .console import free_console_port
-
     found, start = [], 5554
     for _ in range(count):
         pair = free_console_port(start)
@@ -108,12 +109,8 @@ def start(devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int |
     how long commands take (sim/pace.py): `fast` (default) or `emulator`; without one, MOBIUM_EVALS_SIM_PACE's.
     `console`: each device serves an emulator console (sim/console.py) on 127.0.0.1, and its serial names that
     port as an emulator's does (emulator-5554, or the next free pair): what `adb emu` reaches."""
-    import os
-
-    from .faults import ENV
-    from .pace import ENV as PACE_ENV
     if fault is None:
-        fault = os.environ.get(ENV) or None
+        fault = os.environ.get(FAULT_ENV) or None
     if pace is None:
         pace = os.environ.get(PACE_ENV) or "fast"
     return SimServer(devices=devices, port=port, clock_speed=clock_speed, seed=seed, fault=fault, pace=pace,

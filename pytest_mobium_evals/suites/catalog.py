@@ -11,6 +11,8 @@ from pathlib import Path
 
 from pytest_mobium_evals.core.errors import UsageError
 
+from .registry import discover
+
 
 def default_task_paths() -> list[Path]:
     """Where the task suites live: ./tasks, else the tasks/ beside this package (an editable install)."""
@@ -25,8 +27,6 @@ def load_task_definitions(paths: list[Path]) -> dict:
     """task id -> Task, from the task files under `paths` (folders or files). A file that does not import, a JSON
     object that is not a task and an id declared twice are each one line on stderr, and skipped: the others' rules
     still apply."""
-    from .registry import discover
-
     for root in paths:
         if not Path(root).exists():
             raise UsageError(f"{root}: no such task suite")

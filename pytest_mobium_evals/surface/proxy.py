@@ -14,6 +14,8 @@ only, and one JSON parse per line: the proxy is a pipe, not a second server."""
 from __future__ import annotations
 
 import copy
+import dataclasses
+import hashlib
 import json
 import os
 import shutil
@@ -297,8 +299,6 @@ class Seen:
             self._write()
 
     def _write(self) -> None:
-        import hashlib
-
         # What the variant changed in what the model received: the tools/list as sent, and the answers the rewrite
         # changed as the model's client passes them. The screens themselves are the device's, not the surface's.
         body = json.dumps({"tools": self.tools, "changed": sorted(self.changed)}, sort_keys=True,
@@ -404,8 +404,6 @@ def serve(variant: dict, seen_path: str, command: list[str]) -> int:
 
 def wrap(spec, variant_json: str, seen_path: str):
     """The ToolServerSpec behind the proxy."""
-    import dataclasses
-
     return dataclasses.replace(spec, command=[sys.executable, "-m", __name__, variant_json, seen_path, "--",
                                               *spec.command])
 

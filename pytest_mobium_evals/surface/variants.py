@@ -34,6 +34,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, ValidationError  # noqa: TID253 (a variant's model; the entry point imports it inside functions)
 
 from pytest_mobium_evals.core.errors import MobiumEvalsError
+from pytest_mobium_evals.mobium_server.errors import CODES
 
 BASELINE = "baseline"
 SURFACES_DIR = "surfaces"
@@ -87,14 +88,12 @@ class Variant(_Strict):
 
 def builtin_tools() -> dict[str, dict]:
     """The built-in server's tools/list, name → its input schema's properties."""
-    from pytest_mobium_evals.mobium_server.schemas import TOOLS
+    from pytest_mobium_evals.mobium_server.schemas import TOOLS  # noqa: PLC0415  the built-in server's schemas load Pillow and adbutils
 
     return {name: dict(spec.schema.get("properties", {})) for name, spec in TOOLS.items()}
 
 
 def error_codes() -> frozenset[str]:
-    from pytest_mobium_evals.mobium_server.errors import CODES
-
     return CODES
 
 

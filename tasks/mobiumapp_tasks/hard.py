@@ -10,6 +10,8 @@ from typing import Optional
 
 import pytest
 
+from pytest_mobium_evals.core.answers import AnswerRule
+from pytest_mobium_evals.drivers.scripting import map_elements
 from pytest_mobium_evals.reach.toolserver import Tools
 
 from .suite import APP, line, open_from_home
@@ -130,8 +132,6 @@ def by_arm(attacked_rule, clean_rule):
     """One answer rule for both arms of an injection task whose answer is the text the device shows: the injected
     text when attacked, the clean twin's text when clean. A rule checked with no trial (a labelled example) is the
     attacked arm's."""
-    from pytest_mobium_evals.core.answers import AnswerRule
-
     def check(answer, context) -> bool:
         return (attacked_rule if attacked(context.params) else clean_rule).check(answer, context)
 
@@ -152,8 +152,6 @@ def said(claim) -> str:
 
 def settings_row(tools: Tools, title: str) -> str:
     """A Settings row's value, on the page showing: the map labels a row with its title and then its summary."""
-    from pytest_mobium_evals.drivers.scripting import map_elements
-
     for e in map_elements(tools):
         label = str(e.get("label") or "")
         if label.startswith(title + " "):

@@ -10,6 +10,7 @@ from pytest_mobium_evals.core import answers
 from pytest_mobium_evals.core.tasks import Claim, Controls, JudgeSpec, LabelledAnswer, NearMiss, Outcome
 from pytest_mobium_evals.reach.toolserver import Tools
 
+from .hard import settings_row
 from .suite import FOUND_RANGE, mobiumapp
 
 SETTINGS = "com.android.settings"
@@ -18,8 +19,6 @@ ABOUT = "About emulated device"
 
 def _about_version(tools: Tools) -> str:
     """The "Android version" row of Settings, About: what a person reads, and what Mobium's tools can reach."""
-    from .hard import settings_row
-
     # Settings keeps the page it was left on: stopped first, it opens on its main list.
     tools.call("app_terminate", app=SETTINGS)
     tools.call("app_launch", app=SETTINGS)

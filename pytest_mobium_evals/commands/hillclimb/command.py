@@ -32,8 +32,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
 
+from pytest_mobium_evals.analysis.paired import min_tasks_to_decide
 from pytest_mobium_evals.core.errors import UsageError
-from pytest_mobium_evals.runfolder.files import read_json
+from pytest_mobium_evals.core.split import split_of
+from pytest_mobium_evals.drivers.agents import AgentConfigError, check_ready, parse_models
+from pytest_mobium_evals.runfolder.files import atomic_write_json, read_json
+from pytest_mobium_evals.suites.catalog import load_task_definitions
+
+from .reflection import ReflectionError, ReflectionModel, resolve
 
 INSTALL = "pip install 'pytest-mobium-evals[hillclimb]'"
 SETTINGS = "hillclimb.json"
@@ -102,10 +108,6 @@ def _settings(args, dev: list[str], held_out: list[str], tools: list[str], suite
 
 
 def _tasks(args, root: Path, suites: list[str]) -> tuple[list[str], list[str], dict[str, str]]:
-    from pytest_mobium_evals.analysis.paired import min_tasks_to_decide
-    from pytest_mobium_evals.core.split import split_of
-    from pytest_mobium_evals.suites.catalog import load_task_definitions
-
     try:
         defined = load_task_definitions([root / s for s in suites])
     except Exception as exc:  # a task file that does not import: the catalog's own line
@@ -136,12 +138,10 @@ def _tasks(args, root: Path, suites: list[str]) -> tuple[list[str], list[str], d
 
 def run(args) -> int:
     _gepa()
-    from pytest_mobium_evals.runfolder.files import atomic_write_json
-    from pytest_mobium_evals.surface.variants import SurfaceError, load, variant_name
+    from pytest_mobium_evals.surface.variants import SurfaceError, load, variant_name  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
-    from .components import CandidateError, component_names, components_of
-    from .reflection import ReflectionError, ReflectionModel, resolve
-    from .trials import TrialRunError, TrialSetup
+    from .components import CandidateError, component_names, components_of  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
+    from .trials import TrialRunError, TrialSetup  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     root = Path.cwd()
     suites = args.suite or ["tasks/mobiumapp_tasks"]
@@ -199,7 +199,7 @@ def run(args) -> int:
     print(f"hillclimb: {len(dev)} dev tasks ({', '.join(dev)}), {len(held_out)} held out ({', '.join(held_out)}); "
           f"components {', '.join(component_names(tools))}; starting from {plan.start_label}; budget "
           f"{plan.search_budget} search + {acceptance} acceptance trials, {args.reflect_tokens:,} reflection tokens")
-    from .search import accept, search
+    from .search import accept, search  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     try:
         found = search(plan, setup, start, seed_candidate, reflection, args)
@@ -209,7 +209,7 @@ def run(args) -> int:
     except KeyboardInterrupt:
         print(f"hillclimb: stopped; run the same command again to resume {out}")
         raise
-    from .evidence import write
+    from .evidence import write  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     write(plan, setup, start, seed_candidate, found, outcome, reflection, args)
     return 0
@@ -217,8 +217,6 @@ def run(args) -> int:
 
 def _task_model_ready(model: str, base_url: Optional[str]) -> None:
     """The check every pytest run would make, once and before anything is written."""
-    from pytest_mobium_evals.drivers.agents import AgentConfigError, check_ready, parse_models
-
     try:
         settings = parse_models(model)
         if len(settings) != 1:

@@ -20,7 +20,17 @@ import typing
 from pathlib import Path
 
 from pytest_mobium_evals.core.errors import MobiumEvalsError
-from pytest_mobium_evals.surface.variants import ErrorEdit, LoadedVariant, MapEdit, ToolEdit, Variant, error_codes
+from pytest_mobium_evals.runfolder.files import atomic_write_bytes
+from pytest_mobium_evals.surface.variants import (
+    ErrorEdit,
+    LoadedVariant,
+    MapEdit,
+    SurfaceError,
+    ToolEdit,
+    Variant,
+    error_codes,
+    load,
+)
 
 ERRORS = "errors"
 MAP = "map"
@@ -39,7 +49,7 @@ def map_choices() -> dict[str, tuple[str, ...]]:
 
 
 def builtin_descriptions() -> dict[str, str]:
-    from pytest_mobium_evals.mobium_server.schemas import TOOLS
+    from pytest_mobium_evals.mobium_server.schemas import TOOLS  # noqa: PLC0415  the built-in server's schemas load Pillow and adbutils
 
     return {name: spec.description for name, spec in TOOLS.items()}
 
@@ -166,9 +176,6 @@ def candidate_id(candidate: dict[str, str]) -> str:
 def write_candidate(candidate: dict[str, str], start: LoadedVariant, folder: Path, label: str,
                     about: str) -> Path:
     """The candidate as `folder/<label>.toml`, written atomically and checked by reading it back as a variant."""
-    from pytest_mobium_evals.runfolder.files import atomic_write_bytes
-    from pytest_mobium_evals.surface.variants import SurfaceError, load
-
     path = folder / f"{label}.toml"
     text = render_toml(variant_of(candidate, start, about),
                        f"candidate {candidate_id(candidate)}, laid over {start.name}")

@@ -7,7 +7,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pytest_mobium_evals.analysis.paired import table_markdown
+from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.runfolder.files import atomic_write_bytes, atomic_write_json, read_json
+from pytest_mobium_evals.runfolder.reading import load_run
+from pytest_mobium_evals.surface.variants import load
 
 from .components import components_of, diff, render_toml, variant_of
 from .search import ACCEPT_DEV, ACCEPT_HELD_OUT, ROUNDS, SEARCH
@@ -18,9 +22,6 @@ REPORT = "hillclimb.md"
 
 def _cost(folders: list[Path]) -> tuple[int, float, int]:
     """Trials, task-model dollars and tokens over every run folder (each trial once)."""
-    from pytest_mobium_evals.core.errors import UsageError
-    from pytest_mobium_evals.runfolder.reading import load_run
-
     trials, dollars, tokens = 0, 0.0, 0
     for folder in folders:
         try:
@@ -62,8 +63,6 @@ def cost_section(outcome, bound: float) -> list[str]:
 
 def persuasion_section(outcome) -> list[str]:
     """hillclimb.md's persuasion control, whatever the decision: its rerun in plain wording, or why it was not run."""
-    from pytest_mobium_evals.analysis.paired import table_markdown
-
     rule = ("Every accepted variant is run again with its imperative and promotional wording taken out "
             "(\"IMPORTANT:\", \"always\", \"best\", \"must\", capitals; wording.py), on the same held-out tasks "
             "and seeds; if its gain does not hold, the gain came from persuasion.")
@@ -77,9 +76,6 @@ def persuasion_section(outcome) -> list[str]:
 
 
 def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
-    from pytest_mobium_evals.analysis.paired import table_markdown
-    from pytest_mobium_evals.surface.variants import load
-
     out = plan.out
     folders = _run_folders(out)
     trials, dollars, tokens = _cost([p for ps in folders.values() for p in ps])

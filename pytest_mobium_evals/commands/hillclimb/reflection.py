@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from pytest_mobium_evals.core.errors import MobiumEvalsError, UsageError
+from pytest_mobium_evals.drivers.agents import check_ready, parse_models
 from pytest_mobium_evals.drivers.agents.base import AgentConfigError
+from pytest_mobium_evals.drivers.agents.text import complete
 from pytest_mobium_evals.runfolder.files import atomic_write_json, read_json
 
 PYTHON_PREFIX = "python:"
@@ -53,9 +55,6 @@ def resolve(name: str, base_url: Optional[str] = None) -> tuple[str, Callable[[s
             text, tokens_in, tokens_out = out
             return text, int(tokens_in), int(tokens_out), 0.0
         return name, answer_python
-
-    from pytest_mobium_evals.drivers.agents import check_ready, parse_models
-    from pytest_mobium_evals.drivers.agents.text import complete
 
     try:
         settings = parse_models(name)

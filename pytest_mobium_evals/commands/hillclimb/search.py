@@ -9,10 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from pytest_mobium_evals.analysis.paired import _cost, compare_trials
 from pytest_mobium_evals.runfolder.files import atomic_write_json
 
-from .components import CandidateError, candidate_id, diff, write_candidate
+from .components import ERRORS, MAP, TOOL_PREFIX, CandidateError, candidate_id, diff, write_candidate
 from .trials import TrialSetup, ensure, feedback, trajectory
+from .wording import plain_candidate
 
 SEARCH = "search"
 CANDIDATES = "candidates"
@@ -196,8 +198,6 @@ class Found:
 def search(plan, setup: TrialSetup, start, seed: dict[str, str], reflection, args) -> Found:
     import gepa
 
-    from .components import ERRORS, MAP, TOOL_PREFIX
-
     adapter = SurfaceAdapter(plan, setup, start, seed, args.search_repeats)
     rounds_dir = plan.out / ROUNDS
     rounds_dir.mkdir(parents=True, exist_ok=True)
@@ -268,8 +268,6 @@ def _by_label(trials, label: str) -> list:
 
 
 def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, args) -> Outcome:
-    from pytest_mobium_evals.analysis.paired import compare_trials
-
     kept = sorted((i for i in range(len(found.candidates)) if found.candidates[i] != seed),
                   key=lambda i: -found.scores[i])[:args.keep]
     files = {}
@@ -329,8 +327,6 @@ def cost_rise(base: list, mine: list, bound: float) -> tuple[Optional[str], str]
     the check in words for hillclimb.md. Better descriptions can cost steps (arXiv 2602.14878); but a trial that gives
     up at once is cheap, not better, so the cost is compared over the trials (task and repeat) that passed under
     both, the same work done."""
-    from pytest_mobium_evals.analysis.paired import _cost
-
     passed = {(t.task, t.repeat) for t in base if t.passed} & {(t.task, t.repeat) for t in mine if t.passed}
     if not passed:
         return None, (f"no held-out trial passed under both {mine[0].record.surface if mine else 'the variant'} and "
@@ -353,10 +349,6 @@ def cost_rise(base: list, mine: list, bound: float) -> tuple[Optional[str], str]
 
 def _persuasion_control(plan, setup, start, seed, found, outcome, seed_path, seed_label, args) -> None:
     """The accepted variant again in plain wording (wording.py) on the held-out tasks, beside the start."""
-    from pytest_mobium_evals.analysis.paired import compare_trials
-
-    from .wording import plain_candidate
-
     plain = plain_candidate(outcome.final)
     if plain == outcome.final:
         outcome.persuasion = "its texts have no imperative or promotional wording to strip: nothing to rerun"

@@ -23,7 +23,9 @@ from pytest_mobium_evals.core.errors import (  # UsageError: what the run loader
     MobiumEvalsError,
     UsageError,
 )
-from pytest_mobium_evals.runfolder.reading import Trial, load_run
+from pytest_mobium_evals.core.transcript import steps as transcript_steps
+from pytest_mobium_evals.runfolder.reading import Trial, load_run, read_events
+from pytest_mobium_evals.surface.variants import variant_name
 
 LOG = "pytest.log"
 TEXT_LIMIT = 700  # characters of a tool's answer kept in the reflective dataset
@@ -90,8 +92,6 @@ def run_pytest(setup: TrialSetup, surfaces: list[str], tasks: list[str], repeats
 
 
 def label_of(surface: str) -> str:
-    from pytest_mobium_evals.surface.variants import variant_name
-
     return variant_name(surface)
 
 
@@ -159,8 +159,6 @@ def _short(text: object, limit: int = TEXT_LIMIT) -> str:
 
 
 def transcript(trial: Trial) -> list[dict]:
-    from pytest_mobium_evals.runfolder.reading import read_events
-
     return read_events(trial.path / "transcript.jsonl")
 
 
@@ -168,14 +166,12 @@ def read_steps(events: list[dict]) -> tuple[str, list[str], list[str], Optional[
     """The prompt, the tool steps and the errors as the agent read them, and the last map it got, through
     core.transcript's one reader (each driver records a call's tool under its own key; the reader knows them all).
     An error's text is what reached the model: a remedy the client did not pass on is not in it."""
-    from pytest_mobium_evals.core.transcript import steps as read
-
     events = list(events)
     prompt = ""
     lines: list[str] = []
     errors: list[str] = []
     last_map: Optional[str] = None
-    for step in read(events):
+    for step in transcript_steps(events):
         if step.role == "prompt" and not prompt:
             prompt = step.text
         elif step.role == "tool":

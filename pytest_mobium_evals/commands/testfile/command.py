@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
+from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.reach.devices import DeviceUnavailable, parse_host_port
+from pytest_mobium_evals.reach.toolserver import InfraError, Tools, ToolServerSpec
 from pytest_mobium_evals.runfolder.files import atomic_write_json
 
 from .format import EXIT_BAD_FILE, EXIT_NO_DEVICE
@@ -40,8 +43,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pytest_mobium_evals.core.errors import UsageError
-
     name, data, problem = read_test_file(args.file)
     if problem:
         _write_json(args.json, TestFileResult(file=name, problems=[problem]))
@@ -63,8 +64,6 @@ def run(args: argparse.Namespace) -> int:
     serial = args.device or _only_device(host, port)
     if serial is None:
         return EXIT_NO_DEVICE
-
-    from pytest_mobium_evals.reach.toolserver import InfraError, Tools, ToolServerSpec
 
     mobium = args.mobium or os.environ.get("MOBIUM_BIN")
     spec = ToolServerSpec.mobium(mobium, serial, host, port) if mobium else ToolServerSpec.builtin(serial, host, port)
@@ -111,9 +110,6 @@ def _close(tools: Any) -> None:
 
 
 def _host_port(value: str) -> tuple[str, int]:
-    from pytest_mobium_evals.core.errors import UsageError
-    from pytest_mobium_evals.reach.devices import DeviceUnavailable, parse_host_port
-
     try:
         return parse_host_port(value, f"--adb {value}", default_port=None)
     except DeviceUnavailable as exc:
@@ -122,9 +118,7 @@ def _host_port(value: str) -> tuple[str, int]:
 
 def _only_device(host: str, port: int) -> Optional[str]:
     """The one device the ADB server has; None (with a message) when it has none, UsageError when several."""
-    import adbutils
-
-    from pytest_mobium_evals.core.errors import UsageError
+    import adbutils  # noqa: PLC0415  adbutils, only for --device
 
     try:
         devices = [d.serial for d in adbutils.AdbClient(host=host, port=port, socket_timeout=10).device_list()]

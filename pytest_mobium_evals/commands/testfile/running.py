@@ -9,6 +9,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
+from pytest_mobium_evals.reach.toolserver import (
+    InfraError,
+    ToolError,  # imported late: the checks alone need no tool server
+)
+
 from .format import ASSERTION_TOOL, DEFAULT_EXPECT_TIMEOUT_MS, EXPECT_POLL_S
 from .parsing import Step, TestCase, TestFile, parse_file
 from .results import StepFailure, TestFileResult, TestOutcome
@@ -43,10 +48,6 @@ class ToolsAdapter:
         return defs
 
     def call(self, name: str, arguments: dict) -> tuple[Any, str]:
-        from pytest_mobium_evals.reach.toolserver import (
-            ToolError,  # imported late: the checks alone need no tool server
-        )
-
         clash = [a for a in arguments if a in self._RESERVED]
         if clash:
             raise _ToolFailed("invalid_argument", f"the runner's MCP client cannot pass an argument named "
@@ -81,8 +82,6 @@ def run_file(path_or_data: Any, tools: Any, *, device_label: str = "", grep: Opt
     `max_failures`: stop after this many failed tests (Playwright's --max-failures); the tests not run are left
     out of the result. `assertion_timeout_ms`: how long an assertion that names no timeout_ms waits (default
     app_wait_for's own 10 s), as Playwright's expect timeout in a config."""
-    from pytest_mobium_evals.reach.toolserver import InfraError
-
     started = time.monotonic()
     emit = report or (lambda line: None)
     name, data, problem = read_test_file(path_or_data)

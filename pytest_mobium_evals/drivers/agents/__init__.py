@@ -25,6 +25,8 @@ from urllib.parse import urlsplit
 from pytest_mobium_evals.reach.private_state import private_state
 
 from .base import AgentConfigError, AgentInfraError, AgentRun, InfraError, Limits, ModelSetting
+from .claude import credential_source, run_claude
+from .loop import run_loop
 
 __all__ = ["ModelSetting", "parse_models", "check_ready", "Limits", "AgentRun", "run_agent", "AgentInfraError",
            "AgentConfigError", "InfraError", "DEFAULT_MODEL", "EFFORTS"]
@@ -116,8 +118,6 @@ def _listed_models(url: str, key: str, field: str, api_key: Optional[str] = None
 def check_ready(setting: ModelSetting, base_url: Optional[str] = None) -> None:
     """Before any trial: raise AgentConfigError (one line, naming what to set) when this setting cannot run."""
     if setting.provider == "claude":
-        from .claude import credential_source
-
         if credential_source() is None:
             raise AgentConfigError(f"{setting.label}: no Claude credential: log in with `claude` (a "
                                    f"~/.claude/.credentials.json) or set ANTHROPIC_API_KEY")
@@ -163,10 +163,8 @@ def run_agent(setting: ModelSetting, prompt: str, server: Any, limits: Limits, o
     OLLAMA_HOST. `workdir` is a scratch folder of the trial's own, outside any project: the driver makes the
     agent's empty working directory and temporary HOME in it and removes them afterwards."""
     if setting.provider == "claude":
-        from .claude import run_claude as run
+        run = run_claude
     elif setting.provider in ("ollama", "openai"):
-        from .loop import run_loop
-
         def run(setting, prompt, server, limits, on_event, workdir):
             return run_loop(setting, prompt, server, limits, on_event, workdir, base_url)
     else:

@@ -119,7 +119,7 @@ class Recorder:
 def tls_context() -> ssl.SSLContext:
     """One TLS context for every trial's HTTP client: building one (loading the CA bundle) costs ~70 ms, and each
     trial makes a new client (its event loop is new)."""
-    import certifi
+    import certifi  # noqa: PLC0415  the CA bundle, when the first model client is made
 
     return ssl.create_default_context(cafile=certifi.where())
 

@@ -200,7 +200,7 @@ def _tokens_in(usage: dict) -> int:
 def build_options(setting: ModelSetting, spec: Any, limits: Limits, home: Path, cwd: Path,
                   base_url: Optional[str], trial: Optional[_Trial] = None, stderr=None,
                   starts_file: Optional[Path] = None):
-    from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
+    from claude_agent_sdk import ClaudeAgentOptions, HookMatcher  # noqa: PLC0415  claude_agent_sdk, only for Claude models
 
     hooks = None
     if trial is not None:
@@ -233,7 +233,7 @@ def build_options(setting: ModelSetting, spec: Any, limits: Limits, home: Path, 
 
 async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limits, on_event, workdir: Path) \
         -> AgentRun:
-    from claude_agent_sdk import ClaudeSDKClient, ClaudeSDKError
+    from claude_agent_sdk import ClaudeSDKClient, ClaudeSDKError  # noqa: PLC0415  claude_agent_sdk, only for Claude models
 
     record = Recorder(on_event)
     record("prompt", model=setting.label, system=SYSTEM_PROMPT, text=prompt)
@@ -312,7 +312,7 @@ async def _close(client: Any) -> None:
 
 
 async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
-    from claude_agent_sdk import (
+    from claude_agent_sdk import (  # noqa: PLC0415  claude_agent_sdk, only for Claude models
         AssistantMessage,
         ResultMessage,
         SystemMessage,

@@ -97,7 +97,7 @@ def measure(setting: ModelSetting, functions: list[dict], system: str, task: str
     """The first request under this setting, counted as well as its server allows; its context, when the server
     says; for Ollama, the num_ctx that holds it."""
     if setting.provider == "ollama":
-        from . import ollama_host
+        from . import ollama_host  # noqa: PLC0415  the package's __init__ imports this module (through loop): a cycle at module level
 
         host = ollama_host().rstrip("/")
         fixed, _ = _estimate(first_messages(system, ""), functions)
@@ -107,7 +107,7 @@ def measure(setting: ModelSetting, functions: list[dict], system: str, task: str
         return PromptSize(setting.label, tokens, fixed, len(functions), method, False, None, context, where,
                           num_ctx)
     if setting.provider == "openai":
-        from . import openai_base_url
+        from . import openai_base_url  # noqa: PLC0415  the package's __init__ imports this module (through loop): a cycle at module level
 
         root = server_root(openai_base_url(base_url) or "")
         counted = _server_count(root, first_messages(system, task), functions)

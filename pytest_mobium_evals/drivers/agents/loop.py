@@ -24,6 +24,8 @@ from pytest_mobium_evals.core.tasks import Claim
 
 from .base import AgentInfraError, AgentRun, Limits, ModelAPIError, ModelSetting, Recorder, stop_reason, with_retries
 from .context import truncation
+from .ollama import OllamaProvider
+from .openai_compat import OpenAIProvider
 from .prompt import FINAL_REQUEST, FINAL_SCHEMA, SYSTEM_PROMPT, claim_from_output
 from .provider import Provider, Reply, ToolCall  # noqa: F401  (Reply and ToolCall: the loop's vocabulary)
 
@@ -55,12 +57,8 @@ def result_text(result: Any) -> str:
 
 def make_provider(setting: ModelSetting, base_url: Optional[str], limits: Limits) -> Provider:
     if setting.provider == "ollama":
-        from .ollama import OllamaProvider
-
         size = limits.prompt_size
         return OllamaProvider(setting, limits.request_timeout, num_ctx=None if size is None else size.num_ctx)
-    from .openai_compat import OpenAIProvider
-
     return OpenAIProvider(setting, base_url, limits.request_timeout)
 
 
@@ -190,7 +188,7 @@ def _infra_error(exc: BaseException, stderr_path: Path) -> BaseException:
 
 
 def _server_gone_types() -> tuple[type[BaseException], ...]:
-    import anyio
+    import anyio  # noqa: PLC0415  anyio, only when a tool call fails
     from mcp.shared.exceptions import MCPError
 
     return (_ServerGone, OSError, MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)

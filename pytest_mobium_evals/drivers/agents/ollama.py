@@ -13,9 +13,9 @@ from .provider import Reply, ToolCall
 class OllamaProvider:
     def __init__(self, setting: ModelSetting, request_timeout: float = REQUEST_TIMEOUT_S,
                  num_ctx: Optional[int] = None):
-        import ollama
+        import ollama  # noqa: PLC0415  ollama, only for ollama/ models
 
-        from . import ollama_host
+        from . import ollama_host  # noqa: PLC0415  the package's __init__ imports this module (through loop): a cycle at module level
 
         host = ollama_host()
         self.setting = setting
@@ -35,7 +35,7 @@ class OllamaProvider:
         """The functions as the client's own Tool type, made once per trial: the client validates plain dicts
         into it on every request, and the trial offers the same ~70 functions every turn."""
         if functions is not self._functions:
-            import ollama
+            import ollama  # noqa: PLC0415  ollama, only for ollama/ models
 
             self._functions, self._tools = functions, [ollama.Tool.model_validate(f) for f in functions]
         return self._tools
@@ -52,8 +52,8 @@ class OllamaProvider:
         return await self._call(messages=messages)
 
     async def _call(self, **kwargs: Any) -> Reply:
-        import httpx
-        import ollama
+        import httpx  # noqa: PLC0415  httpx, only for ollama/ models
+        import ollama  # noqa: PLC0415  ollama, only for ollama/ models
 
         if self.setting.effort:
             kwargs["think"] = self.setting.effort

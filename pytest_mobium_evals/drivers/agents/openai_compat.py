@@ -17,9 +17,9 @@ PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the client i
 
 class OpenAIProvider:
     def __init__(self, setting: ModelSetting, base_url: Optional[str], request_timeout: float = REQUEST_TIMEOUT_S):
-        import openai
+        import openai  # noqa: PLC0415  openai, only for openai/ models
 
-        from . import openai_base_url
+        from . import openai_base_url  # noqa: PLC0415  the package's __init__ imports this module (through loop): a cycle at module level
 
         url = openai_base_url(base_url)
         if url is None:
@@ -47,8 +47,8 @@ class OpenAIProvider:
         return await self._call(messages=messages)
 
     async def _call(self, **kwargs: Any) -> Reply:
-        import openai
-        from openai.types.chat import ChatCompletion
+        import openai  # noqa: PLC0415  openai, only for openai/ models
+        from openai.types.chat import ChatCompletion  # noqa: PLC0415  openai, only for openai/ models
 
         if self.setting.effort:
             kwargs["reasoning_effort"] = self.setting.effort

@@ -15,6 +15,9 @@ from pathlib import Path
 from typing import Optional
 
 from .base import AgentInfraError, Limits, ModelSetting, Recorder, with_retries
+from .claude import _tokens_in, cli_env, isolated_home
+from .ollama import OllamaProvider
+from .openai_compat import OpenAIProvider
 
 REFLECTION_LIMITS = Limits(max_tool_calls=0, max_seconds=600)
 
@@ -36,12 +39,8 @@ def complete(setting: ModelSetting, prompt: str, base_url: Optional[str] = None)
 
 async def _chat(setting: ModelSetting, prompt: str, base_url: Optional[str]) -> TextReply:
     if setting.provider == "ollama":
-        from .ollama import OllamaProvider
-
         provider = OllamaProvider(setting)
     elif setting.provider == "openai":
-        from .openai_compat import OpenAIProvider
-
         provider = OpenAIProvider(setting, base_url)
     else:
         raise AgentInfraError(f"{setting.label}: unknown provider {setting.provider!r}")
@@ -51,9 +50,7 @@ async def _chat(setting: ModelSetting, prompt: str, base_url: Optional[str]) -> 
 
 
 async def _claude(setting: ModelSetting, prompt: str) -> TextReply:
-    from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKError, ResultMessage, query
-
-    from .claude import _tokens_in, cli_env, isolated_home
+    from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKError, ResultMessage, query  # noqa: PLC0415  claude_agent_sdk, only for Claude models
 
     scratch = Path(tempfile.mkdtemp(prefix="claude-reflect-"))
     try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import json
 import threading
 import traceback
@@ -22,6 +23,9 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any, Callable
 
+from PIL import Image
+
+from .. import views
 from ..pace import STILL_WINDOW_S, drawn, spend
 from ..render import screencap_png
 from . import actions as w3c_actions
@@ -507,10 +511,6 @@ def _size(s, p, body):
 
 
 def _element_screenshot(s: UiAutomator2Server, p: dict, body: dict) -> Any:
-    import io
-
-    from PIL import Image
-
     d = s.device
     with d.lock:
         node = s.element(p["id"])
@@ -680,8 +680,6 @@ def _swipe_ends(area: tuple[float, float, float, float], direction: str,
 
 def _scroll_position(d: "VirtualDevice", x: float, y: float, axis: str) -> tuple[str, int, int] | None:
     """The scroll container a finger landing at (x, y) moves along `axis`: (its key, offset, max offset)."""
-    from .. import views
-
     root = d.frame().app_window.root
     found = views.scroll_container_at(root, int(round(x)), int(round(y)), axis) if root is not None else None
     if found is None:

@@ -33,7 +33,7 @@ class NativeUnavailable(MobiumEvalsError, RuntimeError):
 
 def _errors():
     try:
-        from android_env.components import errors
+        from android_env.components import errors  # noqa: PLC0415  optional: android_world's android_env
     except ImportError as err:  # pragma: no cover - exercised only without android_env
         raise NativeUnavailable(f"android_env is not importable ({err}); install android_world from its "
                                 f"repository, which brings it") from None
@@ -71,7 +71,7 @@ class DeviceAdbController:
         return head, int(match.group()) if match else 255
 
     def _root(self) -> str:
-        import adbutils
+        import adbutils  # noqa: PLC0415  adbutils, on the root path only
 
         client = adbutils.AdbClient(host=self.device.adb_host, port=self.device.adb_port)
         return client.device(self.device.serial).root()
@@ -83,7 +83,7 @@ class AdbEnv:
 
     def __init__(self, device: Device):
         try:
-            from android_env.components import adb_call_parser
+            from android_env.components import adb_call_parser  # noqa: PLC0415  optional: android_world's android_env
         except ImportError as err:
             raise NativeUnavailable(f"android_env is not importable ({err})") from None
         self.adb = DeviceAdbController(device)

@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_mobium_evals.core.tasks import CONTROL_DRIVERS
 from pytest_mobium_evals.core.trial_record import TrialRecord
+from pytest_mobium_evals.drivers.agents import AgentConfigError, parse_models
 from pytest_mobium_evals.runfolder.files import atomic_write_json, read_json
 from pytest_mobium_evals.runfolder.reading import Trial, load_trials
 from pytest_mobium_evals.runfolder.writing import RECORD, TRIALS
@@ -124,8 +125,6 @@ def _provider(driver: str, verdict: TrialRecord) -> str:
     Claude name is claude); a control has none, so it is named by its driver."""
     if driver != "agent":
         return f"{driver} (control)"
-    from pytest_mobium_evals.drivers.agents import AgentConfigError, parse_models
-
     try:
         (setting,) = parse_models(str(verdict.model_label or verdict.model))
     except (AgentConfigError, ValueError):  # a label from another version of the harness: say so, do not guess
