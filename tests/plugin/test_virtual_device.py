@@ -82,8 +82,10 @@ def _standins():
 def test_an_agent_through_an_openai_compatible_endpoint_is_graded_on_the_device(tasks_dir):
     standins = _standins()
     with standins.OpenAIStandin(standins.solve_t01()) as api:
+        # The fast pace: what is checked is the grading of a model's trial, not how it meets an emulator's pace.
         result = tasks_dir.runpytest_subprocess("-k", "t01", "--model=openai/local-model", "--base-url", api.base_url,
-                                                "--run-dir", "ok", "-p", "no:cacheprovider", "-v")
+                                                "--device-pace=fast", "--run-dir", "ok", "-p", "no:cacheprovider",
+                                                "-v")
         result.stdout.fnmatch_lines(["*test_t01_sign_in?agent-openai-local-model-r0? PASS*",
                                      "agent openai/local-model: pass rate 100%*"])
         assert result.ret == 0
@@ -94,7 +96,7 @@ def test_an_agent_through_an_openai_compatible_endpoint_is_graded_on_the_device(
         # The same model claiming done after doing nothing: the device says otherwise.
         api.script([standins.Answer("done", None, "Signed in.")])
         result = tasks_dir.runpytest_subprocess("-k", "t01", "--model=openai/local-model", "--base-url", api.base_url,
-                                                "--run-dir", "lie", "-p", "no:cacheprovider")
+                                                "--device-pace=fast", "--run-dir", "lie", "-p", "no:cacheprovider")
         assert result.parseoutcomes().get("false_success") == 1
         assert result.ret == 1
 
