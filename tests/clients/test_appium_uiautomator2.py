@@ -20,12 +20,12 @@ import os
 import shutil
 import socket
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
+from polling import wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 APP = "dev.mobium.mobiumapp"
@@ -60,17 +60,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def poll(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.1)
-
-
 class W3C:
     """A W3C WebDriver client in a few lines of the standard library: Appium's answers are {"value": …}."""
 
@@ -95,7 +84,7 @@ class W3C:
         return [e[ELEMENT_KEY] for e in self.session("POST", "/elements", {"using": using, "value": value})]
 
     def find(self, using: str, value: str, timeout: float = 30) -> str:
-        return poll(lambda: (self.find_all(using, value) or [None])[0], timeout, f"{using}={value}")
+        return wait_for(lambda: (self.find_all(using, value) or [None])[0], timeout, f"{using}={value}")
 
 
 @pytest.fixture
@@ -117,7 +106,7 @@ def appium(tmp_path):
                                        stderr=subprocess.STDOUT)
         client = W3C(port)
         try:
-            poll(lambda: _answers(client), 120, "Appium's server to answer /status")
+            wait_for(lambda: _answers(client), 120, "Appium's server to answer /status")
             yield client, server, log
         finally:
             if client.sid:

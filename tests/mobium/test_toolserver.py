@@ -45,7 +45,7 @@ STANDIN = textwrap.dedent('''
         # As mobilecli's first command does: a detached daemon, its pid file in $MOBILECLI_HOME (noted for the test).
         import json, subprocess
         home = os.environ["MOBILECLI_HOME"]
-        daemon = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True,
+        daemon = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"], start_new_session=True,
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with open(os.path.join(home, "daemon.pid"), "w") as fh:
             json.dump({"pid": daemon.pid, "version": "1.0.9"}, fh)
@@ -184,9 +184,9 @@ def test_only_a_process_started_with_the_private_folder_is_ended(tmp_path):
 
     folder = tmp_path / "home"
     folder.mkdir()
-    sleep = [sys.executable, "-c", "import time; time.sleep(600)"]
-    ours = subprocess.Popen(sleep, env={**os.environ, "MOBILECLI_HOME": str(folder)})
-    other = subprocess.Popen(sleep)
+    lasting = [sys.executable, "-c", "import signal; signal.pause()"]  # runs until a signal ends it
+    ours = subprocess.Popen(lasting, env={**os.environ, "MOBILECLI_HOME": str(folder)})
+    other = subprocess.Popen(lasting)
     try:
         (folder / "daemon.pid").write_text(json.dumps({"pid": ours.pid, "version": "1.0.9"}))
         (folder / "old.pid").write_text(str(other.pid))

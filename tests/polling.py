@@ -1,4 +1,5 @@
-"""Waiting on the virtual device's state with a deadline: the one poller the virtual device's tests share."""
+"""Waiting on the state with a deadline (a virtual device's, a client's server coming up): the one poller the plugin's
+tests share. It lies beside tests/conftest.py, whose folder pytest puts on the import path."""
 
 from __future__ import annotations
 
