@@ -488,7 +488,8 @@ def current_run(evals: EvalSession):
     record.setdefault("mobium", evals.mobium_info())
     record.setdefault("tasks", collection.tasks)
     record.setdefault("suites", collection.suites)
-    if not record.get("ended") and all(run_dir.graded(name) is not None for name in collection.scheduled):
+    trials, _ = load_trials(folder / "trials")
+    if not record.get("ended") and set(collection.scheduled) <= {trial.name for trial in trials}:
         # pytest-html renders at the session's finish, before the record's end is written: with every scheduled
         # trial graded, this is its end (as the record will say); otherwise the run stopped unfinished.
         from pytest_mobium_evals.runfolder.writing import utc_now
@@ -497,7 +498,6 @@ def current_run(evals: EvalSession):
     if devices:
         record["device"] = devices[0]
         record["devices"] = devices
-    trials, _ = load_trials(folder / "trials")
     return Run(folder, record, trials)
 
 
