@@ -16,7 +16,7 @@ import pytest
 
 from pytest_mobium_evals.core.tasks import TASK_ATTR, Outcome, Task, TaskDefinitionError
 from pytest_mobium_evals.plugin.broken_tasks import BROKEN_ATTR, TaskModule
-from pytest_mobium_evals.suites.ghost_bench.loading import TaskFileError
+from pytest_mobium_evals.suites.json_loading import TaskFileError
 from pytest_mobium_evals.suites.registry import Entry, json_loader, json_suite_of, suite_title
 
 

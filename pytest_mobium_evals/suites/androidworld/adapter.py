@@ -20,7 +20,8 @@ from pytest_mobium_evals.core.tasks import Claim, NearMiss, Outcome, Task
 
 from ..ghost_bench.adapter import PreconditionError, slug_of
 from ..ghost_bench.controls import ControlPlan, control_plan
-from ..ghost_bench.loading import GhostTask, TaskFileError
+from ..ghost_bench.loading import GhostTask
+from ..json_loading import TaskFileError
 from ..registry import Entry, object_name
 from .loading import AndroidWorldError, AWTask, load_file, load_objects, parts_of
 from .native import NativeUnavailable, native_class, native_twin

@@ -33,8 +33,8 @@ from typing import Any
 
 from pytest_mobium_evals.core.tasks import Controls
 
-from ..ghost_bench.check import TOP_PACKAGE, Check
-from ..ghost_bench.loading import (
+from ..eval_check import TOP_PACKAGE, Check
+from ..json_loading import (
     UI,
     TaskFileError,
     json_type,

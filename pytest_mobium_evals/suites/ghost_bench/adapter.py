@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 from pytest_mobium_evals.core.errors import InfraError
 from pytest_mobium_evals.core.tasks import Claim, Controls, Outcome, Task
 
+from ..json_loading import TaskFileError
 from ..registry import Entry, object_name
 from .controls import control_plan
-from .loading import GhostBenchError, GhostTask, TaskFileError, load_dir, load_file, load_objects
+from .loading import GhostBenchError, GhostTask, load_dir, load_file, load_objects
 
 if TYPE_CHECKING:  # pragma: no cover
     from pytest_mobium_evals.reach.device import Device

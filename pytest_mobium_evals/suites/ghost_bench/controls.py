@@ -21,7 +21,7 @@ from pytest_mobium_evals.core.tasks import Claim, NearMiss
 from pytest_mobium_evals.drivers import scripting
 from pytest_mobium_evals.drivers.controls import DriverError
 
-from .check import TOP_PACKAGE, Check
+from ..eval_check import TOP_PACKAGE, Check
 from .loading import GhostBenchError, GhostTask
 
 if TYPE_CHECKING:  # pragma: no cover
