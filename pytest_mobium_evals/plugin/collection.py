@@ -5,12 +5,14 @@ is checked once before any trial, and what was scheduled is written down for the
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from typing import Optional
 
 import pytest
 
 from pytest_mobium_evals.core.tasks import task_of
+from pytest_mobium_evals.runfolder.collection import Collection
 from pytest_mobium_evals.suites.registry import TaskRegistry
 
 from .session import EvalSession, eval_session
@@ -37,7 +39,7 @@ def registry_of(config: pytest.Config) -> TaskRegistry:
 def pytest_collect_file(file_path, parent):
     """A JSON suite's task file (the registry knows which, and its loader) as a module of task functions; Python
     task files are pytest's own test modules."""
-    from pytest_mobium_evals.plugin.json_suites import collect_json_suite_file
+    from pytest_mobium_evals.plugin.json_suites import collect_json_suite_file  # noqa: PLC0415  the JSON suites' loading, only where files are collected (never xdist's controller)
 
     return collect_json_suite_file(parent, file_path)
 
@@ -121,9 +123,7 @@ def _graded_by_running_first(items: list) -> None:
     worker idles. xdist's load scheduler hands each worker a first batch of consecutive items (a quarter of its
     share, at least 2), so the heavy items go that many apart. Every worker sorts alike (a stable sort of the same
     collection, and the same worker count), as xdist needs."""
-    import os
-
-    from pytest_mobium_evals.run.trial import takes_claim
+    from pytest_mobium_evals.run.trial import takes_claim  # noqa: PLC0415  run.trial loads the agents and pydantic
 
     def heavy(item) -> bool:
         spec = spec_of(item)
@@ -154,8 +154,6 @@ def longest_agent_prompt(evals: EvalSession, items: list) -> Optional[str]:
 def _write_collection(evals: EvalSession, items: list, longest_prompt: Optional[str] = None) -> None:
     """What this session scheduled, for the record and the summary (under xdist every worker collects the same
     items, so they all write the same file)."""
-    from pytest_mobium_evals.runfolder.collection import Collection
-
     specs = [spec_of(item) for item in items]
     Collection(tasks=list(dict.fromkeys(s.task.id for s in specs)), scheduled=[s.name for s in specs],
                groups=dict(Counter(s.group for s in specs)), suites=sorted({s.task.suite for s in specs}),

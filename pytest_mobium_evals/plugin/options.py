@@ -15,6 +15,7 @@ from typing import Optional, Union
 import pytest
 
 from pytest_mobium_evals.core.verdicts import ALL_CONTROL_DRIVERS, DRIVERS
+from pytest_mobium_evals.runfolder.writing import RecordError, RunDir, default_run_dir
 
 #: The options record.json keeps and --resume restores (the seed, run folder and resumed flag are the run's own).
 STORED = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "device_pace", "tool_timeout",
@@ -119,8 +120,6 @@ class RunOptions:
         seed = opt.mobium_seed
         resumed = False
         if opt.mobium_resume:
-            from pytest_mobium_evals.runfolder.writing import RecordError, RunDir
-
             try:
                 record = RunDir(opt.mobium_resume).read_record()
             except RecordError as exc:
@@ -163,10 +162,8 @@ class RunOptions:
             # either pace (CI runs them at both), so they run at the device's own.
             options["device_pace"] = "emulator" if "agent" in parse_drivers(options["driver"]) else "fast"
         if not run_dir:
-            from pytest_mobium_evals.runfolder.writing import default_run_dir
-
             run_dir = str(default_run_dir(options["driver"]))
-        from pytest_mobium_evals.reach.devices import DeviceUnavailable, parse_adb, parse_device
+        from pytest_mobium_evals.reach.devices import DeviceUnavailable, parse_adb, parse_device  # noqa: PLC0415  reach/ loads asyncio and ssl: not in the entry point's import
 
         try:
             parse_device(options["device"])
@@ -211,7 +208,7 @@ def _env_pairs(pairs) -> dict:
 def _check_servers(options: dict) -> None:
     """--tool-server's command is checked before any trial (its quoting, its placeholders); what cannot go with
     what is refused: a surface variant rewrites Mobium's own surface, and Mobium's options need Mobium."""
-    from pytest_mobium_evals.reach.toolserver import tool_server_words
+    from pytest_mobium_evals.reach.toolserver import tool_server_words  # noqa: PLC0415  reach/ loads asyncio and ssl: not in the entry point's import
 
     if options["tool_server"]:
         try:
@@ -230,8 +227,6 @@ def _check_servers(options: dict) -> None:
 
 
 def _baseline_seed(path: str) -> int:
-    from pytest_mobium_evals.runfolder.writing import RecordError, RunDir
-
     try:
         record = RunDir(path).read_record()
     except RecordError as exc:
