@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
+
 import pytest
+
+# The suite starts some hundreds of Python processes over the same sources (pytester's subprocess runs and their
+# xdist workers, tool servers, virtual devices, stand-in agents): each compiled the package from source again on a
+# machine that sets PYTHONDONTWRITEBYTECODE, half of a small run's CPU. Here the bytecode is kept, outside the
+# checkout as that setting asks (PYTHONPYCACHEPREFIX, which pytest's assertion rewriting honours too), set before
+# xdist starts its workers so that every process below this one inherits it.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    os.environ.setdefault("PYTHONPYCACHEPREFIX",
+                          os.path.join(tempfile.gettempdir(), f"pytest-mobium-evals-pycache-{os.getuid()}"))
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    sys.dont_write_bytecode = False
 
 
 @pytest.fixture(scope="module")
@@ -23,8 +38,6 @@ def pytest_xdist_auto_num_workers(config):
     """`-n auto` for the plugin's own tests: three workers a core. Most of a test's time is waiting, not work (on
     the virtual device's app timers, a subprocess pytest run, the Claude CLI's start, a fault's deadline): on 2
     cores the suite used 9.6 CPU-minutes in 14 wall-minutes with 2 workers, and 9 with 6."""
-    import os
-
     return 3 * (os.cpu_count() or 1)
 
 
