@@ -298,19 +298,17 @@ class EvalSession:
     def pytest_runtest_logreport(self, report) -> None:
         """Keeps each trial's final report data (after reruns) where the summary and the record are made: the
         controller under xdist, the only process otherwise."""
-        data = getattr(report, "mobium", None)
-        if data is None or report.outcome == "rerun" or self.is_worker:
+        record: Optional[TrialRecord] = getattr(report, "mobium", None)  # protocol.py's; rebuilt under xdist
+        if record is None or report.outcome == "rerun" or self.is_worker:
             return
         if report.when == "call" or (report.when == "setup" and report.failed):
-            from pytest_mobium_evals.core.trial_record import TrialRecord
-
-            self.reports[report.nodeid] = TrialRecord.parse(data)
+            self.reports[report.nodeid] = record
             run_dir = Path(self.options.run_dir)
             if not self.record_started:
                 self.record_started = True
                 self.write_record(finished=False)
                 self.config.hook.pytest_mobium_run_started(config=self.config, run_dir=run_dir)
-            self.config.hook.pytest_mobium_trial_recorded(config=self.config, run_dir=run_dir, result=data)
+            self.config.hook.pytest_mobium_trial_recorded(config=self.config, run_dir=run_dir, record=record)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:

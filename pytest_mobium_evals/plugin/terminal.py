@@ -56,18 +56,18 @@ def pytest_report_teststatus(report, config):
 
 
 def _teststatus(report):
-    data = getattr(report, "mobium", None)
-    if data is None or report.when != "call" and not (report.when == "setup" and report.failed):
+    record: TrialRecord | None = getattr(report, "mobium", None)
+    if record is None or report.when != "call" and not (report.when == "setup" and report.failed):
         return None
     if report.outcome == "rerun" or hasattr(report, "wasxfail"):
         return None
-    verdict = data["verdict"]
+    verdict = record.verdict
     category, letter, word, colour = VERDICT_STATUS.get(verdict, ("failed", "F", str(verdict).upper(), "red"))
-    if data["driver"] != "agent" and verdict != INFRA_ERROR:
+    if record.driver != "agent" and verdict != INFRA_ERROR:
         # A control passes when it gets its declared verdict: counted as passed, shown with the verdict's letter.
-        if data["ok"]:
+        if record.ok:
             return "passed", letter, (f"{word} (as declared)", {"green": True})
-        return "failed", "F", (f"{word}, expected {str(data['expected']).upper()}", {"red": True, "bold": True})
+        return "failed", "F", (f"{word}, expected {str(record.expected).upper()}", {"red": True, "bold": True})
     return category, letter, (word, {colour: True})
 
 
