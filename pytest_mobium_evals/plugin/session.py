@@ -55,6 +55,7 @@ class EvalSession:
     record_written: bool = False
     prompt_lines: list[str] = field(default_factory=list)  # the header's lines on them, once collection is done
     _lease: Optional[DeviceLease] = None  # the device this process drives, and what serves it (`devices`)
+    _collection: Optional[Collection] = None  # what this process scheduled, when it collected (`collection()`)
     _surfaces: Optional[dict[str, dict]] = None  # --surface's variants, loaded once (surface_variants)
     # each setting's first request, counted once (prompt_sizes): (setting label, surface variant) -> its size
     _prompt_sizes: Optional[dict[tuple[str, Optional[str]], PromptSize]] = None
@@ -203,6 +204,21 @@ class EvalSession:
                                                qualify_effort=qualify, surface=surface))
         return specs
 
+    # ---- what the run scheduled (runfolder.collection.Collection) ----
+
+    def collected(self, collection: Collection) -> None:
+        """What this process scheduled: kept here for this process, and written to `.session/collection.json` for
+        the processes that did not collect it (xdist's controller)."""
+        self._collection = collection
+        collection.write(self.options.run_dir)
+
+    def collection(self) -> Collection:
+        """What the run scheduled: the object this process made when it collected; otherwise (xdist's controller,
+        whose workers collect) the file a worker wrote, or an empty one before any has."""
+        if self._collection is not None:
+            return self._collection
+        return Collection.read(self.options.run_dir)
+
     # ---- the device this process drives (devices.DeviceLease) ----
 
     @property
@@ -337,7 +353,7 @@ class EvalSession:
         from pytest_mobium_evals.runfolder.writing import RunDir, utc_now
 
         run = RunDir(self.options.run_dir)
-        collection = Collection.read(run.path)
+        collection = self.collection()
         devices = run.session_devices()
         previous = read_json(run.record_path, default=None) or {}
         settings = [] if self.options.drivers != ("agent",) else [s.label for s in self.model_settings()]
@@ -439,7 +455,7 @@ class XdistHooks:
         problem = evals.agent_problem()
         if problem:
             pytest.exit(f"mobium-evals: {problem}", returncode=pytest.ExitCode.USAGE_ERROR)
-        lines, problem = evals.prompt_problem(Collection.read(evals.options.run_dir).longest_agent_prompt or "")
+        lines, problem = evals.prompt_problem(evals.collection().longest_agent_prompt or "")
         reporter = node.config.pluginmanager.get_plugin("terminalreporter")
         for line in lines:
             if reporter is not None:

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Iterable
 import pytest
 
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS, INFRA_ERROR
-from pytest_mobium_evals.runfolder.collection import Collection
 
 from .session import eval_session
 
@@ -95,7 +94,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     from pytest_mobium_evals.analysis.summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text
 
     tr = terminalreporter
-    scheduled = Collection.read(evals.options.run_dir).groups
+    scheduled = evals.collection().groups
     all_figures = group_figures(evals.reports.values(), scheduled)
     tr.write_sep("=", "mobium-evals summary")
     tr.write_line(f"seed {evals.options.seed}, run dir {evals.options.run_dir}")
