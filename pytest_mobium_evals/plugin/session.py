@@ -17,11 +17,11 @@ import pytest
 
 from pytest_mobium_evals import __version__, source_commit
 from pytest_mobium_evals.runfolder.collection import Collection
-from pytest_mobium_evals.runfolder.files import read_json
 
 from .options import RunOptions
 
 if TYPE_CHECKING:
+    from pytest_mobium_evals.core.run_record import RunRecord
     from pytest_mobium_evals.core.tasks import Task
     from pytest_mobium_evals.core.trial_record import TrialRecord
     from pytest_mobium_evals.drivers.agents import Limits, ModelSetting
@@ -347,58 +347,70 @@ class EvalSession:
     def _has_trials(self) -> bool:
         return any((Path(self.options.run_dir) / "trials").glob("*/verdict.json"))
 
-    def write_record(self, finished: bool) -> bool:
-        """record.json: what the run is (seed, options, device, tool server, tasks) and how far it got. Returns
-        whether every scheduled trial has its verdict."""
-        from pytest_mobium_evals.runfolder.writing import RunDir, utc_now
+    def run_record(self, finished: bool) -> RunRecord:
+        """The run's record (record.json, core.run_record.RunRecord) as it stands now: what the run is (seed,
+        options, device, tool server, tasks) and how far it got, `finished` when asked and every scheduled trial has
+        its verdict. The one place it is built: `write_record` writes it, and the HTML report shows its facts while
+        the session ends."""
+        from pytest_mobium_evals.core.run_record import SCHEMA, RunRecord
+        from pytest_mobium_evals.runfolder.writing import RunDir, read_run_record, utc_now
 
         run = RunDir(self.options.run_dir)
         collection = self.collection()
         devices = run.session_devices()
-        previous = read_json(run.record_path, default=None) or {}
+        previous = read_run_record(run.record_path, default=None) or RunRecord()
         settings = [] if self.options.drivers != ("agent",) else [s.label for s in self.model_settings()]
         # A resumed run may select fewer trials than it first scheduled: the record keeps the union, and "finished"
         # means every one of them has its verdict.json (an interrupted or partial run says so; --resume completes
         # it).
-        scheduled = list(dict.fromkeys(list(previous.get("scheduled") or []) + collection.scheduled))
+        scheduled = list(dict.fromkeys(list(previous.scheduled or []) + collection.scheduled))
         finished = finished and all(run.graded(name) is not None for name in scheduled)
-        record = {
-            "run": run.path.name,
-            "plugin": "pytest-mobium-evals",
-            "plugin_version": __version__,
-            "plugin_commit": source_commit()[0],
-            "plugin_dirty": source_commit()[1],
-            "started": previous.get("started") or utc_now(),
-            "finished": finished,
-            "ended": utc_now() if finished else None,
-            "seed": self.options.seed,
-            "driver": self.options.driver,
-            "drivers": list(self.options.drivers),
-            "models": settings,
-            "efforts": {s.label: s.effort for s in self.model_settings()} if settings else {},
-            "repeats": self.options.repeats,
-            "tasks": list(dict.fromkeys(list(previous.get("tasks") or []) + collection.tasks))
+        commit, dirty = source_commit()
+        return RunRecord(
+            schema_version=SCHEMA,
+            run=run.path.name,
+            plugin="pytest-mobium-evals",
+            plugin_version=__version__,
+            plugin_commit=commit,
+            plugin_dirty=dirty,
+            started=previous.started or utc_now(),
+            finished=finished,
+            ended=utc_now() if finished else None,
+            seed=self.options.seed,
+            driver=self.options.driver,
+            drivers=list(self.options.drivers),
+            models=settings,
+            efforts={s.label: s.effort for s in self.model_settings()} if settings else {},
+            repeats=self.options.repeats,
+            tasks=list(dict.fromkeys(list(previous.tasks or []) + collection.tasks))
             or sorted({r.task for r in self.reports.values()}),
-            "suites": collection.suites,
-            "scheduled": scheduled,
-            "device": devices[0] if devices else previous.get("device"),
-            "devices": devices or previous.get("devices") or [],
-            "mobium": self.mobium_info(),
-            "tool_server": "mobium mcp" if self.options.mobium_bin else "mobium-evals mcp (built-in)",
+            suites=collection.suites,
+            scheduled=scheduled,
+            device=devices[0] if devices else previous.device,
+            devices=devices or previous.devices or [],
+            mobium=self.mobium_info(),
+            tool_server="mobium mcp" if self.options.mobium_bin else "mobium-evals mcp (built-in)",
             # --tool-server: the agents' own server (the controls keep the one above)
-            "agent_tool_server": self.devices.agent_server_label(),
-            "surfaces": list(self.surface_variants()),
-            "options": self.options.stored(),
-            "resumed": self.options.resumed,
-            "counts": dict(Counter(r.verdict for r in self.reports.values())),
-        }
+            agent_tool_server=self.devices.agent_server_label(),
+            surfaces=list(self.surface_variants()),
+            options=self.options.stored(),
+            resumed=self.options.resumed,
+            counts=dict(Counter(r.verdict for r in self.reports.values())),
+        )
+
+    def write_record(self, finished: bool) -> bool:
+        """record.json, as `run_record` builds it. Returns whether every scheduled trial has its verdict."""
+        from pytest_mobium_evals.runfolder.writing import RunDir
+
+        run = RunDir(self.options.run_dir)
+        record = self.run_record(finished)
         try:
             run.write_record(record)
         except OSError as exc:
             message = (f"mobium-evals: cannot write {exc.filename or run.record_path}: {exc.strerror or exc}; "
                        f"the run stopped, and what it wrote before is intact")
             pytest.exit(message, returncode=pytest.ExitCode.INTERNAL_ERROR)
-        return finished
+        return bool(record.finished)
 
 
 def offered_functions(variant: Optional[dict]) -> list[dict]:
