@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT / "tests" / "agents"))  # the scripted model endpoin
 from standins import AnthropicStandin, OllamaStandin, OpenAIStandin, solve_t01  # noqa: E402
 
 from pytest_mobium_evals import sim  # noqa: E402
+from pytest_mobium_evals.core.transcript import event_kind  # noqa: E402
 from pytest_mobium_evals.drivers import controls as drivers  # noqa: E402
 from pytest_mobium_evals.drivers.agents import Limits, parse_models  # noqa: E402
 from pytest_mobium_evals.reach.device import Device  # noqa: E402
@@ -81,9 +82,9 @@ class TimedRunner:
     def device_time(self) -> float:
         calls, total = {}, 0.0
         for at, event in self.events:
-            if event.get("kind") == "tool_call":
+            if event_kind(event) == "tool_call":
                 calls[event.get("id")] = at
-            elif event.get("kind") == "tool_result" and event.get("id") in calls:
+            elif event_kind(event) == "tool_result" and event.get("id") in calls:
                 total += at - calls.pop(event["id"])
         return total
 

@@ -90,10 +90,10 @@ def build_log(run_):
         figures[r.label]["injection"] = r.to_json()
     ids = list(dict.fromkeys(str(sample.id) for sample in samples))
     facts = dict(run_facts(run_))
-    spec = EvalSpec(created=_utc(rec.get("started")) or "", task=f"mobium-evals/{run_.name}",
+    spec = EvalSpec(created=_utc(rec.started) or "", task=f"mobium-evals/{run_.name}",
                     task_id=run_.name, run_id=run_.name,
                     dataset=EvalDataset(name="mobium-evals trials", samples=len(ids), sample_ids=ids),
-                    model=model, config=EvalConfig(epochs=rec.get("repeats") if isinstance(rec.get("repeats"), int)
+                    model=model, config=EvalConfig(epochs=rec.repeats if isinstance(rec.repeats, int)
                                                    else None),
                     metadata={"facts": facts, "seed": run_.seed})
     usage: dict = {}
@@ -103,10 +103,10 @@ def build_log(run_):
     results = EvalResults(total_samples=len(samples), completed_samples=len(samples),
                           scores=[EvalScore(name="verdict", scorer="mobium-evals", metrics=metrics)],
                           metadata={"settings": figures})
-    stats = EvalStats(started_at=_utc(rec.get("started")) or "", completed_at=_utc(rec.get("ended")) or "",
+    stats = EvalStats(started_at=_utc(rec.started) or "", completed_at=_utc(rec.ended) or "",
                       model_usage=usage)
     return EvalLog(status="success" if run_.complete else "cancelled", eval=spec, results=results, stats=stats,
-                   samples=samples, metadata={"facts": facts, "record": rec})
+                   samples=samples, metadata={"facts": facts, "record": rec.to_json()})
 
 
 def sample_id(trial) -> str:
@@ -337,7 +337,7 @@ def _start(trial, trial_steps, timings: dict, run_):
     first = _first_time(trial_steps)
     if first is not None:
         return first - (_seconds(timings.get("reset_s")) or 0.0)
-    started = _utc(run_.record.get("started"))
+    started = _utc(run_.record.started)
     return datetime.fromisoformat(started).timestamp() if started else None
 
 

@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.core.transcript import prompt_text
 from pytest_mobium_evals.runfolder.files import atomic_write_bytes
 from pytest_mobium_evals.suites.catalog import load_task_definitions
 
@@ -48,11 +49,9 @@ def _trial(path: Path):
 
 
 def _prompt(trial) -> str:
-    for line in (trial.path / "transcript.jsonl").read_text(encoding="utf-8").splitlines():
-        event = json.loads(line)
-        if event.get("kind") == "prompt":
-            return event.get("text") or ""
-    return ""
+    from pytest_mobium_evals.runfolder.reading import read_events  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
+
+    return prompt_text(read_events(trial.path / "transcript.jsonl"))
 
 
 def _py(value) -> str:

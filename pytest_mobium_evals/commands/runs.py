@@ -56,18 +56,18 @@ def list_runs(folder: Path) -> list[str]:
 def _when(item) -> str:
     if isinstance(item, str):
         return ""
-    return str(item.record.get("started") or item.path.name)
+    return str(item.record.started or item.path.name)
 
 
 def describe_run(run_: Run) -> str:
-    when = str(run_.record.get("started") or "unknown time")
+    when = str(run_.record.started or "unknown time")
     # the seed and the task count say which runs can be compared, and keep a 3-task run from passing for a whole one
     seed = run_.seed if run_.seed is not None else "unknown"
     tasks = len(run_.task_ids or {t.task for t in run_.trials})
     head = f"{run_.name}  {when}  seed {seed}  {tasks} task{'' if tasks == 1 else 's'}"
     if not run_.complete:
         return f"{head}  INCOMPLETE: {run_.summary_of_problems()}"
-    drivers = join(dict.fromkeys([d for d in run_.record.get("drivers") or [] if any(t.driver == d for t in
+    drivers = join(dict.fromkeys([d for d in run_.record.drivers or [] if any(t.driver == d for t in
                                                                                     run_.trials)]
                                  + [t.driver for t in run_.trials]))
     models = join(dict.fromkeys(t.model for t in run_.trials if t.model != "none")) or "none"

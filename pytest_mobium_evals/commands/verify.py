@@ -21,8 +21,9 @@ from typing import Callable, Optional
 
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.report.compare import COMPARE, compare_runs, render
-from pytest_mobium_evals.runfolder.files import atomic_write_json, atomic_write_text, read_json
+from pytest_mobium_evals.runfolder.files import atomic_write_text
 from pytest_mobium_evals.runfolder.reading import RECORD, load_run
+from pytest_mobium_evals.runfolder.writing import RunDir, read_run_record
 
 DEFAULT_BUILD = "go build -o {out} ./cmd/mobium"
 DEFAULT_REPO = "~/mobium-public"
@@ -191,13 +192,11 @@ def stamp_record(run_dir: Path, build: Build, build_command: str) -> None:
     if not record_path.exists():
         raise UsageError(f"the {build.label} run wrote no {RECORD} in {run_dir}: the tasks did not run "
                        "(see the pytest output above)")
-    record = read_json(record_path, "run record")
-    if not isinstance(record, dict):
-        raise UsageError(f"{record_path}: the run record is not a JSON object")
-    mobium = record.get("mobium") if isinstance(record.get("mobium"), dict) else {}
-    record["mobium"] = {**mobium, "commit": build.commit, "dirty": build.dirty, "ref": build.ref,
-                        "build": build_command, "verify": build.label}
-    atomic_write_json(record_path, record, sort_keys=False)
+    record = read_run_record(record_path, "run record")
+    mobium = record.mobium if isinstance(record.mobium, dict) else {}
+    record.mobium = {**mobium, "commit": build.commit, "dirty": build.dirty, "ref": build.ref,
+                     "build": build_command, "verify": build.label}
+    RunDir(run_dir).write_record(record)
 
 
 def pytest_command(request: TrialRequest) -> list[str]:

@@ -3,9 +3,12 @@ with its arguments and the tool's answer, errors, and the final claim. The grade
 the Inspect AI export all read the events from here, so they see the same steps; reading transcript.jsonl from a run
 folder is `runfolder.reading.read_events`.
 
-Events come from two recorders: the agent's (prompt, assistant, tool_call, tool_result, error, final) and the
-harness's MCP client (call, answer or result, infra_error), which also sees every call an agent makes. When the
-agent's own tool_call events are there, the client's duplicates are left out.
+Events come from two recorders: the agent's (prompt, model, assistant, tool_call, tool_result, error, text_tool_call,
+nudge, final) and the harness's MCP client (call, answer or result, infra_error), which also sees every call an agent
+makes; the trial adds the prompt and the claim (`final`) of a control, and a control's script_error. When the agent's
+own tool_call events are there, the client's duplicates are left out. An event's kind is read here only
+(`event_kind`, `is_call`, `is_response`, `event_tool`, `prompt_text`): the grader, the drivers' call counter, the
+reports and the commands all ask this module.
 
 A call may name its target by a map ref (`@e3`), which means what the last map the agent read said it was. Each
 tool step carries its arguments as sent and, in `resolved`, with each ref replaced by that map's line for it (its
@@ -46,6 +49,40 @@ class Step:
     resolved: dict = field(default_factory=dict)  # a tool step's arguments, each map ref as what it named
 
 
+#: The kinds of a tool call: the agent's own, and the harness's MCP client's (which sees every call).
+CALL_KINDS = ("tool_call", "call")
+#: The kinds of event that carry what the tool server answered (the MCP client's and the agents' recorders; `error`
+#: and `tool_error` carry a failed answer's text).
+RESPONSE_KINDS = ("answer", "result", "tool_result", "response", "error", "tool_error")
+
+
+def event_kind(event: dict) -> str:
+    """An event's kind: `kind` as both recorders write it (`type` or `event` where a foreign transcript says so);
+    "" when it has none."""
+    return str(event.get("kind") or event.get("type") or event.get("event") or "")
+
+
+def event_tool(event: dict) -> Optional[str]:
+    """The tool a call or answer is about: the agent's recorder says `tool`, the MCP client `name`."""
+    return event.get("tool") or event.get("name")
+
+
+def is_call(event: dict) -> bool:
+    return event_kind(event) in CALL_KINDS
+
+
+def is_response(event: dict) -> bool:
+    return event_kind(event) in RESPONSE_KINDS
+
+
+def prompt_text(events: Iterable[dict]) -> str:
+    """The task's prompt as the driver was given it (the first `prompt` event's text); "" when there is none."""
+    for e in events:
+        if event_kind(e) == "prompt":
+            return str(e.get("text") or "")
+    return ""
+
+
 #: A map ref as Mobium hands them out, alone in an argument ("@e3").
 REF = re.compile(r"@e\d+")
 #: A map line: the ref, then what the element is ("@e3 Dark theme (switch, unchecked)").
@@ -54,12 +91,12 @@ MAP_LINE = re.compile(r"^(@e\d+) (.+)$", re.M)
 
 def steps(events: Iterable[dict]) -> list[Step]:
     events = list(events)
-    agent_calls = any(e.get("kind") == "tool_call" for e in events)
+    agent_calls = any(event_kind(e) == "tool_call" for e in events)
     out: list[Step] = []
     open_calls: dict[str, Step] = {}  # call id (or tool name) -> the step awaiting its answer
     refs: dict[str, str] = {}  # the ref table as the agent last read it: "@e3" -> its map line
     for index, e in enumerate(events):
-        kind = e.get("kind")
+        kind = event_kind(e)
         at = event_time(e)
         before = len(out)
         if kind == "model":
@@ -75,13 +112,13 @@ def steps(events: Iterable[dict]) -> list[Step]:
             if e.get("structured_output") is not None:
                 out.append(Step("assistant", text=_json(e["structured_output"])))
         elif kind == "tool_call" or (kind == "call" and not agent_calls):
-            name = str(e.get("tool") or e.get("name") or "?")
+            name = str(event_tool(e) or "?")
             step = Step("tool", tool=name, call_id=e.get("id"), arguments=_dict(e.get("arguments")))
             step.resolved = resolve_refs(step.arguments, refs)
             out.append(step)
             open_calls[str(e.get("id") or name)] = step
         elif kind == "tool_result" or (kind in ("answer", "result") and not agent_calls):
-            name = str(e.get("tool") or e.get("name") or "?")
+            name = str(event_tool(e) or "?")
             step = open_calls.pop(str(e.get("id") or name), None)
             if step is None:
                 step = Step("tool", tool=name, call_id=e.get("id"))

@@ -145,8 +145,13 @@ class TrialRecord(BaseModel):
             raise RecordInvalid(_one_line(exc, data)) from None
 
     def to_json(self) -> dict:
-        """verdict.json's content (and the hook's `result`): every field under its stored name."""
+        """verdict.json's content: every field under its stored name."""
         return self.model_dump(mode="json", by_alias=True, exclude={"resumed"})
+
+    def to_wire(self) -> dict:
+        """Its form on a test report that xdist carries from a worker to the controller: verdict.json's content
+        with `resumed` (`parse` makes the record again)."""
+        return dict(self.to_json(), resumed=self.resumed)
 
     # ---- what the record means, worked out here once ----
 

@@ -20,6 +20,7 @@ from typing import Any, Callable, Optional
 
 from pytest_mobium_evals.core.errors import MobiumEvalsError
 from pytest_mobium_evals.core.tasks import ALL_CONTROL_DRIVERS, NEAR_MISS, Claim, Task
+from pytest_mobium_evals.core.transcript import is_call
 from pytest_mobium_evals.drivers import agents
 from pytest_mobium_evals.reach.toolserver import (
     InfraError,
@@ -176,14 +177,6 @@ class _CallCounter:
         self.calls = 0
 
     def __call__(self, event: dict) -> None:
-        if is_call_event(event):
+        if is_call(event):
             self.calls += 1
         self._on_event(event)
-
-
-def event_kind(event: dict) -> str:
-    return str(event.get("kind") or event.get("type") or event.get("event") or "")
-
-
-def is_call_event(event: dict) -> bool:
-    return event_kind(event) in ("call", "tool_call")

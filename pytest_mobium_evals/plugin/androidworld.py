@@ -6,7 +6,7 @@ harness declares."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -14,10 +14,13 @@ from pytest_mobium_evals.suites.androidworld.adapter import SUITE
 from pytest_mobium_evals.suites.androidworld.summary import SPEC
 from pytest_mobium_evals.suites.ghost_bench.summary import write_summary
 
+if TYPE_CHECKING:
+    from pytest_mobium_evals.core.trial_record import TrialRecord
 
-def pytest_mobium_trial_recorded(config: Any, run_dir: Path, result: Any) -> None:
+
+def pytest_mobium_trial_recorded(config: Any, run_dir: Path, record: TrialRecord) -> None:
     # Rewritten after every AndroidWorld trial, so a run that is killed still leaves a summary of what it finished.
-    if isinstance(result, dict) and result.get("suite") == SUITE:
+    if record.suite == SUITE:
         write_summary(run_dir, status="running", spec=SPEC)
 
 

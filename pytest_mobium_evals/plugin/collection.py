@@ -152,10 +152,12 @@ def longest_agent_prompt(evals: EvalSession, items: list) -> Optional[str]:
 
 
 def _write_collection(evals: EvalSession, items: list, longest_prompt: Optional[str] = None) -> None:
-    """What this session scheduled, for the record and the summary (under xdist every worker collects the same
-    items, so they all write the same file)."""
+    """What this session scheduled, for the record and the summary: kept on the session, and written for the
+    processes that do not collect (under xdist every worker collects the same items, so they all write the same
+    file; the controller reads it)."""
     specs = [spec_of(item) for item in items]
-    Collection(tasks=list(dict.fromkeys(s.task.id for s in specs)), scheduled=[s.name for s in specs],
-               groups=dict(Counter(s.group for s in specs)), suites=sorted({s.task.suite for s in specs}),
-               # The controller under xdist collects nothing: it counts the first request with this.
-               longest_agent_prompt=longest_prompt).write(evals.options.run_dir)
+    evals.collected(Collection(
+        tasks=list(dict.fromkeys(s.task.id for s in specs)), scheduled=[s.name for s in specs],
+        groups=dict(Counter(s.group for s in specs)), suites=sorted({s.task.suite for s in specs}),
+        # The controller under xdist collects nothing: it counts the first request with this.
+        longest_agent_prompt=longest_prompt))

@@ -5,12 +5,15 @@ the run through the hooks the harness declares (hookspecs.py) and never imports 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_mobium_evals.suites.ghost_bench.adapter import SUITE
 from pytest_mobium_evals.suites.ghost_bench.summary import write_summary
+
+if TYPE_CHECKING:
+    from pytest_mobium_evals.core.trial_record import TrialRecord
 
 #: The categories Ghost Bench's own tasks use, registered up front so `-m "ghost_bench and settings"` is a known
 #: mark under --strict-markers before any file is collected; a task file registers any other category it uses.
@@ -25,9 +28,9 @@ def pytest_configure(config: Any) -> None:
         config.addinivalue_line("markers", f"{name}: {what} (its category)")
 
 
-def pytest_mobium_trial_recorded(config: Any, run_dir: Path, result: Any) -> None:
+def pytest_mobium_trial_recorded(config: Any, run_dir: Path, record: TrialRecord) -> None:
     # Rewritten after every Ghost Bench trial, so a run that is killed still leaves a summary of what it finished.
-    if isinstance(result, dict) and result.get("suite") == SUITE:
+    if record.suite == SUITE:
         write_summary(run_dir, status="running")
 
 

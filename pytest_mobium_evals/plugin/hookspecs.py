@@ -5,9 +5,13 @@ the controller under xdist, the only process otherwise."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pluggy
 import pytest
+
+if TYPE_CHECKING:
+    from pytest_mobium_evals.core.trial_record import TrialRecord
 
 hookspec = pluggy.HookspecMarker("pytest")
 
@@ -18,10 +22,11 @@ def pytest_mobium_run_started(config: pytest.Config, run_dir: Path) -> None:
 
 
 @hookspec
-def pytest_mobium_trial_recorded(config: pytest.Config, run_dir: Path, result: dict) -> None:
-    """A trial ended and its verdict.json is on disk (graded or infra_error). `result` is the trial's record in its
-    JSON form (trial_record.TrialRecord: verdict.json's keys, task, suite, driver, model, repeat, verdict, expected,
-    ok, severity...), with `resumed`."""
+def pytest_mobium_trial_recorded(config: pytest.Config, run_dir: Path, record: TrialRecord) -> None:
+    """A trial ended and its verdict.json is on disk (graded or infra_error). `record` is the trial's
+    `trial_record.TrialRecord`, read by its fields (`record.suite`, `.task`, `.driver`, `.verdict`, `.ok`,
+    `.resumed`…; `record.to_json()` is verdict.json's content); under xdist, rebuilt on the controller from the
+    worker's report."""
 
 
 @hookspec

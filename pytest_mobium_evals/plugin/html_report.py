@@ -469,36 +469,15 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
 # --- loading the run at the end of the session -------------------------------------------------------------------
 
 def current_run(evals: EvalSession):
-    """The session's run folder as it is on disk now: its trials' verdict.json files, and the record (written at the
-    first trial, rewritten at the end: whichever is there), with the devices this session leased."""
-    from pytest_mobium_evals.runfolder.collection import Collection
-    from pytest_mobium_evals.runfolder.files import read_json
+    """The session's run folder as it is on disk now: its trials' verdict.json files, and the record as the session
+    builds it (`EvalSession.run_record`). pytest-html renders at the session's finish, before the record's last
+    write: with every scheduled trial graded it has ended (as the record will say), otherwise it stopped
+    unfinished."""
     from pytest_mobium_evals.runfolder.reading import Run, load_trials
-    from pytest_mobium_evals.runfolder.writing import RunDir
 
-    run_dir = RunDir(evals.options.run_dir)
-    folder = run_dir.path
-    record = read_json(run_dir.record_path, default=None) or {}
-    devices = run_dir.session_devices()
-    collection = Collection.read(folder)
-    record = dict(record)
-    record.setdefault("seed", evals.options.seed)
-    record.setdefault("drivers", list(evals.options.drivers))
-    record.setdefault("repeats", evals.options.repeats)
-    record.setdefault("mobium", evals.mobium_info())
-    record.setdefault("tasks", collection.tasks)
-    record.setdefault("suites", collection.suites)
+    folder = Path(evals.options.run_dir)
     trials, _ = load_trials(folder / "trials")
-    if not record.get("ended") and set(collection.scheduled) <= {trial.name for trial in trials}:
-        # pytest-html renders at the session's finish, before the record's end is written: with every scheduled
-        # trial graded, this is its end (as the record will say); otherwise the run stopped unfinished.
-        from pytest_mobium_evals.runfolder.writing import utc_now
-
-        record["ended"] = utc_now()
-    if devices:
-        record["device"] = devices[0]
-        record["devices"] = devices
-    return Run(folder, record, trials)
+    return Run(folder, evals.run_record(finished=True), trials)
 
 
 def load_baseline(path: Optional[str]):

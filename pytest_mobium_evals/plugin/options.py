@@ -124,10 +124,10 @@ class RunOptions:
                 record = RunDir(opt.mobium_resume).read_record()
             except RecordError as exc:
                 raise pytest.UsageError(f"--resume: {exc}") from None
-            if not isinstance(record.get("seed"), int):
+            if not isinstance(record.seed, int):
                 raise pytest.UsageError(f"--resume {opt.mobium_resume}: its record.json has no seed")
-            seed = record["seed"]
-            stored = record.get("options") or {}
+            seed = record.seed
+            stored = record.options or {}
             options.update({k: v for k, v in stored.items() if k in STORED})
             run_dir, resumed = opt.mobium_resume, True
         else:
@@ -231,6 +231,6 @@ def _baseline_seed(path: str) -> int:
         record = RunDir(path).read_record()
     except RecordError as exc:
         raise pytest.UsageError(f"--baseline: {exc}") from None
-    if not isinstance(record.get("seed"), int):
+    if not isinstance(record.seed, int):
         raise pytest.UsageError(f"--baseline {path}: its record.json has no seed")
-    return record["seed"]
+    return record.seed

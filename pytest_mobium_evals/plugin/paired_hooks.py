@@ -11,13 +11,12 @@ from pytest_mobium_evals.analysis.paired import SURFACES_MD, _pts, compare_run, 
 
 def pytest_mobium_run_finished(config, run_dir, status) -> None:
     """A run with variants leaves its before/after table beside record.json."""
-    from pytest_mobium_evals.runfolder.files import atomic_write_text, read_json
+    from pytest_mobium_evals.runfolder.files import atomic_write_text
     from pytest_mobium_evals.runfolder.reading import RECORD, load_run
+    from pytest_mobium_evals.runfolder.writing import read_run_record
 
-    record = read_json(Path(run_dir) / RECORD, default=None)
-    if record is None:
-        return
-    if not record.get("surfaces"):
+    record = read_run_record(Path(run_dir) / RECORD, default=None)
+    if record is None or not record.surfaces:
         return
     text = section_markdown(load_run(run_dir, require_complete=False))
     if text:

@@ -1,8 +1,8 @@
 """The trial protocol inside pytest: the fixtures a task's outcome check takes, the trial run in place of the
 plain call (trial.py), and the verdict carried on the test report. The outcome stays pytest's own (passed/failed),
 so junitxml, pytest-html and xdist work unchanged; the trial's record (trial_record.py) travels beside it, as
-`report.mobium` (its JSON form, which xdist carries to the controller) and a few report attributes and
-user_properties."""
+`report.mobium` (the `TrialRecord` itself; under xdist its JSON form on the wire, made a `TrialRecord` again on the
+controller) and a few report attributes and user_properties."""
 
 from __future__ import annotations
 
@@ -205,9 +205,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 
 
 def _attach(report, item, record: TrialRecord) -> None:
-    """The record onto the report: whole as `report.mobium` (JSON, which xdist carries to the controller), and the
-    few facts junitxml and pytest-html columns show as attributes and user properties."""
-    report.mobium = dict(record.to_json(), resumed=record.resumed)
+    """The record onto the report: whole as `report.mobium` (the `TrialRecord`; `pytest_report_to_serializable`
+    below gives xdist its JSON form), and the few facts junitxml and pytest-html columns show as attributes and user
+    properties."""
+    report.mobium = record
     shown = record.report_properties()
     for key in ("verdict", "severity", "claim", "answer", "tool_calls", "seconds", "model", "driver"):
         setattr(report, key, shown[key])
@@ -219,3 +220,27 @@ def _attach(report, item, record: TrialRecord) -> None:
                 item.user_properties.append(prop)
             if prop not in report.user_properties:
                 report.user_properties.append(prop)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(config: pytest.Config, report):
+    """pytest's own serialization of the report (xdist's worker sends it), with `mobium` in its JSON form: pytest
+    copies a report's attributes as they are, and a `TrialRecord` is not JSON."""
+    data = yield
+    record = getattr(report, "mobium", None)
+    if isinstance(data, dict) and record is not None and not isinstance(record, dict):
+        data["mobium"] = record.to_wire()
+    return data
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_from_serializable(config: pytest.Config, data):
+    """pytest's own report rebuilt from its JSON (on xdist's controller), with `mobium` a `TrialRecord` again, as
+    it was on the worker that made it."""
+    report = yield
+    carried = getattr(report, "mobium", None)
+    if isinstance(carried, dict):
+        from pytest_mobium_evals.core.trial_record import TrialRecord
+
+        report.mobium = TrialRecord.parse(carried)
+    return report

@@ -17,11 +17,11 @@ import pytest
 
 from pytest_mobium_evals import __version__, source_commit
 from pytest_mobium_evals.runfolder.collection import Collection
-from pytest_mobium_evals.runfolder.files import read_json
 
 from .options import RunOptions
 
 if TYPE_CHECKING:
+    from pytest_mobium_evals.core.run_record import RunRecord
     from pytest_mobium_evals.core.tasks import Task
     from pytest_mobium_evals.core.trial_record import TrialRecord
     from pytest_mobium_evals.drivers.agents import Limits, ModelSetting
@@ -55,6 +55,7 @@ class EvalSession:
     record_written: bool = False
     prompt_lines: list[str] = field(default_factory=list)  # the header's lines on them, once collection is done
     _lease: Optional[DeviceLease] = None  # the device this process drives, and what serves it (`devices`)
+    _collection: Optional[Collection] = None  # what this process scheduled, when it collected (`collection()`)
     _surfaces: Optional[dict[str, dict]] = None  # --surface's variants, loaded once (surface_variants)
     # each setting's first request, counted once (prompt_sizes): (setting label, surface variant) -> its size
     _prompt_sizes: Optional[dict[tuple[str, Optional[str]], PromptSize]] = None
@@ -203,6 +204,21 @@ class EvalSession:
                                                qualify_effort=qualify, surface=surface))
         return specs
 
+    # ---- what the run scheduled (runfolder.collection.Collection) ----
+
+    def collected(self, collection: Collection) -> None:
+        """What this process scheduled: kept here for this process, and written to `.session/collection.json` for
+        the processes that did not collect it (xdist's controller)."""
+        self._collection = collection
+        collection.write(self.options.run_dir)
+
+    def collection(self) -> Collection:
+        """What the run scheduled: the object this process made when it collected; otherwise (xdist's controller,
+        whose workers collect) the file a worker wrote, or an empty one before any has."""
+        if self._collection is not None:
+            return self._collection
+        return Collection.read(self.options.run_dir)
+
     # ---- the device this process drives (devices.DeviceLease) ----
 
     @property
@@ -298,19 +314,17 @@ class EvalSession:
     def pytest_runtest_logreport(self, report) -> None:
         """Keeps each trial's final report data (after reruns) where the summary and the record are made: the
         controller under xdist, the only process otherwise."""
-        data = getattr(report, "mobium", None)
-        if data is None or report.outcome == "rerun" or self.is_worker:
+        record: Optional[TrialRecord] = getattr(report, "mobium", None)  # protocol.py's; rebuilt under xdist
+        if record is None or report.outcome == "rerun" or self.is_worker:
             return
         if report.when == "call" or (report.when == "setup" and report.failed):
-            from pytest_mobium_evals.core.trial_record import TrialRecord
-
-            self.reports[report.nodeid] = TrialRecord.parse(data)
+            self.reports[report.nodeid] = record
             run_dir = Path(self.options.run_dir)
             if not self.record_started:
                 self.record_started = True
                 self.write_record(finished=False)
                 self.config.hook.pytest_mobium_run_started(config=self.config, run_dir=run_dir)
-            self.config.hook.pytest_mobium_trial_recorded(config=self.config, run_dir=run_dir, result=data)
+            self.config.hook.pytest_mobium_trial_recorded(config=self.config, run_dir=run_dir, record=record)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
@@ -333,58 +347,70 @@ class EvalSession:
     def _has_trials(self) -> bool:
         return any((Path(self.options.run_dir) / "trials").glob("*/verdict.json"))
 
-    def write_record(self, finished: bool) -> bool:
-        """record.json: what the run is (seed, options, device, tool server, tasks) and how far it got. Returns
-        whether every scheduled trial has its verdict."""
-        from pytest_mobium_evals.runfolder.writing import RunDir, utc_now
+    def run_record(self, finished: bool) -> RunRecord:
+        """The run's record (record.json, core.run_record.RunRecord) as it stands now: what the run is (seed,
+        options, device, tool server, tasks) and how far it got, `finished` when asked and every scheduled trial has
+        its verdict. The one place it is built: `write_record` writes it, and the HTML report shows its facts while
+        the session ends."""
+        from pytest_mobium_evals.core.run_record import SCHEMA, RunRecord
+        from pytest_mobium_evals.runfolder.writing import RunDir, read_run_record, utc_now
 
         run = RunDir(self.options.run_dir)
-        collection = Collection.read(run.path)
+        collection = self.collection()
         devices = run.session_devices()
-        previous = read_json(run.record_path, default=None) or {}
+        previous = read_run_record(run.record_path, default=None) or RunRecord()
         settings = [] if self.options.drivers != ("agent",) else [s.label for s in self.model_settings()]
         # A resumed run may select fewer trials than it first scheduled: the record keeps the union, and "finished"
         # means every one of them has its verdict.json (an interrupted or partial run says so; --resume completes
         # it).
-        scheduled = list(dict.fromkeys(list(previous.get("scheduled") or []) + collection.scheduled))
+        scheduled = list(dict.fromkeys(list(previous.scheduled or []) + collection.scheduled))
         finished = finished and all(run.graded(name) is not None for name in scheduled)
-        record = {
-            "run": run.path.name,
-            "plugin": "pytest-mobium-evals",
-            "plugin_version": __version__,
-            "plugin_commit": source_commit()[0],
-            "plugin_dirty": source_commit()[1],
-            "started": previous.get("started") or utc_now(),
-            "finished": finished,
-            "ended": utc_now() if finished else None,
-            "seed": self.options.seed,
-            "driver": self.options.driver,
-            "drivers": list(self.options.drivers),
-            "models": settings,
-            "efforts": {s.label: s.effort for s in self.model_settings()} if settings else {},
-            "repeats": self.options.repeats,
-            "tasks": list(dict.fromkeys(list(previous.get("tasks") or []) + collection.tasks))
+        commit, dirty = source_commit()
+        return RunRecord(
+            schema_version=SCHEMA,
+            run=run.path.name,
+            plugin="pytest-mobium-evals",
+            plugin_version=__version__,
+            plugin_commit=commit,
+            plugin_dirty=dirty,
+            started=previous.started or utc_now(),
+            finished=finished,
+            ended=utc_now() if finished else None,
+            seed=self.options.seed,
+            driver=self.options.driver,
+            drivers=list(self.options.drivers),
+            models=settings,
+            efforts={s.label: s.effort for s in self.model_settings()} if settings else {},
+            repeats=self.options.repeats,
+            tasks=list(dict.fromkeys(list(previous.tasks or []) + collection.tasks))
             or sorted({r.task for r in self.reports.values()}),
-            "suites": collection.suites,
-            "scheduled": scheduled,
-            "device": devices[0] if devices else previous.get("device"),
-            "devices": devices or previous.get("devices") or [],
-            "mobium": self.mobium_info(),
-            "tool_server": "mobium mcp" if self.options.mobium_bin else "mobium-evals mcp (built-in)",
+            suites=collection.suites,
+            scheduled=scheduled,
+            device=devices[0] if devices else previous.device,
+            devices=devices or previous.devices or [],
+            mobium=self.mobium_info(),
+            tool_server="mobium mcp" if self.options.mobium_bin else "mobium-evals mcp (built-in)",
             # --tool-server: the agents' own server (the controls keep the one above)
-            "agent_tool_server": self.devices.agent_server_label(),
-            "surfaces": list(self.surface_variants()),
-            "options": self.options.stored(),
-            "resumed": self.options.resumed,
-            "counts": dict(Counter(r.verdict for r in self.reports.values())),
-        }
+            agent_tool_server=self.devices.agent_server_label(),
+            surfaces=list(self.surface_variants()),
+            options=self.options.stored(),
+            resumed=self.options.resumed,
+            counts=dict(Counter(r.verdict for r in self.reports.values())),
+        )
+
+    def write_record(self, finished: bool) -> bool:
+        """record.json, as `run_record` builds it. Returns whether every scheduled trial has its verdict."""
+        from pytest_mobium_evals.runfolder.writing import RunDir
+
+        run = RunDir(self.options.run_dir)
+        record = self.run_record(finished)
         try:
             run.write_record(record)
         except OSError as exc:
             message = (f"mobium-evals: cannot write {exc.filename or run.record_path}: {exc.strerror or exc}; "
                        f"the run stopped, and what it wrote before is intact")
             pytest.exit(message, returncode=pytest.ExitCode.INTERNAL_ERROR)
-        return finished
+        return bool(record.finished)
 
 
 def offered_functions(variant: Optional[dict]) -> list[dict]:
@@ -441,7 +467,7 @@ class XdistHooks:
         problem = evals.agent_problem()
         if problem:
             pytest.exit(f"mobium-evals: {problem}", returncode=pytest.ExitCode.USAGE_ERROR)
-        lines, problem = evals.prompt_problem(Collection.read(evals.options.run_dir).longest_agent_prompt or "")
+        lines, problem = evals.prompt_problem(evals.collection().longest_agent_prompt or "")
         reporter = node.config.pluginmanager.get_plugin("terminalreporter")
         for line in lines:
             if reporter is not None:

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Iterable
 import pytest
 
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS, INFRA_ERROR
-from pytest_mobium_evals.runfolder.collection import Collection
 
 from .session import eval_session
 
@@ -56,18 +55,18 @@ def pytest_report_teststatus(report, config):
 
 
 def _teststatus(report):
-    data = getattr(report, "mobium", None)
-    if data is None or report.when != "call" and not (report.when == "setup" and report.failed):
+    record: TrialRecord | None = getattr(report, "mobium", None)
+    if record is None or report.when != "call" and not (report.when == "setup" and report.failed):
         return None
     if report.outcome == "rerun" or hasattr(report, "wasxfail"):
         return None
-    verdict = data["verdict"]
+    verdict = record.verdict
     category, letter, word, colour = VERDICT_STATUS.get(verdict, ("failed", "F", str(verdict).upper(), "red"))
-    if data["driver"] != "agent" and verdict != INFRA_ERROR:
+    if record.driver != "agent" and verdict != INFRA_ERROR:
         # A control passes when it gets its declared verdict: counted as passed, shown with the verdict's letter.
-        if data["ok"]:
+        if record.ok:
             return "passed", letter, (f"{word} (as declared)", {"green": True})
-        return "failed", "F", (f"{word}, expected {str(data['expected']).upper()}", {"red": True, "bold": True})
+        return "failed", "F", (f"{word}, expected {str(record.expected).upper()}", {"red": True, "bold": True})
     return category, letter, (word, {colour: True})
 
 
@@ -95,7 +94,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     from pytest_mobium_evals.analysis.summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text
 
     tr = terminalreporter
-    scheduled = Collection.read(evals.options.run_dir).groups
+    scheduled = evals.collection().groups
     all_figures = group_figures(evals.reports.values(), scheduled)
     tr.write_sep("=", "mobium-evals summary")
     tr.write_line(f"seed {evals.options.seed}, run dir {evals.options.run_dir}")

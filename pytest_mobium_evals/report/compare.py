@@ -111,9 +111,9 @@ def differences(old: Run, new: Run) -> list[str]:
     note("Mobium commit", describe_mobium(old.record), describe_mobium(new.record))
     note("device", describe_device(old.record), describe_device(new.record))
     note("settings", join(s.label for s in old.settings()), join(s.label for s in new.settings()))
-    note("repeats", old.record.get("repeats"), new.record.get("repeats"))
-    note("MobiumApp", old.record.get("mobiumapp"), new.record.get("mobiumapp"))
-    note("harness", old.record.get("harness"), new.record.get("harness"))
+    note("repeats", old.record.repeats, new.record.repeats)
+    note("MobiumApp", old.record.mobiumapp, new.record.mobiumapp)
+    note("harness", old.record.harness, new.record.harness)
     return out
 
 
@@ -166,7 +166,7 @@ def found_defects(*runs: Run, task_paths: Optional[list[Path]] = None) -> dict[s
     carries its task's `found`), else from the task definitions in the suites."""
     found: dict[str, str] = {}
     for run_ in runs:
-        for entry in run_.record.get("tasks") or []:
+        for entry in run_.record.tasks or []:
             if isinstance(entry, dict) and entry.get("found"):
                 found.setdefault(str(entry.get("id")), str(entry["found"]))
         for trial in run_.trials:  # each verdict.json carries its task's found=

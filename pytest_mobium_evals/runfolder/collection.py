@@ -1,8 +1,9 @@
 """`.session/collection.json`: what a session scheduled, spelt once.
 
-Written by every process that collects (under xdist every worker collects the same items, so they all write the
-same file); read by the record (`EvalSession.write_record`), the controller's checks once the workers have collected,
-the terminal summary and the HTML report."""
+Made by every process that collects, which keeps the object (`EvalSession.collection()`) and writes the file (under
+xdist every worker collects the same items, so they all write the same file). The file is read where the object is
+not at hand: by xdist's controller (its checks once the workers have collected, the record, the terminal summary and
+the HTML report), which collects nothing itself."""
 
 from __future__ import annotations
 

@@ -14,10 +14,14 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.core.run_record import RunRecord
 from pytest_mobium_evals.core.trial_record import RecordInvalid, TrialRecord
 from pytest_mobium_evals.core.verdicts import ALL_CONTROL_DRIVERS, is_control
 from pytest_mobium_evals.runfolder.files import read_json
-from pytest_mobium_evals.runfolder.writing import trial_name  # noqa: F401  (trial_name: the folder names, one definition)
+from pytest_mobium_evals.runfolder.writing import (
+    read_run_record,
+    trial_name,  # noqa: F401  (trial_name: the folder names, one definition)
+)
 
 RECORD = "record.json"
 TRIALS = "trials"
@@ -116,14 +120,14 @@ class Trial:
 @dataclass
 class Run:
     path: Path
-    record: dict
+    record: RunRecord
     trials: list[Trial]
     missing: list[str] = field(default_factory=list)  # scheduled trials without a verdict.json
     problems: list[str] = field(default_factory=list)  # what makes the run incomplete, one line each
 
     @property
     def name(self) -> str:
-        return str(self.record.get("run") or self.path.name)
+        return str(self.record.run or self.path.name)
 
     @property
     def complete(self) -> bool:
@@ -132,7 +136,7 @@ class Run:
     def summary_of_problems(self) -> str:
         """The problems in a few words, for one-line listings: what is missing, counted, not named."""
         parts = []
-        if self.record.get("finished") is False:
+        if self.record.finished is False:
             parts.append("did not finish")
         scheduled = scheduled_trials(self.record)
         if self.missing:
@@ -144,17 +148,17 @@ class Run:
 
     @property
     def seed(self) -> Any:
-        return self.record.get("seed")
+        return self.record.seed
 
     @property
     def task_ids(self) -> list[str]:
-        return task_ids_of(self.record)
+        return self.record.task_ids
 
     def settings(self) -> list[Setting]:
         seen: dict[Setting, None] = {}
         rank = {d: i for i, d in enumerate(ALL_CONTROL_DRIVERS)}
         # agent settings in the order the run was asked for them (--model haiku:low,opus:medium), then controls
-        asked = {str(m): i for i, m in enumerate(self.record.get("models") or [])}
+        asked = {str(m): i for i, m in enumerate(self.record.models or [])}
         for trial in sorted(self.trials, key=lambda t: (t.setting.is_control, rank.get(t.driver, -1), t.driver,
                                                         asked.get(str(t.record.model_label), len(asked)),
                                                         t.model, t.setting.effort or "")):
@@ -171,28 +175,19 @@ class Run:
         return bool(self.trials) and all(t.setting.is_control for t in self.trials)
 
 
-def task_ids_of(record: dict) -> list[str]:
-    """The record's task set: a list of ids, or of task entries with an "id"."""
-    tasks = record.get("tasks") or []
-    ids = []
-    for entry in tasks:
-        ids.append(str(entry.get("id")) if isinstance(entry, dict) else str(entry))
-    return ids
-
-
-def scheduled_trials(record: dict) -> Optional[list[str]]:
+def scheduled_trials(record: RunRecord) -> Optional[list[str]]:
     """The trial folders the run scheduled, when the record says: an explicit list, or tasks × settings × repeats.
     None when the record cannot tell (then only the trials present are checked)."""
-    explicit = record.get("scheduled")
+    explicit = record.scheduled
     if isinstance(explicit, list):
         return [str(x) for x in explicit]
-    tasks = task_ids_of(record)
-    repeats = record.get("repeats")
-    drivers = record.get("drivers")
+    tasks = record.task_ids
+    repeats = record.repeats
+    drivers = record.drivers
     if not tasks or not isinstance(repeats, int) or not isinstance(drivers, list):
         return None
     names = []
-    models = record.get("models") or []
+    models = record.models or []
     for task in tasks:
         for driver in drivers:
             driver_models = ["none"] if is_control(driver) else [_model_name(m) for m in models] or ["none"]
@@ -220,15 +215,13 @@ def load_run(path: os.PathLike | str, require_complete: bool = True) -> Run:
     record_path = folder / RECORD
     if not record_path.exists():
         raise UsageError(f"{folder}: not a run folder: it has no {RECORD}")
-    record = read_json(record_path, "run record")
-    if not isinstance(record, dict):
-        raise UsageError(f"{record_path}: the run record is not a JSON object")
+    record = read_run_record(record_path, "run record")
 
     problems: list[str] = []
-    absent = [k for k in RECORD_KEYS if record.get(k) in (None, "", [])]
+    absent = [k for k in RECORD_KEYS if getattr(record, k) in (None, "", [])]
     if absent:
         problems.append(f"{RECORD} lacks {', '.join(absent)}")
-    if record.get("finished") is False or ("finished" in record and record.get("finished") is None):
+    if record.said_unfinished:
         problems.append(f"{RECORD} says the run did not finish")
 
     trials, malformed = load_trials(folder / TRIALS)
@@ -298,8 +291,8 @@ def describe_commit(commit, dirty) -> str:
     return short + (" (dirty)" if dirty else "" if dirty is False else " (dirty: unknown)")
 
 
-def describe_mobium(record: dict) -> str:
-    mobium = record.get("mobium")
+def describe_mobium(record: RunRecord) -> str:
+    mobium = record.mobium
     if isinstance(mobium, dict):
         return describe_commit(mobium.get("commit"), mobium.get("dirty"))
     return str(mobium) if mobium else "unknown"
@@ -309,21 +302,21 @@ DEVICE_KINDS = {"virtual": "virtual device (pytest-mobium-evals)", "emulator": "
                 "physical": "physical device"}
 
 
-def describe_device(record: dict, short: bool = False) -> str:
+def describe_device(record: RunRecord, short: bool = False) -> str:
     """The device a run used: serial, model, Android release and API level, and (unless short) its system image."""
-    return device_text(record.get("device"), short)
+    return device_text(record.device, short)
 
 
-def run_devices(record: dict) -> list:
+def run_devices(record: RunRecord) -> list:
     """Every device the run's processes leased (one per xdist worker), once each; older records: the one."""
-    devices = [d for d in record.get("devices") or [] if d] or ([record["device"]] if record.get("device") else [])
+    devices = [d for d in record.devices or [] if d] or ([record.device] if record.device else [])
     seen: dict[str, Any] = {}
     for d in devices:
         seen.setdefault(json.dumps(d, sort_keys=True) if isinstance(d, dict) else str(d), d)
     return list(seen.values())
 
 
-def describe_devices(record: dict, short: bool = True) -> str:
+def describe_devices(record: RunRecord, short: bool = True) -> str:
     """The devices a run used: one as describe_device says it; several grouped by what they are, each group with the
     ADB servers its devices sit behind (virtual devices share a serial): "2 × virtual device …, emulator-5554,
     Android 15 (API 35), at 127.0.0.1:41935 and 127.0.0.1:35925"."""
@@ -352,21 +345,21 @@ def device_text(device, short: bool = False) -> str:
     return str(device) if device else "unknown"
 
 
-def surface_fact(record: dict) -> str:
+def surface_fact(record: RunRecord) -> str:
     """Which surface the agent saw, for every report's facts."""
-    names = record.get("surfaces") or []
-    server = "Mobium's own (mobium mcp)" if record.get("tool_server", "").startswith("mobium mcp") else \
+    names = record.surfaces or []
+    server = "Mobium's own (mobium mcp)" if (record.tool_server or "").startswith("mobium mcp") else \
         "the built-in server's own words (not Mobium's text)"
     if not names:
         return f"{server}, unchanged (no --surface)"
     return f"variants {', '.join(names)} applied by the surface proxy over {server}"
 
 
-def describe_app(record: dict) -> Optional[str]:
-    device = record.get("device")
+def describe_app(record: RunRecord) -> Optional[str]:
+    device = record.device
     if isinstance(device, dict) and device.get("app_build"):
         return f"{device.get('app') or 'app'} {device['app_build']}"
-    return record.get("mobiumapp")
+    return record.mobiumapp
 
 
 def join(items: Iterable[str]) -> str:
@@ -377,30 +370,30 @@ def join(items: Iterable[str]) -> str:
 def run_facts(run_) -> list[tuple[str, str]]:
     """The run's facts, one (name, value) each: the summary's facts table and the Environment table."""
     rec = run_.record
-    device = rec.get("device") if isinstance(rec.get("device"), dict) else {}
-    mobium = rec.get("mobium")
+    device = rec.device if isinstance(rec.device, dict) else {}
+    mobium = rec.mobium
     if mobium == "built-in" or not mobium:
         mobium_text = "the built-in Mobium-compatible server (mobium-evals mcp), not a Mobium build"
     else:
         mobium_text = f"Mobium commit {describe_mobium(rec)}" + (
             f" ({mobium.get('binary')})" if isinstance(mobium, dict) and mobium.get("binary") else "")
-    efforts = rec.get("efforts") or {}
-    models = ", ".join(f"{m}" + (f" ({efforts[m]} effort)" if efforts.get(m) else "") for m in rec.get("models")
+    efforts = rec.efforts or {}
+    models = ", ".join(f"{m}" + (f" ({efforts[m]} effort)" if efforts.get(m) else "") for m in rec.models
                        or []) or "none (controls only)"
     tasks = run_.task_ids
     devices = run_devices(rec)
-    facts = [("Seed", str(rec.get("seed"))), ("Run folder", str(run_.path)),
-             ("Started", str(rec.get("started") or "unknown")),
-             ("Ended", str(rec.get("ended") or "not finished (no end recorded)")),
+    facts = [("Seed", str(rec.seed)), ("Run folder", str(run_.path)),
+             ("Started", str(rec.started or "unknown")),
+             ("Ended", str(rec.ended or "not finished (no end recorded)")),
              ("Devices" if len(devices) > 1 else "Device", describe_devices(rec)),
              ("System image", str(device.get("image") or "unknown")),
              ("Mobium", mobium_text), ("Surface", surface_fact(rec)),
-             ("Drivers", ", ".join(rec.get("drivers") or []) or "unknown"),
-             ("Models", models), ("Repeats", str(rec.get("repeats"))),
+             ("Drivers", ", ".join(rec.drivers or []) or "unknown"),
+             ("Models", models), ("Repeats", str(rec.repeats)),
              ("Tasks", f"{len(tasks)}: " + ", ".join(tasks) if tasks else "unknown"),
-             ("Suites", ", ".join(rec.get("suites") or []) or "unknown"),
-             ("Plugin", f"{rec.get('plugin', 'pytest-mobium-evals')} {rec.get('plugin_version', '?')}, commit "
-                        f"{describe_commit(rec.get('plugin_commit'), rec.get('plugin_dirty'))}")]
+             ("Suites", ", ".join(rec.suites or []) or "unknown"),
+             ("Plugin", f"{rec.plugin} {rec.plugin_version or '?'}, commit "
+                        f"{describe_commit(rec.plugin_commit, rec.plugin_dirty)}")]
     app = describe_app(rec)
     if app:
         facts.insert(6, ("App", app))

@@ -11,10 +11,13 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional, Union
 
-from pytest_mobium_evals.core.errors import RecordError, UsageError
+from pytest_mobium_evals.core.errors import RecordError, RecordInvalid, UsageError
 from pytest_mobium_evals.runfolder.files import atomic_write_bytes, atomic_write_json, atomic_write_jsonl, read_json
+
+if TYPE_CHECKING:  # pydantic's import is left to the first reader: the entry point imports this module
+    from pytest_mobium_evals.core.run_record import RunRecord
 
 RECORD = "record.json"
 TRIALS = "trials"
@@ -57,19 +60,19 @@ class RunDir:
     def trial_dir(self, name: str) -> Path:
         return self.path / TRIALS / name
 
-    def write_record(self, record: dict) -> None:
-        atomic_write_json(self.record_path, record)
+    def write_record(self, record: Union[RunRecord, dict]) -> None:
+        """record.json: a `RunRecord` (the session's), or a mapping a test writes as it is."""
+        atomic_write_json(self.record_path, record if isinstance(record, dict) else record.to_json())
 
-    def read_record(self) -> dict:
+    def read_record(self) -> RunRecord:
+        """The run's record, for a run this session continues or compares with; a `RecordError` in one line naming
+        the file when there is none or it does not load."""
         if not self.record_path.exists():
             raise RecordError(f"{self.path}: not a run folder (no {RECORD})")
         try:
-            data = read_json(self.record_path, "the run record")
+            return read_run_record(self.record_path, "the run record")
         except UsageError as exc:
             raise RecordError(str(exc)) from None
-        if not isinstance(data, dict):
-            raise RecordError(f"{self.record_path}: the run record is not a JSON object")
-        return data
 
     def write_trial(self, name: str, verdict: dict, transcript: Iterable[dict] = (),
                     screen: Optional[bytes] = None) -> Path:
@@ -122,6 +125,26 @@ class RunDir:
                 if data is not None:
                     out.append(data)
         return out
+
+
+_RAISE = object()
+
+
+def read_run_record(path: Path, what: str = "the run record", default=_RAISE) -> Optional[RunRecord]:
+    """The one reader of a record.json: its `RunRecord`. A file that is missing, not JSON, or not a record is a
+    one-line `UsageError` naming it, or `default` when one is given."""
+    from pytest_mobium_evals.core.run_record import RunRecord  # noqa: PLC0415  pydantic: the entry point imports this module
+
+    try:
+        data = read_json(path, what)
+        try:
+            return RunRecord.parse(data)
+        except RecordInvalid as exc:
+            raise UsageError(f"{path}: {exc}") from None
+    except UsageError:
+        if default is not _RAISE:
+            return default
+        raise
 
 
 def utc_now() -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mobium_evals.core.trial_record import TrialRecord
 from pytest_mobium_evals.runfolder.writing import RunDir, trial_name
 from pytest_mobium_evals.suites import ghost_bench as gb
 
@@ -108,7 +109,7 @@ def test_the_summary_is_rewritten_after_each_trial_and_says_how_the_run_ended(tm
     run.write_record({"seed": 7, "tasks": [], "device": {}, "mobium": {}, "ended": "2026-12-01T10:00:00"})
     first = verdict("SystemWifiTurnOn", "reference", reached=True, verdict_name="pass", observed="got '1'")
     store(run, first)
-    plugin.pytest_mobium_trial_recorded(FakeConfig, run.path, first)
+    plugin.pytest_mobium_trial_recorded(FakeConfig, run.path, TrialRecord.parse(first))
     summary = json.loads((run.path / "ghost_bench.json").read_text())
     assert summary["status"] == "running" and summary["runs"][0]["status"] == "running"
     assert summary["runs"][0]["total_tasks"] == 1 and summary["runs"][0]["finished_at"] is None
@@ -116,7 +117,7 @@ def test_the_summary_is_rewritten_after_each_trial_and_says_how_the_run_ended(tm
     second = verdict("SystemWifiTurnOff", "reference", reached=False, verdict_name="false_success",
                      observed="got '1' (expected '0')")
     store(run, second)
-    plugin.pytest_mobium_trial_recorded(FakeConfig, run.path, second)
+    plugin.pytest_mobium_trial_recorded(FakeConfig, run.path, TrialRecord.parse(second))
     assert json.loads((run.path / "ghost_bench.json").read_text())["runs"][0]["total_tasks"] == 2
 
     plugin.pytest_mobium_run_finished(FakeConfig, run.path, "stopped")
@@ -132,5 +133,5 @@ def test_a_trial_of_another_suite_does_not_write_the_summary(tmp_path):
     run = RunDir(tmp_path / "run")
     other = verdict("t01", "reference", reached=True, verdict_name="pass", observed="Welcome", suite="mobiumapp")
     store(run, other)
-    plugin.pytest_mobium_trial_recorded(FakeConfig, run.path, other)
+    plugin.pytest_mobium_trial_recorded(FakeConfig, run.path, TrialRecord.parse(other))
     assert not (run.path / "ghost_bench.json").exists()

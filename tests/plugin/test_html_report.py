@@ -46,20 +46,21 @@ def test_a_finished_run_read_before_its_record_is_rewritten_has_its_end(suite):
     # pytest-html and the session both write at the session's finish, in an order neither chooses: the report may
     # read the record as the first trial left it, without an end. With every scheduled trial graded, it has ended.
     import json
-    from types import SimpleNamespace
 
     from pytest_mobium_evals.plugin.html_report import current_run
+    from pytest_mobium_evals.plugin.options import RunOptions
+    from pytest_mobium_evals.plugin.session import EvalSession
 
     assert run(suite, "--driver=controls", "--seed=11", "--run-dir=run").ret == 0
     record_path = suite.path / "run" / "record.json"
     record = json.loads(record_path.read_text())
     record_path.write_text(json.dumps({**record, "ended": None, "finished": False}))
-    options = SimpleNamespace(run_dir=str(suite.path / "run"), seed=11, drivers=("controls",), repeats=1)
-    evals = SimpleNamespace(options=options, mobium_info=lambda: "built-in")
-    assert current_run(evals).record["ended"]
+    # the session as it stands at its finish, in this process: the run's record is built from it
+    evals = EvalSession(RunOptions(seed=11, run_dir=str(suite.path / "run"), resumed=False, **record["options"]))
+    assert current_run(evals).record.ended
     (suite.path / "run" / "trials" / sorted(p.name for p in (suite.path / "run" / "trials").iterdir())[0]
      / "verdict.json").unlink()
-    assert not current_run(evals).record["ended"]  # a trial not graded: the run stopped unfinished
+    assert not current_run(evals).record.ended  # a trial not graded: the run stopped unfinished
 
 
 def test_the_report_opens_with_the_story_of_a_controls_run(suite):

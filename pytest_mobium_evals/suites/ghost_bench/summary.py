@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_mobium_evals.core.run_record import RunRecord
 from pytest_mobium_evals.core.tasks import CONTROL_DRIVERS
 from pytest_mobium_evals.core.trial_record import TrialRecord
 from pytest_mobium_evals.drivers.agents import AgentConfigError, parse_models
-from pytest_mobium_evals.runfolder.files import atomic_write_json, read_json
+from pytest_mobium_evals.runfolder.files import atomic_write_json
 from pytest_mobium_evals.runfolder.reading import Trial, load_trials
-from pytest_mobium_evals.runfolder.writing import RECORD, TRIALS
+from pytest_mobium_evals.runfolder.writing import RECORD, TRIALS, read_run_record
 
 from .adapter import SUITE
 
@@ -66,7 +67,7 @@ def write_summary(run_dir: Path | str, status: str = "completed", spec: SummaryS
     if not verdicts:
         return None
 
-    record: dict = read_json(run_dir / RECORD, default={})
+    record = read_run_record(run_dir / RECORD, default=None) or RunRecord()
     groups: dict[tuple, list[Trial]] = {}
     for trial in verdicts:
         key = (trial.record.driver or "agent", trial.record.model or "none", trial.record.effort)
@@ -76,7 +77,7 @@ def write_summary(run_dir: Path | str, status: str = "completed", spec: SummaryS
     summary = {
         "suite": spec.suite,
         "run_dir": run_dir.name,
-        "seed": record.get("seed"),
+        "seed": record.seed,
         "status": status,
         "note": spec.note,
         "runs": runs,
@@ -93,7 +94,7 @@ def _group_order(item: tuple) -> tuple:
     return (rank.index(driver) if driver in rank else len(rank), driver, model, effort or "")
 
 
-def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[Trial], status: str, spec: SummarySpec) -> dict:
+def _ghost_run(run_dir: Path, record: RunRecord, key: tuple, rows: list[Trial], status: str, spec: SummarySpec) -> dict:
     driver, model, effort = key
     rows = sorted(rows, key=lambda t: (t.record.task, t.record.repeat))
     results = [_ghost_result(t, spec.score) for t in rows]
@@ -114,8 +115,8 @@ def _ghost_run(run_dir: Path, record: dict, key: tuple, rows: list[Trial], statu
         "total_tasks": len(results),
         "passed": passed,
         "total_time_s": round(total_time, 1),
-        "started_at": record.get("started"),
-        "finished_at": record.get("ended") if status != "running" else None,
+        "started_at": record.started,
+        "finished_at": record.ended if status != "running" else None,
         "results": results,
     }
 
