@@ -22,11 +22,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import pytest
+from pydantic_core import to_jsonable_python
+from pytest_html import extras
 
-from pytest_mobium_evals.core.trial_record import LIMIT_WORDS
+from pytest_mobium_evals import __version__
+from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.core.transcript import arguments_text, claim_text, steps
+from pytest_mobium_evals.core.trial_record import LIMIT_WORDS, STOP_REASONS
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS
 from pytest_mobium_evals.core.verdicts import SEVERITIES as SEVERITY_WORDS
-from pytest_mobium_evals.runfolder.reading import run_facts
+from pytest_mobium_evals.runfolder.reading import Run, fmt_pct, load_run, load_trials, read_events, run_facts
+from pytest_mobium_evals.runfolder.writing import TRANSCRIPT, RunDir
+
+from .session import eval_session
 
 if TYPE_CHECKING:
     from pytest_mobium_evals.core.trial_record import TrialRecord
@@ -100,14 +108,7 @@ def trial_extras(run_dir: Path, name: str, record: TrialRecord, screen_b64: Opti
     high and opens it in a new tab as a data: URL, which Chromium refuses to show (about:blank). It is whole where a
     reviewer needs it (`needs_review`, or `whole`: --full-screens); elsewhere a thumbnail, or in a report that is
     not self-contained a link to the run folder's screen.png shown small."""
-    from pytest_html import extras
-
-    from pytest_mobium_evals.runfolder.writing import TRANSCRIPT, RunDir
-
     trial_dir = RunDir(run_dir).trial_dir(name)
-    from pytest_mobium_evals.core.transcript import steps
-    from pytest_mobium_evals.runfolder.reading import read_events
-
     review = whole or needs_review(record)
     screen_part = ""
     if screen_b64 and review:
@@ -203,10 +204,6 @@ def _cut(text: str, limit: int) -> str:
 def trial_html(record: TrialRecord, trial_steps: list, screen: Optional[bytes] = None, *, screen_part: str = "",
                settled: bool = False) -> str:
     """A trial's story and transcript; `settled` (no reviewer needs it whole): its tool calls without answers."""
-    from pydantic_core import to_jsonable_python
-
-    from pytest_mobium_evals.core.transcript import arguments_text, claim_text
-
     claim = record.claim or {}
     # what the task's check observed, as verdict.json holds it (a tuple as a list): the same words live and reloaded
     observed = to_jsonable_python(record.outcome_observed, fallback=str)
@@ -309,8 +306,8 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
 
 def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> str:
     """The summary for a run folder (runfolder.Run, complete or not), and the comparison with a baseline run."""
-    from pytest_mobium_evals.analysis.summary import agent_pairs, by_split, difference
-    from pytest_mobium_evals.report.view import summarize_run
+    from pytest_mobium_evals.analysis.summary import agent_pairs, by_split, difference  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
+    from pytest_mobium_evals.report.view import summarize_run  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     summaries = summarize_run(run_)
     parts = [STYLE, '<div class="mv-story" id="mobium-evals-summary">', "<h3>The run</h3>"]
@@ -330,7 +327,7 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
                              "Scheduled", "Graded", "Infra errors", "False successes", "Blockers",
                              "Obeyed injected text"], rows))
     parts.append(_stops_html(summaries))
-    from pytest_mobium_evals.analysis.injection_rates import html, of_summaries
+    from pytest_mobium_evals.analysis.injection_rates import html, of_summaries  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     parts.append(html(of_summaries(summaries)))
     parts.append(_blockers_html(summaries))
@@ -341,7 +338,7 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
         parts.append(_table(["B vs A", "Difference in pass rate [95%]", "Reading"],
                             [_difference_row(x.label, y.label, difference(x, y)) for a, b in pairs
                              for x, y in by_split(a, b)]))
-    from pytest_mobium_evals.analysis.paired import section_html
+    from pytest_mobium_evals.analysis.paired import section_html  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     parts.append(section_html(run_))
     if any(s.setting.is_control for s in summaries):
@@ -357,8 +354,7 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
 
 def _stops_html(summaries) -> str:
     """Why the agent's trials stopped, per setting (report.md's table of the same name)."""
-    from pytest_mobium_evals.analysis.summary import NOT_RECORDED
-    from pytest_mobium_evals.core.trial_record import STOP_REASONS
+    from pytest_mobium_evals.analysis.summary import NOT_RECORDED  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     agents = [s for s in summaries if not s.setting.is_control]
     reasons = [r for r in (*STOP_REASONS, NOT_RECORDED) if any(s.stop_reasons.get(r) for s in agents)]
@@ -370,7 +366,7 @@ def _stops_html(summaries) -> str:
 
 
 def _blockers_html(summaries) -> str:
-    from pytest_mobium_evals.report.view import DECLARED_BLOCKERS, blocker_rows
+    from pytest_mobium_evals.report.view import DECLARED_BLOCKERS, blocker_rows  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     gating, declared = blocker_rows(summaries)
     if gating:
@@ -394,7 +390,7 @@ def _difference_row(a: str, b: str, diff) -> list[str]:
 
 
 def _controls_html(run_, summaries) -> str:
-    from pytest_mobium_evals.report.view import controls_matrix
+    from pytest_mobium_evals.report.view import controls_matrix  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     columns, matrix, wrong = controls_matrix(run_, summaries)
     rows = []
@@ -421,13 +417,11 @@ def _facts_html(run_) -> str:
 
 
 def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
-    from pytest_mobium_evals.report.compare import compare_runs, setting_rows
-    from pytest_mobium_evals.runfolder.reading import fmt_pct
+    from pytest_mobium_evals.report.compare import compare_runs, setting_rows  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     head = "<h3>Against the baseline</h3>"
     if problem:
         return head + f"<p class=mv-bad>{esc(problem)}</p>"
-    from pytest_mobium_evals.core.errors import UsageError
 
     try:
         c = compare_runs(baseline, run_, labels=("baseline", "this run"))
@@ -451,7 +445,7 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
     parts.append(_table(["Setting", "Tasks", "Baseline", "This run", "Difference [95%, paired over tasks]",
                          "Exact p", "Reading", "Blockers"], rows))
     if c.found and any(not a.is_control for a, _ in c.setting_pairs):
-        from pytest_mobium_evals.report.compare import found_rows
+        from pytest_mobium_evals.report.compare import found_rows  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
         parts.append("<h3>Tasks that found a defect</h3>" + _table(
             ["Task", "Found", "Setting", "Baseline", "This run"], [[esc(x) for x in r] for r in found_rows(c)]))
@@ -473,8 +467,6 @@ def current_run(evals: EvalSession):
     builds it (`EvalSession.run_record`). pytest-html renders at the session's finish, before the record's last
     write: with every scheduled trial graded it has ended (as the record will say), otherwise it stopped
     unfinished."""
-    from pytest_mobium_evals.runfolder.reading import Run, load_trials
-
     folder = Path(evals.options.run_dir)
     trials, _ = load_trials(folder / "trials")
     return Run(folder, evals.run_record(finished=True), trials)
@@ -484,8 +476,6 @@ def load_baseline(path: Optional[str]):
     """(run, problem): the baseline run folder, or the one line saying why it cannot be used."""
     if not path:
         return None, None
-    from pytest_mobium_evals.core.errors import UsageError
-    from pytest_mobium_evals.runfolder.reading import load_run
 
     try:
         return load_run(path), None
@@ -501,10 +491,8 @@ class HtmlHooks:
     def pytest_sessionstart(self, session) -> None:
         """The Environment table (pytest-metadata's, read by pytest-html later in this hook): the run's facts first,
         then pytest's own entries."""
-        from .session import eval_session
-
         try:
-            from pytest_metadata.plugin import metadata_key
+            from pytest_metadata.plugin import metadata_key  # noqa: PLC0415  pytest-metadata is optional to pytest-html
         except ImportError:
             return
         evals = eval_session(self.config)
@@ -518,7 +506,6 @@ class HtmlHooks:
                                 else "mobium-evals mcp (built-in Mobium-compatible server)")}
         if getattr(self.config.option, "mobium_baseline", None):
             ours["Baseline"] = self.config.option.mobium_baseline
-        from pytest_mobium_evals import __version__
 
         ours["pytest-mobium-evals"] = __version__
         metadata = self.config.stash.get(metadata_key, {})
@@ -529,15 +516,11 @@ class HtmlHooks:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_report_title(self, report) -> None:
-        from .session import eval_session
-
         options = eval_session(self.config).options
         report.title = f"mobium-evals: {Path(options.run_dir).name} (driver {options.driver}, seed {options.seed})"
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_summary(self, prefix, summary, postfix, session) -> None:
-        from .session import eval_session
-
         evals = eval_session(session.config)
         if evals.is_worker:
             return

@@ -7,11 +7,13 @@ controller) and a few report attributes and user_properties."""
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_mobium_evals.core.verdicts import INFRA_ERROR
+from pytest_mobium_evals.runfolder.writing import RunDir
 
 from .collection import spec_of
 from .session import SURFACE_READER, eval_session
@@ -71,8 +73,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     spec = spec_of(pyfuncitem)
     if spec is None:
         return None
-    from pytest_mobium_evals.run.trial import RunFolderWriteError, TrialEnv, TrialInfraError, run_trial
-    from pytest_mobium_evals.runfolder.writing import RunDir
+    from pytest_mobium_evals.run.trial import RunFolderWriteError, TrialEnv, TrialInfraError, run_trial  # noqa: PLC0415  a trial's machinery (asyncio, the MCP client, the drivers): only in a process that runs trials
 
     evals = eval_session(pyfuncitem.config)
     run_dir = RunDir(evals.options.run_dir)
@@ -124,7 +125,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
 def _stored_record(run_dir, name: str):
     """A trial's record from an earlier session of the run, or None (absent, half-written, or not of this schema:
     then the trial runs again)."""
-    from pytest_mobium_evals.core.trial_record import RecordInvalid, TrialRecord
+    from pytest_mobium_evals.core.trial_record import RecordInvalid, TrialRecord  # noqa: PLC0415  pydantic, left to the first trial's record: this module loads in every pytest run
 
     data = run_dir.graded(name)
     if data is None:
@@ -173,7 +174,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if report.when != "call":
         if report.failed and report.when == "setup":
             # a setup failure of a trial (the device could not be leased) is an infrastructure error too
-            from pytest_mobium_evals.run.trial import setup_failure_record
+            from pytest_mobium_evals.run.trial import setup_failure_record  # noqa: PLC0415  a trial's machinery (asyncio, the MCP client, the drivers): only in a process that runs trials
 
             message = str(call.excinfo.value) if call.excinfo else "setup"
             _attach(report, item, setup_failure_record(spec, eval_session(item.config).options.seed, message))
@@ -191,9 +192,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     # Only for a run that writes the HTML report: pytest-html is loaded whenever it is installed, and each trial's
     # screen encoding and transcript reading are work a run without --html would do for nothing.
     if item.config.pluginmanager.hasplugin("html") and getattr(item.config.option, "htmlpath", None):
-        from pathlib import Path
-
-        from .html_report import trial_extras
+        from .html_report import trial_extras  # noqa: PLC0415  pytest-html's side: only when it writes a report
 
         option = item.config.option
         report.extras = list(getattr(report, "extras", []) or []) + trial_extras(
@@ -240,7 +239,7 @@ def pytest_report_from_serializable(config: pytest.Config, data):
     report = yield
     carried = getattr(report, "mobium", None)
     if isinstance(carried, dict):
-        from pytest_mobium_evals.core.trial_record import TrialRecord
+        from pytest_mobium_evals.core.trial_record import TrialRecord  # noqa: PLC0415  pydantic, left to the first trial's record: this module loads in every pytest run
 
         report.mobium = TrialRecord.parse(carried)
     return report

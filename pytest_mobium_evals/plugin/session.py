@@ -17,8 +17,9 @@ import pytest
 
 from pytest_mobium_evals import __version__, source_commit
 from pytest_mobium_evals.runfolder.collection import Collection
+from pytest_mobium_evals.runfolder.writing import RunDir, read_run_record, utc_now
 
-from .options import RunOptions
+from .options import RunOptions, parse_trial_timeout
 
 if TYPE_CHECKING:
     from pytest_mobium_evals.core.run_record import RunRecord
@@ -78,7 +79,7 @@ class EvalSession:
         return self.options.to_json() | {"sim_port": self.devices.sim_port}
 
     def model_settings(self) -> list[ModelSetting]:
-        from pytest_mobium_evals.drivers import agents
+        from pytest_mobium_evals.drivers import agents  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
 
         try:
             return agents.parse_models(self.options.models)
@@ -88,8 +89,6 @@ class EvalSession:
     def check_trial_timeouts(self) -> None:
         """--trial-timeout's SETTING=S entries each name a --model setting: a typo would silently leave that
         setting at the default."""
-        from .options import parse_trial_timeout
-
         labels = [s.label for s in self.model_settings()]
         trial_timeout = self.options.trial_timeout
         for label in parse_trial_timeout(trial_timeout)[1]:
@@ -100,7 +99,7 @@ class EvalSession:
     def limits_for(self, setting: ModelSetting, surface: Optional[str] = None) -> Limits:
         """An agent trial's limits under this model setting (agents.Limits): its own time limit when
         --trial-timeout gives it one, and its first request as counted before the run."""
-        from pytest_mobium_evals.drivers.agents import Limits
+        from pytest_mobium_evals.drivers.agents import Limits  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
 
         options = self.options
         seconds, own = options.trial_timeout_for(setting.label)
@@ -117,8 +116,8 @@ class EvalSession:
             self._prompt_sizes = {}
             if "agent" not in self.options.drivers:
                 return self._prompt_sizes
-            from pytest_mobium_evals.drivers.agents.context import measure
-            from pytest_mobium_evals.drivers.agents.prompt import SYSTEM_PROMPT
+            from pytest_mobium_evals.drivers.agents.context import measure  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
+            from pytest_mobium_evals.drivers.agents.prompt import SYSTEM_PROMPT  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
 
             for setting in self.model_settings():
                 if setting.provider not in ("ollama", "openai"):
@@ -146,7 +145,7 @@ class EvalSession:
         if not self.options.surface and not self.options.tools:
             return {}
         if self._surfaces is None:
-            from pytest_mobium_evals.surface.variants import SurfaceError, load_all, only_tools
+            from pytest_mobium_evals.surface.variants import SurfaceError, load_all, only_tools  # noqa: PLC0415  the surface variants: only with --surface
 
             root = Path(self.config.rootpath) if self.config is not None else Path.cwd()
             surface, tools = self.options.surface, self.options.tools
@@ -158,7 +157,7 @@ class EvalSession:
         return self._surfaces
 
     def surface_reader(self, setting: ModelSetting) -> str:
-        from pytest_mobium_evals.surface.proxy import reader_of
+        from pytest_mobium_evals.surface.proxy import reader_of  # noqa: PLC0415  the surface variants: only with --surface
 
         override = self.config.stash.get(SURFACE_READER, None) if self.config is not None else None
         return override or reader_of(setting.provider)
@@ -166,8 +165,8 @@ class EvalSession:
     def agent_problem(self) -> Optional[str]:
         """Before any trial: a surface variant none of whose edits can reach a model's client, or a model setting
         that cannot run (no credential, endpoint down), in one line."""
-        from pytest_mobium_evals.drivers import agents
-        from pytest_mobium_evals.surface.proxy import refusal
+        from pytest_mobium_evals.drivers import agents  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
+        from pytest_mobium_evals.surface.proxy import refusal  # noqa: PLC0415  the surface variants: only with --surface
 
         for setting in self.model_settings():
             for variant in self.surface_variants().values():
@@ -182,7 +181,7 @@ class EvalSession:
         return None
 
     def trial_specs(self, task: Task) -> list[TrialSpec]:
-        from pytest_mobium_evals.run.trial import TrialSpec
+        from pytest_mobium_evals.run.trial import TrialSpec  # noqa: PLC0415  a trial's machinery (asyncio, the MCP client, the drivers): only in a process that runs trials
 
         specs = []
         controls = task.control_drivers()
@@ -224,7 +223,7 @@ class EvalSession:
     @property
     def devices(self) -> DeviceLease:
         if self._lease is None:
-            from pytest_mobium_evals.reach.devices import DeviceLease
+            from pytest_mobium_evals.reach.devices import DeviceLease  # noqa: PLC0415  asyncio and ssl: only where a device is checked or leased
 
             options = self.options
             self._lease = DeviceLease(options.device, options.adb, options.clock_speed, options.device_pace,
@@ -259,7 +258,7 @@ class EvalSession:
 
     @pytest.hookimpl
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
-        from pytest_mobium_evals.reach.devices import parse_device
+        from pytest_mobium_evals.reach.devices import parse_device  # noqa: PLC0415  asyncio and ssl: only where a device is checked or leased
 
         options = self.options
         pace = f" --device-pace={options.device_pace}" if parse_device(options.device).kind == "sim" else ""
@@ -277,11 +276,9 @@ class EvalSession:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         if self.is_worker:
             return
-        from pytest_mobium_evals.reach.devices import DeviceUnavailable, check_devices, lease, parse_adb, parse_device
+        from pytest_mobium_evals.reach.devices import DeviceUnavailable, check_devices, lease, parse_adb, parse_device  # noqa: PLC0415  asyncio and ssl: only where a device is checked or leased
 
         if self.options.resumed:
-            from pytest_mobium_evals.runfolder.writing import RunDir
-
             reporter = session.config.pluginmanager.get_plugin("terminalreporter")
             for problem in RunDir(self.options.run_dir).half_written_trials():
                 line = f"mobium-evals: --resume: {problem}; that trial runs again"
@@ -352,8 +349,7 @@ class EvalSession:
         options, device, tool server, tasks) and how far it got, `finished` when asked and every scheduled trial has
         its verdict. The one place it is built: `write_record` writes it, and the HTML report shows its facts while
         the session ends."""
-        from pytest_mobium_evals.core.run_record import SCHEMA, RunRecord
-        from pytest_mobium_evals.runfolder.writing import RunDir, read_run_record, utc_now
+        from pytest_mobium_evals.core.run_record import SCHEMA, RunRecord  # noqa: PLC0415  pydantic, left to the first trial's record: this module loads in every pytest run
 
         run = RunDir(self.options.run_dir)
         collection = self.collection()
@@ -400,8 +396,6 @@ class EvalSession:
 
     def write_record(self, finished: bool) -> bool:
         """record.json, as `run_record` builds it. Returns whether every scheduled trial has its verdict."""
-        from pytest_mobium_evals.runfolder.writing import RunDir
-
         run = RunDir(self.options.run_dir)
         record = self.run_record(finished)
         try:
@@ -416,9 +410,9 @@ class EvalSession:
 def offered_functions(variant: Optional[dict]) -> list[dict]:
     """The functions a tool-loop model is offered (agents.loop.function_schema), from the built-in server's
     tools/list as the surface variant shows it (its hidden tools left out, its descriptions edited)."""
-    from pytest_mobium_evals.drivers.agents.loop import function_schema
-    from pytest_mobium_evals.mobium_server.server import tool_list
-    from pytest_mobium_evals.surface.proxy import apply_tools
+    from pytest_mobium_evals.drivers.agents.loop import function_schema  # noqa: PLC0415  mcp and the tool loop: only for a tool-loop model's offered functions
+    from pytest_mobium_evals.mobium_server.server import tool_list  # noqa: PLC0415  mcp and the tool loop: only for a tool-loop model's offered functions
+    from pytest_mobium_evals.surface.proxy import apply_tools  # noqa: PLC0415  mcp and the tool loop: only for a tool-loop model's offered functions
 
     listed = [tool.model_dump(by_alias=True, exclude_none=True) for tool in tool_list()]
     if variant:

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from pytest_mobium_evals.core.errors import UsageError
+
 ENV = "GITHUB_STEP_SUMMARY"
 
 
@@ -23,14 +25,13 @@ def destination(config) -> tuple[Optional[Path], bool]:
 
 def against_lines(config, run_) -> list[str]:
     """The before/after table: --baseline's per-setting comparison, and the surface variants' table."""
-    from pytest_mobium_evals.analysis.paired import section_markdown
+    from pytest_mobium_evals.analysis.paired import section_markdown  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
 
     lines: list[str] = []
     baseline = getattr(config.option, "mobium_baseline", None)
     if baseline:
-        from pytest_mobium_evals.core.errors import UsageError
-        from pytest_mobium_evals.report.compare import compare_runs, per_setting_table
-        from pytest_mobium_evals.runfolder.reading import load_run
+        from pytest_mobium_evals.report.compare import compare_runs, per_setting_table  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
+        from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
 
         lines += ["### Against the baseline", ""]
         try:
@@ -49,9 +50,9 @@ def pytest_mobium_run_finished(config, run_dir, status) -> None:
     path, append = destination(config)
     if path is None:
         return
-    from pytest_mobium_evals.report.markdown import render_step_summary
-    from pytest_mobium_evals.report.view import summarize_run
-    from pytest_mobium_evals.runfolder.reading import load_run
+    from pytest_mobium_evals.report.markdown import render_step_summary  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
+    from pytest_mobium_evals.report.view import summarize_run  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
+    from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
 
     run_ = load_run(run_dir, require_complete=False)
     text = render_step_summary(run_, summarize_run(run_), against_lines(config, run_))

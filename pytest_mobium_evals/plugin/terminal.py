@@ -73,7 +73,7 @@ def _teststatus(report):
 def group_figures(reports, scheduled: dict) -> list:
     """summary.py's figures per group (a control driver, or the agent under one model setting), from the trials'
     records: the same function report.md and the HTML use on the verdict.json files."""
-    from pytest_mobium_evals.analysis.summary import figures, outcome_of
+    from pytest_mobium_evals.analysis.summary import figures, outcome_of  # noqa: PLC0415  the figures: only where the run's summary is drawn, at its end
 
     by_group: dict[str, list] = defaultdict(list)
     for record in reports:
@@ -91,7 +91,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     evals = eval_session(config)
     if evals.is_worker or not evals.reports:
         return
-    from pytest_mobium_evals.analysis.summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text
+    from pytest_mobium_evals.analysis.summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text  # noqa: PLC0415  the figures: only where the run's summary is drawn, at its end
 
     tr = terminalreporter
     scheduled = evals.collection().groups
@@ -168,7 +168,7 @@ def _tier_lines(tr, reports) -> None:
 
 
 def _injection_lines(tr, reports) -> None:
-    from pytest_mobium_evals.analysis import injection_rates
+    from pytest_mobium_evals.analysis import injection_rates  # noqa: PLC0415  the figures: only where the run's summary is drawn, at its end
 
     all_rates = injection_rates.by_setting((r.group, r) for r in reports)
     if not all_rates:
