@@ -80,9 +80,6 @@ class TestFile:
     tests: tuple[TestCase, ...]
     description: str = ""
 
-    def step_count(self) -> int:
-        return len(self.before_each) + sum(len(t.steps) for t in self.tests)
-
 
 class _Problems:
     def __init__(self):
