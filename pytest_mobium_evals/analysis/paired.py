@@ -162,8 +162,8 @@ class Comparison:
 
 def _outcomes(trials) -> dict[str, list[bool]]:
     out: dict[str, list[bool]] = {}
-    for t in sorted(trials, key=lambda t: (t.task, t.repeat)):
-        out.setdefault(t.task, []).append(t.passed)
+    for t in sorted(trials, key=lambda t: (t.record.task, t.record.repeat)):
+        out.setdefault(t.record.task, []).append(t.record.passed)
     return out
 
 
@@ -179,7 +179,7 @@ def _cost(trials) -> SideCost:
 
 
 def task_split(trial) -> str:
-    return trial.record.split or split_of(trial.task)
+    return trial.record.split or split_of(trial.record.task)
 
 
 def compare_run(run) -> list[Comparison]:
@@ -187,9 +187,10 @@ def compare_run(run) -> list[Comparison]:
     by_model: dict[str, dict[str, list]] = {}
     for t in run.trials:
         surface = t.record.surface
-        if t.setting.is_control or not surface:
+        if t.record.is_control or not surface:
             continue
-        model = f"{t.model}:{t.setting.effort}" if t.setting.effort else t.model
+        effort = t.record.effort
+        model = f"{t.record.model_name}:{effort}" if effort else t.record.model_name
         by_model.setdefault(model, {}).setdefault(surface, []).append(t)
     out = []
     for model, variants in by_model.items():
@@ -237,8 +238,8 @@ def _compare(model: str, variant: str, split: str, base: list, mine: list) -> Co
     c = compare_outcomes(model, variant, split, _outcomes(base), _outcomes(mine))
     c.cost, c.base_cost = _cost(mine), _cost(base)
     c.surface_hashes = sorted({(t.record.surface_seen or {}).get("hash") or "?" for t in mine})
-    for t in sorted(mine, key=lambda t: (t.task, t.repeat)):
-        c.trials.setdefault(t.task, []).append(t.name)
+    for t in sorted(mine, key=lambda t: (t.record.task, t.record.repeat)):
+        c.trials.setdefault(t.record.task, []).append(t.name)
     return c
 
 
@@ -379,9 +380,10 @@ def observed_discordance(run, split: Optional[str] = None) -> Optional[float]:
     pairs = discordant = 0
     cells: dict[tuple, dict] = {}
     for t in run.trials:
-        if t.setting.is_control or (split is not None and task_split(t) != split):
+        if t.record.is_control or (split is not None and task_split(t) != split):
             continue
-        cells.setdefault((t.model, t.setting.effort, t.task, t.repeat), {})[t.record.surface or ""] = t.passed
+        key = (t.record.model_name, t.record.effort or None, t.record.task, t.record.repeat)
+        cells.setdefault(key, {})[t.record.surface or ""] = t.record.passed
     variants = any(len(v) > 1 for v in cells.values())
     if variants:
         for sides in cells.values():
@@ -406,8 +408,8 @@ def held_out_shape(run) -> tuple[int, int]:
     """A run's held-out tasks and its repeats a task (the most any held-out task ran)."""
     by_task: dict[str, set[int]] = {}
     for t in run.trials:
-        if not t.setting.is_control and task_split(t) == "held_out":
-            by_task.setdefault(t.task, set()).add(t.repeat)
+        if not t.record.is_control and task_split(t) == "held_out":
+            by_task.setdefault(t.record.task, set()).add(t.record.repeat)
     return len(by_task), max((len(r) for r in by_task.values()), default=0)
 
 

@@ -93,10 +93,10 @@ class SurfaceAdapter:
         got = {task: [trials.by_key[(label, task, r)] for r in range(self.repeats)] for task in batch}
         # One output and trajectory per task: its first failed repeat (what the reflection should read), else its
         # first; the score is the mean over the repeats.
-        shown = [next((t for t in got[task] if not t.passed), got[task][0]) for task in batch]
-        outputs = [{"task": t.task, "verdict": t.verdict, "trial": str(t.path), "seed": seed,
-                    "passed": sum(x.passed for x in got[t.task]), "repeats": self.repeats} for t in shown]
-        scores = [sum(t.passed for t in got[task]) / self.repeats for task in batch]
+        shown = [next((t for t in got[task] if not t.record.passed), got[task][0]) for task in batch]
+        outputs = [{"task": t.record.task, "verdict": t.record.verdict, "trial": str(t.path), "seed": seed,
+                    "passed": sum(x.record.passed for x in got[t.record.task]), "repeats": self.repeats} for t in shown]
+        scores = [sum(t.record.passed for t in got[task]) / self.repeats for task in batch]
         return EvaluationBatch(outputs=outputs, scores=scores,
                                trajectories=[trajectory(t) for t in shown] if capture_traces else None)
 
@@ -327,12 +327,13 @@ def cost_rise(base: list, mine: list, bound: float) -> tuple[Optional[str], str]
     the check in words for hillclimb.md. Better descriptions can cost steps (arXiv 2602.14878); but a trial that gives
     up at once is cheap, not better, so the cost is compared over the trials (task and repeat) that passed under
     both, the same work done."""
-    passed = {(t.task, t.repeat) for t in base if t.passed} & {(t.task, t.repeat) for t in mine if t.passed}
+    passed = ({(t.record.task, t.record.repeat) for t in base if t.record.passed}
+              & {(t.record.task, t.record.repeat) for t in mine if t.record.passed})
     if not passed:
         return None, (f"no held-out trial passed under both {mine[0].record.surface if mine else 'the variant'} and "
                       f"the start, so there is no like-for-like cost to compare (the bound is {100 * bound:+.0f}%)")
-    theirs_cost = _cost([t for t in base if (t.task, t.repeat) in passed])
-    mine_cost = _cost([t for t in mine if (t.task, t.repeat) in passed])
+    theirs_cost = _cost([t for t in base if (t.record.task, t.record.repeat) in passed])
+    mine_cost = _cost([t for t in mine if (t.record.task, t.record.repeat) in passed])
     parts, risen = [], []
     for what, now, before in (("tool calls", mine_cost.tool_calls, theirs_cost.tool_calls),
                               ("tokens", mine_cost.tokens, theirs_cost.tokens)):
