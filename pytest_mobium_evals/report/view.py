@@ -9,8 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
-from pytest_mobium_evals.analysis.summary import Figures, Outcome, figures, stop_reasons
-from pytest_mobium_evals.analysis.summary import outcome_of as summary_outcome
+from pytest_mobium_evals.analysis.summary import Figures, figures, stop_reasons, trial_score
 from pytest_mobium_evals.runfolder.reading import Run, Setting, Trial
 
 
@@ -73,14 +72,10 @@ def summarize(setting: Setting, trials: list[Trial], task_order: list[str], miss
     return summary
 
 
-def outcome_of(trial: Trial) -> Outcome:
-    return summary_outcome(trial.record, trial.name)
-
-
 def setting_figures(setting: Setting, trials: list[Trial], scheduled: Optional[int] = None,
                     with_interval: bool = True) -> Figures:
-    return figures(setting.label, [outcome_of(t) for t in trials], control=setting.is_control, scheduled=scheduled,
-                   with_interval=with_interval)
+    return figures(setting.label, [trial_score(t.record, t.name) for t in trials], control=setting.is_control,
+                   scheduled=scheduled, with_interval=with_interval)
 
 
 def summarize_run(run_: Run) -> list[SettingSummary]:
