@@ -107,8 +107,8 @@ def test_hillclimb_md_always_shows_the_cost_check_and_the_persuasion_control():
     from pytest_mobium_evals.commands.hillclimb import evidence
 
     def md(**outcome) -> str:
-        return "\n".join(evidence.cost_section(search.Outcome(**outcome), 0.25)
-                         + evidence.persuasion_section(search.Outcome(**outcome)))
+        return "\n".join(evidence.cost_section(search.Acceptance(**outcome), 0.25)
+                         + evidence.persuasion_section(search.Acceptance(**outcome)))
 
     ended = md(accepted=False, why="gepa kept no candidate")
     assert "## Cost check" in ended and "Not reached: the hillclimb ended before the held-out test" in ended

@@ -248,7 +248,10 @@ def gepa_acceptance() -> dict:
 # --- the acceptance ---------------------------------------------------------------------------------------------------
 
 @dataclass
-class Outcome:
+class Acceptance:
+    """What the acceptance stage decided about the search's final candidate, and what it rests on: the dev and
+    held-out comparisons with the start, the cost check, the persuasion control (evidence.py writes it out)."""
+
     accepted: bool
     why: str
     final: Optional[dict[str, str]] = None
@@ -267,7 +270,7 @@ def _by_label(trials, label: str) -> list:
     return [t for (surface, _, _), t in sorted(trials.by_key.items()) if surface == label]
 
 
-def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, args) -> Outcome:
+def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, args) -> Acceptance:
     kept = sorted((i for i in range(len(found.candidates)) if found.candidates[i] != seed),
                   key=lambda i: -found.scores[i])[:args.keep]
     files = {}
@@ -276,7 +279,7 @@ def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, a
         files[label] = (found.candidates[i], path)
     seed_label, seed_path = found.adapter.candidate_file(seed)
     if not files:
-        return Outcome(False, "gepa kept no candidate but the start: no proposal beat it on a minibatch",
+        return Acceptance(False, "gepa kept no candidate but the start: no proposal beat it on a minibatch",
                        trials_run=0)
     dev_trials = ensure(setup, plan.out / ACCEPT_DEV, [str(seed_path)] + [str(p) for _, p in files.values()],
                         plan.dev, args.repeats)
@@ -286,40 +289,40 @@ def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, a
         c = compare_trials(args.model, label, "dev", base, _by_label(dev_trials, label))
         _relink(c, dev_trials, label, plan.out)
         dev.append(c)
-    outcome = Outcome(False, "", dev=dev, folders={ACCEPT_DEV: dev_trials.folders}, trials_run=dev_trials.ran)
+    acceptance = Acceptance(False, "", dev=dev, folders={ACCEPT_DEV: dev_trials.folders}, trials_run=dev_trials.ran)
     better = [c for c in dev if c.delta is not None and c.delta > 0]
     if not better:
-        outcome.why = (f"no kept candidate is better than {seed_label} on the dev tasks with {args.repeats} repeats "
+        acceptance.why = (f"no kept candidate is better than {seed_label} on the dev tasks with {args.repeats} repeats "
                        f"(gepa's minibatch gains did not hold)")
-        return outcome
+        return acceptance
 
     def size(c) -> int:
         return len(diff(seed, files[c.variant][0], "a", "b").splitlines())
 
     best = sorted(better, key=lambda c: (-c.delta, size(c)))[0]
-    outcome.final, outcome.final_label = files[best.variant][0], best.variant
+    acceptance.final, acceptance.final_label = files[best.variant][0], best.variant
     held = ensure(setup, plan.out / ACCEPT_HELD_OUT, [str(seed_path), str(files[best.variant][1])], plan.held_out,
                   args.repeats)
-    outcome.folders[ACCEPT_HELD_OUT] = held.folders
-    outcome.trials_run += held.ran
+    acceptance.folders[ACCEPT_HELD_OUT] = held.folders
+    acceptance.trials_run += held.ran
     c = compare_trials(args.model, best.variant, "held_out", _by_label(held, seed_label), _by_label(held, best.variant))
     _relink(c, held, best.variant, plan.out)
-    outcome.held_out = c
+    acceptance.held_out = c
     # Measured whatever the call, so hillclimb.md shows it; it decides only for a gain that is clear.
-    risen, outcome.cost_check = cost_rise(_by_label(held, seed_label), _by_label(held, best.variant),
+    risen, acceptance.cost_check = cost_rise(_by_label(held, seed_label), _by_label(held, best.variant),
                                           args.max_cost_rise)
     if c.call != "clearly better":
-        outcome.why = rejection(best, c)
-        return outcome
+        acceptance.why = rejection(best, c)
+        return acceptance
     gain = (f"{best.variant} is clearly better than {seed_label} on the held-out tasks: {100 * c.delta:+.0f} points "
             f"[{100 * c.low:+.0f}, {100 * c.high:+.0f}] over {c.tasks} tasks, exact one-sided p {c.test.better:.3g}")
     if risen:
-        outcome.why = f"{gain}; but {risen}, past the bound of {100 * args.max_cost_rise:+.0f}%: not accepted"
-        return outcome
-    outcome.accepted = True
-    outcome.why = gain
-    _persuasion_control(plan, setup, start, seed, found, outcome, seed_path, seed_label, args)
-    return outcome
+        acceptance.why = f"{gain}; but {risen}, past the bound of {100 * args.max_cost_rise:+.0f}%: not accepted"
+        return acceptance
+    acceptance.accepted = True
+    acceptance.why = gain
+    _persuasion_control(plan, setup, start, seed, found, acceptance, seed_path, seed_label, args)
+    return acceptance
 
 
 def cost_rise(base: list, mine: list, bound: float) -> tuple[Optional[str], str]:
@@ -348,25 +351,26 @@ def cost_rise(base: list, mine: list, bound: float) -> tuple[Optional[str], str]
                                         f"{'; '.join(parts)}; the bound is {100 * bound:+.0f}%")
 
 
-def _persuasion_control(plan, setup, start, seed, found, outcome, seed_path, seed_label, args) -> None:
+def _persuasion_control(plan, setup, start, seed, found, acceptance, seed_path, seed_label, args) -> None:
     """The accepted variant again in plain wording (wording.py) on the held-out tasks, beside the start."""
-    plain = plain_candidate(outcome.final)
-    if plain == outcome.final:
-        outcome.persuasion = "its texts have no imperative or promotional wording to strip: nothing to rerun"
+    plain = plain_candidate(acceptance.final)
+    if plain == acceptance.final:
+        acceptance.persuasion = "its texts have no imperative or promotional wording to strip: nothing to rerun"
         return
     label, path = found.adapter.candidate_file(plain)
     held = ensure(setup, plan.out / ACCEPT_HELD_OUT, [str(seed_path), str(path)], plan.held_out, args.repeats)
-    outcome.trials_run += held.ran
-    outcome.folders[ACCEPT_HELD_OUT] = sorted(set(outcome.folders.get(ACCEPT_HELD_OUT, [])) | set(held.folders))
+    acceptance.trials_run += held.ran
+    acceptance.folders[ACCEPT_HELD_OUT] = sorted(set(acceptance.folders.get(ACCEPT_HELD_OUT, [])) | set(held.folders))
     c = compare_trials(args.model, label, "held_out", _by_label(held, seed_label), _by_label(held, label))
     _relink(c, held, label, plan.out)
-    outcome.plain_held_out = c
+    acceptance.plain_held_out = c
     said = f"{100 * c.delta:+.0f} points over {c.tasks} held-out tasks, {c.call}"
     if c.call == "clearly better":
-        outcome.persuasion = f"in plain wording ({label}) it is still {said}: the gain is the facts', not the wording's"
+        acceptance.persuasion = (f"in plain wording ({label}) it is still {said}: the gain is the facts', not the "
+                                 f"wording's")
     else:
-        outcome.persuasion = (f"in plain wording ({label}) it is {said}: the gain came from persuasion (imperative or "
-                              f"promotional wording), not from what the texts say")
+        acceptance.persuasion = (f"in plain wording ({label}) it is {said}: the gain came from persuasion "
+                                 f"(imperative or promotional wording), not from what the texts say")
 
 
 def rejection(dev, held) -> str:
