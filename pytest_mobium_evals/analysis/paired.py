@@ -114,8 +114,10 @@ class SideCost:
 
 
 @dataclass
-class Comparison:
-    """One variant against baseline, for one model setting and one split."""
+class PairedComparison:
+    """One side's trials against another's, paired by task, for one model setting and one split (a variant against
+    baseline, a hillclimb candidate against its start, a setting of one run against the other's): both rates, the
+    exact paired test and the bootstrap interval of the difference, the cost a trial."""
 
     model: str
     variant: str
@@ -182,7 +184,7 @@ def task_split(trial) -> str:
     return trial.record.split or split_of(trial.record.task)
 
 
-def compare_run(run) -> list[Comparison]:
+def compare_run(run) -> list[PairedComparison]:
     """Every variant against baseline, per model setting and split, from one run folder (runfolder.Run)."""
     by_model: dict[str, dict[str, list]] = {}
     for t in run.trials:
@@ -209,7 +211,7 @@ def compare_run(run) -> list[Comparison]:
 
 
 def compare_outcomes(model: str, variant: str, split: str, base: dict[str, list[bool]],
-                     mine: dict[str, list[bool]]) -> Comparison:
+                     mine: dict[str, list[bool]]) -> PairedComparison:
     """The statistics alone, from outcomes by task (the controls of the comparison build these directly)."""
     rate = bootstrap_over_tasks(mine)
     base_rate = bootstrap_over_tasks(base)
@@ -220,21 +222,21 @@ def compare_outcomes(model: str, variant: str, split: str, base: dict[str, list[
             continue
         moved = sum(mine[task]) / len(mine[task]) - sum(base[task]) / len(base[task])
         (better if moved > 0 else worse if moved < 0 else []).append(task)
-    return Comparison(model=model, variant=variant, split=split, tasks=len(set(base) & set(mine)),
+    return PairedComparison(model=model, variant=variant, split=split, tasks=len(set(base) & set(mine)),
                       rate=rate.rate, rate_low=rate.low, rate_high=rate.high, base_rate=base_rate.rate,
                       delta=None if diff is None else diff.delta, low=None if diff is None else diff.low,
                       high=None if diff is None else diff.high, better=better, worse=worse,
                       test=sign_flip_test(task_differences(base, mine)))
 
 
-def compare_trials(model: str, variant: str, split: str, base: list, mine: list) -> Comparison:
+def compare_trials(model: str, variant: str, split: str, base: list, mine: list) -> PairedComparison:
     """One variant's trials against another's (runfolder.Trial lists of one split): what compare_run computes for
     each variant against baseline, for any two (the hillclimb compares its candidates with the variant it began
     from)."""
     return _compare(model, variant, split, base, mine)
 
 
-def _compare(model: str, variant: str, split: str, base: list, mine: list) -> Comparison:
+def _compare(model: str, variant: str, split: str, base: list, mine: list) -> PairedComparison:
     c = compare_outcomes(model, variant, split, _outcomes(base), _outcomes(mine))
     c.cost, c.base_cost = _cost(mine), _cost(base)
     c.surface_hashes = sorted({(t.record.surface_seen or {}).get("hash") or "?" for t in mine})
@@ -243,7 +245,7 @@ def _compare(model: str, variant: str, split: str, base: list, mine: list) -> Co
     return c
 
 
-def _linked(c: Comparison, tasks: list[str]) -> str:
+def _linked(c: PairedComparison, tasks: list[str]) -> str:
     """Flipped tasks, each with links to the variant's trials: relative to the run folder, where the tables go, or
     (a name with a "/") to wherever the table is written."""
     if not tasks:
@@ -264,7 +266,7 @@ def _pts(x: Optional[float]) -> str:
     return "–" if x is None else f"{100 * x:+.0f}"
 
 
-def table_markdown(comparisons: list[Comparison]) -> str:
+def table_markdown(comparisons: list[PairedComparison]) -> str:
     """The before/after table: per variant, dev and held out apart."""
     if not comparisons:
         return ""
@@ -282,7 +284,7 @@ def table_markdown(comparisons: list[Comparison]) -> str:
     return "\n".join(lines)
 
 
-def table_html(comparisons: list[Comparison]) -> str:
+def table_html(comparisons: list[PairedComparison]) -> str:
     if not comparisons:
         return ""
     rows = []

@@ -69,7 +69,10 @@ class Pair:
 
 
 @dataclass
-class Comparison:
+class RunComparison:
+    """Two runs of the same tasks and seed, trial by trial (`compare_runs`): what differs between them, the settings
+    matched across them, each trial paired with its counterpart, and what only one run has."""
+
     old: Run
     new: Run
     differences: list[str]
@@ -133,7 +136,7 @@ def pair_settings(old: Run, new: Run) -> list[tuple[Setting, Setting]]:
 
 
 def compare_runs(old: Run, new: Run, labels: tuple[str, str] = ("old", "new"),
-                 task_paths: Optional[list[Path]] = None) -> Comparison:
+                 task_paths: Optional[list[Path]] = None) -> RunComparison:
     check_comparable(old, new)
     setting_pairs = pair_settings(old, new)
     paired_old = {a for a, _ in setting_pairs}
@@ -157,7 +160,7 @@ def compare_runs(old: Run, new: Run, labels: tuple[str, str] = ("old", "new"),
                [s.label for s in new.settings() if s not in paired_new]
     if unpaired:
         diffs.append(f"not compared (in one run only): {join(unpaired)}")
-    return Comparison(old, new, diffs, setting_pairs, pairs, only_old, only_new,
+    return RunComparison(old, new, diffs, setting_pairs, pairs, only_old, only_new,
                       found_defects(old, new, task_paths=task_paths), labels)
 
 
@@ -186,7 +189,7 @@ def found_defects(*runs: Run, task_paths: Optional[list[Path]] = None) -> dict[s
 
 # --- compare.md -------------------------------------------------------------------------------------------------
 
-def render(c: Comparison) -> str:
+def render(c: RunComparison) -> str:
     a, b = c.labels
     lines = [f"# {c.title or f'Compare {c.old.name} → {c.new.name}'}", "",
              f"- {a}: `{c.old.path}`", f"- {b}: `{c.new.path}`",
@@ -218,7 +221,7 @@ def render(c: Comparison) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def per_setting_table(c: Comparison) -> list[str]:
+def per_setting_table(c: RunComparison) -> list[str]:
     """Each setting's rate in both runs and the paired difference, per split: compare.md's table, and the step
     summary's."""
     a, b = c.labels
@@ -245,7 +248,7 @@ class SettingRow:
     split: str
     old: Rate
     new: Rate
-    test: paired.Comparison  # the exact paired test of new against old, with the bootstrap interval beside it
+    test: paired.PairedComparison  # the exact paired test of new against old, with the bootstrap interval beside it
     blockers: tuple[int, int]
 
     def points(self) -> str:
@@ -274,7 +277,7 @@ class SettingRow:
         return self.test.call.split()[1] if self.test.call.startswith("clearly ") else None
 
 
-def setting_rows(c: Comparison, s_old: Setting, s_new: Setting) -> list[SettingRow]:
+def setting_rows(c: RunComparison, s_old: Setting, s_new: Setting) -> list[SettingRow]:
     """The setting's rows: one per split the two runs ran (dev and held out never merged into one figure), or one
     row, under the setting's own label, when every task is in one split."""
     old = [t for t in c.old.trials if Setting.of(t.record) == s_old]
@@ -302,7 +305,7 @@ def _by_task(trials: list[Trial]) -> dict[str, list[bool]]:
     return out
 
 
-def found_table(c: Comparison) -> list[str]:
+def found_table(c: RunComparison) -> list[str]:
     """The regression tasks, before and after: whether each still passes once the change is in."""
     a, b = c.labels
     lines = ["## Tasks that found a defect", "",
@@ -311,7 +314,7 @@ def found_table(c: Comparison) -> list[str]:
     return lines + [""]
 
 
-def found_rows(c: Comparison) -> list[tuple[str, str, str, str, str]]:
+def found_rows(c: RunComparison) -> list[tuple[str, str, str, str, str]]:
     """(task, what it found, setting, old tally, new tally) for each regression task and agent setting."""
     rows = []
     order = {t: i for i, t in enumerate(c.old.task_ids)}

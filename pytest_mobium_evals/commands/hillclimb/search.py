@@ -256,14 +256,14 @@ class Acceptance:
     why: str
     final: Optional[dict[str, str]] = None
     final_label: Optional[str] = None
-    dev: list = field(default_factory=list)  # paired.Comparison per kept candidate, against the start
-    held_out: Optional[Any] = None  # the final's paired.Comparison on held out
+    dev: list = field(default_factory=list)  # paired.PairedComparison per kept candidate, against the start
+    held_out: Optional[Any] = None  # the final's paired.PairedComparison on held out
     folders: dict[str, list[Path]] = field(default_factory=dict)
     trials_run: int = 0
     cost_check: Optional[str] = None  # the final's tool calls and tokens a trial against the start's, on held out
     # (measured whenever the held-out test ran; it decides only when that test called the final clearly better)
     persuasion: Optional[str] = None  # the final rerun in plain wording (wording.py), on held out
-    plain_held_out: Optional[Any] = None  # that rerun's paired.Comparison
+    plain_held_out: Optional[Any] = None  # that rerun's paired.PairedComparison
 
 
 def _by_label(trials, label: str) -> list:
