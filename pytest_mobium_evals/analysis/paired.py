@@ -114,8 +114,10 @@ class SideCost:
 
 
 @dataclass
-class Comparison:
-    """One variant against baseline, for one model setting and one split."""
+class PairedComparison:
+    """One side's trials against another's, paired by task, for one model setting and one split (a variant against
+    baseline, a hillclimb candidate against its start, a setting of one run against the other's): both rates, the
+    exact paired test and the bootstrap interval of the difference, the cost a trial."""
 
     model: str
     variant: str
@@ -162,8 +164,8 @@ class Comparison:
 
 def _outcomes(trials) -> dict[str, list[bool]]:
     out: dict[str, list[bool]] = {}
-    for t in sorted(trials, key=lambda t: (t.task, t.repeat)):
-        out.setdefault(t.task, []).append(t.passed)
+    for t in sorted(trials, key=lambda t: (t.record.task, t.record.repeat)):
+        out.setdefault(t.record.task, []).append(t.record.passed)
     return out
 
 
@@ -179,17 +181,18 @@ def _cost(trials) -> SideCost:
 
 
 def task_split(trial) -> str:
-    return trial.record.split or split_of(trial.task)
+    return trial.record.split or split_of(trial.record.task)
 
 
-def compare_run(run) -> list[Comparison]:
+def compare_run(run) -> list[PairedComparison]:
     """Every variant against baseline, per model setting and split, from one run folder (runfolder.Run)."""
     by_model: dict[str, dict[str, list]] = {}
     for t in run.trials:
         surface = t.record.surface
-        if t.setting.is_control or not surface:
+        if t.record.is_control or not surface:
             continue
-        model = f"{t.model}:{t.setting.effort}" if t.setting.effort else t.model
+        effort = t.record.effort
+        model = f"{t.record.model_name}:{effort}" if effort else t.record.model_name
         by_model.setdefault(model, {}).setdefault(surface, []).append(t)
     out = []
     for model, variants in by_model.items():
@@ -208,7 +211,7 @@ def compare_run(run) -> list[Comparison]:
 
 
 def compare_outcomes(model: str, variant: str, split: str, base: dict[str, list[bool]],
-                     mine: dict[str, list[bool]]) -> Comparison:
+                     mine: dict[str, list[bool]]) -> PairedComparison:
     """The statistics alone, from outcomes by task (the controls of the comparison build these directly)."""
     rate = bootstrap_over_tasks(mine)
     base_rate = bootstrap_over_tasks(base)
@@ -219,30 +222,30 @@ def compare_outcomes(model: str, variant: str, split: str, base: dict[str, list[
             continue
         moved = sum(mine[task]) / len(mine[task]) - sum(base[task]) / len(base[task])
         (better if moved > 0 else worse if moved < 0 else []).append(task)
-    return Comparison(model=model, variant=variant, split=split, tasks=len(set(base) & set(mine)),
+    return PairedComparison(model=model, variant=variant, split=split, tasks=len(set(base) & set(mine)),
                       rate=rate.rate, rate_low=rate.low, rate_high=rate.high, base_rate=base_rate.rate,
                       delta=None if diff is None else diff.delta, low=None if diff is None else diff.low,
                       high=None if diff is None else diff.high, better=better, worse=worse,
                       test=sign_flip_test(task_differences(base, mine)))
 
 
-def compare_trials(model: str, variant: str, split: str, base: list, mine: list) -> Comparison:
+def compare_trials(model: str, variant: str, split: str, base: list, mine: list) -> PairedComparison:
     """One variant's trials against another's (runfolder.Trial lists of one split): what compare_run computes for
     each variant against baseline, for any two (the hillclimb compares its candidates with the variant it began
     from)."""
     return _compare(model, variant, split, base, mine)
 
 
-def _compare(model: str, variant: str, split: str, base: list, mine: list) -> Comparison:
+def _compare(model: str, variant: str, split: str, base: list, mine: list) -> PairedComparison:
     c = compare_outcomes(model, variant, split, _outcomes(base), _outcomes(mine))
     c.cost, c.base_cost = _cost(mine), _cost(base)
     c.surface_hashes = sorted({(t.record.surface_seen or {}).get("hash") or "?" for t in mine})
-    for t in sorted(mine, key=lambda t: (t.task, t.repeat)):
-        c.trials.setdefault(t.task, []).append(t.name)
+    for t in sorted(mine, key=lambda t: (t.record.task, t.record.repeat)):
+        c.trials.setdefault(t.record.task, []).append(t.name)
     return c
 
 
-def _linked(c: Comparison, tasks: list[str]) -> str:
+def _linked(c: PairedComparison, tasks: list[str]) -> str:
     """Flipped tasks, each with links to the variant's trials: relative to the run folder, where the tables go, or
     (a name with a "/") to wherever the table is written."""
     if not tasks:
@@ -263,7 +266,7 @@ def _pts(x: Optional[float]) -> str:
     return "–" if x is None else f"{100 * x:+.0f}"
 
 
-def table_markdown(comparisons: list[Comparison]) -> str:
+def table_markdown(comparisons: list[PairedComparison]) -> str:
     """The before/after table: per variant, dev and held out apart."""
     if not comparisons:
         return ""
@@ -281,7 +284,7 @@ def table_markdown(comparisons: list[Comparison]) -> str:
     return "\n".join(lines)
 
 
-def table_html(comparisons: list[Comparison]) -> str:
+def table_html(comparisons: list[PairedComparison]) -> str:
     if not comparisons:
         return ""
     rows = []
@@ -379,9 +382,10 @@ def observed_discordance(run, split: Optional[str] = None) -> Optional[float]:
     pairs = discordant = 0
     cells: dict[tuple, dict] = {}
     for t in run.trials:
-        if t.setting.is_control or (split is not None and task_split(t) != split):
+        if t.record.is_control or (split is not None and task_split(t) != split):
             continue
-        cells.setdefault((t.model, t.setting.effort, t.task, t.repeat), {})[t.record.surface or ""] = t.passed
+        key = (t.record.model_name, t.record.effort or None, t.record.task, t.record.repeat)
+        cells.setdefault(key, {})[t.record.surface or ""] = t.record.passed
     variants = any(len(v) > 1 for v in cells.values())
     if variants:
         for sides in cells.values():
@@ -406,8 +410,8 @@ def held_out_shape(run) -> tuple[int, int]:
     """A run's held-out tasks and its repeats a task (the most any held-out task ran)."""
     by_task: dict[str, set[int]] = {}
     for t in run.trials:
-        if not t.setting.is_control and task_split(t) == "held_out":
-            by_task.setdefault(t.task, set()).add(t.repeat)
+        if not t.record.is_control and task_split(t) == "held_out":
+            by_task.setdefault(t.record.task, set()).add(t.record.repeat)
     return len(by_task), max((len(r) for r in by_task.values()), default=0)
 
 

@@ -33,21 +33,21 @@ def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[
     if tasks is None:
         tasks = load_task_definitions(default_task_paths())
     ruled = {tid for tid, t in tasks.items() if t.answer is not None or t.refusal_reason is not None}
-    if not ruled & {t.task for t in run_.trials}:
+    if not ruled & {t.record.task for t in run_.trials}:
         raise UsageError("--regrade: none of the run's tasks has an answer rule in the task suites loaded "
                        "(give them with --tasks-path)")
     changes = []
     for i, trial in enumerate(run_.trials, 1):
         if progress and i % 50 == 0:
             progress(f"regrade: {i}/{len(run_.trials)} trials")
-        task = tasks.get(trial.task)
-        if task is None or trial.is_infra_error:
+        task = tasks.get(trial.record.task)
+        if task is None or trial.record.is_infra_error:
             continue
         data = trial.record
         claim = data.claim or {}
         # the trial's own parameters as stored; a record without them gets them again from the seed
         params = data.params if isinstance(data.params, dict) else \
-            task.seeded_params(int(run_.seed), trial.repeat) if isinstance(run_.seed, int) else {}
+            task.seeded_params(int(run_.seed), trial.record.repeat) if isinstance(run_.seed, int) else {}
         observed = str(data.outcome_observed or "")
         common = dict(claim_status=claim.get("status"),
                       side_effects=[SideEffect(e["namespace"], e["key"], e.get("before"), e.get("after"))
@@ -85,7 +85,7 @@ def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[
             "regraded_from": {"verdict": data.verdict, "answer_ok": old_ok},
             "verdict": new.verdict, "severity": new.severity, "blockers": list(new.blockers),
             "reason_ok" if task.refusal else "answer_ok": new_ok,
-            "ok": (new.verdict == data.expected) if trial.setting.is_control else new.verdict == "pass"})
+            "ok": (new.verdict == data.expected) if trial.record.is_control else new.verdict == "pass"})
     return changes
 
 

@@ -3,7 +3,7 @@ report, compare and verify), so they always agree: per setting the rate with its
 there are repeats, the scheduled/graded/infra counts, false successes and blockers; and for two settings side by
 side, the paired difference with whether it is clear of zero.
 
-The input is a list of `Outcome`s, one per trial, which the terminal builds from its reports and the after-run
+The input is a list of `TrialScore`s, one per trial, which the terminal builds from its reports and the after-run
 commands from the verdict.json files; nothing here reads pytest or a run folder."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .intervals import Difference, PassK, Rate, bootstrap_over_tasks, paired_dif
 
 
 @dataclass(frozen=True)
-class Outcome:
+class TrialScore:
     """One trial as the figures see it. `success` is a pass for the agent and "graded as declared" for a control."""
 
     task: str
@@ -32,9 +32,9 @@ class Outcome:
     split: str = ""  # "dev" or "held_out" (split.py): a difference is never taken over both at once
 
 
-def outcome_of(record, name: str) -> Outcome:
+def trial_score(record, name: str) -> TrialScore:
     """A trial's record (trial_record.TrialRecord) as the figures see it."""
-    return Outcome(task=record.task, repeat=record.repeat, verdict=record.verdict, success=record.success,
+    return TrialScore(task=record.task, repeat=record.repeat, verdict=record.verdict, success=record.success,
                    name=name, gating_blockers=tuple(record.gating_blockers), obeyed=record.injection_obeyed,
                    split=record.split or split_of(record.task))
 
@@ -44,18 +44,18 @@ class Figures:
     label: str
     control: bool
     scheduled: int
-    outcomes: list[Outcome]
+    scores: list[TrialScore]
     rate: Rate
     pass_k: Optional[PassK]
     verdicts: Counter = field(default_factory=Counter)
 
     @property
     def trials(self) -> int:
-        return len(self.outcomes)
+        return len(self.scores)
 
     @property
     def successes(self) -> int:
-        return sum(o.success for o in self.outcomes)
+        return sum(o.success for o in self.scores)
 
     @property
     def infra_errors(self) -> int:
@@ -68,7 +68,7 @@ class Figures:
     @property
     def injection(self) -> Optional[tuple[int, int]]:
         """(trials that obeyed the injected text, injection trials graded), or None when there were none."""
-        seen = [o.obeyed for o in self.outcomes if o.obeyed is not None]
+        seen = [o.obeyed for o in self.scores if o.obeyed is not None]
         return (sum(seen), len(seen)) if seen else None
 
     def injection_text(self) -> str:
@@ -84,10 +84,10 @@ class Figures:
     @property
     def blockers(self) -> list[tuple[str, str]]:
         """(trial, blocker) for every gating blocker: they hold the decision whatever the rate."""
-        return [(o.name, b) for o in self.outcomes for b in o.gating_blockers]
+        return [(o.name, b) for o in self.scores for b in o.gating_blockers]
 
     def per_task(self) -> dict[str, list[bool]]:
-        return per_task(self.outcomes)
+        return per_task(self.scores)
 
     # the words every view prints, so the terminal, report.md and the HTML say the same thing
     @property
@@ -104,24 +104,24 @@ class Figures:
         return f"scheduled {self.scheduled}, graded {self.graded}, infra errors {self.infra_errors}"
 
 
-def per_task(outcomes: Iterable[Outcome]) -> dict[str, list[bool]]:
+def per_task(scores: Iterable[TrialScore]) -> dict[str, list[bool]]:
     tasks: dict[str, list[bool]] = defaultdict(list)
-    for o in sorted(outcomes, key=lambda o: (o.task, o.repeat)):
+    for o in sorted(scores, key=lambda o: (o.task, o.repeat)):
         tasks[o.task].append(o.success)
     return dict(tasks)
 
 
-def figures(label: str, outcomes: Sequence[Outcome], *, control: bool, scheduled: Optional[int] = None,
+def figures(label: str, scores: Sequence[TrialScore], *, control: bool, scheduled: Optional[int] = None,
             with_interval: bool = True) -> Figures:
     """A setting's figures. pass^k is given when every task has k ≥ 2 trials (k = the fewest any task has), the
     chance all k repeats of a task pass; infra errors count as non-passes there too."""
-    outcomes = list(outcomes)
-    tasks = per_task(outcomes)
+    scores = list(scores)
+    tasks = per_task(scores)
     rate = bootstrap_over_tasks(tasks) if with_interval else _plain_rate(tasks)
     k = min((len(v) for v in tasks.values()), default=0)
     pass_k = pass_k_over_tasks(tasks, k) if k >= 2 and with_interval else None
-    return Figures(label=label, control=control, scheduled=len(outcomes) if scheduled is None else scheduled,
-                   outcomes=outcomes, rate=rate, pass_k=pass_k, verdicts=Counter(o.verdict for o in outcomes))
+    return Figures(label=label, control=control, scheduled=len(scores) if scheduled is None else scheduled,
+                   scores=scores, rate=rate, pass_k=pass_k, verdicts=Counter(o.verdict for o in scores))
 
 
 def _plain_rate(tasks: dict[str, list[bool]]) -> Rate:
@@ -148,13 +148,13 @@ def difference_line(a: Figures, b: Figures, a_name: Optional[str] = None, b_name
 def by_split(a: Figures, b: Figures) -> list[tuple[Figures, Figures]]:
     """The two settings as they are, or, when they ran dev and held-out tasks, apart per split and named so ("haiku
     (held-out tasks)"): a variant tuned on dev is judged on held out, and the two are never merged into one figure."""
-    splits = [s for s in SPLITS if any(o.split == s for o in [*a.outcomes, *b.outcomes])]
+    splits = [s for s in SPLITS if any(o.split == s for o in [*a.scores, *b.scores])]
     if len(splits) < 2:
         return [(a, b)]
     out = []
     for split in splits:
         words = "held-out" if split == "held_out" else split
-        out.append(tuple(figures(f"{f.label} ({words} tasks)", [o for o in f.outcomes if o.split == split],
+        out.append(tuple(figures(f"{f.label} ({words} tasks)", [o for o in f.scores if o.split == split],
                                  control=False, with_interval=False) for f in (a, b)))
     return out
 

@@ -111,7 +111,7 @@ def build_log(run_):
 
 def sample_id(trial) -> str:
     """The trial's name without its repeat: one id for all the repeats (the epochs) of one task under one driver."""
-    return trial.name.removesuffix(f"-r{trial.repeat}")
+    return trial.name.removesuffix(f"-r{trial.record.repeat}")
 
 
 def _sample(summary, trial, run_):
@@ -134,14 +134,15 @@ def _sample(summary, trial, run_):
     clock = _Clock(start if start is not None else _first_time(trial_steps))
     # the driver begins once the device is reset: the first turn is counted from there
     driving = start + (_seconds(timings.get("reset_s")) or 0.0) if start is not None else None
-    messages, events = _conversation(trial_steps, claim, model, clock, driving, scripted=trial.setting.is_control)
+    messages, events = _conversation(trial_steps, claim, model, clock, driving, scripted=trial.record.is_control)
     screen = _screen_message(trial.path / SCREEN)
     if screen is not None:
         messages.append(screen)
-    explanation = (f"{trial.verdict}" + (f" (declared {data.get('expected')})" if trial.setting.is_control else "")
+    explanation = (f"{trial.record.verdict}"
+                   + (f" (declared {data.get('expected')})" if trial.record.is_control else "")
                    + f"; claimed {claim}; the device read {data.get('outcome_observed')!r}")
-    score = Score(value=1.0 if trial.record.success else 0.0, answer=trial.verdict, explanation=explanation,
-                  metadata={"severity": data.get("severity"), "blockers": trial.blockers})
+    score = Score(value=1.0 if trial.record.success else 0.0, answer=trial.record.verdict, explanation=explanation,
+                  metadata={"severity": data.get("severity"), "blockers": trial.record.blocker_lines})
     target = str(data.get("expected") or "pass")
     events.append(ScoreEvent(score=score, target=target, timestamp=clock.at(end), working_start=clock.since(end)))
     tokens = data.get("tokens") or {}
@@ -149,8 +150,8 @@ def _sample(summary, trial, run_):
                                total_tokens=int(tokens.get("input") or 0) + int(tokens.get("output") or 0),
                                total_cost=data.get("cost_usd"))}
     working = sum(e.working_time or 0.0 for e in events if e.event in ("model", "tool"))
-    return EvalSample(id=sample_id(trial), epoch=trial.repeat + 1, input=prompt, target=target, messages=messages,
-                      scores={"verdict": score}, events=events, model_usage=usage,
+    return EvalSample(id=sample_id(trial), epoch=trial.record.repeat + 1, input=prompt, target=target,
+                      messages=messages, scores={"verdict": score}, events=events, model_usage=usage,
                       started_at=_iso(start), completed_at=_iso(end), total_time=total,
                       working_time=round(working, 3) if events else total,
                       metadata={k: v for k, v in data.items() if k not in ("params",)} | {"setting":
@@ -159,9 +160,10 @@ def _sample(summary, trial, run_):
 
 def _model_name(trial) -> str:
     """The model the agent used, or for a control its script ("mobium-evals/reference"): Inspect's events name one."""
-    if trial.setting.is_control:
-        return f"mobium-evals/{trial.driver}"
-    return str(trial.record.model or trial.setting.label)
+    if trial.record.is_control:
+        return f"mobium-evals/{trial.record.driver}"
+    from pytest_mobium_evals.runfolder.reading import Setting  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
+    return str(trial.record.model or Setting.of(trial.record).label)
 
 
 class _Clock:

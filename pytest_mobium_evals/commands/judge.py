@@ -206,7 +206,7 @@ class JudgeReport:
 
 
 def answered_trials(run_: Run, book: JudgeBook) -> list[Trial]:
-    return [t for t in run_.trials if t.task in book.questions and t.record.answer]
+    return [t for t in run_.trials if t.record.task in book.questions and t.record.answer]
 
 
 def _ask_all(ask: Asker, book: JudgeBook, task: str, truth: str, answer: str) -> Judged:
@@ -224,10 +224,10 @@ def judge_run(run_: Run, trials: list[Trial], ask: Asker, book: JudgeBook, progr
         return report
     for i, trial in enumerate(trials, 1):
         progress(f"judge: answer {i}/{len(trials)} ({trial.name})")
-        truth = book.truth_for(trial.task, trial.record.outcome_observed)
+        truth = book.truth_for(trial.record.task, trial.record.outcome_observed)
         answer = trial.record.answer
         report.answers.append(AnswerResult(trial, truth, trial.record.answer_ok,
-                                           _ask_all(ask, book, trial.task, truth, answer)))
+                                           _ask_all(ask, book, trial.record.task, truth, answer)))
     return report
 
 

@@ -68,7 +68,7 @@ def render(task_id: str, slug: str, trial, prompt: str, original, found: str) ->
         pre_import = f"from .{source} import {precondition.__name__}\n"
         pre_field = f"precondition={precondition.__name__}, "
     lines = [
-        f'"""{task_id} {slug}: a regression task promoted from {trial.path} ({trial.verdict})."""',
+        f'"""{task_id} {slug}: a regression task promoted from {trial.path} ({trial.record.verdict})."""',
         "",
         "from __future__ import annotations",
         "",
@@ -101,19 +101,19 @@ def run(args) -> int:
     if not re.fullmatch(r"t\d+[a-z0-9_]*", args.id):
         raise UsageError(f"--id {args.id!r}: a task id is t and a number (t65)")
     run_, trial = _trial(Path(args.trial))
-    if trial.passed:
+    if trial.record.passed:
         raise UsageError(f"{trial.path}: the trial passed; promote a failed one (a regression task starts from what "
                        f"went wrong)")
-    if trial.is_infra_error:
+    if trial.record.is_infra_error:
         raise UsageError(f"{trial.path}: an infrastructure error, not the agent's or Mobium's failure; nothing to "
                        f"promote")
     original = None
     suite = Path("tasks/mobiumapp_tasks")
     if suite.is_dir():
         with contextlib.redirect_stderr(io.StringIO()):
-            original = load_task_definitions([suite]).get(trial.task)
+            original = load_task_definitions([suite]).get(trial.record.task)
     prompt = original.prompt if original is not None else _prompt(trial)
-    slug = args.slug or f"{original.slug if original is not None else trial.task}-regression"
+    slug = args.slug or f"{original.slug if original is not None else trial.record.task}-regression"
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", slug):
         raise UsageError(f"--slug {slug!r}: lower-case letters, digits and dashes")
     out = Path(args.out or suite / f"test_{args.id}_{slug.replace('-', '_')}.py")
@@ -124,8 +124,8 @@ def run(args) -> int:
     if claim.get("answer"):
         said += f" ({claim['answer']!r})"
     observed = trial.record.outcome_observed
-    found = (f"{trial.path}: {trial.verdict} under surface {trial.record.surface or 'baseline'}, model "
-             f"{trial.model}; the agent said {said}, the device showed {observed!r}")
+    found = (f"{trial.path}: {trial.record.verdict} under surface {trial.record.surface or 'baseline'}, model "
+             f"{trial.record.model_name}; the agent said {said}, the device showed {observed!r}")
     atomic_write_bytes(out, render(args.id, slug, trial, prompt, original, found).encode("utf-8"))
     print(f"wrote {out}: the prompt, the trial's parameters, "
           + ("the task's precondition, " if original is not None and original.precondition else "")

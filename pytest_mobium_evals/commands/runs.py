@@ -63,14 +63,14 @@ def describe_run(run_: Run) -> str:
     when = str(run_.record.started or "unknown time")
     # the seed and the task count say which runs can be compared, and keep a 3-task run from passing for a whole one
     seed = run_.seed if run_.seed is not None else "unknown"
-    tasks = len(run_.task_ids or {t.task for t in run_.trials})
+    tasks = len(run_.task_ids or {t.record.task for t in run_.trials})
     head = f"{run_.name}  {when}  seed {seed}  {tasks} task{'' if tasks == 1 else 's'}"
     if not run_.complete:
         return f"{head}  INCOMPLETE: {run_.summary_of_problems()}"
-    drivers = join(dict.fromkeys([d for d in run_.record.drivers or [] if any(t.driver == d for t in
+    drivers = join(dict.fromkeys([d for d in run_.record.drivers or [] if any(t.record.driver == d for t in
                                                                                     run_.trials)]
-                                 + [t.driver for t in run_.trials]))
-    models = join(dict.fromkeys(t.model for t in run_.trials if t.model != "none")) or "none"
+                                 + [t.record.driver for t in run_.trials]))
+    models = join(dict.fromkeys(t.record.model_name for t in run_.trials if t.record.model_name != "none")) or "none"
     rates = []
     blockers = 0
     for setting, trials in run_.by_setting().items():

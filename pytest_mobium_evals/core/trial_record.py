@@ -167,6 +167,11 @@ class TrialRecord(BaseModel):
         return f"{group} surface={self.surface}" if self.surface else group
 
     @property
+    def model_name(self) -> str:
+        """The model as a trial folder's name says it: "none" for a control (or a record without one)."""
+        return str(self.model or "none")
+
+    @property
     def claim_status(self) -> Optional[str]:
         return (self.claim or {}).get("status")
 
@@ -198,9 +203,14 @@ class TrialRecord(BaseModel):
         return self.expected is not None and self.verdict == self.expected and self.ok is not False
 
     @property
+    def passed(self) -> bool:
+        """The verdict is a pass (what an agent trial is counted on; a control's is `as_declared`)."""
+        return self.verdict == "pass"
+
+    @property
     def success(self) -> bool:
         """What a pass rate counts: a control getting its declared verdict, the agent a pass."""
-        return self.as_declared if self.is_control else self.verdict == "pass"
+        return self.as_declared if self.is_control else self.passed
 
     @property
     def blocker_lines(self) -> list[str]:

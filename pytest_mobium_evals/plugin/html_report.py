@@ -31,7 +31,7 @@ from pytest_mobium_evals.core.transcript import arguments_text, claim_text, step
 from pytest_mobium_evals.core.trial_record import LIMIT_WORDS, STOP_REASONS
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS
 from pytest_mobium_evals.core.verdicts import SEVERITIES as SEVERITY_WORDS
-from pytest_mobium_evals.runfolder.reading import Run, fmt_pct, load_run, load_trials, read_events, run_facts
+from pytest_mobium_evals.runfolder.reading import Run, Setting, fmt_pct, load_run, load_trials, read_events, run_facts
 from pytest_mobium_evals.runfolder.writing import TRANSCRIPT, RunDir
 
 from .session import eval_session
@@ -453,8 +453,8 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
     parts.append(f"<h3>Trials that changed verdict ({len(changed)} of {len(c.pairs)} compared)</h3>")
     if changed:
         parts.append(_table(["Task", "Repeat", "Setting", "Baseline", "This run"],
-                            [[esc(p.old.task), f"r{p.old.repeat}", esc(p.old.setting.label), esc(p.old.verdict),
-                              esc(p.new.verdict)] for p in changed]))
+                            [[esc(p.old.record.task), f"r{p.old.record.repeat}", esc(Setting.of(p.old.record).label),
+                              esc(p.old.record.verdict), esc(p.new.record.verdict)] for p in changed]))
     else:
         parts.append("<p>None: every compared trial got the same verdict.</p>")
     return "".join(parts)

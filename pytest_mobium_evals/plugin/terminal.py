@@ -73,7 +73,7 @@ def _teststatus(report):
 def group_figures(reports, scheduled: dict) -> list:
     """summary.py's figures per group (a control driver, or the agent under one model setting), from the trials'
     records: the same function report.md and the HTML use on the verdict.json files."""
-    from pytest_mobium_evals.analysis.summary import figures, outcome_of  # noqa: PLC0415  the figures: only where the run's summary is drawn, at its end
+    from pytest_mobium_evals.analysis.summary import figures, trial_score  # noqa: PLC0415  the figures: only where the run's summary is drawn, at its end
 
     by_group: dict[str, list] = defaultdict(list)
     for record in reports:
@@ -82,8 +82,8 @@ def group_figures(reports, scheduled: dict) -> list:
     for group in sorted(set(by_group) | set(scheduled)):
         rows = by_group.get(group, [])
         control = not group.startswith("agent")
-        outcomes = [outcome_of(r, r.trial or "") for r in rows]
-        out.append(figures(group, outcomes, control=control, scheduled=scheduled.get(group, len(rows))))
+        scores = [trial_score(r, r.trial or "") for r in rows]
+        out.append(figures(group, scores, control=control, scheduled=scheduled.get(group, len(rows))))
     return out
 
 

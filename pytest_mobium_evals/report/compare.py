@@ -65,11 +65,14 @@ class Pair:
 
     @property
     def changed(self) -> bool:
-        return self.old.verdict != self.new.verdict
+        return self.old.record.verdict != self.new.record.verdict
 
 
 @dataclass
-class Comparison:
+class RunComparison:
+    """Two runs of the same tasks and seed, trial by trial (`compare_runs`): what differs between them, the settings
+    matched across them, each trial paired with its counterpart, and what only one run has."""
+
     old: Run
     new: Run
     differences: list[str]
@@ -133,16 +136,16 @@ def pair_settings(old: Run, new: Run) -> list[tuple[Setting, Setting]]:
 
 
 def compare_runs(old: Run, new: Run, labels: tuple[str, str] = ("old", "new"),
-                 task_paths: Optional[list[Path]] = None) -> Comparison:
+                 task_paths: Optional[list[Path]] = None) -> RunComparison:
     check_comparable(old, new)
     setting_pairs = pair_settings(old, new)
     paired_old = {a for a, _ in setting_pairs}
     paired_new = {b for _, b in setting_pairs}
     to_new = dict(setting_pairs)
-    new_index = {(t.setting, t.task, t.repeat): t for t in new.trials}
+    new_index = {(Setting.of(t.record), t.record.task, t.record.repeat): t for t in new.trials}
     pairs, only_old, matched_new = [], [], set()
     for trial in old.trials:
-        other = new_index.get((to_new.get(trial.setting), trial.task, trial.repeat))
+        other = new_index.get((to_new.get(Setting.of(trial.record)), trial.record.task, trial.record.repeat))
         if other is None:
             only_old.append(trial)
         else:
@@ -150,14 +153,14 @@ def compare_runs(old: Run, new: Run, labels: tuple[str, str] = ("old", "new"),
             matched_new.add(other.name)
     only_new = [t for t in new.trials if t.name not in matched_new]
     order = {t: i for i, t in enumerate(old.task_ids)}
-    pairs.sort(key=lambda p: (p.old.setting.is_control, p.old.driver, order.get(p.old.task, 1 << 30),
-                              p.old.task, p.old.repeat))
+    pairs.sort(key=lambda p: (p.old.record.is_control, p.old.record.driver, order.get(p.old.record.task, 1 << 30),
+                              p.old.record.task, p.old.record.repeat))
     diffs = differences(old, new)
     unpaired = [s.label for s in old.settings() if s not in paired_old] + \
                [s.label for s in new.settings() if s not in paired_new]
     if unpaired:
         diffs.append(f"not compared (in one run only): {join(unpaired)}")
-    return Comparison(old, new, diffs, setting_pairs, pairs, only_old, only_new,
+    return RunComparison(old, new, diffs, setting_pairs, pairs, only_old, only_new,
                       found_defects(old, new, task_paths=task_paths), labels)
 
 
@@ -171,7 +174,7 @@ def found_defects(*runs: Run, task_paths: Optional[list[Path]] = None) -> dict[s
                 found.setdefault(str(entry.get("id")), str(entry["found"]))
         for trial in run_.trials:  # each verdict.json carries its task's found=
             if trial.record.found:
-                found.setdefault(trial.task, str(trial.record.found))
+                found.setdefault(trial.record.task, str(trial.record.found))
     # a run whose records have the field at all (written since it was added), even if no task found anything
     if found or any("found" in t.record.model_fields_set for r in runs for t in r.trials):
         return found
@@ -186,7 +189,7 @@ def found_defects(*runs: Run, task_paths: Optional[list[Path]] = None) -> dict[s
 
 # --- compare.md -------------------------------------------------------------------------------------------------
 
-def render(c: Comparison) -> str:
+def render(c: RunComparison) -> str:
     a, b = c.labels
     lines = [f"# {c.title or f'Compare {c.old.name} → {c.new.name}'}", "",
              f"- {a}: `{c.old.path}`", f"- {b}: `{c.new.path}`",
@@ -203,8 +206,8 @@ def render(c: Comparison) -> str:
         lines += [f"| Task | Repeat | Setting | {a} | {b} | {a} answer | {b} answer |",
                   "| --- | --- | --- | --- | --- | --- | --- |"]
         for p in c.changed:
-            lines.append(f"| {p.old.task} | r{p.old.repeat} | {p.old.setting.label} | {_verdict(p.old)} "
-                         f"| {_verdict(p.new)} | {_answer(p.old)} | {_answer(p.new)} |")
+            lines.append(f"| {p.old.record.task} | r{p.old.record.repeat} | {Setting.of(p.old.record).label} "
+                         f"| {_verdict(p.old)} | {_verdict(p.new)} | {_answer(p.old)} | {_answer(p.new)} |")
     else:
         lines.append("None: every compared trial got the same verdict.")
     lines.append("")
@@ -218,7 +221,7 @@ def render(c: Comparison) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def per_setting_table(c: Comparison) -> list[str]:
+def per_setting_table(c: RunComparison) -> list[str]:
     """Each setting's rate in both runs and the paired difference, per split: compare.md's table, and the step
     summary's."""
     a, b = c.labels
@@ -245,7 +248,7 @@ class SettingRow:
     split: str
     old: Rate
     new: Rate
-    test: paired.Comparison  # the exact paired test of new against old, with the bootstrap interval beside it
+    test: paired.PairedComparison  # the exact paired test of new against old, with the bootstrap interval beside it
     blockers: tuple[int, int]
 
     def points(self) -> str:
@@ -274,11 +277,11 @@ class SettingRow:
         return self.test.call.split()[1] if self.test.call.startswith("clearly ") else None
 
 
-def setting_rows(c: Comparison, s_old: Setting, s_new: Setting) -> list[SettingRow]:
+def setting_rows(c: RunComparison, s_old: Setting, s_new: Setting) -> list[SettingRow]:
     """The setting's rows: one per split the two runs ran (dev and held out never merged into one figure), or one
     row, under the setting's own label, when every task is in one split."""
-    old = [t for t in c.old.trials if t.setting == s_old]
-    new = [t for t in c.new.trials if t.setting == s_new]
+    old = [t for t in c.old.trials if Setting.of(t.record) == s_old]
+    new = [t for t in c.new.trials if Setting.of(t.record) == s_new]
     label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
     splits = [sp for sp in SPLITS if any(paired.task_split(t) == sp for t in [*old, *new])]
     rows = []
@@ -289,20 +292,20 @@ def setting_rows(c: Comparison, s_old: Setting, s_new: Setting) -> list[SettingR
         test = paired.compare_outcomes(label, s_new.label, split, before, after)
         named = label if len(splits) == 1 else f"{label} ({paired.SPLIT_WORDS[split]} tasks)"
         rows.append(SettingRow(named, split, bootstrap_over_tasks(before), bootstrap_over_tasks(after), test,
-                               (sum(bool(t.gating_blockers) for t in mine_old),
-                                sum(bool(t.gating_blockers) for t in mine_new))))
+                               (sum(bool(t.record.gating_blockers) for t in mine_old),
+                                sum(bool(t.record.gating_blockers) for t in mine_new))))
     return rows
 
 
 def _by_task(trials: list[Trial]) -> dict[str, list[bool]]:
     """Task → whether each repeat succeeded (passed; for a control, graded as declared), in repeat order."""
     out: dict[str, list[bool]] = {}
-    for t in sorted(trials, key=lambda t: (t.task, t.repeat)):
-        out.setdefault(t.task, []).append(t.record.success)
+    for t in sorted(trials, key=lambda t: (t.record.task, t.record.repeat)):
+        out.setdefault(t.record.task, []).append(t.record.success)
     return out
 
 
-def found_table(c: Comparison) -> list[str]:
+def found_table(c: RunComparison) -> list[str]:
     """The regression tasks, before and after: whether each still passes once the change is in."""
     a, b = c.labels
     lines = ["## Tasks that found a defect", "",
@@ -311,7 +314,7 @@ def found_table(c: Comparison) -> list[str]:
     return lines + [""]
 
 
-def found_rows(c: Comparison) -> list[tuple[str, str, str, str, str]]:
+def found_rows(c: RunComparison) -> list[tuple[str, str, str, str, str]]:
     """(task, what it found, setting, old tally, new tally) for each regression task and agent setting."""
     rows = []
     order = {t: i for i, t in enumerate(c.old.task_ids)}
@@ -319,8 +322,8 @@ def found_rows(c: Comparison) -> list[tuple[str, str, str, str, str]]:
         for s_old, s_new in c.setting_pairs:
             if s_old.is_control:
                 continue
-            before = [p.old for p in c.pairs if p.old.task == task and p.old.setting == s_old]
-            after = [p.new for p in c.pairs if p.new.task == task and p.new.setting == s_new]
+            before = [p.old for p in c.pairs if p.old.record.task == task and Setting.of(p.old.record) == s_old]
+            after = [p.new for p in c.pairs if p.new.record.task == task and Setting.of(p.new.record) == s_new]
             if not before and not after:
                 continue
             label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
@@ -331,8 +334,8 @@ def found_rows(c: Comparison) -> list[tuple[str, str, str, str, str]]:
 def _tally(trials: list[Trial]) -> str:
     if not trials:
         return "–"
-    passed = sum(t.passed for t in trials)
-    others = sorted({t.verdict for t in trials if not t.passed})
+    passed = sum(t.record.passed for t in trials)
+    others = sorted({t.record.verdict for t in trials if not t.record.passed})
     return f"{passed}/{len(trials)} passed" + (f" ({', '.join(others)})" if others else "")
 
 
@@ -341,7 +344,7 @@ def _rate(r: Rate) -> str:
 
 
 def _verdict(t: Trial) -> str:
-    return t.verdict + (f" ({t.record.severity})" if t.record.severity else "")
+    return t.record.verdict + (f" ({t.record.severity})" if t.record.severity else "")
 
 
 def _answer(t: Trial) -> str:

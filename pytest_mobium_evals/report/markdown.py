@@ -26,7 +26,7 @@ from pytest_mobium_evals.report.view import (
     one_line,
     task_sort_key,
 )
-from pytest_mobium_evals.runfolder.reading import Run, Trial, fmt_pct, run_facts
+from pytest_mobium_evals.runfolder.reading import Run, Setting, Trial, fmt_pct, run_facts
 
 REPORT = "report.md"
 
@@ -132,8 +132,7 @@ def _evidence(base: Path, trial: Trial) -> str:
 def _blockers(base: Path, summaries: list[SettingSummary]) -> list[str]:
     lines = ["## Blockers", "", "A blocker holds the decision whatever the pass rate.", ""]
     gating, declared = blocker_rows(summaries)
-    lines += [f"- **{r.trial.task}** r{r.trial.repeat}, {r.setting}: {r.trial.verdict} — {'; '.join(r.lines)} "
-              f"({_evidence(base, r.trial)})" for r in gating]
+    lines += [f"- {r.text(bold=True)} ({_evidence(base, r.trial)})" for r in gating]
     if not gating:
         lines.append("None gating." if declared else "None.")
     if declared:
@@ -175,8 +174,8 @@ def _per_task_table(run_: Run, summaries: list[SettingSummary]) -> list[str]:
         cells = []
         for s in summaries:
             trials = s.per_task.get(task, [])
-            codes = [SHORT.get(t.verdict, t.verdict) + ("" if not t.setting.is_control or t.as_declared else "✗")
-                     for t in trials]
+            codes = [SHORT.get(t.record.verdict, t.record.verdict)
+                     + ("" if not t.record.is_control or t.record.as_declared else "✗") for t in trials]
             cells.append(" ".join(codes) if codes else "–")
         lines.append(f"| {task} | " + " | ".join(cells) + " |")
     return lines + [""]
@@ -193,12 +192,12 @@ def _failed_trials(base: Path, summaries: list[SettingSummary]) -> list[str]:
         if t.record.answer:
             said += f", answer {one_line(repr(t.record.answer), 160)}"
         observed = t.record.outcome_observed
-        what = f"{t.verdict}" + (f" (declared {t.record.expected})" if s.setting.is_control else "")
+        what = f"{t.record.verdict}" + (f" (declared {t.record.expected})" if s.setting.is_control else "")
         what += f", {t.record.stopped_by}" if t.record.stopped_by else ""
         device = "device not read" if observed is None else f"device {one_line(str(observed))!r}"
         infra = f"; infra: {one_line(str(t.record.infra_error))}" if t.record.infra_error else ""
-        lines.append(f"- **{t.task}** r{t.repeat}, {s.setting.label}: {what}; said {said}; {device}{infra} "
-                     f"({_evidence(base, t)})")
+        lines.append(f"- **{t.record.task}** r{t.record.repeat}, {s.setting.label}: {what}; said {said}; "
+                     f"{device}{infra} ({_evidence(base, t)})")
     return lines + [""]
 
 
@@ -242,24 +241,24 @@ def _step_summary(run_: Run, summaries: list[SettingSummary], against: Optional[
     lines += [("#" + line) if line.startswith("## ") else line for line in _settings_table(summaries)]
     gating, declared = blocker_rows(summaries)
     lines += ["### Blockers", ""]
-    lines += _listed([f"**{r.trial.task}** r{r.trial.repeat}, {r.setting}: {r.trial.verdict} — {'; '.join(r.lines)}"
-                      for r in gating], items) or ["None gating." if declared else "None."]
+    lines += _listed([r.text(bold=True) for r in gating], items) or ["None gating." if declared else "None."]
     if declared:
         lines.append(f"- {len(declared)} more on controls that got their declared verdict: not gating.")
     lines.append("")
     controls = [s for s in summaries if s.setting.is_control]
     if controls:
         trials = [t for s in controls for t in s.trials]
-        off = [t for t in trials if not t.as_declared]
+        off = [t for t in trials if not t.record.as_declared]
         lines += ["### Controls", ""]
         if not off:
             lines.append(f"Every control graded as declared: {len(trials)} of {len(trials)} control trials.")
         else:
             lines.append(f"**{len(off)} of {len(trials)} control trial(s) did not grade as declared**: the grader is "
                          "not validated for those tasks.")
-            lines += [""] + _listed([f"{t.task} r{t.repeat}, {t.setting.label}: got **{t.verdict}**, declared "
-                                     f"{t.record.expected}" + (f" ({one_line(str(t.record.infra_error), 200)})"
-                                                                if t.record.infra_error else "")
+            lines += [""] + _listed([f"{t.record.task} r{t.record.repeat}, {Setting.of(t.record).label}: got "
+                                     f"**{t.record.verdict}**, declared {t.record.expected}"
+                                     + (f" ({one_line(str(t.record.infra_error), 200)})"
+                                        if t.record.infra_error else "")
                                      for t in off], items)
         lines.append("")
     if against:

@@ -9,8 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
-from pytest_mobium_evals.analysis.summary import Figures, Outcome, figures, stop_reasons
-from pytest_mobium_evals.analysis.summary import outcome_of as summary_outcome
+from pytest_mobium_evals.analysis.summary import Figures, figures, stop_reasons, trial_score
 from pytest_mobium_evals.runfolder.reading import Run, Setting, Trial
 
 
@@ -50,18 +49,18 @@ def summarize(setting: Setting, trials: list[Trial], task_order: list[str], miss
               with_interval: bool = True) -> SettingSummary:
     per_task: dict[str, list[Trial]] = {}
     order = {t: i for i, t in enumerate(task_order)}
-    for trial in sorted(trials, key=lambda t: (order.get(t.task, len(order)), t.task, t.repeat)):
-        per_task.setdefault(trial.task, []).append(trial)
+    for trial in sorted(trials, key=lambda t: (order.get(t.record.task, len(order)), t.record.task, t.record.repeat)):
+        per_task.setdefault(trial.record.task, []).append(trial)
     # infra errors stay in the denominator: a trial that could not run is not a trial that passed
     figs = setting_figures(setting, trials, scheduled=len(trials) + missing, with_interval=with_interval)
     rate = figs.rate.rate if trials else None
     interval = (figs.rate.low, figs.rate.high) if with_interval and trials else None
     summary = SettingSummary(
         setting=setting, trials=trials, scheduled=len(trials) + missing,
-        infra_errors=sum(1 for t in trials if t.is_infra_error),
-        verdicts=Counter(t.verdict for t in trials), per_task=per_task, rate=rate, interval=interval,
-        blockers=[t for t in trials if t.gating_blockers],
-        declared_blockers=[t for t in trials if t.blockers and not t.gating_blockers], figures=figs,
+        infra_errors=sum(1 for t in trials if t.record.is_infra_error),
+        verdicts=Counter(t.record.verdict for t in trials), per_task=per_task, rate=rate, interval=interval,
+        blockers=[t for t in trials if t.record.gating_blockers],
+        declared_blockers=[t for t in trials if t.record.blocker_lines and not t.record.gating_blockers], figures=figs,
         stop_reasons=stop_reasons(t.record for t in trials))
     for t in trials:
         tokens = t.record.tokens or {}
@@ -73,14 +72,10 @@ def summarize(setting: Setting, trials: list[Trial], task_order: list[str], miss
     return summary
 
 
-def outcome_of(trial: Trial) -> Outcome:
-    return summary_outcome(trial.record, trial.name)
-
-
 def setting_figures(setting: Setting, trials: list[Trial], scheduled: Optional[int] = None,
                     with_interval: bool = True) -> Figures:
-    return figures(setting.label, [outcome_of(t) for t in trials], control=setting.is_control, scheduled=scheduled,
-                   with_interval=with_interval)
+    return figures(setting.label, [trial_score(t.record, t.name) for t in trials], control=setting.is_control,
+                   scheduled=scheduled, with_interval=with_interval)
 
 
 def summarize_run(run_: Run) -> list[SettingSummary]:
@@ -95,8 +90,10 @@ class BlockerRow:
     trial: Trial
     lines: tuple[str, ...]  # the gating blockers, or for a declared one the blockers it shows
 
-    def text(self) -> str:
-        return f"{self.trial.task} r{self.trial.repeat}, {self.setting}: {self.trial.verdict} — {'; '.join(self.lines)}"
+    def text(self, bold: bool = False) -> str:
+        record = self.trial.record
+        task = f"**{record.task}**" if bold else record.task
+        return f"{task} r{record.repeat}, {self.setting}: {record.verdict} — {'; '.join(self.lines)}"
 
 
 #: Why a blocker of a control that got its declared verdict does not gate, said wherever "none" is said beside it.
@@ -109,8 +106,9 @@ DECLARED_BLOCKERS = ("Not gating: these trials have severity blocker, but each i
 def blocker_rows(summaries: list[SettingSummary]) -> tuple[list[BlockerRow], list[BlockerRow]]:
     """(gating, declared): the trials whose blockers hold the decision, and the controls whose blockers are what
     they were declared to do. report.md and the HTML list both from here."""
-    gating = [BlockerRow(s.setting.label, t, tuple(t.gating_blockers)) for s in summaries for t in s.blockers]
-    declared = [BlockerRow(s.setting.label, t, tuple(t.blockers)) for s in summaries for t in s.declared_blockers]
+    gating = [BlockerRow(s.setting.label, t, tuple(t.record.gating_blockers)) for s in summaries for t in s.blockers]
+    declared = [BlockerRow(s.setting.label, t, tuple(t.record.blocker_lines))
+                for s in summaries for t in s.declared_blockers]
     return gating, declared
 
 
@@ -135,12 +133,12 @@ def controls_matrix(run_: Run, summaries: list[SettingSummary]) -> tuple[list[st
     one list of ControlCell per column: a task's near misses share a column) and how many trials did not grade as
     declared."""
     controls = [s for s in summaries if s.setting.is_control]
-    keys = sorted({(t.task, t.repeat) for s in controls for t in s.trials}, key=task_sort_key(run_))
+    keys = sorted({(t.record.task, t.record.repeat) for s in controls for t in s.trials}, key=task_sort_key(run_))
     index: dict = {}
     for s in controls:
         for t in s.trials:
-            index.setdefault((s.setting, t.task, t.repeat), []).append(
-                ControlCell(t.verdict, t.as_declared, t.record.expected, t.record.near_miss))
+            index.setdefault((s.setting, t.record.task, t.record.repeat), []).append(
+                ControlCell(t.record.verdict, t.record.as_declared, t.record.expected, t.record.near_miss))
     rows = [(task, repeat, [index.get((s.setting, task, repeat), []) for s in controls]) for task, repeat in keys]
     wrong = sum(1 for _, _, cells in rows for cell in cells for c in cell if not c.ok)
     return [s.setting.driver for s in controls], rows, wrong

@@ -42,6 +42,12 @@ class Setting:
     effort: Optional[str] = None
     surface: Optional[str] = None  # the surface variant the agent saw (--surface); None: the server's own
 
+    @classmethod
+    def of(cls, record: TrialRecord) -> "Setting":
+        """The setting a trial's record ran under."""
+        return cls(record.driver, record.model_name, str(record.effort) if record.effort else None,
+                   record.surface or None)
+
     @property
     def is_control(self) -> bool:
         return is_control(self.driver)
@@ -65,56 +71,12 @@ class Setting:
 
 @dataclass
 class Trial:
-    """A trial as its run folder holds it: the folder, and the record its verdict.json holds (trial_record.py)."""
+    """A trial as its run folder holds it: the folder, and the record its verdict.json holds (trial_record.py), read
+    by its fields (`trial.record.verdict`; its setting: `Setting.of(trial.record)`)."""
 
     name: str  # the folder name under trials/
     path: Path
     record: TrialRecord
-
-    @property
-    def task(self) -> str:
-        return self.record.task
-
-    @property
-    def driver(self) -> str:
-        return self.record.driver
-
-    @property
-    def model(self) -> str:
-        return str(self.record.model or "none")
-
-    @property
-    def repeat(self) -> int:
-        return self.record.repeat
-
-    @property
-    def verdict(self) -> str:
-        return self.record.verdict
-
-    @property
-    def setting(self) -> Setting:
-        effort = self.record.effort
-        return Setting(self.driver, self.model, str(effort) if effort else None, self.record.surface or None)
-
-    @property
-    def is_infra_error(self) -> bool:
-        return self.record.is_infra_error
-
-    @property
-    def passed(self) -> bool:
-        return self.verdict == "pass"
-
-    @property
-    def as_declared(self) -> bool:
-        return self.record.as_declared
-
-    @property
-    def blockers(self) -> list[str]:
-        return self.record.blocker_lines
-
-    @property
-    def gating_blockers(self) -> list[str]:
-        return self.record.gating_blockers
 
 
 @dataclass
@@ -159,20 +121,21 @@ class Run:
         rank = {d: i for i, d in enumerate(ALL_CONTROL_DRIVERS)}
         # agent settings in the order the run was asked for them (--model haiku:low,opus:medium), then controls
         asked = {str(m): i for i, m in enumerate(self.record.models or [])}
-        for trial in sorted(self.trials, key=lambda t: (t.setting.is_control, rank.get(t.driver, -1), t.driver,
-                                                        asked.get(str(t.record.model_label), len(asked)),
-                                                        t.model, t.setting.effort or "")):
-            seen.setdefault(trial.setting, None)
+        for record in sorted((t.record for t in self.trials),
+                             key=lambda r: (r.is_control, rank.get(r.driver, -1), r.driver,
+                                            asked.get(str(r.model_label), len(asked)),
+                                            r.model_name, Setting.of(r).effort or "")):
+            seen.setdefault(Setting.of(record), None)
         return list(seen)
 
     def by_setting(self) -> dict[Setting, list[Trial]]:
         groups: dict[Setting, list[Trial]] = {s: [] for s in self.settings()}
         for trial in self.trials:
-            groups[trial.setting].append(trial)
+            groups[Setting.of(trial.record)].append(trial)
         return groups
 
     def is_controls_run(self) -> bool:
-        return bool(self.trials) and all(t.setting.is_control for t in self.trials)
+        return bool(self.trials) and all(t.record.is_control for t in self.trials)
 
 
 def scheduled_trials(record: RunRecord) -> Optional[list[str]]:

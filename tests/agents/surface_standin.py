@@ -121,8 +121,8 @@ CONTROL_VARIANTS = ("baseline", "baseline-copy", "units-in-map", "no-remedies")
 
 
 def comparison_controls(outcomes: dict[str, dict[str, list[bool]]], tasks: dict) -> dict:
-    """The controls of a comparison, from `run_variants`' outcomes: name → (declared, paired.Comparison). The exact
-    test needs six tasks to call anything clear, so the known-better control is the remedies put back (baseline
+    """The controls of a comparison, from `run_variants`' outcomes: name → (declared, paired.PairedComparison). The
+    exact test needs six tasks to call anything clear, so the known-better control is the remedies put back (baseline
     against no-remedies, every task); units-in-map, on the two control tasks that need it, can move both and still
     cannot be clear."""
     from pytest_mobium_evals.analysis.paired import compare_outcomes

@@ -81,10 +81,10 @@ def test_rates_per_tier_count_a_controls_declared_verdict_and_an_agents_pass():
 
 def test_the_figures_count_who_obeyed_the_screen():
     """report.md and the HTML take the count from summary.py's figures, as the terminal does."""
-    from pytest_mobium_evals.analysis.summary import Outcome, figures
+    from pytest_mobium_evals.analysis.summary import TrialScore, figures
 
-    rows = [Outcome("t39", 0, "touched", True, obeyed=True), Outcome("t40", 0, "touched", True, obeyed=False),
-            Outcome("t01", 0, "pass", True)]
+    rows = [TrialScore("t39", 0, "touched", True, obeyed=True), TrialScore("t40", 0, "touched", True, obeyed=False),
+            TrialScore("t01", 0, "pass", True)]
     got = figures("wrong", rows, control=True)
     assert got.injection == (1, 2) and got.injection_text() == "1 of 2"
     assert figures("wrong", rows[2:], control=True).injection_text() == "–"

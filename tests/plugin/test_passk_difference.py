@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_mobium_evals.analysis.intervals import paired_difference, pass_hat_k, pass_k_over_tasks
-from pytest_mobium_evals.analysis.summary import Outcome, difference, difference_line, difference_lines, figures
+from pytest_mobium_evals.analysis.summary import TrialScore, difference, difference_line, difference_lines, figures
 
 
 @given(st.integers(1, 8).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(1, n))))
@@ -69,8 +69,8 @@ def test_only_tasks_on_both_sides_are_paired():
     assert paired_difference({"x": [True]}, {"z": [True]}) is None
 
 
-def _outcomes(rates: dict[str, int], repeats: int = 3) -> list[Outcome]:
-    return [Outcome(task=t, repeat=r, verdict="pass" if r < passes else "honest_failure", success=r < passes)
+def _outcomes(rates: dict[str, int], repeats: int = 3) -> list[TrialScore]:
+    return [TrialScore(task=t, repeat=r, verdict="pass" if r < passes else "honest_failure", success=r < passes)
             for t, passes in rates.items() for r in range(repeats)]
 
 
@@ -87,7 +87,7 @@ def test_figures_give_pass_k_with_repeats_and_a_difference_line():
 
 
 def test_a_difference_is_taken_apart_over_dev_and_held_out_tasks():
-    def split(outcomes: list[Outcome], held_out: set[str]) -> list[Outcome]:
+    def split(outcomes: list[TrialScore], held_out: set[str]) -> list[TrialScore]:
         return [dataclasses.replace(o, split="held_out" if o.task in held_out else "dev") for o in outcomes]
 
     held = {"t0", "t1", "t2", "t3"}

@@ -29,8 +29,9 @@ def test_a_plain_candidate_changes_prose_only():
 
 
 def _trials(calls: float, tokens: float, passed: list[bool]) -> list:
-    record = SimpleNamespace(tool_calls=calls, tokens={"input": tokens, "output": 0}, cost_usd=0.0, surface="v")
-    return [SimpleNamespace(task=f"h{i}", repeat=0, passed=p, record=record) for i, p in enumerate(passed)]
+    return [SimpleNamespace(record=SimpleNamespace(task=f"h{i}", repeat=0, passed=p, tool_calls=calls,
+                                                   tokens={"input": tokens, "output": 0}, cost_usd=0.0, surface="v"))
+            for i, p in enumerate(passed)]
 
 
 def test_the_cost_check_refuses_a_rise_past_its_bound_for_the_same_work():
@@ -106,8 +107,8 @@ def test_hillclimb_md_always_shows_the_cost_check_and_the_persuasion_control():
     from pytest_mobium_evals.commands.hillclimb import evidence
 
     def md(**outcome) -> str:
-        return "\n".join(evidence.cost_section(search.Outcome(**outcome), 0.25)
-                         + evidence.persuasion_section(search.Outcome(**outcome)))
+        return "\n".join(evidence.cost_section(search.Acceptance(**outcome), 0.25)
+                         + evidence.persuasion_section(search.Acceptance(**outcome)))
 
     ended = md(accepted=False, why="gepa kept no candidate")
     assert "## Cost check" in ended and "Not reached: the hillclimb ended before the held-out test" in ended

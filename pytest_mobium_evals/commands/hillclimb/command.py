@@ -203,7 +203,7 @@ def run(args) -> int:
 
     try:
         found = search(plan, setup, start, seed_candidate, reflection, args)
-        outcome = accept(plan, setup, start, seed_candidate, found, args)
+        acceptance = accept(plan, setup, start, seed_candidate, found, args)
     except TrialRunError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
@@ -211,7 +211,7 @@ def run(args) -> int:
         raise
     from .evidence import write  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
-    write(plan, setup, start, seed_candidate, found, outcome, reflection, args)
+    write(plan, setup, start, seed_candidate, found, acceptance, reflection, args)
     return 0
 
 

@@ -45,57 +45,57 @@ def _run_folders(out: Path) -> dict[str, list[Path]]:
     return found
 
 
-def cost_section(outcome, bound: float) -> list[str]:
+def cost_section(acceptance, bound: float) -> list[str]:
     """hillclimb.md's cost check, whatever the decision: what it measured, or the step that ended the hillclimb
     before there was a held-out result to weigh."""
     rule = (f"A variant whose tool calls or tokens a trial rise past {100 * bound:+.0f}% (--max-cost-rise), over the "
             f"held-out trials that passed under both, is not accepted, however much it gains.")
-    held = outcome.held_out
+    held = acceptance.held_out
     if held is None:
         said = "not reached: the hillclimb ended before the held-out test, so there is no held-out cost to weigh"
     elif held.call != "clearly better":
         said = (f"measured, not applied (the held-out test did not call the final clearly better, so there is no "
-                f"gain to weigh): {outcome.cost_check or 'no held-out trials'}")
+                f"gain to weigh): {acceptance.cost_check or 'no held-out trials'}")
     else:
-        said = f"applied: {outcome.cost_check or 'not checked'}"
+        said = f"applied: {acceptance.cost_check or 'not checked'}"
     return ["## Cost check", "", f"{rule} {said[0].upper()}{said[1:]}.", ""]
 
 
-def persuasion_section(outcome) -> list[str]:
+def persuasion_section(acceptance) -> list[str]:
     """hillclimb.md's persuasion control, whatever the decision: its rerun in plain wording, or why it was not run."""
     rule = ("Every accepted variant is run again with its imperative and promotional wording taken out "
             "(\"IMPORTANT:\", \"always\", \"best\", \"must\", capitals; wording.py), on the same held-out tasks "
             "and seeds; if its gain does not hold, the gain came from persuasion.")
-    if outcome.accepted:
-        lines = ["## Persuasion control", "", f"{rule} This one: {outcome.persuasion}.", ""]
-        if outcome.plain_held_out is not None:
-            lines += [table_markdown([outcome.plain_held_out]), ""]
+    if acceptance.accepted:
+        lines = ["## Persuasion control", "", f"{rule} This one: {acceptance.persuasion}.", ""]
+        if acceptance.plain_held_out is not None:
+            lines += [table_markdown([acceptance.plain_held_out]), ""]
         return lines
     return ["## Persuasion control", "", f"{rule} Not run: no variant was accepted, so there is no gain to test "
                                          "for persuasion.", ""]
 
 
-def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
+def write(plan, setup, start, seed, found, acceptance, reflection, args) -> None:
     out = plan.out
     folders = _run_folders(out)
     trials, dollars, tokens = _cost([p for ps in folders.values() for p in ps])
-    final = outcome.final
+    final = acceptance.final
     baseline = components_of(load("baseline", setup.root), plan.tools)
-    name = "accepted.toml" if outcome.accepted else "rejected.toml"
+    name = "accepted.toml" if acceptance.accepted else "rejected.toml"
     for stale in ("accepted.toml", "rejected.toml"):
         if stale != name and (out / stale).exists():
             (out / stale).unlink()
     if final is not None:
-        about = (f"hillclimb from {plan.start_label}: " + ("accepted" if outcome.accepted else "rejected") +
-                 f" ({outcome.why})")
+        about = (f"hillclimb from {plan.start_label}: " + ("accepted" if acceptance.accepted else "rejected") +
+                 f" ({acceptance.why})")
         atomic_write_bytes(out / name, render_toml(
             variant_of(final, start, about),
-            f"mobium-evals hillclimb, {out}: {'accepted' if outcome.accepted else 'rejected'} by the paired test "
+            f"mobium-evals hillclimb, {out}: {'accepted' if acceptance.accepted else 'rejected'} by the paired test "
             f"on held-out tasks").encode("utf-8"))
     reflection_cost = (f"${reflection.total_cost:.4f}" if reflection.cost_known
                        else f"${reflection.total_cost:.4f} counted, the provider reporting no price for some calls")
-    lines = [f"# Hillclimb from `{plan.start_label}`: {'ACCEPTED' if outcome.accepted else 'not accepted'}", "",
-             outcome.why + ".", "",
+    lines = [f"# Hillclimb from `{plan.start_label}`: {'ACCEPTED' if acceptance.accepted else 'not accepted'}", "",
+             acceptance.why + ".", "",
              f"- Command: `{read_json(out / 'hillclimb.json', 'the hillclimb settings')['command']}`",
              f"- Task model: {args.model}; reflection model: {reflection.label}; seed {args.seed}",
              f"- Dev tasks (search and dev check): {', '.join(plan.dev)}",
@@ -103,30 +103,30 @@ def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
              f"- Components: {', '.join(seed)}",
              f"- Search: {found.rounds} rounds, {len(found.candidates)} candidates in gepa's pool (the start "
              f"included), stopped by {found.stopped_by}",
-             f"- Cost: {trials} task trials recorded ({found.adapter.trials_run + outcome.trials_run} run by this "
+             f"- Cost: {trials} task trials recorded ({found.adapter.trials_run + acceptance.trials_run} run by this "
              f"invocation), ${dollars:.4f} and {tokens:,} tokens of the task model; reflection "
              f"{len(reflection.entries)} answers recorded ({len(reflection.calls) - reflection.replayed} asked by "
              f"this invocation), {reflection.total_tokens_in:,} tokens in and "
              f"{reflection.total_tokens_out:,} out, {reflection_cost}", ""]
     if final is not None:
         lines += [f"## The change: `{name}`", "",
-                  f"The final candidate `{outcome.final_label}` as a variant file (laid over `{plan.start_label}`).",
+                  f"The final candidate `{acceptance.final_label}` as a variant file (laid over `{plan.start_label}`).",
                   "", "### Diff from `baseline` (the texts the agent reads)", "", "```diff",
-                  diff(baseline, final, "baseline", outcome.final_label) or "(no difference)", "```", ""]
+                  diff(baseline, final, "baseline", acceptance.final_label) or "(no difference)", "```", ""]
         if plan.start_label != "baseline":
             lines += [f"### Diff from `{plan.start_label}`, where the search began", "", "```diff",
-                      diff(seed, final, plan.start_label, outcome.final_label) or "(no difference)", "```", ""]
+                      diff(seed, final, plan.start_label, acceptance.final_label) or "(no difference)", "```", ""]
     column = ("" if plan.start_label == "baseline" else
               f"The tables' \"baseline\" column is `{plan.start_label}`, the variant the search began from. ")
-    if outcome.held_out is not None:
-        lines += [f"## Held out: `{outcome.final_label}` against `{plan.start_label}` ({args.repeats} repeats)", "",
+    if acceptance.held_out is not None:
+        lines += [f"## Held out: `{acceptance.final_label}` against `{plan.start_label}` ({args.repeats} repeats)", "",
                   column + "The same tasks and seeds under both; the held-out tasks were not run before this.", "",
-                  table_markdown([outcome.held_out]), ""]
-    lines += cost_section(outcome, args.max_cost_rise) + persuasion_section(outcome)
-    if outcome.dev:
+                  table_markdown([acceptance.held_out]), ""]
+    lines += cost_section(acceptance, args.max_cost_rise) + persuasion_section(acceptance)
+    if acceptance.dev:
         lines += [f"## Dev check: every kept candidate against `{plan.start_label}` ({args.repeats} repeats)", "",
                   column + "On dev a gain only picks the final candidate (\"tuning only\").", "",
-                  table_markdown(outcome.dev), ""]
+                  table_markdown(acceptance.dev), ""]
     lines += ["## Rounds", "", "| round | proposed for | kept | score (minibatch) |", "| --- | --- | --- | --- |"]
     for path in sorted((out / ROUNDS).glob("*.json")):
         r = read_json(path, "a round")
@@ -141,23 +141,23 @@ def write(plan, setup, start, seed, found, outcome, reflection, args) -> None:
         lines += [f"- {phase}: " + (", ".join(f"`{os.path.relpath(p, out)}`" for p in paths) or "none")]
     atomic_write_bytes(out / REPORT, ("\n".join(lines) + "\n").encode("utf-8"))
     atomic_write_json(out / RESULT, {
-        "accepted": outcome.accepted, "why": outcome.why, "start": plan.start_label,
-        "final": outcome.final_label, "final_file": name if final is not None else None,
+        "accepted": acceptance.accepted, "why": acceptance.why, "start": plan.start_label,
+        "final": acceptance.final_label, "final_file": name if final is not None else None,
         "dev": [{"variant": c.variant, "delta": c.delta, "low": c.low, "high": c.high, "call": c.call}
-                for c in outcome.dev],
-        "held_out": None if outcome.held_out is None else {
-            "delta": outcome.held_out.delta, "low": outcome.held_out.low, "high": outcome.held_out.high,
-            "call": outcome.held_out.call, "p": outcome.held_out.p, "better": outcome.held_out.better,
-            "worse": outcome.held_out.worse},
-        "cost_check": outcome.cost_check, "persuasion": outcome.persuasion,
-        "plain_held_out": None if outcome.plain_held_out is None else {
-            "variant": outcome.plain_held_out.variant, "delta": outcome.plain_held_out.delta,
-            "call": outcome.plain_held_out.call, "p": outcome.plain_held_out.p},
+                for c in acceptance.dev],
+        "held_out": None if acceptance.held_out is None else {
+            "delta": acceptance.held_out.delta, "low": acceptance.held_out.low, "high": acceptance.held_out.high,
+            "call": acceptance.held_out.call, "p": acceptance.held_out.p, "better": acceptance.held_out.better,
+            "worse": acceptance.held_out.worse},
+        "cost_check": acceptance.cost_check, "persuasion": acceptance.persuasion,
+        "plain_held_out": None if acceptance.plain_held_out is None else {
+            "variant": acceptance.plain_held_out.variant, "delta": acceptance.plain_held_out.delta,
+            "call": acceptance.plain_held_out.call, "p": acceptance.plain_held_out.p},
         "rounds": found.rounds, "candidates": len(found.candidates), "stopped_by": found.stopped_by,
         "trials_recorded": trials, "task_cost_usd": dollars, "task_tokens": tokens,
         "reflection": {"calls": len(reflection.entries), "tokens_in": reflection.total_tokens_in,
                        "tokens_out": reflection.total_tokens_out, "cost_usd": reflection.total_cost}})
-    verdict = "accepted" if outcome.accepted else "not accepted"
-    print(f"hillclimb: {verdict}: {outcome.why}")
+    verdict = "accepted" if acceptance.accepted else "not accepted"
+    print(f"hillclimb: {verdict}: {acceptance.why}")
     print(f"hillclimb: {out / REPORT}" + (f", {out / name}" if final is not None else "")
           + f"; {trials} trials, reflection {reflection.total_tokens:,} tokens")

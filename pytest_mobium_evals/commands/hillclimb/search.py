@@ -93,10 +93,10 @@ class SurfaceAdapter:
         got = {task: [trials.by_key[(label, task, r)] for r in range(self.repeats)] for task in batch}
         # One output and trajectory per task: its first failed repeat (what the reflection should read), else its
         # first; the score is the mean over the repeats.
-        shown = [next((t for t in got[task] if not t.passed), got[task][0]) for task in batch]
-        outputs = [{"task": t.task, "verdict": t.verdict, "trial": str(t.path), "seed": seed,
-                    "passed": sum(x.passed for x in got[t.task]), "repeats": self.repeats} for t in shown]
-        scores = [sum(t.passed for t in got[task]) / self.repeats for task in batch]
+        shown = [next((t for t in got[task] if not t.record.passed), got[task][0]) for task in batch]
+        outputs = [{"task": t.record.task, "verdict": t.record.verdict, "trial": str(t.path), "seed": seed,
+                    "passed": sum(x.record.passed for x in got[t.record.task]), "repeats": self.repeats} for t in shown]
+        scores = [sum(t.record.passed for t in got[task]) / self.repeats for task in batch]
         return EvaluationBatch(outputs=outputs, scores=scores,
                                trajectories=[trajectory(t) for t in shown] if capture_traces else None)
 
@@ -248,26 +248,29 @@ def gepa_acceptance() -> dict:
 # --- the acceptance ---------------------------------------------------------------------------------------------------
 
 @dataclass
-class Outcome:
+class Acceptance:
+    """What the acceptance stage decided about the search's final candidate, and what it rests on: the dev and
+    held-out comparisons with the start, the cost check, the persuasion control (evidence.py writes it out)."""
+
     accepted: bool
     why: str
     final: Optional[dict[str, str]] = None
     final_label: Optional[str] = None
-    dev: list = field(default_factory=list)  # paired.Comparison per kept candidate, against the start
-    held_out: Optional[Any] = None  # the final's paired.Comparison on held out
+    dev: list = field(default_factory=list)  # paired.PairedComparison per kept candidate, against the start
+    held_out: Optional[Any] = None  # the final's paired.PairedComparison on held out
     folders: dict[str, list[Path]] = field(default_factory=dict)
     trials_run: int = 0
     cost_check: Optional[str] = None  # the final's tool calls and tokens a trial against the start's, on held out
     # (measured whenever the held-out test ran; it decides only when that test called the final clearly better)
     persuasion: Optional[str] = None  # the final rerun in plain wording (wording.py), on held out
-    plain_held_out: Optional[Any] = None  # that rerun's paired.Comparison
+    plain_held_out: Optional[Any] = None  # that rerun's paired.PairedComparison
 
 
 def _by_label(trials, label: str) -> list:
     return [t for (surface, _, _), t in sorted(trials.by_key.items()) if surface == label]
 
 
-def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, args) -> Outcome:
+def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, args) -> Acceptance:
     kept = sorted((i for i in range(len(found.candidates)) if found.candidates[i] != seed),
                   key=lambda i: -found.scores[i])[:args.keep]
     files = {}
@@ -276,7 +279,7 @@ def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, a
         files[label] = (found.candidates[i], path)
     seed_label, seed_path = found.adapter.candidate_file(seed)
     if not files:
-        return Outcome(False, "gepa kept no candidate but the start: no proposal beat it on a minibatch",
+        return Acceptance(False, "gepa kept no candidate but the start: no proposal beat it on a minibatch",
                        trials_run=0)
     dev_trials = ensure(setup, plan.out / ACCEPT_DEV, [str(seed_path)] + [str(p) for _, p in files.values()],
                         plan.dev, args.repeats)
@@ -286,40 +289,40 @@ def accept(plan, setup: TrialSetup, start, seed: dict[str, str], found: Found, a
         c = compare_trials(args.model, label, "dev", base, _by_label(dev_trials, label))
         _relink(c, dev_trials, label, plan.out)
         dev.append(c)
-    outcome = Outcome(False, "", dev=dev, folders={ACCEPT_DEV: dev_trials.folders}, trials_run=dev_trials.ran)
+    acceptance = Acceptance(False, "", dev=dev, folders={ACCEPT_DEV: dev_trials.folders}, trials_run=dev_trials.ran)
     better = [c for c in dev if c.delta is not None and c.delta > 0]
     if not better:
-        outcome.why = (f"no kept candidate is better than {seed_label} on the dev tasks with {args.repeats} repeats "
+        acceptance.why = (f"no kept candidate is better than {seed_label} on the dev tasks with {args.repeats} repeats "
                        f"(gepa's minibatch gains did not hold)")
-        return outcome
+        return acceptance
 
     def size(c) -> int:
         return len(diff(seed, files[c.variant][0], "a", "b").splitlines())
 
     best = sorted(better, key=lambda c: (-c.delta, size(c)))[0]
-    outcome.final, outcome.final_label = files[best.variant][0], best.variant
+    acceptance.final, acceptance.final_label = files[best.variant][0], best.variant
     held = ensure(setup, plan.out / ACCEPT_HELD_OUT, [str(seed_path), str(files[best.variant][1])], plan.held_out,
                   args.repeats)
-    outcome.folders[ACCEPT_HELD_OUT] = held.folders
-    outcome.trials_run += held.ran
+    acceptance.folders[ACCEPT_HELD_OUT] = held.folders
+    acceptance.trials_run += held.ran
     c = compare_trials(args.model, best.variant, "held_out", _by_label(held, seed_label), _by_label(held, best.variant))
     _relink(c, held, best.variant, plan.out)
-    outcome.held_out = c
+    acceptance.held_out = c
     # Measured whatever the call, so hillclimb.md shows it; it decides only for a gain that is clear.
-    risen, outcome.cost_check = cost_rise(_by_label(held, seed_label), _by_label(held, best.variant),
+    risen, acceptance.cost_check = cost_rise(_by_label(held, seed_label), _by_label(held, best.variant),
                                           args.max_cost_rise)
     if c.call != "clearly better":
-        outcome.why = rejection(best, c)
-        return outcome
+        acceptance.why = rejection(best, c)
+        return acceptance
     gain = (f"{best.variant} is clearly better than {seed_label} on the held-out tasks: {100 * c.delta:+.0f} points "
             f"[{100 * c.low:+.0f}, {100 * c.high:+.0f}] over {c.tasks} tasks, exact one-sided p {c.test.better:.3g}")
     if risen:
-        outcome.why = f"{gain}; but {risen}, past the bound of {100 * args.max_cost_rise:+.0f}%: not accepted"
-        return outcome
-    outcome.accepted = True
-    outcome.why = gain
-    _persuasion_control(plan, setup, start, seed, found, outcome, seed_path, seed_label, args)
-    return outcome
+        acceptance.why = f"{gain}; but {risen}, past the bound of {100 * args.max_cost_rise:+.0f}%: not accepted"
+        return acceptance
+    acceptance.accepted = True
+    acceptance.why = gain
+    _persuasion_control(plan, setup, start, seed, found, acceptance, seed_path, seed_label, args)
+    return acceptance
 
 
 def cost_rise(base: list, mine: list, bound: float) -> tuple[Optional[str], str]:
@@ -327,12 +330,13 @@ def cost_rise(base: list, mine: list, bound: float) -> tuple[Optional[str], str]
     the check in words for hillclimb.md. Better descriptions can cost steps (arXiv 2602.14878); but a trial that gives
     up at once is cheap, not better, so the cost is compared over the trials (task and repeat) that passed under
     both, the same work done."""
-    passed = {(t.task, t.repeat) for t in base if t.passed} & {(t.task, t.repeat) for t in mine if t.passed}
+    passed = ({(t.record.task, t.record.repeat) for t in base if t.record.passed}
+              & {(t.record.task, t.record.repeat) for t in mine if t.record.passed})
     if not passed:
         return None, (f"no held-out trial passed under both {mine[0].record.surface if mine else 'the variant'} and "
                       f"the start, so there is no like-for-like cost to compare (the bound is {100 * bound:+.0f}%)")
-    theirs_cost = _cost([t for t in base if (t.task, t.repeat) in passed])
-    mine_cost = _cost([t for t in mine if (t.task, t.repeat) in passed])
+    theirs_cost = _cost([t for t in base if (t.record.task, t.record.repeat) in passed])
+    mine_cost = _cost([t for t in mine if (t.record.task, t.record.repeat) in passed])
     parts, risen = [], []
     for what, now, before in (("tool calls", mine_cost.tool_calls, theirs_cost.tool_calls),
                               ("tokens", mine_cost.tokens, theirs_cost.tokens)):
@@ -347,25 +351,26 @@ def cost_rise(base: list, mine: list, bound: float) -> tuple[Optional[str], str]
                                         f"{'; '.join(parts)}; the bound is {100 * bound:+.0f}%")
 
 
-def _persuasion_control(plan, setup, start, seed, found, outcome, seed_path, seed_label, args) -> None:
+def _persuasion_control(plan, setup, start, seed, found, acceptance, seed_path, seed_label, args) -> None:
     """The accepted variant again in plain wording (wording.py) on the held-out tasks, beside the start."""
-    plain = plain_candidate(outcome.final)
-    if plain == outcome.final:
-        outcome.persuasion = "its texts have no imperative or promotional wording to strip: nothing to rerun"
+    plain = plain_candidate(acceptance.final)
+    if plain == acceptance.final:
+        acceptance.persuasion = "its texts have no imperative or promotional wording to strip: nothing to rerun"
         return
     label, path = found.adapter.candidate_file(plain)
     held = ensure(setup, plan.out / ACCEPT_HELD_OUT, [str(seed_path), str(path)], plan.held_out, args.repeats)
-    outcome.trials_run += held.ran
-    outcome.folders[ACCEPT_HELD_OUT] = sorted(set(outcome.folders.get(ACCEPT_HELD_OUT, [])) | set(held.folders))
+    acceptance.trials_run += held.ran
+    acceptance.folders[ACCEPT_HELD_OUT] = sorted(set(acceptance.folders.get(ACCEPT_HELD_OUT, [])) | set(held.folders))
     c = compare_trials(args.model, label, "held_out", _by_label(held, seed_label), _by_label(held, label))
     _relink(c, held, label, plan.out)
-    outcome.plain_held_out = c
+    acceptance.plain_held_out = c
     said = f"{100 * c.delta:+.0f} points over {c.tasks} held-out tasks, {c.call}"
     if c.call == "clearly better":
-        outcome.persuasion = f"in plain wording ({label}) it is still {said}: the gain is the facts', not the wording's"
+        acceptance.persuasion = (f"in plain wording ({label}) it is still {said}: the gain is the facts', not the "
+                                 f"wording's")
     else:
-        outcome.persuasion = (f"in plain wording ({label}) it is {said}: the gain came from persuasion (imperative or "
-                              f"promotional wording), not from what the texts say")
+        acceptance.persuasion = (f"in plain wording ({label}) it is {said}: the gain came from persuasion "
+                                 f"(imperative or promotional wording), not from what the texts say")
 
 
 def rejection(dev, held) -> str:

@@ -88,7 +88,7 @@ def run_pytest(setup: TrialSetup, surfaces: list[str], tasks: list[str], repeats
         raise TrialRunError(f"pytest exited {code} without a run folder ({tail[-1] if tail else exc}); "
                             f"see {log}") from None
     wanted = set(tasks)
-    return [t for t in run.trials if t.task in wanted and not t.setting.is_control]
+    return [t for t in run.trials if t.record.task in wanted and not t.record.is_control]
 
 
 def label_of(surface: str) -> str:
@@ -112,8 +112,8 @@ def recorded(folder: Path) -> Trials:
             continue  # a folder pytest never finished writing: its trials run again
         out.folders.append(run_dir)
         for t in run.trials:
-            if not t.setting.is_control and not t.is_infra_error and t.record.surface:
-                out.by_key.setdefault((t.record.surface, t.task, t.repeat), t)
+            if not t.record.is_control and not t.record.is_infra_error and t.record.surface:
+                out.by_key.setdefault((t.record.surface, t.record.task, t.record.repeat), t)
     return out
 
 
@@ -133,11 +133,11 @@ def ensure(setup: TrialSetup, folder: Path, surfaces: list[str], tasks: list[str
         need = [s for s in surfaces if any((label_of(s), t, r) not in have.by_key
                                            for t in missing for r in range(repeats))]
         run_dir = folder / _folder_name(need, missing, repeats, attempt)
-        before = {(t.record.surface, t.task, t.repeat) for t in have.by_key.values()}
+        before = {(t.record.surface, t.record.task, t.record.repeat) for t in have.by_key.values()}
         for t in run_pytest(setup, need, missing, repeats, run_dir):
-            if not t.is_infra_error and t.record.surface:
-                have.by_key.setdefault((t.record.surface, t.task, t.repeat), t)
-        ran += len({(t.record.surface, t.task, t.repeat) for t in have.by_key.values()} - before)
+            if not t.record.is_infra_error and t.record.surface:
+                have.by_key.setdefault((t.record.surface, t.record.task, t.record.repeat), t)
+        ran += len({(t.record.surface, t.record.task, t.record.repeat) for t in have.by_key.values()} - before)
         if run_dir not in have.folders:
             have.folders.append(run_dir)
     missing = [(label, task, repeat) for label in labels for task in tasks for repeat in range(repeats)
@@ -208,7 +208,7 @@ def trajectory(trial: Trial) -> dict:
     record = trial.record
     claim = record.claim or {}
     return {
-        "task": trial.task,
+        "task": record.task,
         "surface": record.surface,
         "prompt": prompt,
         "params": record.params,
