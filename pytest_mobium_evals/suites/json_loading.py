@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,6 +84,15 @@ def json_type(value: Any) -> str:
             dict: "an object"}.get(type(value), type(value).__name__)
 
 
+def refuse_unknown(value: dict, allowed: Collection[str], where: str, keys_text: str,
+                   fail: Callable[[str], TaskFileError]) -> None:
+    """An unknown key is a typo until proven otherwise ("expected" for "expect"): refused, naming every unknown key,
+    where it is (`where`: " in ui", or "" for the task itself) and the keys that are known."""
+    unknown = [k for k in value if k not in allowed]
+    if unknown:
+        raise fail(f"unknown key {', '.join(repr(k) for k in unknown)}{where}; {keys_text}")
+
+
 def open_object(path: Path, index: int, raw: Any, error: type[TaskFileError], keys: tuple[str, ...],
                 required: tuple[str, ...], hints: dict[str, str] | None = None
                 ) -> tuple[Any, str, Callable[[str], TaskFileError]]:
@@ -99,9 +108,7 @@ def open_object(path: Path, index: int, raw: Any, error: type[TaskFileError], ke
     def fail(message: str) -> TaskFileError:
         return error(f"{where}: {message}")
 
-    unknown = [key for key in raw if key not in keys]
-    if unknown:
-        raise fail(f"unknown key {', '.join(repr(k) for k in unknown)}; a task's keys are {', '.join(keys)}")
+    refuse_unknown(raw, keys, "", f"a task's keys are {', '.join(keys)}", fail)
     missing = [key for key in required if key not in raw]
     if missing:
         raise fail(f"no {', '.join(missing)}" + "".join((hints or {}).get(key, "") for key in missing))
@@ -115,9 +122,7 @@ def parse_command(raw: dict, key: str, fail: Callable[[str], TaskFileError]) -> 
     value = raw[key]
     if not isinstance(value, dict):
         raise fail(f"{key} must be an object {{cmd, desc}}, got {json_type(value)}")
-    unknown = [k for k in value if k not in COMMAND_KEYS]
-    if unknown:
-        raise fail(f"unknown key {', '.join(repr(k) for k in unknown)} in {key}; its keys are cmd, desc")
+    refuse_unknown(value, COMMAND_KEYS, f" in {key}", "its keys are cmd, desc", fail)
     cmd = value.get("cmd")
     if not isinstance(cmd, str) or not cmd.strip():
         raise fail(f"{key} has no cmd (a non-empty shell command)")
@@ -140,10 +145,9 @@ def parse_eval(value: Any, fail: Callable[[str], TaskFileError], expectations: t
     `extra` keys its caller reads itself."""
     if not isinstance(value, dict):
         raise fail(f"{where} must be an object {{cmd, {'|'.join(expectations)}}}, got {json_type(value)}")
-    unknown = [k for k in value if k not in ("cmd",) + expectations + extra]
-    if unknown:
-        raise fail(f"unknown key {', '.join(repr(k) for k in unknown)} in {where}; its keys are cmd and one of "
-                   f"{', '.join(expectations)}" + (f" (and {', '.join(extra)})" if extra else ""))
+    refuse_unknown(value, ("cmd",) + expectations + extra, f" in {where}",
+                   f"its keys are cmd and one of {', '.join(expectations)}"
+                   + (f" (and {', '.join(extra)})" if extra else ""), fail)
     cmd = value.get("cmd")
     if not isinstance(cmd, str) or not cmd.strip():
         raise fail(f"{where} has no cmd (the shell command whose output is checked)")
@@ -176,10 +180,7 @@ def parse_controls(value: Any, fail: Callable[[str], TaskFileError]) -> Controls
         return Controls()
     if not isinstance(value, dict):
         raise fail(f"controls must be an object {{reference, null, wrong, reasons}}, got {json_type(value)}")
-    unknown = [k for k in value if k not in CONTROL_KEYS]
-    if unknown:
-        raise fail(f"unknown key {', '.join(repr(k) for k in unknown)} in controls; its keys are "
-                   f"{', '.join(CONTROL_KEYS)}")
+    refuse_unknown(value, CONTROL_KEYS, " in controls", f"its keys are {', '.join(CONTROL_KEYS)}", fail)
     verdicts = {}
     for driver in CONTROL_DRIVERS:
         if driver in value:
@@ -230,9 +231,7 @@ def parse_ui(value: Any, fail: Callable[[str], TaskFileError]) -> UI | None:
             '"range": [low, high] for a slider}'
     if not isinstance(value, dict):
         raise fail(f"{shape}, got {json_type(value)}")
-    unknown = [k for k in value if k not in UI_KEYS]
-    if unknown:
-        raise fail(f"unknown key {', '.join(repr(k) for k in unknown)} in ui; its keys are {', '.join(UI_KEYS)}")
+    refuse_unknown(value, UI_KEYS, " in ui", f"its keys are {', '.join(UI_KEYS)}", fail)
     label = value.get("label")
     if not isinstance(label, str) or not label.strip():
         raise fail(f"ui.label must be a non-empty string (what the control taps), got {json.dumps(label)}")
