@@ -8,10 +8,10 @@ import http.client
 import json
 import socket
 import threading
-import time
 import xml.etree.ElementTree as ET
 
 import pytest
+from polling import wait_for
 
 from pytest_mobium_evals.sim.clock import Clock
 from pytest_mobium_evals.sim.device import VirtualDevice
@@ -20,19 +20,6 @@ from pytest_mobium_evals.sim.uia2.server import ELEMENT_KEY, UiAutomator2Server
 
 APP = "dev.mobium.mobiumapp"
 
-
-
-def wait_for(predicate, timeout: float = 5.0, what: str = "condition"):
-    """Polls `predicate` until it returns something truthy; fails with `what` after `timeout` real seconds. (Not
-    imported from tests/sim/conftest.py: in a run of all of tests/, `conftest` names another directory's.)"""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        threading.Event().wait(0.005)
 
 class Client:
     """A W3C client: one keep-alive HTTP connection, answers as (status, body)."""
