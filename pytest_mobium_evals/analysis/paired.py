@@ -150,7 +150,9 @@ class PairedComparison:
 
     @property
     def call(self) -> str:
-        """The verdict in words: only held-out tasks may call a variant better or worse."""
+        """The verdict in words. Only held-out tasks may call a side better: on dev, a variant was tuned on the
+        tasks that judge it, so a gain there is partly the tuning's. A clear drop is called on any split: tuning
+        does not make a side look worse, and a build that breaks dev tasks is a regression a reviewer must see."""
         if self.delta is None or self.test is None:
             return "no common tasks"
         if not self.test.decidable:
@@ -158,8 +160,9 @@ class PairedComparison:
             return f"cannot be clear with {self.tasks} {which}task{'s' if self.tasks != 1 else ''}"
         if not self.clear:
             return "not clear"
-        direction = "better" if self.test.better <= LEVEL else "worse"
-        return f"{direction} on dev (tuning only)" if self.split == "dev" else f"clearly {direction}"
+        if self.test.better > LEVEL:
+            return "clearly worse"
+        return "better on dev (tuning only)" if self.split == "dev" else "clearly better"
 
 
 def _outcomes(trials) -> dict[str, list[bool]]:

@@ -273,7 +273,8 @@ class SettingRow:
 
     @property
     def clearly(self) -> Optional[str]:
-        """"better" or "worse" when the call is clear on held-out tasks (or on one run's only split), else None."""
+        """"worse" when the exact test calls a clear drop on any split, "better" a clear gain on held-out tasks,
+        else None."""
         return self.test.call.split()[1] if self.test.call.startswith("clearly ") else None
 
 

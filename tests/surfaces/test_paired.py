@@ -73,6 +73,8 @@ def test_only_held_out_calls_a_variant_better_and_five_tasks_never_can():
     assert paired.compare_outcomes("m", "v", "held_out", base, mine).call == "clearly better"
     assert paired.compare_outcomes("m", "v", "dev", base, mine).call == "better on dev (tuning only)"
     assert paired.compare_outcomes("m", "v", "held_out", mine, base).call == "clearly worse"
+    # A drop on dev is a drop: tuning on dev can only flatter a variant there, never hide a regression.
+    assert paired.compare_outcomes("m", "v", "dev", mine, base).call == "clearly worse"
     five = paired.compare_outcomes("m", "v", "held_out", {t: [False] * 3 for t in "abcde"},
                                    {t: [True] * 3 for t in "abcde"})
     # +100 points on all 5, an interval of [+100, +100]: still the exact p is 1/32 a side.
