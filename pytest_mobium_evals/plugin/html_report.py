@@ -462,14 +462,14 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
 
 # --- loading the run at the end of the session -------------------------------------------------------------------
 
-def current_run(evals: EvalSession):
+def current_run(evals: EvalSession, finished: bool = True):
     """The session's run folder as it is on disk now: its trials' verdict.json files, and the record as the session
-    builds it (`EvalSession.run_record`). pytest-html renders at the session's finish, before the record's last
-    write: with every scheduled trial graded it has ended (as the record will say), otherwise it stopped
-    unfinished."""
+    builds it (`EvalSession.run_record`, told which trials are loaded, so no verdict is read twice). pytest-html
+    renders at the session's finish, before the record's last write: a session that was not interrupted, with every
+    scheduled trial graded, has ended (as the record will say); otherwise it stopped unfinished."""
     folder = Path(evals.options.run_dir)
     trials, _ = load_trials(folder / "trials")
-    return Run(folder, evals.run_record(finished=True), trials)
+    return Run(folder, evals.run_record(finished, graded={t.name for t in trials}), trials)
 
 
 def load_baseline(path: Optional[str]):
@@ -525,7 +525,9 @@ class HtmlHooks:
         if evals.is_worker:
             return
         baseline, problem = load_baseline(getattr(session.config.option, "mobium_baseline", None))
-        prefix.append(story_html(current_run(evals), baseline, problem))
+        # the same test the record's last write makes (EvalSession.pytest_sessionfinish)
+        finished = session.exitstatus != pytest.ExitCode.INTERRUPTED
+        prefix.append(story_html(current_run(evals, finished), baseline, problem))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_header(self, cells):

@@ -344,11 +344,11 @@ class EvalSession:
     def _has_trials(self) -> bool:
         return any((Path(self.options.run_dir) / "trials").glob("*/verdict.json"))
 
-    def run_record(self, finished: bool) -> RunRecord:
+    def run_record(self, finished: bool, graded: Optional[set[str]] = None) -> RunRecord:
         """The run's record (record.json, core.run_record.RunRecord) as it stands now: what the run is (seed,
         options, device, tool server, tasks) and how far it got, `finished` when asked and every scheduled trial has
-        its verdict. The one place it is built: `write_record` writes it, and the HTML report shows its facts while
-        the session ends."""
+        its verdict (`graded`: the trials a caller has already loaded, else each verdict.json is checked). The one place
+        it is built: `write_record` writes it, and the HTML report shows its facts while the session ends."""
         from pytest_mobium_evals.core.run_record import SCHEMA, RunRecord  # noqa: PLC0415  pydantic, left to the first trial's record: this module loads in every pytest run
 
         run = RunDir(self.options.run_dir)
@@ -360,7 +360,8 @@ class EvalSession:
         # means every one of them has its verdict.json (an interrupted or partial run says so; --resume completes
         # it).
         scheduled = list(dict.fromkeys(list(previous.scheduled or []) + collection.scheduled))
-        finished = finished and all(run.graded(name) is not None for name in scheduled)
+        finished = finished and (set(scheduled) <= graded if graded is not None
+                                 else all(run.graded(name) is not None for name in scheduled))
         commit, dirty = source_commit()
         return RunRecord(
             schema_version=SCHEMA,

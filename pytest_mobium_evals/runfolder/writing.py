@@ -86,28 +86,31 @@ class RunDir:
     def graded(self, name: str) -> Optional[dict]:
         """The stored verdict of a completed trial, or None (absent, unreadable, or half-written: then the trial
         runs again)."""
-        if self.half_written(name) is not None:
-            return None
-        path = self.trial_dir(name) / VERDICT
-        return read_json(path, default=None)
+        data, problem = self._verdict(name)
+        return None if problem else data
 
     def half_written(self, name: str) -> Optional[str]:
         """What is wrong with a trial folder that holds a verdict.json but not a whole trial (a truncated or
         unparsable verdict, one without a verdict, a transcript missing), as one line naming the file; None for a
         complete folder or one with no verdict.json yet."""
+        return self._verdict(name)[1]
+
+    def _verdict(self, name: str) -> tuple[Optional[dict], Optional[str]]:
+        """A trial's verdict.json read once: (its data, None) for a whole trial, (None, None) with no verdict.json
+        yet, (None, what is wrong) for a half-written one."""
         folder = self.trial_dir(name)
         path = folder / VERDICT
         if not path.exists():
-            return None
+            return None, None
         try:
             data = read_json(path, "the verdict")
         except UsageError as exc:
-            return f"{path}: not readable JSON (truncated?): {str(exc).removeprefix(f'{path}: ')}"
+            return None, f"{path}: not readable JSON (truncated?): {str(exc).removeprefix(f'{path}: ')}"
         if not isinstance(data, dict) or not data.get("verdict"):
-            return f"{path}: has no verdict"
+            return None, f"{path}: has no verdict"
         if not (folder / TRANSCRIPT).exists():
-            return f"{folder / TRANSCRIPT}: missing beside its verdict.json"
-        return None
+            return None, f"{folder / TRANSCRIPT}: missing beside its verdict.json"
+        return data, None
 
     def half_written_trials(self) -> list[str]:
         """One line for each half-written trial folder of the run (see half_written)."""
