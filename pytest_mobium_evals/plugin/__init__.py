@@ -163,7 +163,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(module, f"mobium-evals-{module.__name__.rsplit('.', 1)[-1]}")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(), "mobium-evals-xdist")
-    if config.pluginmanager.hasplugin("html"):
+    # Only a run that writes an HTML report loads its side (and the record's pydantic models with it): pytest-html
+    # is installed with the plugin, so a test for the plugin alone would load it in every process.
+    if config.pluginmanager.hasplugin("html") and getattr(config.option, "htmlpath", None):
         from .html_report import HtmlHooks
 
         config.pluginmanager.register(HtmlHooks(config), "mobium-evals-html")

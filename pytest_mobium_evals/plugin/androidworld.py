@@ -11,17 +11,22 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_mobium_evals.suites.androidworld.adapter import SUITE
-from pytest_mobium_evals.suites.androidworld.summary import SPEC
-from pytest_mobium_evals.suites.ghost_bench.summary import write_summary
 
 if TYPE_CHECKING:
     from pytest_mobium_evals.core.trial_record import TrialRecord
 
 
+def _write_summary(run_dir: Path, status: str):
+    from pytest_mobium_evals.suites.androidworld.summary import SPEC  # noqa: PLC0415  the run folder's loader and the records' pydantic models: only once a trial of the suite is recorded
+    from pytest_mobium_evals.suites.ghost_bench.summary import write_summary  # noqa: PLC0415  the run folder's loader and the records' pydantic models: only once a trial of the suite is recorded
+
+    return write_summary(run_dir, status=status, spec=SPEC)
+
+
 def pytest_mobium_trial_recorded(config: Any, run_dir: Path, record: TrialRecord) -> None:
     # Rewritten after every AndroidWorld trial, so a run that is killed still leaves a summary of what it finished.
     if record.suite == SUITE:
-        write_summary(run_dir, status="running", spec=SPEC)
+        _write_summary(run_dir, "running")
 
 
 #: Where this session's AndroidWorld summary went, said in the terminal summary (as Ghost Bench's: the run finishes
@@ -30,7 +35,7 @@ SUMMARY_WRITTEN = pytest.StashKey[Path]()
 
 
 def pytest_mobium_run_finished(config: Any, run_dir: Path, status: str) -> None:
-    path = write_summary(run_dir, status=status, spec=SPEC)
+    path = _write_summary(run_dir, status)
     if path is not None:
         config.stash[SUMMARY_WRITTEN] = path
 

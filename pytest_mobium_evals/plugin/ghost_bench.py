@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_mobium_evals.suites.ghost_bench.adapter import SUITE
-from pytest_mobium_evals.suites.ghost_bench.summary import write_summary
 
 if TYPE_CHECKING:
     from pytest_mobium_evals.core.trial_record import TrialRecord
@@ -23,6 +22,12 @@ CATEGORY_MARKS = {
 }
 
 
+def _write_summary(run_dir: Path, status: str):
+    from pytest_mobium_evals.suites.ghost_bench.summary import write_summary  # noqa: PLC0415  the run folder's loader and the records' pydantic models: only once a trial of the suite is recorded
+
+    return write_summary(run_dir, status=status)
+
+
 def pytest_configure(config: Any) -> None:
     for name, what in CATEGORY_MARKS.items():
         config.addinivalue_line("markers", f"{name}: {what} (its category)")
@@ -31,7 +36,7 @@ def pytest_configure(config: Any) -> None:
 def pytest_mobium_trial_recorded(config: Any, run_dir: Path, record: TrialRecord) -> None:
     # Rewritten after every Ghost Bench trial, so a run that is killed still leaves a summary of what it finished.
     if record.suite == SUITE:
-        write_summary(run_dir, status="running")
+        _write_summary(run_dir, "running")
 
 
 #: Where this session's Ghost Bench summary went, said in the terminal summary: the run finishes while pytest's
@@ -40,7 +45,7 @@ SUMMARY_WRITTEN = pytest.StashKey[Path]()
 
 
 def pytest_mobium_run_finished(config: Any, run_dir: Path, status: str) -> None:
-    path = write_summary(run_dir, status=status)
+    path = _write_summary(run_dir, status)
     if path is not None:
         config.stash[SUMMARY_WRITTEN] = path
 

@@ -232,7 +232,7 @@ UNSET = dict.fromkeys(("effort", "seed", "expected", "severity", "blockers", "ok
 
 def test_the_summary_scores_as_androidworld_does(tmp_path):
     from pytest_mobium_evals.suites.androidworld.summary import SPEC
-    from pytest_mobium_evals.suites.ghost_bench import write_summary
+    from pytest_mobium_evals.suites.ghost_bench.summary import write_summary
 
     rows = [  # (task, claim, observed, reached, verdict) -> AndroidWorld's score
         ("aw.A", "done", "score 1: got '1' (expected '1')", True, "pass", 1.0),

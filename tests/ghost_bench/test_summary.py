@@ -9,7 +9,7 @@ import pytest
 
 from pytest_mobium_evals.core.trial_record import TrialRecord
 from pytest_mobium_evals.runfolder.writing import RunDir, trial_name
-from pytest_mobium_evals.suites import ghost_bench as gb
+from pytest_mobium_evals.suites.ghost_bench import summary as gb
 
 
 def verdict(task: str, driver: str, *, reached, observed, verdict_name, repeat=0, model="none", suite="ghost_bench",
