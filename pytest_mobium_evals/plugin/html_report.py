@@ -93,7 +93,7 @@ def _row(report, cells) -> None:
 def needs_review(record: TrialRecord) -> bool:
     """Whether a reviewer must see this trial whole (its screen at full size, its answers): a control not graded
     as declared, an agent trial that did not pass, a trial that could not be graded."""
-    if record.infra_error or record.verdict == "infra_error":
+    if record.is_infra_error:
         return True
     if record.driver == "agent":
         return record.verdict != "pass"

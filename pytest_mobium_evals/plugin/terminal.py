@@ -151,9 +151,8 @@ def tier_rates(reports: Iterable[TrialRecord]) -> list[tuple[str, str, int, int]
     for r in reports:
         if r.verdict == INFRA_ERROR:
             continue
-        control = not r.group.startswith("agent")
         cell = counts[(r.group, r.tier or "core")]
-        cell[0] += bool(r.ok) if control else r.verdict == "pass"
+        cell[0] += r.success
         cell[1] += 1
     return [(g, t, ok, n) for (g, t), (ok, n) in sorted(counts.items())]
 

@@ -16,7 +16,7 @@ from pytest_mobium_evals.core.errors import UsageError
 
 FILE_MODE = 0o644
 
-_RAISE = object()
+NO_DEFAULT = object()  # a reader's `default` when none is given: a file that will not read is an error
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -55,24 +55,24 @@ def atomic_write_jsonl(path: Path, events: Iterable[dict]) -> None:
                                     for e in events))
 
 
-def read_json(path: Path, what: str = "JSON", default: Any = _RAISE) -> Any:
+def read_json(path: Path, what: str = "JSON", default: Any = NO_DEFAULT) -> Any:
     """The JSON value in `path`. A missing, unreadable or malformed file is `default` when one is given, else a
     one-line `UsageError` naming the file and `what` it should hold."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        if default is not _RAISE:
+        if default is not NO_DEFAULT:
             return default
         raise UsageError(f"{path}: no {what}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        if default is not _RAISE:
+        if default is not NO_DEFAULT:
             return default
         raise UsageError(f"{path}: cannot read {what}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        if default is not _RAISE:
+        if default is not NO_DEFAULT:
             return default
         raise UsageError(f"{path}: {what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") \
             from None

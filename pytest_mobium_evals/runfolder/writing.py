@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional, Union
 
 from pytest_mobium_evals.core.errors import RecordError, RecordInvalid, UsageError
-from pytest_mobium_evals.runfolder.files import atomic_write_bytes, atomic_write_json, atomic_write_jsonl, read_json
+from pytest_mobium_evals.runfolder.files import (
+    NO_DEFAULT,
+    atomic_write_bytes,
+    atomic_write_json,
+    atomic_write_jsonl,
+    read_json,
+)
 
 if TYPE_CHECKING:  # pydantic's import is left to the first reader: the entry point imports this module
     from pytest_mobium_evals.core.run_record import RunRecord
@@ -130,10 +136,8 @@ class RunDir:
         return out
 
 
-_RAISE = object()
 
-
-def read_run_record(path: Path, what: str = "the run record", default=_RAISE) -> Optional[RunRecord]:
+def read_run_record(path: Path, what: str = "the run record", default=NO_DEFAULT) -> Optional[RunRecord]:
     """The one reader of a record.json: its `RunRecord`. A file that is missing, not JSON, or not a record is a
     one-line `UsageError` naming it, or `default` when one is given."""
     from pytest_mobium_evals.core.run_record import RunRecord  # noqa: PLC0415  pydantic: the entry point imports this module
@@ -145,7 +149,7 @@ def read_run_record(path: Path, what: str = "the run record", default=_RAISE) ->
         except RecordInvalid as exc:
             raise UsageError(f"{path}: {exc}") from None
     except UsageError:
-        if default is not _RAISE:
+        if default is not NO_DEFAULT:
             return default
         raise
 
