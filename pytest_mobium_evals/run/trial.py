@@ -241,7 +241,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         verdict = grading.grade_trial(task, run.claim, outcome, before, after, events, params, driver=spec.driver,
                                       near_miss=spec.variant, script_error=run.script_error,
                                       ignored=env.ignored_settings)
-        record = _record(spec, env, params, run, {}, outcome_reached=outcome.reached, outcome_acted=outcome.acted,
+        record = _record(spec, env, params, run, outcome_reached=outcome.reached, outcome_acted=outcome.acted,
                          outcome_unreadable=outcome.unreadable, outcome_observed=outcome.observed,
                          **verdict.record_fields())
         record.surface_seen = surface_seen
@@ -250,7 +250,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         error = exc
         if isinstance(exc, RecordUnbuildable):
             phase = "record"
-        record = _infra_record(spec, env, params, run, {}, phase, f"{phase}: {type(exc).__name__}: {exc}")
+        record = _infra_record(spec, env, params, run, phase, f"{phase}: {type(exc).__name__}: {exc}")
         if record.stop_reason is None:  # the driver did not return: the model's API, or the infrastructure, stopped it
             record.stop_reason = getattr(exc, "stop_reason", "infra_error")
         record.surface_seen = surface_seen or seen.read()
@@ -304,7 +304,7 @@ def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_even
         return runner(spec.setting, prompt, server, limits, on_event, workdir, env.base_url)
 
 
-def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict,
+def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun,
             *, salvage: bool = False, **graded: Any) -> TrialRecord:
     """The trial's record: what the trial is and what it cost, from the spec, the env and the driver's run, with
     how it was graded. A value that does not fit raises RecordUnbuildable naming it; with `salvage` (the
@@ -337,7 +337,7 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         limits=_limits_json(spec, env, task),
         tokens={"input": run.tokens_in, "output": run.tokens_out},
         cost_usd=run.cost_usd,
-        timings={k: round(v, 3) for k, v in timings.items()},
+        timings={},  # set once the trial's phases have all run (run_trial)
         device=env.device_info,
         irreversible=list(task.irreversible),
         found=task.found,
@@ -361,9 +361,9 @@ def _limits_json(spec: TrialSpec, env: TrialEnv, task: Task) -> Optional[dict]:
     return limits.to_json() if limits is not None and hasattr(limits, "to_json") else None
 
 
-def _infra_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, timings: dict,
-                  phase: str, message: str) -> TrialRecord:
-    return _record(spec, env, params, run, timings, salvage=True, verdict=grading.INFRA_ERROR, severity=None,
+def _infra_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, phase: str,
+                  message: str) -> TrialRecord:
+    return _record(spec, env, params, run, salvage=True, verdict=grading.INFRA_ERROR, severity=None,
                    blockers=[], ok=False, answer_ok=None, outcome_reached=None, outcome_observed=None, side_effects=[],
                    password_exposures=[], injection_begun=None, infra_error=message, infra_phase=phase)
 
@@ -373,7 +373,7 @@ def setup_failure_record(spec: TrialSpec, seed: int, message: str) -> TrialRecor
     nothing run."""
     env = TrialEnv(seed=seed, run_dir=None, server_spec=lambda device: None)
     return _infra_record(spec, env, spec.task.seeded_params(seed, spec.repeat),
-                         drivers.DriverRun(claim=Claim(), stop_reason="infra_error"), {}, "setup", message)
+                         drivers.DriverRun(claim=Claim(), stop_reason="infra_error"), "setup", message)
 
 
 def _write(env: TrialEnv, spec: TrialSpec, result: TrialResult) -> None:
