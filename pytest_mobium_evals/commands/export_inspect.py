@@ -124,9 +124,9 @@ def _sample(summary, trial, run_):
 
     trial_steps = steps(read_events(trial.path / TRANSCRIPT))
     prompt = next((s.text for s in trial_steps if s.role == "prompt"), "")
-    data = trial.record.to_json()
-    claim = claim_text(data.get("claim") or {})
-    timings = data.get("timings") or {}
+    record = trial.record
+    claim = claim_text(record.claim or {})
+    timings = record.timings or {}
     total = _seconds(timings.get("total_s"))
     start = _start(trial, trial_steps, timings, run_)
     end = start + total if start is not None and total is not None else _last_time(trial_steps)
@@ -139,22 +139,22 @@ def _sample(summary, trial, run_):
     if screen is not None:
         messages.append(screen)
     explanation = (f"{trial.record.verdict}"
-                   + (f" (declared {data.get('expected')})" if trial.record.is_control else "")
-                   + f"; claimed {claim}; the device read {data.get('outcome_observed')!r}")
+                   + (f" (declared {record.expected})" if record.is_control else "")
+                   + f"; claimed {claim}; the device read {record.outcome_observed!r}")
     score = Score(value=1.0 if trial.record.success else 0.0, answer=trial.record.verdict, explanation=explanation,
-                  metadata={"severity": data.get("severity"), "blockers": trial.record.blocker_lines})
-    target = str(data.get("expected") or "pass")
+                  metadata={"severity": record.severity, "blockers": trial.record.blocker_lines})
+    target = str(record.expected or "pass")
     events.append(ScoreEvent(score=score, target=target, timestamp=clock.at(end), working_start=clock.since(end)))
-    tokens = data.get("tokens") or {}
+    tokens = record.tokens or {}
     usage = {model: ModelUsage(input_tokens=int(tokens.get("input") or 0), output_tokens=int(tokens.get("output") or 0),
                                total_tokens=int(tokens.get("input") or 0) + int(tokens.get("output") or 0),
-                               total_cost=data.get("cost_usd"))}
+                               total_cost=record.cost_usd)}
     working = sum(e.working_time or 0.0 for e in events if e.event in ("model", "tool"))
     return EvalSample(id=sample_id(trial), epoch=trial.record.repeat + 1, input=prompt, target=target,
                       messages=messages, scores={"verdict": score}, events=events, model_usage=usage,
                       started_at=_iso(start), completed_at=_iso(end), total_time=total,
                       working_time=round(working, 3) if events else total,
-                      metadata={k: v for k, v in data.items() if k not in ("params",)} | {"setting":
+                      metadata={k: v for k, v in record.to_json().items() if k != "params"} | {"setting":
                                                                                          summary.setting.label})
 
 

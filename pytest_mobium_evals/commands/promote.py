@@ -21,6 +21,7 @@ from pathlib import Path
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.transcript import prompt_text
 from pytest_mobium_evals.runfolder.files import atomic_write_bytes
+from pytest_mobium_evals.runfolder.writing import TRANSCRIPT
 from pytest_mobium_evals.suites.catalog import load_task_definitions
 
 
@@ -51,7 +52,7 @@ def _trial(path: Path):
 def _prompt(trial) -> str:
     from pytest_mobium_evals.runfolder.reading import read_events  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
-    return prompt_text(read_events(trial.path / "transcript.jsonl"))
+    return prompt_text(read_events(trial.path / TRANSCRIPT))
 
 
 def _py(value) -> str:

@@ -14,13 +14,9 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from pytest_mobium_evals.drivers.controls import DriverError
-from pytest_mobium_evals.reach.toolserver import ToolError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from pytest_mobium_evals.reach.toolserver import ToolError, Tools
+from pytest_mobium_evals.reach.toolserver import ToolError, Tools
 
 #: How long a step waits for the screen to show what it looks for (a page opening, a switch settling).
 WAIT_S = 5.0

@@ -84,12 +84,14 @@ def json_type(value: Any) -> str:
             dict: "an object"}.get(type(value), type(value).__name__)
 
 
-def refuse_unknown(value: dict, allowed: Collection[str], where: str, keys_text: str,
-                   fail: Callable[[str], TaskFileError]) -> None:
+def refuse_unknown(value: dict, allowed: Collection[str], where: str, fail: Callable[[str], TaskFileError],
+                   keys_text: str = "") -> None:
     """An unknown key is a typo until proven otherwise ("expected" for "expect"): refused, naming every unknown key,
-    where it is (`where`: " in ui", or "" for the task itself) and the keys that are known."""
+    where it is (`where`: " in ui", or "" for the task itself) and the keys that are known (`keys_text`, else
+    "its keys are" and the allowed ones)."""
     unknown = [k for k in value if k not in allowed]
     if unknown:
+        keys_text = keys_text or f"its keys are {', '.join(allowed)}"
         raise fail(f"unknown key {', '.join(repr(k) for k in unknown)}{where}; {keys_text}")
 
 
@@ -108,7 +110,7 @@ def open_object(path: Path, index: int, raw: Any, error: type[TaskFileError], ke
     def fail(message: str) -> TaskFileError:
         return error(f"{where}: {message}")
 
-    refuse_unknown(raw, keys, "", f"a task's keys are {', '.join(keys)}", fail)
+    refuse_unknown(raw, keys, "", fail, f"a task's keys are {', '.join(keys)}")
     missing = [key for key in required if key not in raw]
     if missing:
         raise fail(f"no {', '.join(missing)}" + "".join((hints or {}).get(key, "") for key in missing))
@@ -122,7 +124,7 @@ def parse_command(raw: dict, key: str, fail: Callable[[str], TaskFileError]) -> 
     value = raw[key]
     if not isinstance(value, dict):
         raise fail(f"{key} must be an object {{cmd, desc}}, got {json_type(value)}")
-    refuse_unknown(value, COMMAND_KEYS, f" in {key}", "its keys are cmd, desc", fail)
+    refuse_unknown(value, COMMAND_KEYS, f" in {key}", fail)
     cmd = value.get("cmd")
     if not isinstance(cmd, str) or not cmd.strip():
         raise fail(f"{key} has no cmd (a non-empty shell command)")
@@ -145,9 +147,9 @@ def parse_eval(value: Any, fail: Callable[[str], TaskFileError], expectations: t
     `extra` keys its caller reads itself."""
     if not isinstance(value, dict):
         raise fail(f"{where} must be an object {{cmd, {'|'.join(expectations)}}}, got {json_type(value)}")
-    refuse_unknown(value, ("cmd",) + expectations + extra, f" in {where}",
+    refuse_unknown(value, ("cmd",) + expectations + extra, f" in {where}", fail,
                    f"its keys are cmd and one of {', '.join(expectations)}"
-                   + (f" (and {', '.join(extra)})" if extra else ""), fail)
+                   + (f" (and {', '.join(extra)})" if extra else ""))
     cmd = value.get("cmd")
     if not isinstance(cmd, str) or not cmd.strip():
         raise fail(f"{where} has no cmd (the shell command whose output is checked)")
@@ -180,7 +182,7 @@ def parse_controls(value: Any, fail: Callable[[str], TaskFileError]) -> Controls
         return Controls()
     if not isinstance(value, dict):
         raise fail(f"controls must be an object {{reference, null, wrong, reasons}}, got {json_type(value)}")
-    refuse_unknown(value, CONTROL_KEYS, " in controls", f"its keys are {', '.join(CONTROL_KEYS)}", fail)
+    refuse_unknown(value, CONTROL_KEYS, " in controls", fail)
     verdicts = {}
     for driver in CONTROL_DRIVERS:
         if driver in value:
@@ -231,7 +233,7 @@ def parse_ui(value: Any, fail: Callable[[str], TaskFileError]) -> UI | None:
             '"range": [low, high] for a slider}'
     if not isinstance(value, dict):
         raise fail(f"{shape}, got {json_type(value)}")
-    refuse_unknown(value, UI_KEYS, " in ui", f"its keys are {', '.join(UI_KEYS)}", fail)
+    refuse_unknown(value, UI_KEYS, " in ui", fail)
     label = value.get("label")
     if not isinstance(label, str) or not label.strip():
         raise fail(f"ui.label must be a non-empty string (what the control taps), got {json.dumps(label)}")

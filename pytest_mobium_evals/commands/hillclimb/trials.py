@@ -25,6 +25,7 @@ from pytest_mobium_evals.core.errors import (  # UsageError: what the run loader
 )
 from pytest_mobium_evals.core.transcript import steps as transcript_steps
 from pytest_mobium_evals.runfolder.reading import Trial, load_run, read_events
+from pytest_mobium_evals.runfolder.writing import TRANSCRIPT
 from pytest_mobium_evals.surface.variants import variant_name
 
 LOG = "pytest.log"
@@ -159,7 +160,7 @@ def _short(text: object, limit: int = TEXT_LIMIT) -> str:
 
 
 def transcript(trial: Trial) -> list[dict]:
-    return read_events(trial.path / "transcript.jsonl")
+    return read_events(trial.path / TRANSCRIPT)
 
 
 def read_steps(events: list[dict]) -> tuple[str, list[str], list[str], Optional[str]]:

@@ -9,10 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
-from pytest_mobium_evals.reach.toolserver import (
-    InfraError,
-    ToolError,  # imported late: the checks alone need no tool server
-)
+from pytest_mobium_evals.reach.toolserver import InfraError, ToolError
 
 from .format import ASSERTION_TOOL, DEFAULT_EXPECT_TIMEOUT_MS, EXPECT_POLL_S
 from .parsing import Step, TestCase, TestFile, parse_file
