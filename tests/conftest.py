@@ -37,7 +37,8 @@ def phone():
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` for the plugin's own tests: three workers a core. Most of a test's time is waiting, not work (on
     the virtual device's app timers, a subprocess pytest run, the Claude CLI's start, a fault's deadline): on 2
-    cores the suite used 9.6 CPU-minutes in 14 wall-minutes with 2 workers, and 9 with 6."""
+    cores, 9.6 CPU-minutes of it took 14 wall-minutes with 2 workers and 9 wall-minutes with 6 (DEVELOPERS.md,
+    "Running the checks", has today's figures)."""
     return 3 * (os.cpu_count() or 1)
 
 

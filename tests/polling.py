@@ -9,8 +9,9 @@ import time
 _tick = threading.Event()  # never set: wait(…) is a short pause between polls
 
 
-def wait_for(predicate, timeout: float = 5.0, what: str = "condition"):
-    """Polls `predicate` until it returns something truthy; fails with `what` after `timeout` real seconds."""
+def wait_for(predicate, timeout: float = 5.0, what: str = "condition", interval: float = 0.005):
+    """Polls `predicate` every `interval` seconds until it returns something truthy; fails with `what` after
+    `timeout` real seconds. A poll that costs the device work (a page source built) asks less often."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
@@ -18,4 +19,4 @@ def wait_for(predicate, timeout: float = 5.0, what: str = "condition"):
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        _tick.wait(0.005)
+        _tick.wait(interval)

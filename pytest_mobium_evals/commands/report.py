@@ -1,5 +1,5 @@
-"""`mobium-evals report RUN [--regrade]`: report.md (report_markdown.py) and pass-rate.png (report_chart.py) for a
-complete run folder, both rendered from its computed view (reports.py).
+"""`mobium-evals report RUN [--regrade]`: report.md (report/markdown.py) and pass-rate.png (report/chart.py) for a
+complete run folder, both rendered from its computed view (report/view.py).
 
 Per setting: the pass rate with a 95% interval bootstrapped over tasks (three repeats of one task are not three
 independent samples), the verdict counts, what was scheduled, graded and lost to infrastructure, each blocker on its

@@ -84,7 +84,8 @@ class W3C:
         return [e[ELEMENT_KEY] for e in self.session("POST", "/elements", {"using": using, "value": value})]
 
     def find(self, using: str, value: str, timeout: float = 30) -> str:
-        return wait_for(lambda: (self.find_all(using, value) or [None])[0], timeout, f"{using}={value}")
+        # each look has the device build its page source: ten a second, not two hundred
+        return wait_for(lambda: (self.find_all(using, value) or [None])[0], timeout, f"{using}={value}", 0.1)
 
 
 @pytest.fixture
@@ -106,7 +107,7 @@ def appium(tmp_path):
                                        stderr=subprocess.STDOUT)
         client = W3C(port)
         try:
-            wait_for(lambda: _answers(client), 120, "Appium's server to answer /status")
+            wait_for(lambda: _answers(client), 120, "Appium's server to answer /status", 0.1)
             yield client, server, log
         finally:
             if client.sid:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conformance_cli import Cli
 
-from pytest_mobium_evals.sim.commands.virtual import AUTO_ADVANCE_PROPERTY
+from pytest_mobium_evals.reach.device import AUTO_ADVANCE_PROPERTY
 
 # MobiumApp's own timers (sign-in 1 s, feed pages 2.5 s, late alert 2 s) run at their own speed, as on a device: a
 # check's `wait --timeout 5s` then covers 5 s of the app's time, not 20. A check's `sleep` is the device's clock
