@@ -4,6 +4,8 @@ real edits of each component that this agent never acts on."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cli_agent
 import reflect_null
 
@@ -47,8 +49,6 @@ def test_the_noisy_model_gives_up_about_as_often_as_it_says():
 
 
 def test_the_null_reflection_changes_every_component_and_nothing_the_agent_acts_on():
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[2]
     start = components_of(load("tests/surfaces/cli_suite/remedy-shown.toml", root), ["app_map"])
     proposed = {name: reflect_null.propose(name, text) for name, text in start.items()}
@@ -56,3 +56,7 @@ def test_the_null_reflection_changes_every_component_and_nothing_the_agent_acts_
     assert reflect_null.propose("errors", proposed["errors"]) == proposed["errors"]  # once, not again and again
     # the agent's play with the proposal's texts is the start's: the remedy it reads is the same
     assert "app_map" in proposed["errors"] and cli_agent.REF_FACT not in proposed["tool.app_map"]
+    assert proposed["errors"].startswith(start["errors"])  # every remedy the start had, word for word
+    miss = "ERROR no element @e999"
+    assert (_goes_on(FRESH, miss, app_map=proposed["tool.app_map"])
+            == _goes_on(FRESH, miss, app_map=start["tool.app_map"]))
