@@ -8,18 +8,16 @@ from pathlib import Path
 
 from pytest_mobium_evals.analysis.paired import SURFACES_MD, _pts, compare_run, section_markdown
 from pytest_mobium_evals.runfolder.files import atomic_write_text
-from pytest_mobium_evals.runfolder.writing import read_run_record
 
 from .session import eval_session
 
 
 def pytest_mobium_run_finished(config, run_dir, status) -> None:
     """A run with variants leaves its before/after table beside record.json."""
-    from pytest_mobium_evals.runfolder.reading import RECORD, load_run  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
-
-    record = read_run_record(Path(run_dir) / RECORD, default=None)
-    if record is None or not record.surfaces:
+    if not eval_session(config).surface_variants():
         return
+    from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
+
     text = section_markdown(load_run(run_dir, require_complete=False))
     if text:
         atomic_write_text(Path(run_dir) / SURFACES_MD, text)
@@ -27,7 +25,8 @@ def pytest_mobium_run_finished(config, run_dir, status) -> None:
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     """The variants against baseline, one line each, dev and held out apart (the table is in surfaces.md)."""
-    if getattr(config, "workerinput", None) is not None or not getattr(config.option, "mobium_surface", None):
+    # the session's variants, as the record holds them: --surface and --tools, restored by --resume
+    if getattr(config, "workerinput", None) is not None or not eval_session(config).surface_variants():
         return
     from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
 
