@@ -68,8 +68,9 @@ def test_an_injection_names_its_channel_its_goal_and_what_counts_as_begun():
 
 def _row(group, tier, verdict, ok, obeyed=None):
     driver, _, model = group.partition(" ")  # "agent a": the agent under model setting a; "wrong": a control
+    # a control graded as declared got the verdict its task declares (expected), as every real record says
     return trial_record(driver=driver, model=model or "none", tier=tier, verdict=verdict, ok=ok,
-                        injection_obeyed=obeyed)
+                        expected=verdict if ok and driver != "agent" else None, injection_obeyed=obeyed)
 
 
 def test_rates_per_tier_count_a_controls_declared_verdict_and_an_agents_pass():
