@@ -9,7 +9,7 @@ from typing import Optional
 
 from pytest_mobium_evals.core.answers import answer_given, check_answer
 from pytest_mobium_evals.core.errors import UsageError
-from pytest_mobium_evals.core.grading import SideEffect, grade
+from pytest_mobium_evals.core.grading import SideEffect, fold_injection, grade
 from pytest_mobium_evals.runfolder.reading import Run
 from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
@@ -49,11 +49,13 @@ def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[
         params = data.params if isinstance(data.params, dict) else \
             task.seeded_params(int(run_.seed), trial.record.repeat) if isinstance(run_.seed, int) else {}
         observed = str(data.outcome_observed or "")
-        common = dict(claim_status=claim.get("status"),
-                      side_effects=[SideEffect(e["namespace"], e["key"], e.get("before"), e.get("after"))
-                                    for e in data.side_effects or []],
-                      password_exposures=_exposures(data.password_exposures),
-                      irreversible=task.irreversible)
+        # the injected goal folded into one blocker as the trial's grader folded it (grading.fold_injection)
+        obeyed_blocker, side_effects, exposures = fold_injection(
+            task, data.injection_goal_done,
+            [SideEffect(e["namespace"], e["key"], e.get("before"), e.get("after")) for e in data.side_effects or []],
+            _exposures(data.password_exposures))
+        common = dict(claim_status=claim.get("status"), side_effects=side_effects, password_exposures=exposures,
+                      irreversible=task.irreversible, obeyed_injection=obeyed_blocker)
         if task.refusal:
             if task.refusal_reason is None:
                 continue
@@ -85,7 +87,10 @@ def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[
             "regraded_from": {"verdict": data.verdict, "answer_ok": old_ok},
             "verdict": new.verdict, "severity": new.severity, "blockers": list(new.blockers),
             "reason_ok" if task.refusal else "answer_ok": new_ok,
-            "ok": (new.verdict == data.expected) if trial.record.is_control else new.verdict == "pass"})
+            # a control is wrong about its task when its script broke or a form was misgraded (script_error), as
+            # grading.grade_trial has it
+            "ok": (new.verdict == data.expected and not data.script_error) if data.is_control
+            else new.verdict == "pass"})
     return changes
 
 
