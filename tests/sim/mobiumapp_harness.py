@@ -7,8 +7,9 @@ from __future__ import annotations
 import contextlib
 import re
 import shlex
-import time
 import xml.etree.ElementTree as ET
+
+from polling import wait_for
 
 from pytest_mobium_evals.sim.clock import Clock
 from pytest_mobium_evals.sim.device import VirtualDevice
@@ -152,13 +153,7 @@ class Driver:
 
     def wait(self, predicate, device_seconds: float, what: str = "the state"):
         """Polls until `predicate()` is truthy; fails after `device_seconds` of device time (plus a margin)."""
-        deadline = time.monotonic() + (device_seconds + 2.0) / self.clock.speed + 2.0
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}")
+        return wait_for(predicate, (device_seconds + 2.0) / self.clock.speed + 2.0, what)
 
     def wait_text(self, id: str, expected: str, device_seconds: float = 5.0) -> float:
         """Waits until node `id` reads `expected`; returns the device time it was first seen."""
