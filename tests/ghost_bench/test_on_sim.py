@@ -5,10 +5,10 @@ controls grade as declared through the whole plugin (a few tasks here; `pytest t
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
+from polling import wait_for
 
 from pytest_mobium_evals.suites import ghost_bench as gb
 
@@ -16,17 +16,6 @@ pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = {t.id: t for t in gb.load_dir(ROOT / "tasks" / "ghost_bench")}
-
-
-def wait_until(predicate, what: str, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        # No pause between reads: each predicate is an ADB round trip to the device, which paces the loop.
 
 
 def original(task: gb.GhostTask) -> gb.Check:
@@ -39,7 +28,7 @@ def test_the_original_open_app_check_cannot_pass_on_android_15(phone, task_id):
     task = SUITE[task_id]
     phone.shell(gb.HOME)
     phone.launch(task.app)
-    wait_until(lambda: phone.foreground_package() == task.app, f"{task.app} in front")
+    wait_for(lambda: phone.foreground_package() == task.app, 10.0, f"{task.app} in front")
     assert phone.getprop("ro.build.version.sdk") == "35"
     passed, reason = original(task).judge(phone.shell(original(task).cmd))
     assert not passed and reason.startswith("got '' "), reason
@@ -51,9 +40,9 @@ def test_the_original_open_app_check_cannot_pass_on_android_15(phone, task_id):
 def test_the_fixed_check_fails_with_the_app_behind_the_launcher(phone):
     task = SUITE["OpenAppSettings"]
     phone.launch(task.app)
-    wait_until(lambda: phone.foreground_package() == task.app, "Settings in front")
+    wait_for(lambda: phone.foreground_package() == task.app, 10.0, "Settings in front")
     phone.shell(gb.HOME)
-    wait_until(lambda: phone.foreground_package() != task.app, "the launcher in front")
+    wait_for(lambda: phone.foreground_package() != task.app, 10.0, "the launcher in front")
     assert task.app in phone.shell("dumpsys activity activities")  # still listed, in a background task
     passed, reason = gb.evaluate(task, phone)
     assert not passed and "nexuslauncher" in reason
@@ -69,7 +58,7 @@ def test_each_init_puts_the_device_in_the_opposite_state_and_the_goal_state_pass
     namespace, key = name.split("/")
     value = task.check.expected if task.check.kind == "expect" else task.check.expected[0]
     phone.shell(f"settings put {namespace} {key} {value}")
-    assert wait_until(lambda: gb.evaluate(task, phone)[0], f"{name} = {value}")
+    assert wait_for(lambda: gb.evaluate(task, phone)[0], 10.0, f"{name} = {value}")
 
 
 def test_controls_grade_as_declared_through_the_plugin(pytester):
