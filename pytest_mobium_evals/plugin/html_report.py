@@ -76,8 +76,10 @@ def _header(cells) -> None:
 
 
 def _row(report, cells) -> None:
+    record = getattr(report, "mobium", None)
+    shown = record.report_properties() if record is not None else {}
     for i, (key, _) in enumerate(_COLUMNS):
-        value = getattr(report, key, None) if hasattr(report, "mobium") else None
+        value = shown.get(key)
         extra = ""
         if key == "seconds" and isinstance(value, (int, float)):
             value = f"{value:.1f}"

@@ -205,12 +205,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 
 def _attach(report, item, record: TrialRecord) -> None:
     """The record onto the report: whole as `report.mobium` (the `TrialRecord`; `pytest_report_to_serializable`
-    below gives xdist its JSON form), and the few facts junitxml and pytest-html columns show as attributes and user
+    below gives xdist its JSON form; pytest-html's columns read it there), and the few facts junitxml shows as user
     properties."""
     report.mobium = record
     shown = record.report_properties()
-    for key in ("verdict", "severity", "claim", "answer", "tool_calls", "seconds", "model", "driver"):
-        setattr(report, key, shown[key])
     # junitxml writes properties from the teardown report, which copies item.user_properties: set both.
     for key in ("verdict", "expected", "severity", "driver", "model", "claim", "answer", "tool_calls", "seconds"):
         if shown[key] is not None:
