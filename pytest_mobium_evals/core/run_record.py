@@ -18,6 +18,7 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError  # noqa: TID253 (the run record's model; the entry point imports it inside functions)
 
 from pytest_mobium_evals.core.errors import RecordInvalid
+from pytest_mobium_evals.core.trial_record import validation_line
 
 #: The record's version. Raise it when a field changes meaning; a field added with a default needs no new version.
 SCHEMA = 1
@@ -77,11 +78,7 @@ class RunRecord(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            errors = exc.errors()
-            first = errors[0]
-            where = ".".join(str(p) for p in first["loc"])
-            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-            raise RecordInvalid(f"{where}: {first['msg']} (got {first.get('input')!r}){more}") from None
+            raise RecordInvalid(validation_line(exc)) from None
 
     def to_json(self) -> dict:
         """record.json's content: the keys it was made or read with, under their stored names (values as they are:

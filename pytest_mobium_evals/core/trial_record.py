@@ -263,5 +263,14 @@ def _one_line(exc: ValidationError, data: dict) -> str:
         return f"unknown verdict {data.get('verdict')!r}"
     if where == "repeat":
         return f"repeat {data.get('repeat')!r} is not a number"
+    return validation_line(exc)
+
+
+def validation_line(exc: ValidationError) -> str:
+    """A record's first misfit in one line, where and what, with how many more: what both records say when a
+    file does not fit its model."""
+    errors = exc.errors()
+    first = errors[0]
+    where = ".".join(str(p) for p in first["loc"])
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return f"{where}: {first['msg']} (got {first.get('input')!r}){more}"

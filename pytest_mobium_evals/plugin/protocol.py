@@ -225,7 +225,7 @@ def pytest_report_to_serializable(config: pytest.Config, report):
     copies a report's attributes as they are, and a `TrialRecord` is not JSON."""
     data = yield
     record = getattr(report, "mobium", None)
-    if isinstance(data, dict) and record is not None and not isinstance(record, dict):
+    if isinstance(data, dict) and record is not None:
         data["mobium"] = record.to_wire()
     return data
 
