@@ -26,47 +26,78 @@ SCHEMA = 1
 
 class RunRecord(BaseModel):
     # protected_namespaces: `models` is the record's own word, not pydantic's
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=(),
+                              use_attribute_docstrings=True)  # each field's docstring is its description
 
-    schema_version: int = Field(SCHEMA, alias="schema")  # records written before it: no key, this version
+    schema_version: int = Field(SCHEMA, alias="schema")
+    """The record's version (`SCHEMA`); records written before it have no key, and are this version."""
 
     # ---- what wrote it ----
-    run: Optional[str] = None  # the run folder's name (older records: the folder tells)
+    run: Optional[str] = None
+    """The run folder's name (older records: the folder tells)."""
     plugin: Optional[str] = "pytest-mobium-evals"
+    """What wrote the record."""
     plugin_version: Optional[str] = None
-    plugin_commit: Optional[str] = None  # none: not a git checkout, or an older record
-    plugin_dirty: Optional[bool] = None  # none: unknown (no commit to differ from)
+    """Its version."""
+    plugin_commit: Optional[str] = None
+    """Its repository's commit; none: not a git checkout, or an older record."""
+    plugin_dirty: Optional[bool] = None
+    """The checkout had uncommitted changes; none: unknown (no commit to differ from)."""
 
     # ---- how far it got ----
-    started: Optional[str] = None  # UTC, ISO 8601, kept from the run's first session
-    finished: Optional[bool] = None  # every scheduled trial has its verdict.json
-    ended: Optional[str] = None  # when it finished; none while it has not
-    resumed: Optional[bool] = None  # this session continued the run (--resume)
-    counts: Optional[dict] = None  # verdict -> trials, of this session's reports
+    started: Optional[str] = None
+    """When the run began (UTC, ISO 8601), kept from the run's first session."""
+    finished: Optional[bool] = None
+    """Every scheduled trial has its verdict.json."""
+    ended: Optional[str] = None
+    """When it finished; none while it has not."""
+    resumed: Optional[bool] = None
+    """This session continued the run (`--resume`)."""
+    counts: Optional[dict] = None
+    """Verdict -> trials, of this session's reports."""
 
     # ---- what it ran ----
-    seed: Any = None  # an int; whatever else a record holds is reported as missing, not coerced
-    driver: Optional[str] = None  # --driver as given
+    seed: Any = None
+    """The run's seed (an int; whatever else a record holds is reported as missing, not coerced)."""
+    driver: Optional[str] = None
+    """`--driver` as given."""
     drivers: Optional[list[str]] = None
-    models: Optional[list] = None  # the agent's model settings' labels (older records: entries with a "model")
-    efforts: Optional[dict] = None  # a setting's label -> its effort
-    repeats: Any = None  # an int (older records may lack it: then the schedule is not worked out from it)
-    tasks: Optional[list] = None  # task ids (older records: entries with an "id")
+    """The drivers it ran, `--driver` expanded (`controls`: each control)."""
+    models: Optional[list] = None
+    """The agent's model settings' labels (older records: entries with a `model`)."""
+    efforts: Optional[dict] = None
+    """A model setting's label -> its effort."""
+    repeats: Any = None
+    """`--repeats` (an int; older records may lack it: then the schedule is not worked out from it)."""
+    tasks: Optional[list] = None
+    """The task ids (older records: entries with an `id`)."""
     suites: Optional[list[str]] = None
-    scheduled: Optional[list] = None  # the trial folders scheduled, every session's (older records: worked out)
-    options: Optional[dict] = None  # options.RunOptions.stored(): what --resume restores
-    surfaces: Optional[list[str]] = None  # --surface's variants
+    """The suites the tasks are from."""
+    scheduled: Optional[list] = None
+    """The trial folders scheduled, every session's (older records: worked out)."""
+    options: Optional[dict] = None
+    """The run's options as `--resume` restores them (plugin/options.py, `RunOptions.stored()`)."""
+    surfaces: Optional[list[str]] = None
+    """`--surface`'s variants."""
 
     # ---- where it ran ----
-    device: Any = None  # the first device leased (a dict; the oldest records: a string)
-    devices: Optional[list] = None  # every device the run's processes leased
-    mobium: Any = None  # "built-in", or {binary, commit, dirty} of a Mobium build (verify adds ref, build, verify)
-    tool_server: Optional[str] = None  # the controls' (and the agent's, without --tool-server) tool server
-    agent_tool_server: Optional[str] = None  # --tool-server: the agent's own, "NAME: COMMAND"
+    device: Any = None
+    """The first device leased (a dict, as a trial's `device`; the oldest records: a string)."""
+    devices: Optional[list] = None
+    """Every device the run's processes leased."""
+    mobium: Any = None
+    """The tool server's Mobium: `built-in`, or `{binary, commit, dirty}` of a Mobium build (`verify` adds `ref`,
+    `build`, `verify`)."""
+    tool_server: Optional[str] = None
+    """The controls' tool server (and the agent's, without `--tool-server`)."""
+    agent_tool_server: Optional[str] = None
+    """With `--tool-server`: the agent's own, `NAME: COMMAND`."""
 
     # ---- written by older versions only ----
-    mobiumapp: Optional[str] = None  # the MobiumApp build, before the device's info carried it
+    mobiumapp: Optional[str] = None
+    """The MobiumApp build, before the device's info carried it."""
     harness: Any = None
+    """Older records' description of the harness."""
 
     # ---- in and out ----
 

@@ -275,43 +275,79 @@ OutcomeCheck = Callable[["Device", Params], Outcome]
 
 @dataclass
 class Task:
-    id: str  # "t01", or a Ghost Bench id such as "SystemWifiTurnOn"
-    slug: str  # "sign-in"
-    suite: str  # "mobiumapp" | "ghost_bench" | ...
-    prompt: str  # a template: "{name}" placeholders are filled from the parameters
+    """A task, as `@task` (and each JSON suite's loader) declares it: what the agent is asked, how the outcome is
+    read from the device, its scripted controls, and what grading needs to know. Checked when declared
+    (`problems()`): a mistake is one line naming the task."""
+
+    id: str
+    """The task's id: `t01`, or a Ghost Bench id such as `SystemWifiTurnOn`."""
+    slug: str
+    """A short name: `sign-in`."""
+    suite: str
+    """The suite: `mobiumapp`, `ghost_bench`, `androidworld`."""
+    prompt: str
+    """A template: "{name}" placeholders are filled from the parameters."""
     outcome: OutcomeCheck
+    """The outcome check, `(device, params) -> Outcome`: the state read back from the device over ADB."""
     reference: Script
+    """The reference control, `(tools, params) -> Claim`: the task done through the MCP tools, as an agent would."""
     wrong: Script
+    """The wrong control: the plausible wrong action, claimed as done."""
     params: Optional[ParamGenerator] = None
+    """`(random.Random) -> dict`: the trial's parameters, seeded per trial."""
     precondition: Optional[Precondition] = None
+    """`(device, params) -> None`: what the device must hold before the driver starts (run after the reset)."""
     controls: Controls = field(default_factory=Controls)
-    irreversible: tuple[str, ...] = ()  # actions that cannot be undone: a false success on them is a blocker
-    refusal: bool = False  # refusing is the right answer
-    refusal_reason: Optional["AnswerRule"] = None  # for refusal tasks: what a right reason mentions
-    answer: Optional["AnswerRule"] = None  # for answer tasks
-    allowed_settings: tuple[str, ...] = ()  # "namespace/key" the task is about: changing them is not a side effect
-    found: Optional[str] = None  # what this task found in Mobium (CHALLENGES entries); regression tasks have one
+    """The verdict each control must get, where it is not the usual one, with why."""
+    irreversible: tuple[str, ...] = ()
+    """Actions that cannot be undone: a false success on them is a blocker."""
+    refusal: bool = False
+    """Refusing is the right answer."""
+    refusal_reason: Optional["AnswerRule"] = None
+    """For refusal tasks: what a right reason mentions."""
+    answer: Optional["AnswerRule"] = None
+    """For answer tasks."""
+    allowed_settings: tuple[str, ...] = ()
+    """"namespace/key" the task is about: changing them is not a side effect."""
+    found: Optional[str] = None
+    """What this task found in Mobium (CHALLENGES entries); regression tasks have one."""
     regression: bool = False
-    app: str = "dev.mobium.mobiumapp"  # the app reset before the trial ("" for none)
-    max_steps: Optional[int] = None  # advisory step budget (Ghost Bench: complexity × 10)
-    secrets: tuple[str, ...] = ()  # strings that must never appear in a tool response (the demo password)
-    secret_hints: tuple[str, ...] = ()  # on-screen text that holds a secret by design (the app's own hint): not a leak
+    """The task found a Mobium defect: marked `regression` (`pytest -m regression`, `mobium-evals verify`)."""
+    app: str = "dev.mobium.mobiumapp"
+    """The app reset before the trial ("" for none)."""
+    max_steps: Optional[int] = None
+    """Advisory step budget (Ghost Bench: complexity × 10)."""
+    secrets: tuple[str, ...] = ()
+    """Strings that must never appear in a tool response (the demo password)."""
+    secret_hints: tuple[str, ...] = ()
+    """On-screen text that holds a secret by design (the app's own hint): not a leak."""
     platforms: tuple[str, ...] = ("android",)
-    source: str = ""  # where the task is defined (file and id), for error messages
-    ready_testid: Optional[str] = None  # after the reset's launch, wait until this node is on screen (the menu)
-    judge: Optional[JudgeSpec] = None  # answer tasks: how the local judge is asked about their answers
-    tier: str = "core"  # "core" or "hard": reported apart, and a mark (`-m hard`)
-    aims_at: Optional[str] = None  # the failure mode an agent is known to have that this task probes
-    injection: Optional[Injection] = None  # the injected instruction the device shows the agent, if any
-    near_misses: tuple[NearMiss, ...] = ()  # nearly-right actions, each a control with its declared verdict
-    evidence: str = "device"  # where the outcome can be read (EVIDENCE)
-    evidence_reason: Optional[str] = None  # why, when it is not "device"
-    # What was found wrong with this task's grader and fixed, each as (kind, what): the kinds of GRADER_DEFECTS.
+    """The platforms the task runs on (Ghost Bench's key)."""
+    source: str = ""
+    """Where the task is defined (file and id), for error messages."""
+    ready_testid: Optional[str] = None
+    """After the reset's launch, wait until this node is on screen (the menu)."""
+    judge: Optional[JudgeSpec] = None
+    """Answer tasks: how the local judge is asked about their answers."""
+    tier: str = "core"
+    """"core" or "hard": reported apart, and a mark (`-m hard`)."""
+    aims_at: Optional[str] = None
+    """The failure mode an agent is known to have that this task probes."""
+    injection: Optional[Injection] = None
+    """The injected instruction the device shows the agent, if any."""
+    near_misses: tuple[NearMiss, ...] = ()
+    """Nearly-right actions, each a control with its declared verdict."""
+    evidence: str = "device"
+    """Where the outcome can be read (EVIDENCE)."""
+    evidence_reason: Optional[str] = None
+    """Why, when it is not "device"."""
     grader_history: tuple[tuple[int, str], ...] = ()
-    split: Optional[tuple[str, str]] = None  # ("dev" | "held_out", why): overrides the id's hash (split.py)
-    # An injection task's clean twin: the same task without the injected text, paired with the attacked one by
-    # seed (the attacked task's id, which gives both the same parameters).
+    """What was found wrong with this task's grader and fixed, each as (kind, what): the kinds of GRADER_DEFECTS."""
+    split: Optional[tuple[str, str]] = None
+    """("dev" | "held_out", why): overrides the id's hash (split.py)."""
     clean_of: Optional[str] = None
+    """An injection task's clean twin: the same task without the injected text, paired with the attacked one by seed
+    (the attacked task's id, which gives both the same parameters)."""
 
     @property
     def arm(self) -> Optional[str]:

@@ -42,78 +42,142 @@ SCHEMA = 1
 
 class TrialRecord(BaseModel):
     # protected_namespaces: `model` and `model_label` are the record's own words, not pydantic's
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=(),
+                              use_attribute_docstrings=True)  # each field's docstring is its description
 
     schema_version: int = Field(SCHEMA, alias="schema")
+    """The record's version (`SCHEMA`); raised only when a field changes meaning."""
 
     # ---- what the trial is (required: every version wrote them) ----
     task: str
+    """The task's id (`t05`, `aw.SystemWifiTurnOff`; an injection task's clean twin: `t39.clean`)."""
     suite: Optional[str]
+    """The suite the task is from: `mobiumapp`, `ghost_bench` or `androidworld`."""
     driver: str
+    """Who drove the trial: `agent`, or a control of the grader (`reference`, `null`, `wrong`, ...)."""
     model: Optional[str]
+    """The agent's model (`claude-haiku-5-5`, `ollama/qwen2.5:7b`); `none` for a control."""
     effort: Optional[str]
+    """The agent's effort (`low`, `medium`, `high`); none for a control or a model without one."""
     seed: Any
+    """The run's seed (an int): the trial's parameters come from sha256(seed:task:repeat)."""
     repeat: int
+    """Which repeat of the task under this setting, from 0."""
     expected: Optional[str]
+    """The verdict the task declares for this control (`pass`, `false_success`, ...); none for an agent trial."""
 
     # ---- how it was graded (required) ----
     verdict: str
+    """The verdict (see Verdicts and severities), or `infra_error`."""
     severity: Optional[str]
-    blockers: Any  # a list of lines; the oldest records wrote one string
+    """`blocker`, `major` or `minor`; none for a pass and for an infrastructure error."""
+    blockers: Any
+    """The trial's blockers, one line each (a list; the oldest records wrote one string)."""
     ok: Optional[bool]
+    """The trial got the verdict it had to: a pass for the agent, the declared verdict for a control."""
     claim: Optional[dict]
+    """What the driver claimed: `{status: done|cannot|null, answer, reason}` (null: it never said)."""
     answer_ok: Optional[bool]
+    """The task's answer rule on the answer; none when the task has no rule or nothing was answered."""
     outcome_reached: Optional[bool]
+    """The device shows the asked-for state (a refusal task: its target left alone); none when not graded."""
     outcome_observed: Any
+    """What the outcome check read on the device, as it read it."""
     side_effects: Optional[list]
+    """Settings changed that the task does not allow: `[{namespace, key, before, after}]`."""
     password_exposures: Optional[list]
+    """Where the demo password showed in a tool response, however written (one entry each)."""
 
     # ---- what it cost and where it ran (required) ----
     tool_calls: Optional[int]
+    """The tool calls the driver made."""
     tokens: Optional[dict]
+    """The model's tokens: `{input, output}` (0 for a control)."""
     cost_usd: Optional[float]
+    """What the model's API said the trial cost, in US dollars; none where it says nothing."""
     timings: Optional[dict]
+    """Seconds per phase: `reset_s`, `driver_s`, `grade_s`, `total_s`."""
     device: Any
+    """The device it ran on: serial, ADB server, kind (`virtual` or a real one), model, Android release and SDK,
+    image, the app and its build."""
     infra_error: Optional[str]
+    """Why the trial could not be graded (the device, tool server or model API failed); none when it was."""
 
     # ---- added since the first records: optional, with the value an old record means ----
-    trial: Optional[str] = None  # the trial folder's name (older records: the folder tells)
+    trial: Optional[str] = None
+    """The trial folder's name (older records: the folder tells)."""
     slug: Optional[str] = None
+    """The task's slug, its file's name after the id (`slider`)."""
     near_miss: Optional[str] = None
+    """For the `near-miss` driver: which of the task's declared near misses this trial took."""
     model_label: Optional[str] = None
-    params: Optional[dict] = None  # older records: none (regrading seeds them again)
+    """The model setting as the reports name it (`none` for a control)."""
+    params: Optional[dict] = None
+    """The trial's seeded parameters (older records: none; regrading seeds them again)."""
     max_steps: Optional[int] = None
-    hit_limit: Optional[HitLimit] = None  # which limit stopped the agent; none: it stopped on its own
-    # An agent trial's limits as they applied (agents.Limits.to_json): tool calls, the trial's time limit and whether
-    # its model setting had its own (trial_timeout_for), one request's and one tool call's timeouts.
+    """The task's own step budget (Ghost Bench: complexity × 10), enforced with `--enforce-max-steps`."""
+    hit_limit: Optional[HitLimit] = None
+    """Which limit stopped the agent (`tool_calls`, `time`); none: it stopped on its own."""
     limits: Optional[dict] = None
-    stop_reason: Optional[StopReason] = None  # why the driver stopped; older records: not said
-    stop_text: Optional[str] = None  # text_tool_call: the text the agent wrote in place of the call
-    nudged: Optional[bool] = None  # an agent told once that its text was not a call (--nudge-text-calls); else false
+    """An agent trial's limits as they applied (agents.Limits.to_json): tool calls, the trial's time limit and
+    whether its model setting had its own (trial_timeout_for), one request's and one tool call's timeouts."""
+    stop_reason: Optional[StopReason] = None
+    """Why the driver stopped (`final_answer`, `text`, `text_tool_call`, `tool_calls_limit`, `time_limit`,
+    `api_error`, `infra_error`, or `script` for a control); older records: not said."""
+    stop_text: Optional[str] = None
+    """For `text_tool_call`: the text the agent wrote in place of the call."""
+    nudged: Optional[bool] = None
+    """An agent told once that its text was not a call (`--nudge-text-calls`); false otherwise, none for a
+    control."""
     irreversible: list = Field(default_factory=list)
+    """The task's irreversible actions (empty when none): a false success on one is a blocker."""
     found: Optional[str] = None
+    """What the task once found wrong in Mobium (its CHALLENGES entries)."""
     regression: bool = False
+    """The task found a Mobium defect (`-m regression`)."""
     tier: Optional[str] = None
+    """The task's tier: `core` or `hard`."""
     injection: Optional[str] = None
+    """An injection task's injected instruction."""
     infra_phase: Optional[str] = None
+    """Where an infrastructure error stopped the trial: `setup`, `reset`, `precondition`, `driver`, `outcome`,
+    `grade` or `record`."""
     script_error: Optional[str] = None
+    """A control's script that broke (a wrong locator in a reference): what it raised."""
     reason_ok: Optional[bool] = None
+    """A refusal task's reason rule on the reason given; none when there is no rule or no reason."""
     outcome_acted: Optional[bool] = None
+    """A refusal task: the device shows its target was acted on."""
     outcome_unreadable: Optional[bool] = None
+    """The outcome check could not read its evidence (graded as not reached)."""
     injection_obeyed: Optional[bool] = None
-    answer_forms: Optional[list] = None  # reference+answers: [{text, right, accepted}]
-    plugin_version: Optional[str] = None  # the pytest-mobium-evals that wrote the record
-    plugin_commit: Optional[str] = None  # its repository's commit; none: not a git checkout, or an older record
-    started_at: Optional[str] = None  # when the trial began (UTC, ISO 8601); its timings say how long it took
-    surface: Optional[str] = None  # the agent's surface variant (--surface); none: Mobium's surface as it is
-    surface_seen: Optional[dict] = None  # what the proxy showed the agent: {variant, hash, tools_hash}
-    tool_server: Optional[str] = None  # an agent's server in place of Mobium's (--tool-server): "NAME: COMMAND"
-    split: Optional[str] = None  # "dev" or "held-out" (split.py); older records: worked out again from the task
-    injection_arm: Optional[str] = None  # an injection task's "attacked" or "clean" twin
-    injection_pair: Optional[str] = None  # the attacked task's id, shared by both twins
-    injection_begun: Optional[bool] = None  # a tool call the injection counts as begun was made
-    injection_goal_done: Optional[bool] = None  # the injected goal's state reached, on either arm
-    resumed: bool = False  # carried from an earlier session of the run by --resume (never written to disk)
+    """The attacked arm's device shows the injected goal carried out."""
+    answer_forms: Optional[list] = None
+    """For `reference+answers`: each form of the answer tried, `[{text, right, accepted}]`."""
+    plugin_version: Optional[str] = None
+    """The pytest-mobium-evals that wrote the record."""
+    plugin_commit: Optional[str] = None
+    """Its repository's commit; none: not a git checkout, or an older record."""
+    started_at: Optional[str] = None
+    """When the trial began (UTC, ISO 8601); its timings say how long it took."""
+    surface: Optional[str] = None
+    """The agent's surface variant (`--surface`); none: Mobium's surface as it is."""
+    surface_seen: Optional[dict] = None
+    """What the proxy showed the agent: `{variant, hash, tools_hash}`."""
+    tool_server: Optional[str] = None
+    """An agent's server in place of Mobium's (`--tool-server`): `NAME: COMMAND`."""
+    split: Optional[str] = None
+    """`dev` or `held_out` (core/split.py); older records: worked out again from the task."""
+    injection_arm: Optional[str] = None
+    """An injection task's `attacked` or `clean` twin."""
+    injection_pair: Optional[str] = None
+    """The attacked task's id, shared by both twins (a task without an injection: its own id)."""
+    injection_begun: Optional[bool] = None
+    """A tool call the injection counts as begun was made."""
+    injection_goal_done: Optional[bool] = None
+    """The injected goal's state reached, on either arm."""
+    resumed: bool = Field(False, exclude=True)
+    """Carried from an earlier session of the run by `--resume` (on the test report only; never in verdict.json)."""
 
     @field_validator("hit_limit", mode="before")
     @classmethod

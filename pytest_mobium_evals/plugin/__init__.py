@@ -29,6 +29,20 @@ GROUP = "mobium-evals"
 CHECKED_ARGS = "MOBIUM_EVALS_CHECKED_ARGS"
 
 
+#: The markers the plugin declares, each with what it selects (`pytest --markers`; the manual's options reference).
+MARKERS = {
+    "regression": "a task whose failure once found a Mobium defect (its found= names the CHALLENGES entries); "
+                  "`mobium-evals verify` runs these",
+    "mobiumapp": "a task of the MobiumApp suite (tasks/mobiumapp_tasks/)",
+    "injection": "a task whose device shows text telling the agent to do something else; it runs attacked and clean "
+                 "(its twin, id TASK.clean)",
+    "hard": "a task of the hard tier (reported apart from the core tier)",
+    "ghost_bench": "a task of the Ghost Bench suite (tasks/ghost_bench/*.json)",
+    "androidworld": "a task of the AndroidWorld suite (tasks/androidworld/*.json)",
+    "mobium_trial": "internal; the trial fixture each task is parametrized over",
+}
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     g = parser.getgroup(GROUP, "mobium-evals: agents driving Android apps through Mobium's MCP tools, graded on "
                                "the device's own state")
@@ -142,15 +156,8 @@ def pytest_addhooks(pluginmanager) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "regression: a task whose failure once found a Mobium defect (its found= "
-                                       "names the CHALLENGES entries); `mobium-evals verify` runs these")
-    config.addinivalue_line("markers", "mobiumapp: a task of the MobiumApp suite (tasks/mobiumapp_tasks/)")
-    config.addinivalue_line("markers", "injection: a task whose device shows text telling the agent to do something "
-                                       "else; it runs attacked and clean (its twin, id TASK.clean)")
-    config.addinivalue_line("markers", "hard: a task of the hard tier (reported apart from the core tier)")
-    config.addinivalue_line("markers", "ghost_bench: a task of the Ghost Bench suite (tasks/ghost_bench/*.json)")
-    config.addinivalue_line("markers", "androidworld: a task of the AndroidWorld suite (tasks/androidworld/*.json)")
-    config.addinivalue_line("markers", "mobium_trial: internal; the trial fixture each task is parametrized over")
+    for name, description in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
     evals = EvalSession.from_config(config)
     config.stash[SESSION] = evals
     config.pluginmanager.register(evals, "mobium-evals-session")
