@@ -26,7 +26,7 @@ from pytest_mobium_evals import sim  # noqa: E402
 APP = "dev.mobium.mobiumapp"
 COMPONENT = f"{APP}/.MainActivity"
 
-# command -> (what an Android 15 emulator takes, where the figure comes from). The README's table says the same.
+# command -> (what an Android 15 emulator takes, where the figure comes from). The manual's table says the same.
 DOCUMENTED = {
     "uiautomator dump (still)": ("1-2 s", "issue 25: the seed's map took 1.96 s"),
     "uiautomator dump (moving)": ("1.3-1.7 s", "Mobium CHALLENGES 109: reads mid-burst, idle wait 500 ms"),

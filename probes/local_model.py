@@ -52,7 +52,8 @@ def up_check(base_url: str) -> tuple[Optional[str], list[str], str]:
     said = (f"{base_url}: health {(health or {}).get('status', 'not answered')}; models {', '.join(models) or 'none'}"
             + (f"; context {n_ctx:,} tokens (/props)" if isinstance(n_ctx, int) else "; context not said"))
     if health is None and listed is None:
-        return f"{base_url} does not answer (/health, /v1/models): start the server first (see the README)", [], said
+        return (f"{base_url} does not answer (/health, /v1/models): start the server first "
+                "(docs/tutorials/local-model.md)"), [], said
     if health is not None and health.get("status") != "ok":
         return f"{base_url} is not ready: /health says {health}", models, said
     return None, models, said

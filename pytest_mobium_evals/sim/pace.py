@@ -6,7 +6,8 @@ harness, the built-in Mobium server and a real `mobium` binary. It is a wait wit
 so many paced devices fit on a few cores, and it is counted in device seconds: with the clock sped up for a test,
 the command speeds up with everything else and its relation to the app's timers holds.
 
-The figures and where they come from are in the README ("The virtual device's pace")."""
+The figures and where they come from are in the manual (docs/explanation/virtual-device.md, "The virtual device's
+pace")."""
 
 from __future__ import annotations
 

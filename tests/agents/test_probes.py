@@ -120,7 +120,7 @@ def test_context_leak_probe_holds(capsys):
 
 def test_local_model_probe_checks_the_server_and_reads_a_trials_cache_figures(tmp_path):
     """probes/local_model.py's own parts: the up-check against llama.cpp's stand-in and a closed port, and one
-    trial's figures from its transcript's model steps (the whole probe runs three real trials: see the README)."""
+    trial's figures from its transcript's model steps (the whole probe runs three real trials: see the manual)."""
     from standins import LlamaCppStandin
 
     local_model = load_probe("local_model")

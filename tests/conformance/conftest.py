@@ -24,7 +24,7 @@ PACE = "fast"
 # MOBIUM_EVALS_CONFORMANCE_UIA2=1 installs Appium's UiAutomator2 server on each check's device (the APKs Mobium pins,
 # from npm's appium-uiautomator2-server@10.6.6 in .clients/), so the built-in server reads the screen through it as
 # Mobium's default driver does, instead of `uiautomator dump`; `cli.uia2` says whether it did. With
-# MOBIUM_EVALS_CONFORMANCE_PACE=emulator every check runs at the emulator's pace (the README's figures).
+# MOBIUM_EVALS_CONFORMANCE_PACE=emulator every check runs at the emulator's pace (the manual's figures).
 UIA2_SERVER = os.environ.get("MOBIUM_EVALS_CONFORMANCE_UIA2") == "1"
 UIA2_APKS = ("appium-uiautomator2-server-v10.6.6.apk", "appium-uiautomator2-server-debug-androidTest.apk")
 

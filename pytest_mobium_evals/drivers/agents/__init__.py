@@ -82,7 +82,7 @@ OLLAMA_DEFAULT_HOST = "127.0.0.1:11434"  # where `ollama serve` listens unless t
 
 
 def ollama_host() -> str:
-    """OLLAMA_HOST as a URL, else Ollama's own default address (what the README promises)."""
+    """OLLAMA_HOST as a URL, else Ollama's own default address (what the manual's model providers page promises)."""
     host = os.environ.get("OLLAMA_HOST", "").strip() or OLLAMA_DEFAULT_HOST
     return host if "://" in host else f"http://{host}"
 
