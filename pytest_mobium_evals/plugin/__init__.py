@@ -122,8 +122,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--enforce-max-steps", dest="mobium_enforce_max_steps", action="store_true", default=False,
                 help="cap an agent's tool calls at a Ghost Bench task's own step budget (complexity × 10).")
     g.addoption("--full-screens", dest="mobium_full_screens", action="store_true", default=False,
-                help="every trial's final screen at full size in the HTML report (by default only where a reviewer "
-                     "needs it: a control not graded as declared, an agent trial that did not pass)")
+                help="every trial's final screen at full size in the HTML report. Default: the screen whole, with its "
+                     "answers, only where a reviewer needs it (a control not graded as declared, an agent trial that "
+                     "did not pass, a trial that could not be graded); the others get a thumbnail and their tool "
+                     "calls (a link to the run folder's screen when the report is not self-contained).")
     g.addoption("--md-summary", dest="mobium_md_summary", default=None, metavar="FILE",
                 help="write the run's Markdown summary (rates, blockers, controls, before/after) to FILE when it "
                      "ends; without it, appended to $GITHUB_STEP_SUMMARY when that is set (GitHub Actions)")
