@@ -230,11 +230,17 @@ def _chunks(s: str, n: int):
 
 
 def device_list(host: str, port: int) -> list[tuple[str, str]]:
+    return [(serial, state) for serial, state, _ in devices_long(host, port)]
+
+
+def devices_long(host: str, port: int) -> list[tuple[str, str, str]]:
+    """`adb devices -l` as Mobium reads it (internal/device/adb.go, parseDevices): each device's serial, state and
+    the model its line names (empty when it names none: an offline device's line has no model)."""
     client = adbutils.AdbClient(host=host, port=port)
     try:
-        return [(d.serial, d.state) for d in client.list()]
+        return [(d.serial, d.state, d.tags.get("model", "")) for d in client.list(extended=True)]
     except (adbutils.AdbError, OSError):
         return []
 
 
-__all__ = ["AdbLink", "device_list"]
+__all__ = ["AdbLink", "device_list", "devices_long"]

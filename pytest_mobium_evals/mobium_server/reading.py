@@ -8,7 +8,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from .device import AdbLink, device_list
+from .device import devices_long
 from .elements import build_elements, element_of, find, parse_locator, spinners
 from .errors import MobiumError, invalid
 from .map_diff import LastMap, diff, seen_of
@@ -21,25 +21,23 @@ class ReadingTools:
     """Mixed into `Mobium`, the tool implementations for one server process."""
 
     def t_app_devices(self, args: dict) -> Result:
-        devs = device_list(self.host, self.port)
+        # What Mobium's handlers.go (devices) says of an Android device: its serial, state, whether it is an emulator
+        # and the model `adb devices -l` names, nothing read from the device itself (its version is the device's to
+        # tell: Settings' About page, or getprop).
+        devs = devices_long(self.host, self.port)
         if not devs:
             return Result("No devices found. Start an Android emulator or an iOS simulator, then try again.",
                           {"devices": []})
         lines, views = [], []
-        for serial, state in devs:
-            view: dict[str, Any] = {"id": serial, "platform": "android", "state": state,
-                                    "emulator": serial.startswith("emulator-")}
-            desc = "android"
-            if state == "device":
-                link = AdbLink(serial, self.host, self.port)
-                release = link.getprop("ro.build.version.release")
-                sdk = link.getprop("ro.build.version.sdk")
-                model = link.getprop("ro.product.model")
-                view.update({"android_version": release, "sdk": sdk, "model": model,
-                             "runtime": f"Android {release}" if release else ""})
-                desc = f"android {release}" + (f" (API {sdk})" if sdk else "") + \
-                       (", emulator" if view["emulator"] else "") + f", model: {model}"
-            lines.append(f"{serial:<38} {state:<10} ({desc})")
+        for serial, state, model in devs:
+            emulator = serial.startswith("emulator-")
+            line = f"{serial:<38} {state:<10} (android {'emulator' if emulator else 'device'}"
+            view: dict[str, Any] = {"id": serial, "platform": "android", "state": state}
+            if model:
+                line += f", model: {model}"
+                view["model"] = model
+            view["emulator"] = emulator
+            lines.append(line + ")")
             views.append(view)
         return Result("\n".join(lines), {"devices": views})
 

@@ -49,11 +49,13 @@ def test_unknown_tool_and_argument_name_what_is_allowed(tools):
     assert err.code == "invalid_argument" and "target" in err.message and "locator" in err.message
 
 
-def test_devices_report_the_android_version(tools, sim_server):
+def test_devices_say_what_mobiums_say_and_no_more(tools, sim_server):
+    """Mobium's app_devices (handlers.go, devices; the model from `adb devices -l`): an Android device's id, state,
+    model and whether it is an emulator, and nothing read from the device itself, so no version."""
     res = tools.call("app_devices")
-    dev = res.data["devices"][0]
-    assert dev["id"] == sim_server.serials[0] and dev["android_version"]
-    assert f"android {dev['android_version']}" in res.text
+    assert res.data["devices"] == [{"id": sim_server.serials[0], "platform": "android", "state": "device",
+                                    "model": "sdk_gphone64_x86_64", "emulator": True}]
+    assert res.text == f"{sim_server.serials[0]:<38} {'device':<10} (android emulator, model: sdk_gphone64_x86_64)"
 
 
 def test_refs_are_stored_locators_and_die_on_navigation(fresh):
