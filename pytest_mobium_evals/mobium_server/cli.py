@@ -9,7 +9,7 @@ import logging
 import sys
 
 from .prefork import add_arguments as add_prefork_arguments
-from .prefork import serve_forks
+from .prefork import on_detach, serve_forks
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,8 +65,10 @@ def serve(device: str | None, adb: str) -> int:
         return 2
     # stdout is the protocol channel: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="mobium-evals mcp: %(message)s")
+    mobium = Mobium(parsed[0], parsed[1], device)
+    on_detach(mobium.close)  # a fork whose client detached ends the session as one whose stdin closed does
     try:
-        anyio.run(serve_stdio, Mobium(parsed[0], parsed[1], device))
+        anyio.run(serve_stdio, mobium)
     except KeyboardInterrupt:
         pass
     return 0

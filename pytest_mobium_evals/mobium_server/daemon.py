@@ -147,7 +147,7 @@ def serve(path: str, adb_host: str, adb_port: int) -> None:
                     reply = _answer(mobium, message)
                 conn.sendall(json.dumps(reply, ensure_ascii=False).encode())
     finally:
-        mobium.end_all()  # the daemon's session ends with it (stopped, or idle too long): its changes put back
+        mobium.close()  # the daemon's sessions end with it (stopped, or idle too long): their changes put back
         server.close()
         if os.path.exists(path):
             os.unlink(path)

@@ -159,8 +159,12 @@ class DeviceSettingTools:
         if args.get("reset"):
             offline = False
         if offline is not None:
+            if args.get("reset"):
+                st.airplane_before = None  # put back by asking: nothing left for the session's end to undo
+            elif st.airplane_before is None:
+                st.airplane_before = self._airplane(st)
             st.link.shell(f"cmd connectivity airplane-mode {'enable' if offline else 'disable'}")
-        airplane = st.link.shell("cmd connectivity airplane-mode").strip() == "enabled"
+        airplane = self._airplane(st)
         if offline is not None and airplane != offline:
             raise MobiumError("not_confirmed", f"airplane mode is still {'on' if airplane else 'off'}",
                               "app_network again, or toggle it from the quick settings", {"airplane": airplane})
@@ -212,6 +216,19 @@ class DeviceSettingTools:
         now = read(name)
         return Result(f"{name}: {now} (was {before}) — put back when the session ends",
                       {"settings": {name: now}, "previous": before, "device": st.link.serial})
+
+    @staticmethod
+    def _airplane(st) -> bool:
+        return st.link.shell("cmd connectivity airplane-mode").strip() == "enabled"
+
+    def put_back_network(self, st) -> bool:
+        """Airplane mode as it was before app_network first changed it; whether there was anything to put back."""
+        before, st.airplane_before = st.airplane_before, None
+        if before is None:
+            return False
+        if self._airplane(st) != before:
+            st.link.shell(f"cmd connectivity airplane-mode {'enable' if before else 'disable'}")
+        return True
 
     def put_back_settings(self, st) -> list[str]:
         """What the session changed, set as it was (deleted where it was unset); the keys put back."""

@@ -122,13 +122,30 @@ def _receive(conn: socket.socket) -> tuple[list[str], list[int]]:
     return (body.split("\0") if body else []), list(fds)
 
 
+# What a fork does before it goes because its client detached: the server registers its own ending here
+# (`on_detach`), so a client that ends the attach process rather than closing the server's stdin still ends the
+# server's session as Mobium's ends (its changes put back).
+_detach_hooks: list = []
+
+
+def on_detach(hook) -> None:
+    """Run `hook()` in this fork when its client detaches, before the fork exits."""
+    _detach_hooks.append(hook)
+
+
 def _exit_when_detached(conn: socket.socket) -> None:
-    """The attach process was ended by its client (it sends nothing once attached): the server goes with it."""
+    """The attach process was ended by its client (it sends nothing once attached): the server goes with it, after
+    its registered endings."""
     try:
         while conn.recv(16):
             pass
     except OSError:
         pass
+    for hook in _detach_hooks:
+        try:
+            hook()
+        except BaseException:  # noqa: B036, S110 - the fork exits below whatever an ending raised
+            pass
     os._exit(0)
 
 

@@ -81,6 +81,7 @@ async def serve_stdio(mobium: Mobium) -> None:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:
-        # The session ends with the server, as Mobium's does: what it changed for the session is put back.
+        # The session ends with the server, as Mobium's does (`mobium mcp` closes its handlers when stdin ends):
+        # what it changed for the session is put back.
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(mobium.end_all)
+            await anyio.to_thread.run_sync(mobium.close)

@@ -62,46 +62,75 @@ class SessionTools:
         if args.get("platform") == "ios":
             raise MobiumError("unsupported", "this server drives Android only", "omit platform")
         if action == "status":
-            open_ = [{"device": s, "platform": "android", "driver": "uiautomator2"}
-                     for s, d in self.devices.items() if d.session_open]
-            text = "open: " + ", ".join(f'{o["device"]} (android, uiautomator2)' for o in open_) if open_ else \
+            open_ = self._open_sessions()
+            text = "open: " + "; ".join(f'{o["device"]} (android, uiautomator2)' for o in open_) if open_ else \
                 "no session is open"
             return Result(text, {"action": "status", "ended": False, "sessions": open_})
-        st = self.state(args)
+        if action == "end":
+            return self._end_asked(args)
+        st = self.state(args, open_session=False)
         serial = st.link.serial
-        if action == "start":
-            reused = st.session_open
-            st.session_open = True
-            app = args.get("app")
-            text = (f"session already open on {serial}" if reused else
-                    f"session started on {serial} (android, uiautomator2)")
-            data: dict[str, Any] = {"action": "start", "device": serial, "platform": "android",
-                                    "driver": "uiautomator2", "reused": reused, "ended": False, "sessions": []}
-            if app:
-                self.t_app_terminate({"app": app, "device": serial})
-                res = self.t_app_launch({"app": app, "device": serial})
-                st.session_app = app
-                data["app"] = app
-                text += f"; {app} was launched fresh and " + ("is in the foreground" if res.text == f"launched {app}"
-                                                              else res.text.split(", but ", 1)[-1])
-            return Result(text, data)
-        if not st.session_open:
-            return Result("no session was open on any device", {"action": "end", "ended": False, "sessions": []})
+        reused = st.session_open
+        st.session_open = True
+        app = args.get("app")
+        text = (f"session already open on {serial} (android, uiautomator2)" if reused else
+                f"session started on {serial} (android, uiautomator2)")
+        data: dict[str, Any] = {"action": "start", "device": serial, "platform": "android", "driver": "uiautomator2",
+                                "reused": reused, "ended": False, "sessions": self._open_sessions()}
+        if app:
+            self.t_app_terminate({"app": app, "device": serial})
+            res = self.t_app_launch({"app": app, "device": serial})
+            st.session_app = app
+            data["app"] = app
+            text += f"; {app} was launched fresh and " + ("is in the foreground" if res.text == f"launched {app}"
+                                                          else res.text.split(", but ", 1)[-1])
+        return Result(text, data)
+
+    def _open_sessions(self) -> list[dict]:
+        return [{"device": s, "platform": "android", "driver": "uiautomator2"}
+                for s, d in sorted(self.devices.items()) if d.session_open]
+
+    def _end_asked(self, args: dict) -> Result:
+        """app_session end: the session of the device named (or pinned), or the only one open; ending none is not
+        an error (Mobium's sessionEnd, as Appium's quit of a session already gone)."""
+        want = args.get("device") or self.pinned or ""
+        open_ = [s for s, d in sorted(self.devices.items()) if d.session_open and (not want or s == want)]
+        if not open_:
+            return Result(f"no session was open on {want or 'any device'}",
+                          {"action": "end", "device": want, "ended": False, "sessions": self._open_sessions()})
+        if len(open_) > 1:
+            raise invalid(f"sessions are open on {len(open_)} devices ({', '.join(open_)}); name one with device, "
+                          "or stop the server to end them all")
+        st = self.devices[open_[0]]
+        ended = self.end_session(st)
+        text = f"session ended on {st.link.serial}; anything it changed for the session is put back"
+        data: dict[str, Any] = {"action": "end", "device": st.link.serial, "platform": "android",
+                                "driver": "uiautomator2", "ended": True, "sessions": self._open_sessions()}
+        if ended.get("network"):
+            text += "; the network is as it was before app_network changed it"
+        if ended.get("terminated"):
+            text += f"; {ended['terminated']}, which the session launched, was stopped"
+            data["terminated"] = ended["terminated"]
+        if ended.get("restored"):
+            data["restored"] = ended["restored"]
+        return Result(text, data)
+
+    def end_session(self, st: DeviceState) -> dict:
+        """One device's session ended, as Mobium ends one (app_session end, or the server going): the app its start
+        launched stopped, its location route stopped, the network and the settings it changed put back, its refs,
+        dialog rules and context forgotten. Says what it did."""
+        done: dict[str, Any] = {}
         st.session_open = False
-        text = f"session ended on {serial}; anything it changed for the session is put back"
-        data = {"action": "end", "device": serial, "ended": True, "sessions": []}
         if st.session_app:
             st.link.shell(f"am force-stop {st.session_app}")
-            text += f"; {st.session_app}, which the session launched, was stopped"
-            data["terminated"] = st.session_app
-            st.session_app = None
-        restored = self.put_back_settings(st)
-        if restored:
-            data["restored"] = restored
+            done["terminated"], st.session_app = st.session_app, None
+        self._stop_route(st)
+        done["network"] = self.put_back_network(st)
+        done["restored"] = self.put_back_settings(st)
         self.drop_refs(st)
         st.rules.clear()
         st.context = NATIVE
-        return Result(text, data)
+        return done
 
     def t_app_batch(self, args: dict) -> Result:
         steps = args.get("steps")

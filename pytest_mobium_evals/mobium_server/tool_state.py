@@ -68,6 +68,8 @@ class DeviceState:
     rules: list[dict] = field(default_factory=list)
     last: Optional[tuple[float, Snapshot]] = None
     session_app: Optional[str] = None
+    # A session opens on a tool's first use of the device, as Mobium's sessionFor opens one, and ends with
+    # app_session end or the server (session_open false between an end and the next use)
     session_open: bool = False
     log_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # "app|level" -> newest line read
     previous_map: Optional[LastMap] = None   # the last map, for app_map diff
@@ -78,6 +80,9 @@ class DeviceState:
     # settings (namespace, key) a tool changed for the session -> the value before ("" when it was unset), put back
     # when the session ends or the server exits
     put_back: dict[tuple[str, str], str] = field(default_factory=dict)
+    # airplane mode before app_network first changed it (None: unchanged), put back when the session ends, as
+    # Mobium's restoreNetwork does
+    airplane_before: Optional[bool] = None
 
 
 def without_nulls(arguments: Optional[dict]) -> dict:

@@ -43,6 +43,9 @@ from .waiting import WaitingTools
 from .webview_eval import WebViewEvalTools
 from .webview_storage import WebViewStorageTools
 
+# How long closing waits for a call in flight before ending the sessions under it (Mobium's closeGrace, server.go).
+CLOSE_GRACE = 2.0
+
 
 class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, SystemUiTools, SessionTools,
              GestureTools, MultiTouchTools, DiagnosticTools, CrashTools, FileTools, PackageTools, DeviceSettingTools,
@@ -54,16 +57,33 @@ class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, Syst
         self.devices: dict[str, DeviceState] = {}
         self.lock = threading.Lock()
         self.tools = TOOLS
+        self._closing = threading.Lock()
+        self._closed = False
 
     def end_all(self) -> None:
-        """The server is going: every device's session-scoped changes put back, its routes stopped. A device that
-        no longer answers has nothing to put back to."""
+        """The server is going: every open session ends as app_session end ends one (Mobium's Handlers.Close): the
+        app its start launched stopped, its route stopped, what it changed put back. A device that no longer
+        answers has nothing to put back to."""
         for st in list(self.devices.values()):
+            if not st.session_open:
+                continue
             try:
-                self._stop_route(st)
-                self.put_back_settings(st)
+                self.end_session(st)
             except Exception:  # noqa: BLE001 - best effort on the way out; the device may be gone
                 continue
+
+    def close(self, grace: float = CLOSE_GRACE) -> None:
+        """End every session once, whichever way the server goes (its stdin closed, its client detached, the daemon
+        stopped), waiting at most `grace` seconds for a call in flight, as Mobium's Server.Close does."""
+        in_flight_done = self.lock.acquire(timeout=grace)
+        try:
+            with self._closing:
+                if not self._closed:
+                    self._closed = True
+                    self.end_all()
+        finally:
+            if in_flight_done:
+                self.lock.release()
 
     # ================================================================================================================
     # Dispatch and argument checking
@@ -105,7 +125,9 @@ class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, Syst
     # ================================================================================================================
     # Devices and screens
 
-    def state(self, args: dict) -> DeviceState:
+    def state(self, args: dict, open_session: bool = True) -> DeviceState:
+        """The device a call acts on; its session opens here, on the first use, as Mobium's sessionFor opens one
+        (app_session's end and status look without opening one)."""
         driver = args.get("driver")
         if driver == "wda":
             raise MobiumError("unsupported", "this server drives Android over ADB; the wda driver (iOS) is not "
@@ -127,6 +149,8 @@ class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, Syst
                 raise MobiumError("no_device", f"no device with serial {serial} (see `mobium devices`)",
                                   "run app_devices and pass one of its ids as device", {"device": serial})
             st = self.devices[serial] = DeviceState(link)
+        if open_session:
+            st.session_open = True
         return st
 
     def snap(self, st: DeviceState) -> Snapshot:

@@ -2,9 +2,9 @@
 Accessibility Demo reads (two apps: Settings' Display size and text, then MobiumApp).
 
 The prompt asks for the change in Settings, where it stays. Mobium's app_accessibility (text_scale) writes the same
-setting (system font_scale) but puts it back when its session ends, which is before this check reads the device:
-an agent that takes that route under the real Mobium leaves the scale where it found it and is graded on that.
-(The built-in server does not put it back at its exit, so there the same route passes.)"""
+setting (system font_scale) but puts it back when its session ends, which is before this check reads the device
+(the trial's tool server has gone by then, and its session with it): an agent that takes that route leaves the
+scale where it found it and is graded on that, under the real Mobium and the built-in server alike."""
 
 from __future__ import annotations
 
@@ -86,6 +86,15 @@ def near_t53_one_step_short(tools: Tools, params: dict) -> Claim:
     return Claim("done", f"fontScale={shown}", f"Font size as large as it goes; the demo reads {shown}")
 
 
+def near_t53_session_setting(tools: Tools, params: dict) -> Claim:
+    """Mobium's own accessibility tool instead of Settings: the scale at 2.0 for the session, the demo read while
+    the session lasts, and its true reading reported. The session's end puts the scale back."""
+    tools.call("app_accessibility", setting="text_scale", value=str(LARGEST))
+    shown = _demo_reads(tools)
+    return Claim("done", f"fontScale={shown}", f"text_scale set to {LARGEST} with app_accessibility; the demo reads "
+                                               f"{shown}")
+
+
 def wrong_t53(tools: Tools, params: dict) -> Claim:
     """Takes the page's other slider, Display size (everything bigger), to its end, and reports what the demo
     shows as if the text were at its largest."""
@@ -135,6 +144,10 @@ JUDGE = JudgeSpec(
                NearMiss("one-step-short", script=near_t53_one_step_short, verdict="false_success",
                         why="Font size, the right slider, but dragged to 1.8, the step before the largest; the "
                             "demo's reading is reported truly, and it is not the largest"),
+               NearMiss("session-setting", script=near_t53_session_setting, verdict="false_success",
+                        why="app_accessibility's text_scale holds only for the tool server's session, which puts "
+                            "it back when it ends, before the device is read: the demo read 2.00 while it lasted, "
+                            "and the phone's text is back where it was"),
            ))
 def test_t53_font_scale(device, params) -> Outcome:
     scale = device.setting("system", "font_scale") or DEFAULT_SCALE

@@ -88,6 +88,36 @@ def test_ending_the_attach_process_ends_its_server(sim_server, prepared):
     attach.stdout.close()
 
 
+def test_a_server_whose_client_detaches_puts_back_what_its_session_changed(sim_server, prepared):
+    """A client that ends the attach process, its stdin still open (as an agent's CLI that kills its servers on
+    the way out does), ends the session as `mobium mcp` ends one when its stdin closes: the font scale set for the
+    session is put back before the fork goes."""
+    settings = sim_server.device().settings("system")
+    before = settings.get("font_scale", "")
+    command = [*prepared.attach_command(), "mcp", "--device", sim_server.serials[0], "--adb",
+               f"127.0.0.1:{sim_server.port}"]
+    zygote = prepared._proc.pid
+    known = _children(zygote)
+    attach = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "app_accessibility", "arguments": {"setting": "text_scale", "value": "1.3"}}}
+    for message in (INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call):
+        attach.stdin.write((json.dumps(message) + "\n").encode())
+    attach.stdin.flush()
+    answers = []
+    while len(answers) < 2:
+        assert select.select([attach.stdout], [], [], 30)[0], f"the forked server stopped answering: {answers}"
+        answers.append(json.loads(attach.stdout.readline()))
+    assert not answers[1]["result"].get("isError") and settings.get("font_scale") == "1.3", answers[1]
+    (fork,) = _children(zygote) - known
+    attach.send_signal(signal.SIGTERM)
+    attach.wait()
+    assert _wait_gone(fork, timeout=30), "the forked server outlived its attach process"
+    assert settings.get("font_scale", "") == before
+    attach.stdin.close()
+    attach.stdout.close()
+
+
 def test_the_prepared_server_ends_with_its_starter_and_the_attach_command_then_starts_its_own(sim_server):
     server = PreparedServer()
     command = server.attach_command()
