@@ -8,9 +8,13 @@ daemon/ensure.go, daemon/paths.go). A trial against another ADB server then find
 saying so would be charged to the agent.
 
 So each trial's server gets a fresh empty folder for each such variable (`ToolServerSpec.private_state`), and when
-the trial is over, what the server left running there is ended: a process named by a `*.pid` file in it (mobilecli
-writes `{"pid": N, ...}`), and only when that process's environment still names the folder — a pid the system
-reused is someone else's. Then the folder goes.
+the trial is over, what the server left running there is ended, by the way mobilecli itself offers (`mobilecli
+daemon stop`): its daemon answers newline-delimited JSON-RPC on the Unix socket it keeps in the folder
+(`daemon.status` gives its pid, `daemon.shutdown` ends it, and it removes its socket and pid file on the way out,
+as mobilecli 1.0.9 does). A process that answers on a socket in the trial's own fresh folder is the trial's, so no
+pid is taken on trust: a pid file whose process answers nowhere there (its daemon gone, the pid reused) is left
+alone. One that answers but outlives its shutdown is sent SIGTERM, then SIGKILL. Then the folder goes. Nothing here
+reads /proc: it works wherever Unix sockets and os.kill do (Linux, macOS).
 
     with private_state(spec) as spec:     # spec.env now names the fresh folders
         run the trial's driver on spec
@@ -22,6 +26,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import tempfile
 import time
 from collections.abc import Iterator
@@ -30,8 +35,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
-# How long a daemon has to leave after SIGTERM before it is killed.
+# How long a daemon has to leave after it is asked to (and after SIGTERM) before it is signalled harder.
 TERM_GRACE_S = 3.0
+# How long a daemon has to answer one request on its socket.
+ASK_TIMEOUT_S = 2.0
 
 
 @contextmanager
@@ -57,12 +64,15 @@ def private_state(spec: Any) -> Iterator[Any]:
 
 
 def end_left_running(folder: Path) -> list[int]:
-    """Ends each process a pid file in `folder` names whose environment names `folder`; returns their pids."""
+    """Ends each daemon that answers on a socket in `folder` and whose pid a pid file there names; returns their
+    pids."""
+    named = {pid for pid in (_pid_in(path) for path in sorted(folder.rglob("*.pid"))) if pid is not None}
     ended = []
-    for pid_file in sorted(folder.rglob("*.pid")):
-        pid = _pid_in(pid_file)
-        if pid is not None and _belongs(pid, folder):
-            _end(pid)
+    for sock in sorted(p for p in folder.rglob("*.sock") if p.is_socket()):
+        status = _ask(sock, "daemon.status")
+        pid = status.get("pid") if isinstance(status, dict) else None
+        if isinstance(pid, int) and not isinstance(pid, bool) and pid in named:
+            _end(pid, sock)
             ended.append(pid)
     return ended
 
@@ -80,36 +90,58 @@ def _pid_in(path: Path) -> Optional[int]:
     return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 1 else None
 
 
-def _belongs(pid: int, folder: Path) -> bool:
-    """Whether the live process `pid` was started with `folder` in its environment (so the trial's server, or what
-    it spawned, started it)."""
+def _ask(sock: Path, method: str) -> Any:
+    """One JSON-RPC request on the daemon's socket, its result; None when nothing answers there."""
+    family = getattr(socket, "AF_UNIX", None)
+    if family is None:
+        return None
     try:
-        environ = Path(f"/proc/{pid}/environ").read_bytes()
-    except OSError:
-        return False
-    return any(entry.split(b"=", 1)[-1] == os.fsencode(folder) for entry in environ.split(b"\0"))
+        with socket.socket(family, socket.SOCK_STREAM) as conn:
+            conn.settimeout(ASK_TIMEOUT_S)
+            conn.connect(str(sock))
+            conn.sendall(json.dumps({"jsonrpc": "2.0", "id": 1, "method": method}).encode() + b"\n")
+            answer = b""
+            while not answer.endswith(b"\n"):
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                answer += chunk
+        return json.loads(answer).get("result")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
-def _end(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
+def _end(pid: int, sock: Path) -> None:
+    """Asks the daemon to shut down, and ends it by signal if it is still there after the grace."""
+    _ask(sock, "daemon.shutdown")
+    if _gone(pid, sock, TERM_GRACE_S):
         return
-    deadline = time.monotonic() + TERM_GRACE_S
-    while time.monotonic() < deadline:
-        if not _running(pid):
+    for sig in (signal.SIGTERM, getattr(signal, "SIGKILL", signal.SIGTERM)):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
             return
+        if _gone(pid, sock, TERM_GRACE_S):
+            return
+
+
+def _gone(pid: int, sock: Path, within: float) -> bool:
+    """Whether the daemon stops answering and its pid leaves within `within` seconds. A pid that stays is a zombie
+    at worst once the socket is silent: a detached daemon's parent is init, which reaps it."""
+    deadline = time.monotonic() + within
+    while True:
+        if not _alive(pid) or (_ask(sock, "daemon.status") is None and not sock.exists()):
+            return True
+        if time.monotonic() >= deadline:
+            return False
         time.sleep(0.02)
+
+
+def _alive(pid: int) -> bool:
     try:
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, 0)
     except ProcessLookupError:
-        pass
-
-
-def _running(pid: int) -> bool:
-    """Alive and not a zombie (a detached daemon's parent is init, which reaps it; until then it reads Z)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
         return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    except PermissionError:
+        return True
+    return True

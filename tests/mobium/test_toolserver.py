@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+import signal
+import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
+from polling import wait_for
 
 from pytest_mobium_evals.reach.toolserver import InfraError, ToolError, Tools, ToolServerSpec
 
@@ -42,14 +46,14 @@ STANDIN = textwrap.dedent('''
             await server.run(r, w, server.create_initialization_options())
 
     if "--daemon" in sys.argv:
-        # As mobilecli's first command does: a detached daemon, its pid file in $MOBILECLI_HOME (noted for the test).
-        import json, subprocess
+        # As mobilecli's first command does: a detached daemon in $MOBILECLI_HOME (noted for the test).
+        import subprocess
         home = os.environ["MOBILECLI_HOME"]
-        daemon = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"], start_new_session=True,
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        with open(os.path.join(home, "daemon.pid"), "w") as fh:
-            json.dump({"pid": daemon.pid, "version": "1.0.9"}, fh)
-        with open(sys.argv[sys.argv.index("--daemon") + 1], "a") as fh:
+        noted, script = sys.argv[sys.argv.index("--daemon") + 1:sys.argv.index("--daemon") + 3]
+        daemon = subprocess.Popen([sys.executable, script, home], start_new_session=True, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        daemon.stdout.readline()  # its socket is up
+        with open(noted, "a") as fh:
             fh.write(f"{home} {daemon.pid}\\n")
     if "--broken" in sys.argv:
         print("cannot start: no device", file=sys.stderr)
@@ -150,10 +154,16 @@ def test_a_bad_tool_server_command_says_what_is_wrong(command, problem):
         tool_server_words(command)
 
 
-def _running(pid: int) -> bool:
-    from pytest_mobium_evals.reach.private_state import _running as running
+DAEMON = Path(__file__).with_name("mobilecli_daemon_standin.py")
 
-    return running(pid)
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a stand-in daemon whose parent has gone is reaped by init; until then it reads Z)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def test_each_launch_of_an_external_server_has_its_own_mobilecli_home_and_its_daemon_is_ended(standin, tmp_path,
@@ -163,37 +173,62 @@ def test_each_launch_of_an_external_server_has_its_own_mobilecli_home_and_its_da
     monkeypatch.setenv("MOBILECLI_HOME", str(shared))
     noted = tmp_path / "daemons.txt"
     for _ in range(2):
-        spec = ToolServerSpec.external(f"{sys.executable} {standin} --daemon {noted}", "emulator-5554")
+        spec = ToolServerSpec.external(f"{sys.executable} {standin} --daemon {noted} {DAEMON}", "emulator-5554")
         with Tools(spec) as tools:
             assert tools.call("app_ok").text == "fine"
     (home1, pid1), (home2, pid2) = [line.split() for line in noted.read_text().splitlines()]
     assert home1 != home2 and str(shared) not in (home1, home2) and not list(shared.iterdir())
-    from pathlib import Path
-
     assert not Path(home1).exists() and not Path(home2).exists()
-    assert not _running(int(pid1)) and not _running(int(pid2))
+    assert wait_for(lambda: not _running(int(pid1)) and not _running(int(pid2)), 10, "the daemons to go")
 
 
-def test_only_a_process_started_with_the_private_folder_is_ended(tmp_path):
-    """A pid file may name a process that is not the server's (its daemon gone, the pid reused): that one lives."""
-    import json
-    import os
-    import subprocess
+def _daemon(folder: Path, *flags: str) -> subprocess.Popen:
+    daemon = subprocess.Popen([sys.executable, str(DAEMON), str(folder), *flags], stdout=subprocess.PIPE)
+    assert daemon.stdout.readline() == b"ready\n"
+    return daemon
 
-    from pytest_mobium_evals.reach.private_state import end_left_running
+
+def test_a_daemon_answering_in_the_private_folder_is_asked_to_stop_and_a_mere_pid_lives(tmp_path):
+    """The daemon that answers on the folder's socket, as the pid file names it, is shut down by its own protocol
+    (its socket and pid file gone, as mobilecli's daemon leaves); a pid file naming a process that answers nowhere
+    in the folder (its daemon gone, the pid reused) names someone else's, and that one lives. No /proc is read."""
+    from pytest_mobium_evals.reach import private_state
 
     folder = tmp_path / "home"
     folder.mkdir()
-    lasting = [sys.executable, "-c", "import signal; signal.pause()"]  # runs until a signal ends it
-    ours = subprocess.Popen(lasting, env={**os.environ, "MOBILECLI_HOME": str(folder)})
-    other = subprocess.Popen(lasting)
+    ours = _daemon(folder)
+    other = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"])
     try:
-        (folder / "daemon.pid").write_text(json.dumps({"pid": ours.pid, "version": "1.0.9"}))
         (folder / "old.pid").write_text(str(other.pid))
-        assert end_left_running(folder) == [ours.pid]
-        assert ours.wait(timeout=10) is not None and other.poll() is None
+        real_open = open
+
+        def no_proc(path, *args, **kwargs):
+            assert not str(path).startswith("/proc"), f"read {path}"
+            return real_open(path, *args, **kwargs)
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr("builtins.open", no_proc)
+            mp.setattr(Path, "read_bytes", lambda self: pytest.fail(f"read {self}"))
+            assert private_state.end_left_running(folder) == [ours.pid]
+        assert ours.wait(timeout=10) == 0 and other.poll() is None
+        assert sorted(p.name for p in folder.iterdir()) == ["old.pid"]
     finally:
-        other.kill()
-        other.wait()
-        ours.kill()
-        ours.wait()
+        for process in (other, ours):
+            process.kill()
+            process.wait()
+
+
+def test_a_daemon_that_ignores_its_shutdown_is_ended_by_signal(tmp_path, monkeypatch):
+    from pytest_mobium_evals.reach import private_state
+
+    monkeypatch.setattr(private_state, "TERM_GRACE_S", 0.5)
+    monkeypatch.setattr(private_state, "ASK_TIMEOUT_S", 0.5)
+    folder = tmp_path / "home"
+    folder.mkdir()
+    deaf = _daemon(folder, "--deaf")
+    try:
+        assert private_state.end_left_running(folder) == [deaf.pid]
+        assert deaf.wait(timeout=10) == -signal.SIGTERM
+    finally:
+        deaf.kill()
+        deaf.wait()
