@@ -17,7 +17,6 @@ import struct
 import threading
 from typing import TYPE_CHECKING
 
-from .commands.inspection import format_log
 from .commands.installs import streamed_size
 from .faults import GARBAGE, FaultPlan
 from .filesystem import fs_isdir, fs_listdir, fs_norm, fs_read, fs_writable, fs_write
@@ -28,6 +27,7 @@ from .reverses import Reverses
 from .shell import Shell
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .commands.logcat import LogFollow
     from .device import VirtualDevice
 
 ADB_SERVER_VERSION = 41
@@ -475,7 +475,9 @@ class AdbServer:
             shell = Shell(device)
             out, _ = shell.run(cmd, stdin=stdin)
             conn.sock.sendall(out.merged())
-            if shell.hold is not None:  # `adb exec-out screenrecord …`: open until it ends
+            if shell.follow is not None:  # `adb exec-out logcat`: a blocking logcat streams as over shell:
+                self._follow_logcat(conn, device, shell.follow, lambda data: data)
+            elif shell.hold is not None:  # `adb exec-out screenrecord …`: open until it ends
                 conn.sock.sendall(self._hold(conn, shell.hold).encode())
             return
         if req.startswith(("abb_exec:", "abb:")):
@@ -572,8 +574,12 @@ class AdbServer:
         if shell.follow is not None:
             conn.sock.sendall(b"".join(packets))
             nl = b"\r\n" if pty else b"\n"
-            self._follow_logcat(conn, device, shell.follow,
-                                lambda data: struct.pack("<BI", 1, len(data)) + data.replace(b"\n", nl))
+            if self._follow_logcat(conn, device, shell.follow,
+                                   lambda data: struct.pack("<BI", 1, len(data)) + data.replace(b"\n", nl)):
+                try:  # its -m count reached, logcat exited: the shell ends with its status
+                    conn.sock.sendall(struct.pack("<BIB", 3, 1, status))
+                except OSError:
+                    pass
             return
         packets.append(struct.pack("<BIB", 3, 1, status))
         conn.sock.sendall(b"".join(packets))
@@ -595,31 +601,30 @@ class AdbServer:
                 return True
         return hold.wait(hung_up)
 
-    def _follow_logcat(self, conn: Conn, device: "VirtualDevice", follow: tuple, frame) -> None:
-        """Streams new log lines until the client hangs up (or the server closes). Each poll also lets the device's
-        timers run, so an app's timed logging shows up while someone watches, as on a device."""
-        allowed, fmt, last, header = follow
+    def _follow_logcat(self, conn: Conn, device: "VirtualDevice", follow: "LogFollow", frame) -> bool:
+        """Streams each new log line a blocking logcat prints until its -m count is reached (True: logcat exited)
+        or the client hangs up or the server closes (False). Each poll also lets the device's timers run, so an
+        app's timed logging shows up while someone watches, as on a device."""
         conn.sock.settimeout(None)
         while not self._closed.is_set():
             readable, _, _ = select.select([conn.sock], [], [], 0.05)
             if readable:
                 try:
                     if not conn.sock.recv(4096):
-                        return
+                        return False
                 except OSError:
-                    return
+                    return False
             with device.lock:
                 device.run_due()
-                fresh = [e for e in device.logs if e.seq > last]
-            if not fresh:
-                continue
-            last = fresh[-1].seq
-            lines = [format_log(e, fmt) for e in fresh if allowed(e)]
-            if not lines:
-                continue
-            text = ("" if header else "--------- beginning of main\n") + "".join(line + "\n" for line in lines)
-            header = True
-            conn.sock.sendall(frame(text.encode()))
+                text, done = follow.poll(device)
+            if text:
+                try:
+                    conn.sock.sendall(frame(text))
+                except OSError:
+                    return False
+            if done:
+                return True
+        return False
 
     def _interactive_v2(self, conn: Conn, device: "VirtualDevice", pty: bool = False) -> None:
         """`adb shell` with no command: read lines from stdin packets and run each; with a PTY, as a terminal

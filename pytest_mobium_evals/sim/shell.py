@@ -352,8 +352,8 @@ class Shell:
         self.status = 0
         self.top_out: Callable[[bytes], None] | None = None
         self.cwd = "/"
-        # set by a streaming command (logcat without -d): (predicate, format, last seq, header printed)
-        self.follow: tuple | None = None
+        # set by a blocking logcat (no -d): a commands.logcat.LogFollow, polled for what is logged from then on
+        self.follow: Any = None
         # set by a command that runs on after it returns (`am instrument -w`): an object whose wait(hung_up) blocks
         # until it ends or the client hangs up, and returns what it prints last
         self.hold: Any = None

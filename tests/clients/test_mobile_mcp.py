@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -98,8 +99,12 @@ def test_every_non_cloud_tool_answers_on_the_virtual_device(device_and_tools, tm
     call("mobile_clipboard", text="copié ✓")
     assert device.clipboard == "copié ✓" and call("mobile_clipboard").text == "copié ✓"
 
-    logs = [json.loads(line) for line in call("mobile_get_device_logs", limit=1).text.splitlines()]
-    assert logs and re.match(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$", logs[0]["timestamp"])
+    # Live logs, as the tool's description asks: the behaviour to watch happens during the call (an app logging
+    # a line every 100 ms), and the call ends at its limit, mobilecli counting the lines `logcat -T 1` streams.
+    logs = [json.loads(line) for line in while_logging(device, "McpProbe", lambda: call(
+        "mobile_get_device_logs", limit=5, filter=["tag=McpProbe"])).text.splitlines()]
+    assert [(e["tag"], e["level"]) for e in logs] == [("McpProbe", "Info")] * 5, logs
+    assert re.match(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$", logs[0]["timestamp"])
 
     video = tmp_path / "rec.mp4"
     call("mobile_start_screen_recording", output=str(video))
@@ -121,6 +126,26 @@ def test_every_non_cloud_tool_answers_on_the_virtual_device(device_and_tools, tm
 
     install_tools = {"mobile_install_app", "mobile_uninstall_app"}  # test_install_and_uninstall, below
     assert names - CLOUD_TOOLS - install_tools == called
+
+
+def while_logging(device, tag: str, act):
+    """`act()`'s answer, with the device's app logging a line under `tag` every 100 ms while it runs."""
+    stop = threading.Event()
+
+    def app() -> None:
+        n = 0
+        while not stop.wait(0.1):
+            with device.lock:
+                device.log(tag, f"line {n}", "I", pid=4242)
+            n += 1
+
+    thread = threading.Thread(target=app, daemon=True)
+    thread.start()
+    try:
+        return act()
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _raise() -> None:
