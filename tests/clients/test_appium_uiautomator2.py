@@ -169,6 +169,36 @@ def test_appium_runs_a_session_and_drives_mobiumapp(appium):
     title = client.find("xpath", "//*[@resource-id='title']")
     assert client.session("GET", f"/element/{title}/rect")["y"] == before
 
+    # the server's own scrolls to an element (`mobile: scroll`: /gestures/scroll_to; `mobile: scrollBackTo`:
+    # /appium/element/:id/scroll_to/:id2) and the driver's first-visible-child locator
+    # (/appium/element/:id/first_visible)
+    def execute(script: str, **args):
+        return client.session("POST", "/execute/sync", {"script": script, "args": [args]})
+
+    uiselector = "-android uiautomator"
+    home_list = client.find(uiselector, 'new UiSelector().resourceId("homeList")')
+    logo = client.find(uiselector, 'new UiSelector().description("Mobium")')  # held as UiObjects
+    content = client.find("xpath", "//*[@resource-id='homeList']/*")
+
+    def first_visible() -> str:
+        child = client.session("POST", f"/element/{content}/element",
+                               {"using": "xpath", "value": '/*[@firstVisible="true"]'})[ELEMENT_KEY]
+        return client.session("GET", f"/element/{child}/attribute/resource-id")
+
+    assert first_visible() == "mobiumLogo" and not client.find_all("accessibility id", "Accessibility Demo")
+    assert execute("mobile: scroll", strategy="accessibility id", selector="Accessibility Demo") is None
+    a11y = client.find("accessibility id", "Accessibility Demo")
+    assert client.session("GET", f"/element/{a11y}/rect")["y"] < 2337  # on screen, above the navigation bar
+    assert first_visible() != "mobiumLogo"
+    with pytest.raises(AssertionError, match="Unsupported strategy: .+id.+ The only supported"):
+        execute("mobile: scroll", strategy="id", selector="loginBtn")
+    with pytest.raises(AssertionError, match="Cannot scroll to the element"):
+        execute("mobile: scroll", strategy="accessibility id", selector="No Such Row", maxSwipes=2)
+    with pytest.raises(AssertionError, match="only UiSelector is supported"):
+        execute("mobile: scrollBackTo", elementId=content, elementToId=logo)
+    assert execute("mobile: scrollBackTo", elementId=home_list, elementToId=logo) is None  # the driver drops the answer
+    assert client.session("GET", f"/element/{client.find('accessibility id', 'Mobium')}/rect")["y"] == 188
+
     # sign in as app_fill types: the field's value set whole (non-ASCII too), then the button
     client.session("POST", f"/element/{client.find('accessibility id', 'Login Demo')}/click", {})
     user = client.find("xpath", "//android.widget.EditText[@resource-id='username']")

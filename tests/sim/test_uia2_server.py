@@ -118,7 +118,9 @@ def test_locators_id_accessibility_id_xpath_uiautomator_and_their_errors(served)
     assert c.ok("GET", f"/element/{logo}/attribute/resource-id") == "mobiumLogo"
     assert c.find("xpath", "//android.widget.ImageView[@content-desc='Mobium']") == logo
     assert c.find("xpath", "/hierarchy/*[1]") == c.find("class name", "android.widget.FrameLayout")
-    assert c.find("-android uiautomator", 'new UiSelector().description("Mobium")') == logo
+    # a UiSelector's find is a UiObject (its selector kept), another element than the UiObject2 the others find
+    by_selector = c.find("-android uiautomator", 'new UiSelector().description("Mobium")')
+    assert by_selector != logo and c.ok("GET", f"/element/{by_selector}/attribute/resource-id") == "mobiumLogo"
     texts = [c.ok("GET", f"/element/{e[ELEMENT_KEY]}/text") for e in c.ok("POST", "/elements", {
         "using": "-android uiautomator", "value": 'new UiSelector().textContains("Demo").instance(1)'})]
     assert texts == ["OTP Demo"]
@@ -129,7 +131,9 @@ def test_locators_id_accessibility_id_xpath_uiautomator_and_their_errors(served)
     assert status == 404 and answer["value"]["error"] == "no such element"
     # ... unless the session turned that off
     c.ok("POST", "/appium/settings", {"settings": {"disableIdLocatorAutocompletion": True}})
-    assert c.find("id", "loginBtn") == button
+    found = c.find("id", "loginBtn")
+    assert c.ok("GET", f"/element/{found}/attribute/resource-id") == c.ok("GET", f"/element/{button}/attribute/"
+                                                                                 "resource-id") == "loginBtn"
     assert c.ok("POST", "/elements", {"using": "xpath", "value": "//*[@text='no such text']"}) == []
     for using, value, error in (("xpath", "//*[", "invalid selector"), ("css selector", "a", "invalid selector"),
                                 ("-android uiautomator", "new UiSelector().bogus(1)", "invalid selector")):

@@ -77,6 +77,9 @@ class ElementRef:
     path: tuple[int, ...]
     cls: str
     resource_id: str
+    # the UiSelector it was found by (`-android uiautomator`): the server then holds a UiObject, whose selector is
+    # looked up again on each use; any other strategy gives a UiObject2, bound to the view it found
+    selector: str | None = None
 
 
 class Session:
@@ -196,11 +199,12 @@ class UiAutomator2Server:
     def snapshot(self) -> UiNode:
         return take(self.device)
 
-    def keep(self, node: UiNode) -> dict:
-        """Hands out an element id for `node` (the same id for the same view while the session lasts)."""
+    def keep(self, node: UiNode, selector: str | None = None) -> dict:
+        """Hands out an element id for `node` (the same id for the same view, found the same way, while the session
+        lasts)."""
         session = self.session
         assert session is not None
-        ref = ElementRef(node.window, node.path, node.tag, node.attr("resource-id"))
+        ref = ElementRef(node.window, node.path, node.tag, node.attr("resource-id"), selector)
         for eid, known in session.elements.items():
             if known == ref:
                 return {"ELEMENT": eid, ELEMENT_KEY: eid}
@@ -324,12 +328,17 @@ def _find(s: UiAutomator2Server, p: dict, body: dict, many: bool) -> Any:
                                 scroll=lambda node, axis, n: _scroll_once(d, node, axis), resnap=s.snapshot)
         except locate.InvalidSelector as exc:
             raise W3CError("invalid selector", str(exc)) from None
+        # A UiSelector finds UiObjects (their selector kept), as the server's FindElement(s) do for `-android
+        # uiautomator`: the many, each its selector's instance(i), as FindElements' fetchElements makes them.
+        uiobject = strategy == "-android uiautomator" and ";" not in selector and selector.rstrip().endswith(")")
         if many:
-            return [s.keep(n) for n in found]
+            return [s.keep(n, f"{selector.rstrip()}.instance({i})" if uiobject else None)
+                    for i, n in enumerate(found)]
+        selector = selector if uiobject else None
         if not found:
             raise W3CError("no such element", "An element could not be located on the page using the given search "
                                               "parameters.")
-        return s.keep(found[0])
+        return s.keep(found[0], selector)
 
 
 def _scroll_once(d: "VirtualDevice", node: UiNode, axis: str) -> bool:
@@ -345,6 +354,171 @@ def _scroll_once(d: "VirtualDevice", node: UiNode, axis: str) -> bool:
         d.swipe(x1, y, x2, y, duration_ms=300)
     after = dict(d.current_activity().scroll_offsets) if d.current_activity() else {}
     return after != before
+
+
+def _scroll_back_once(d: "VirtualDevice", node: UiNode, axis: str) -> bool:
+    """One swipe across a scroll container towards its beginning (UiScrollable's scrollBackward)."""
+    l, t, r, b = node.bounds
+    before = dict(d.current_activity().scroll_offsets) if d.current_activity() else {}
+    if axis == "vertical":
+        x, y1, y2 = (l + r) // 2, t + (b - t) // 10, b - (b - t) // 10
+        d.swipe(x, y1, x, y2, duration_ms=300)
+    else:
+        y, x1, x2 = (t + b) // 2, l + (r - l) // 10, r - (r - l) // 10
+        d.swipe(x1, y, x2, y, duration_ms=300)
+    after = dict(d.current_activity().scroll_offsets) if d.current_activity() else {}
+    return after != before
+
+
+# UiScrollable's default search: 30 swipes (mMaxSearchSwipes).
+MAX_SEARCH_SWIPES = 30
+SCROLL_TO_STRATEGIES = ("accessibility id", "class name", "-android uiautomator")
+
+
+class _Scrollable:
+    """androidx UiScrollable over the virtual device: a container found by a selector each time it is used, its
+    axis (horizontal for a HorizontalScrollView, as the server sets it), and scrollIntoView's search."""
+
+    def __init__(self, s: UiAutomator2Server, find_container: Callable[[UiNode], UiNode | None]):
+        self.s, self.find_container = s, find_container
+
+    def container(self) -> UiNode:
+        node = self.find_container(self.s.snapshot())
+        if node is None:
+            raise W3CError("no such element", "UiScrollable: the scrollable container is not on the screen")
+        return node
+
+    def axis(self, node: UiNode) -> str:
+        return "horizontal" if node.attr("class") == "android.widget.HorizontalScrollView" else "vertical"
+
+    def forward(self) -> bool:
+        node = self.container()
+        return _scroll_once(self.s.device, node, self.axis(node))
+
+    def to_beginning(self, max_swipes: int) -> None:
+        for _ in range(max_swipes):
+            node = self.container()
+            if not _scroll_back_once(self.s.device, node, self.axis(node)):
+                return
+
+    def into_view(self, exists: Callable[[], bool], max_swipes: int = MAX_SEARCH_SWIPES) -> bool:
+        """scrollIntoView: already there; else from the beginning, one swipe forward at a time."""
+        if exists():
+            return True
+        self.to_beginning(max_swipes)
+        if exists():
+            return True
+        for _ in range(max_swipes):
+            scrolled = self.forward()
+            if exists():
+                return True
+            if not scrolled:
+                return False
+        return False
+
+
+def _by_selector(s: UiAutomator2Server, selector: str) -> Callable[[UiNode], UiNode | None]:
+    def found(root: UiNode) -> UiNode | None:
+        hits = locate.find(root, "-android uiautomator", selector)
+        return hits[0] if hits else None
+    return found
+
+
+def _ui_object(s: UiAutomator2Server, eid: str) -> str | None:
+    """The selector of an element the server holds as a UiObject; None for a UiObject2."""
+    session = s.session
+    ref = session.elements.get(eid) if session is not None else None
+    if ref is None:
+        raise W3CError("no such element", f"The element identified by '{eid}' is not present in the cache or has "
+                                          "never been there")
+    return ref.selector
+
+
+def _scroll_to(s: UiAutomator2Server, p: dict, body: dict) -> Any:
+    """`POST /gestures/scroll_to` (Appium's `mobile: scroll`, the server's ScrollTo): scrolls the origin (a UiObject)
+    or the first scrollable container until a descendant matching the locator is on screen."""
+    params = body.get("params") if isinstance(body.get("params"), dict) else {}
+    strategy, selector = params.get("strategy"), params.get("selector")
+    max_swipes = params.get("maxSwipes") or 0
+    if not isinstance(strategy, str) or not isinstance(selector, str):
+        raise W3CError("invalid argument", "'params' needs a 'strategy' and a 'selector'")
+    if strategy not in locate.STRATEGIES:
+        raise W3CError("invalid selector", f"Locator Strategy '{strategy}' is not supported for this session")
+    if strategy not in SCROLL_TO_STRATEGIES:
+        raise W3CError("invalid argument", f"Unsupported strategy: '{strategy}'. The only supported strategies are: "
+                                           f"[{', '.join(SCROLL_TO_STRATEGIES)}].")
+    origin = body.get("origin")
+    d = s.device
+    with d.lock:
+        if isinstance(origin, dict) and (origin.get(ELEMENT_KEY) or origin.get("ELEMENT")):
+            held = _ui_object(s, str(origin.get(ELEMENT_KEY) or origin.get("ELEMENT")))
+            if held is None:
+                raise W3CError("invalid argument", "The given origin element must be a valid scrollable UiObject")
+            find_container = _by_selector(s, held)
+        else:
+            def find_container(root: UiNode) -> UiNode | None:
+                return next((n for n in root.walk() if n.attr("scrollable") == "true"), None)
+        scrollable = _Scrollable(s, find_container)
+        scrollable.container()  # UiObjectNotFoundException before any swipe when there is none
+
+        def exists() -> bool:
+            root = s.snapshot()
+            box = find_container(root)
+            return box is not None and bool(locate.find(root, strategy, selector, context=box))
+
+        try:
+            found = scrollable.into_view(exists, int(max_swipes) if int(max_swipes) > 0 else MAX_SEARCH_SWIPES)
+        except locate.InvalidSelector as exc:
+            raise W3CError("invalid selector", str(exc)) from None
+        if not found:
+            raise W3CError("no such element", "Cannot scroll to the element.")
+    return None
+
+
+def _scroll_to_element(s: UiAutomator2Server, p: dict, body: dict) -> Any:
+    """`POST /appium/element/:id/scroll_to/:id2` (Appium's `mobile: scrollBackTo`, the server's ScrollToElement):
+    both elements UiObjects; the first scrolled, from its beginning, until the second exists; whether it does."""
+    container, target = _ui_object(s, p["id"]), _ui_object(s, p["id2"])
+    if container is None or target is None:
+        which = "Element" if container is None else "Scroll to Element"
+        raise W3CError("invalid argument", f"{which} was not an instance of UiObject; only UiSelector is supported. "
+                                           "Ensure you use the '-android uiautomator' locator strategy when finding "
+                                           "elements for use with ScrollToElement")
+    d = s.device
+    with d.lock:
+        scrollable = _Scrollable(s, _by_selector(s, container))
+
+        def exists() -> bool:
+            return bool(locate.find(s.snapshot(), "-android uiautomator", target))
+
+        if exists():
+            return True
+        scrollable.to_beginning(MAX_SEARCH_SWIPES)  # its flingToBeginning
+        if exists():
+            return True
+        for _ in range(MAX_SEARCH_SWIPES):
+            if not scrollable.forward():
+                return False
+            if exists():
+                return True
+    return False
+
+
+def _first_visible(s: UiAutomator2Server, p: dict, body: dict) -> Any:
+    """`GET /appium/element/:id/first_visible` (the driver's `//*[@firstVisible="true"]` under an element): the
+    element's first child on screen, as a new element."""
+    d = s.device
+    with d.lock:
+        node = s.element(p["id"])
+        if not node.children:
+            raise W3CError("no such element", "Could not get children for container object")
+        l, t, r, b = node.bounds
+        for child in node.children:  # the first a person sees: inside the container's box, not scrolled past
+            cl, ct, cr, cb = child.bounds
+            if cr > max(cl, l) and cb > max(ct, t) and cl < r and ct < b:
+                return s.keep(child)
+    raise W3CError("no such element", "An element could not be located on the page using the given search "
+                                      "parameters.")
 
 
 def _find_one(s, p, body):
@@ -982,6 +1156,9 @@ def _routes() -> list[tuple[str, list[str], Callable]]:
         ("POST", f"{se}/appium/gestures/fling", _scrolls("fling")),
         ("POST", f"{se}/appium/gestures/pinch_open", _pinch(True)),
         ("POST", f"{se}/appium/gestures/pinch_close", _pinch(False)),
+        ("POST", f"{se}/gestures/scroll_to", _scroll_to),
+        ("POST", f"{se}/appium/element/:id/scroll_to/:id2", _scroll_to_element),
+        ("GET", f"{se}/appium/element/:id/first_visible", _first_visible),
         ("POST", f"{se}/back", _back),
         ("POST", f"{se}/appium/device/press_keycode", _press_keycode),
         ("POST", f"{se}/appium/device/long_press_keycode", _long_press_keycode),
