@@ -17,7 +17,7 @@ from __future__ import annotations
 import io
 import struct
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 RES_STRING_POOL_TYPE = 0x0001
 RES_XML_TYPE = 0x0003
@@ -45,7 +45,7 @@ ANDROID_ATTRS = {
     0x01010001: "label", 0x01010003: "name", 0x01010010: "exported", 0x01010021: "targetPackage",
     0x01010022: "handleProfiling", 0x01010023: "functionalTest", 0x0101020C: "minSdkVersion",
     0x0101021B: "versionCode", 0x0101021C: "versionName", 0x01010202: "targetActivity",
-    0x01010270: "targetSdkVersion", 0x010100D0: "enabled",
+    0x01010270: "targetSdkVersion", 0x010100D0: "enabled", 0x01010006: "permission", 0x01010025: "resource",
 }
 MAX_MANIFEST = 8 << 20
 
@@ -328,6 +328,22 @@ class InstrumentationDecl:
 
 
 @dataclass(frozen=True)
+class ServiceDecl:
+    name: str                          # the full class name
+    label: str | None
+    permission: str | None             # android:permission: what a caller must hold to bind it
+    exported: bool
+    filters: tuple[IntentFilter, ...]
+    meta_data: tuple[str, ...] = ()    # its <meta-data> names
+    # the attributes of the <input-method> element its android.view.im meta-data names (an input method's
+    # description, res/xml/…), when the APK holds that XML; None when it names none or the XML is missing
+    input_method: dict | None = None
+
+    def handles(self, action: str) -> bool:
+        return any(action in f.actions for f in self.filters)
+
+
+@dataclass(frozen=True)
 class Manifest:
     package: str
     version_code: int
@@ -339,7 +355,7 @@ class Manifest:
     activities: tuple[ActivityDecl, ...]
     instrumentations: tuple[InstrumentationDecl, ...]
     split: str | None = None           # a split APK's name (<manifest split="…">)
-    services: tuple[str, ...] = ()
+    services: tuple[ServiceDecl, ...] = ()
 
 
 def _class_name(package: str, name: str) -> str:
@@ -413,13 +429,21 @@ def manifest_of(root: XmlElement) -> Manifest:
         instrumentations.append(InstrumentationDecl(
             _class_name(package, str(i.get("name"))), str(i.get("targetPackage")), _text(i.get("label")),
             bool(i.get("handleProfiling", False)), bool(i.get("functionalTest", False))))
-    services = tuple(_class_name(package, str(s.get("name"))) for s in app.iter("service")
-                     if s.get("name") is not None)
+    services = []
+    for svc in app.iter("service"):
+        if svc.get("name") is None:
+            continue
+        filters = _filters(svc)
+        exported = svc.get("exported")
+        services.append(ServiceDecl(
+            _class_name(package, str(svc.get("name"))), _text(svc.get("label")), _text(svc.get("permission")),
+            bool(filters) if exported is None else bool(exported), filters,
+            tuple(str(m.get("name")) for m in svc.iter("meta-data") if m.get("name") is not None)))
     version_name = root.get("versionName")
     return Manifest(package, _int(root.get("versionCode"), 0),
                     None if version_name is None else str(version_name), min_sdk, target_sdk,
                     _text(app.get("label")), permissions, tuple(activities), tuple(instrumentations),
-                    _text(root.get("split")), services)
+                    _text(root.get("split")), tuple(services))
 
 
 @dataclass(frozen=True)
@@ -448,7 +472,31 @@ def read_apk(data: bytes, where: str = "the APK") -> Apk:
         except (zipfile.BadZipFile, OSError, EOFError) as exc:
             raise ApkError("INSTALL_PARSE_FAILED_NOT_APK", f"{where}: cannot read AndroidManifest.xml: {exc}") \
                 from None
-    root = parse_axml(raw)
-    if arsc:
-        _resolve_strings(root, arsc)
-    return Apk(manifest_of(root), data)
+        root = parse_axml(raw)
+        if arsc:
+            _resolve_strings(root, arsc)
+        manifest = manifest_of(root)
+        services = tuple(_with_input_method(svc, root, archive, arsc) for svc in manifest.services)
+    return Apk(replace(manifest, services=services), data)
+
+
+INPUT_METHOD_META = "android.view.im"
+
+
+def _with_input_method(svc: ServiceDecl, root: XmlElement, archive: zipfile.ZipFile, arsc: bytes) -> ServiceDecl:
+    """The service with the <input-method> element its android.view.im meta-data names, read from the APK's XML."""
+    if INPUT_METHOD_META not in svc.meta_data or not arsc:
+        return svc
+    app = next(root.iter("application"), XmlElement("application"))
+    decl = next((s for s in app.iter("service") if _class_name(str(root.get("package")), str(s.get("name")))
+                 == svc.name), None)
+    meta = next((m for m in decl.iter("meta-data") if m.get("name") == INPUT_METHOD_META), None) if decl else None
+    ref = meta.get("resource") if meta is not None else None
+    path = resource_string(arsc, ref.res_id) if isinstance(ref, Reference) else None
+    try:
+        element = parse_axml(archive.read(path)) if path else None
+    except (KeyError, zipfile.BadZipFile, OSError, ApkError):
+        element = None
+    if element is None or element.tag != "input-method":
+        return svc
+    return replace(svc, input_method={k: v for k, v in element.attrs.items() if not isinstance(v, Reference)})

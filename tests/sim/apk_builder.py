@@ -15,7 +15,7 @@ ANDROID_NS = "http://schemas.android.com/apk/res/android"
 ATTR_IDS = {"label": 0x01010001, "name": 0x01010003, "exported": 0x01010010, "targetPackage": 0x01010021,
             "handleProfiling": 0x01010022, "functionalTest": 0x01010023, "minSdkVersion": 0x0101020C,
             "versionCode": 0x0101021B, "versionName": 0x0101021C, "targetActivity": 0x01010202,
-            "targetSdkVersion": 0x01010270}
+            "targetSdkVersion": 0x01010270, "permission": 0x01010006, "resource": 0x01010025}
 TYPE_REFERENCE, TYPE_STRING, TYPE_INT_DEC, TYPE_INT_BOOLEAN = 0x01, 0x03, 0x10, 0x12
 
 

@@ -359,6 +359,11 @@ def _am_broadcast(ctx: Ctx, args: list[str]) -> int:
         else:
             ctx.outln(f'Broadcast completed: result=-1, data="{ctx.device.clipboard}"')
         return 0
+    receiver = ctx.device.input_method_receiver(intent.action or "")
+    if receiver is not None:
+        code, data = receiver.receive(intent.action, dict(intent.extras))
+        ctx.outln(f"Broadcast completed: result={code}" + (f', data="{data}"' if data is not None else ""))
+        return 0
     ctx.outln("Broadcast completed: result=0")
     return 0
 

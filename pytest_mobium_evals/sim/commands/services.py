@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .am import am
 from .base import Ctx, command, java_exception
+from .ime import ime_command
 from .input import input_command, window_command
 from .location import location_command
 from .pm import pm
@@ -195,6 +196,8 @@ def _cmd(ctx: Ctx, args: list[str]) -> int:
         return _notification_cmd(ctx, rest)
     if service == "location":
         return location_command(ctx, rest)
+    if service == "input_method" and rest[:1] == ["ime"]:
+        return ime_command(ctx, rest[1:])
     if service in SERVICES:
         if not rest:
             ctx.errln("No shell command implementation.")

@@ -153,6 +153,7 @@ class DeviceInstalls:
             if pkg is None or pkg.system:
                 return False
             self.kill_process(package, reason="uninstall pkg")
+            self._input_methods_removed(package)
             del self.packages[package]
             self._perm.pop(package, None)
             self.stopped_packages.discard(package)

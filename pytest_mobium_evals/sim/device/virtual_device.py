@@ -34,6 +34,7 @@ from .activities import DeviceActivities
 from .crashes import DeviceCrashes, DropBoxEntry
 from .defaults import builtin_apps, default_props, default_settings
 from .input import DeviceInput
+from .input_methods import DeviceInputMethods
 from .installs import DeviceInstalls
 from .notifications import DeviceNotifications
 from .packages import DevicePackages
@@ -44,7 +45,7 @@ from .windows import DeviceWindows
 
 
 class VirtualDevice(DeviceSettings, DevicePackages, DeviceInstalls, DeviceNotifications, DeviceActivities,
-                    DeviceWindows, DeviceInput, DeviceTouches, DeviceCrashes):
+                    DeviceWindows, DeviceInput, DeviceInputMethods, DeviceTouches, DeviceCrashes):
     """One virtual Android device: its state is set up here, its concerns live in the parts it is made of."""
 
     def __init__(self, serial: str = "emulator-5554", *, clock: Clock | None = None, seed: int | None = None,
@@ -90,6 +91,8 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceInstalls, DeviceNotifi
         self.notifications: list[Notification] = []
         self._notification_ids = itertools.count(1)
         self.toasts: list[Toast] = []
+        # who hears a toast shown (an accessibility listener: uiautomator2's agent keeps the last one it heard)
+        self.toast_listeners: list[Callable[[str], None]] = []
         self.shade_expanded = False
         self.focused_id: str | None = None
         self.keyboard_shown = False

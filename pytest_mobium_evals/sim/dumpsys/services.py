@@ -18,12 +18,13 @@ def _input_method(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     frame = d.frame()
     shown = frame.ime
     rec = frame.app_window.activity
+    current = d.current_input_method()
     ctx.outln("Current Input Method Manager state:")
     ctx.outln("  Input Methods: mMethodMapUpdateCount=2, mBindInstantServiceAllowed=false")
-    ctx.outln("  InputMethod #0:")
-    ctx.outln("    mId=com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME "
-              "mSettingsActivity=com.google.android.apps.inputmethod.latin.preference.SettingsActivity")
-    ctx.outln(f"  mCurMethodId={d.settings('secure').get('default_input_method', '')}")
+    for i, m in enumerate(d.input_methods()):
+        ctx.outln(f"  InputMethod #{i}:")
+        ctx.outln(f"    mId={m.id} mSettingsActivity={m.settings_activity or 'null'}")
+    ctx.outln(f"  mCurMethodId={current}")
     ctx.outln(f"  mCurFocusedWindow={app_window_title(d, frame)} softInputMode=STATE_UNSPECIFIED|"
               f"ADJUST_PAN|IS_FORWARD_NAVIGATION client={'null' if rec is None else rec.package.name}")
     ctx.outln(f"  mServedView={'ReactEditText' if d.focused_id else 'null'}")
@@ -32,8 +33,7 @@ def _input_method(ctx: "Ctx", d: "VirtualDevice", args: list[str]) -> int:
     ctx.outln(f"  mImeWindowVis={'3' if shown else '0'}")
     ctx.outln("  mInFullscreenMode=false")
     ctx.outln("  mSystemReady=true mInteractive=" + boolean(d.screen_on))
-    ctx.outln("  Input method service state for com.google.android.inputmethod.latin/"
-              "com.android.inputmethod.latin.LatinIME:")
+    ctx.outln(f"  Input method service state for {current}:")
     ctx.outln(f"    mWindowVisible={boolean(shown)} mWindowWasVisible={boolean(shown)} mInShowWindow=false")
     ctx.outln(f"    mInputStarted={boolean(bool(d.focused_id))} mInputViewStarted={boolean(shown)} "
               f"mCandidatesViewStarted=false")

@@ -150,7 +150,10 @@ def _window_blocks(d: "VirtualDevice", frame) -> list[tuple[str, list[str]]]:
     ime = frame.display.ime_box
     touch = (f"    touchable region=SkRegion(({ime[0]},{ime[1]},{ime[2]},{ime[3]}))"
              if ime_shown else "    touchable region=SkRegion()")
-    block(f"Window{{{stable_hash('ime')} u0 InputMethod}}", "com.google.android.inputmethod.latin", 10137,
+    keyboard = d.input_method(d.current_input_method())  # the input method in use owns the IME window
+    owner = d.packages.get(keyboard.package) if keyboard is not None and not keyboard.system else None
+    block(f"Window{{{stable_hash('ime')} u0 InputMethod}}", owner.name if owner else
+          "com.google.android.inputmethod.latin", owner.uid if owner else 10137,
           "INPUT_METHOD", ime_shown,
           ["    mIsImWindow=true mIsWallpaper=false mIsFloatingLayer=true",
            f"    mGivenContentInsets=[0,{ime[1]}][0,0] mGivenVisibleInsets=[0,{ime[1]}][0,0]",
