@@ -36,6 +36,8 @@ class DeviceNotifications:
     def toast(self, text: str, seconds: float = 2.0) -> None:
         package = self._calling[-1] if self._calling else "android"
         self.toasts = [Toast(str(text), self.now() + seconds, package)]
+        for listener in list(self.toast_listeners):
+            listener(str(text))
 
     def active_toast(self) -> Toast | None:
         now = self.now()
