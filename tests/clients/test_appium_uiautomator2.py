@@ -212,6 +212,24 @@ def test_appium_runs_a_session_and_drives_mobiumapp(appium):
     client.session("POST", f"/element/{log_in}/click", {})
     client.find("xpath", "//*[@text='You are logged in.']")
 
+    # the server's other gestures and device calls, through Appium's own commands, on Settings' list
+    execute("mobile: setClipboard", content=base64.b64encode("copié ✓".encode()).decode())
+    assert base64.b64decode(execute("mobile: getClipboard")).decode() == "copié ✓" == device.clipboard
+    execute("mobile: activateApp", appId="com.android.settings")
+    rows = client.find(uiselector, "new UiSelector().scrollable(true)")
+    execute("mobile: dragGesture", startX=540, startY=1800, endX=540, endY=1300)
+    assert execute("mobile: flingGesture", elementId=rows, direction="up") is False  # back at the top
+    execute("mobile: pinchOpenGesture", elementId=rows, percent=0.5)
+    assert client.session("GET", "/orientation") == "PORTRAIT"
+    client.session("POST", "/orientation", {"orientation": "LANDSCAPE"})
+    assert client.session("GET", "/orientation") == "LANDSCAPE" and device.settings("system")["user_rotation"] == "1"
+    client.session("POST", "/orientation", {"orientation": "PORTRAIT"})
+    execute("mobile: doubleClickGesture", elementId=client.find("xpath", "//*[@text='Display']"))
+    client.find("xpath", "//*[@text='Dark theme']")  # the double click opened Display
+    execute("mobile: activateApp", appId=APP)
+    secret = client.find("xpath", "//*[@resource-id='secretText']")
+    execute("mobile: longClickGesture", elementId=secret, duration=600)
+
     source = client.session("GET", "/source")
     assert source.startswith("<?xml") and '<hierarchy index="0" class="hierarchy"' in source
     assert 'resource-id="secretText"' in source and "<node" not in source

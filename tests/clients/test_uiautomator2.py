@@ -80,6 +80,11 @@ def test_the_python_api_on_mobiumapp(device):
     as Android does for an APK declaring one), set_text and clear_text, a toast the agent heard, orientation, and the
     agent's gestures (touch events, drag, a swipe through points, a pinch)."""
     vdevice, d = device
+    assert {APP, "com.android.settings"} <= set(d.app_list())  # pm list packages
+    d.open_url("https://example.com")  # am start -a VIEW -d
+    assert vdevice.current_activity().package.name == "com.android.chrome"
+    d.app_stop("com.android.chrome")
+    assert "com.android.chrome" not in vdevice.processes
     d.app_start(APP, stop=True)
     # child and sibling selectors, and childByText's named object
     assert d(resourceId="homeList").child(description="Login Demo").exists

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 
+from ..apps.appium_settings import RECEIVERS
 from ..device import VirtualDevice, VirtualDeviceError
 from ..device.defaults import LAUNCHER_PACKAGE
 from ..pace import spend
@@ -359,6 +360,15 @@ def _am_broadcast(ctx: Ctx, args: list[str]) -> int:
         else:
             ctx.outln(f'Broadcast completed: result=-1, data="{ctx.device.clipboard}"')
         return 0
+    if intent.component:  # an explicit broadcast to an installed APK's receiver whose code the device runs
+        package, _, cls = intent.component.partition("/")
+        handler = RECEIVERS.get((package, package + cls if cls.startswith(".") else cls))
+        answer = handler(ctx.device, intent.action or "", dict(intent.extras)) \
+            if handler is not None and package in ctx.device.packages else None
+        if answer is not None:
+            code, data = answer
+            ctx.outln(f"Broadcast completed: result={code}" + (f', data="{data}"' if data is not None else ""))
+            return 0
     receiver = ctx.device.input_method_receiver(intent.action or "")
     if receiver is not None:
         code, data = receiver.receive(intent.action, dict(intent.extras))
