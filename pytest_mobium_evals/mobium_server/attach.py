@@ -27,14 +27,24 @@ def attach(path: str, args: list[str]) -> int:
     request = "\0".join(args).encode("utf-8")
     fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))  # three C ints, as SCM_RIGHTS carries them
     sock.sendmsg([len(request).to_bytes(4, "big") + request], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
-    # A client that ends this process means to end the server: closing the socket tells it (see prefork).
-    _signal.signal(_signal.SIGTERM, lambda *_: os._exit(143))
+    # A client that ends this process means to end the server: the socket's end tells it (see prefork), and this
+    # process goes once the server has ended its session, as `mobium mcp` goes on SIGTERM, so a client that waits
+    # for it finds the session's changes put back.
+    terminated = []
+
+    def end_server(*_):
+        terminated.append(True)
+        sock.shutdown(_socket.SHUT_WR)
+
+    _signal.signal(_signal.SIGTERM, end_server)
     answer = b""
     while True:
         chunk = sock.recv(16)
         if not chunk:
             break
         answer += chunk
+    if terminated:
+        return 143
     try:
         return int(answer.decode() or "1")
     except ValueError:

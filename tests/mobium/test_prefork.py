@@ -91,7 +91,7 @@ def test_ending_the_attach_process_ends_its_server(sim_server, prepared):
 def test_a_server_whose_client_detaches_puts_back_what_its_session_changed(sim_server, prepared):
     """A client that ends the attach process, its stdin still open (as an agent's CLI that kills its servers on
     the way out does), ends the session as `mobium mcp` ends one when its stdin closes: the font scale set for the
-    session is put back before the fork goes."""
+    session is put back before the attach process goes."""
     settings = sim_server.device().settings("system")
     before = settings.get("font_scale", "")
     command = [*prepared.attach_command(), "mcp", "--device", sim_server.serials[0], "--adb",
@@ -111,9 +111,11 @@ def test_a_server_whose_client_detaches_puts_back_what_its_session_changed(sim_s
     assert not answers[1]["result"].get("isError") and settings.get("font_scale") == "1.3", answers[1]
     (fork,) = _children(zygote) - known
     attach.send_signal(signal.SIGTERM)
-    attach.wait()
-    assert _wait_gone(fork, timeout=30), "the forked server outlived its attach process"
+    assert attach.wait(timeout=30) == 143
+    # The attach process goes once its server has ended the session, so a client that waits for it (as a trial's
+    # driver does before the grader reads the device) finds the font scale already put back.
     assert settings.get("font_scale", "") == before
+    assert _wait_gone(fork, timeout=30), "the forked server outlived its attach process"
     attach.stdin.close()
     attach.stdout.close()
 
