@@ -106,7 +106,16 @@ class EvalSession:
         return Limits(max_tool_calls=options.max_tool_calls, max_seconds=seconds, tool_timeout=options.tool_timeout,
                       request_timeout=options.request_timeout, max_seconds_for=own,
                       nudge_text_calls=options.nudge_text_calls,
-                      prompt_size=self.prompt_sizes().get((setting.label, surface)))
+                      prompt_size=self.prompt_sizes().get((setting.label, surface)),
+                      system_prompt=self.system_prompt(surface))
+
+    def system_prompt(self, surface: Optional[str]) -> Optional[str]:
+        """The system prompt a surface variant's `[prompt] system` tells the model instead of the default, or None
+        (the default)."""
+        from pytest_mobium_evals.drivers.agents.prompt import SYSTEM_PROMPT, system_prompt_of  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
+
+        text = system_prompt_of(self.surface_variants().get(surface))
+        return None if text == SYSTEM_PROMPT else text
 
     def prompt_sizes(self, task_prompt: Optional[str] = None) -> dict[tuple[str, Optional[str]], PromptSize]:
         """Each tool-loop model setting's first request, counted once per process ((label, surface variant) →
@@ -117,7 +126,7 @@ class EvalSession:
             if "agent" not in self.options.drivers:
                 return self._prompt_sizes
             from pytest_mobium_evals.drivers.agents.context import measure  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
-            from pytest_mobium_evals.drivers.agents.prompt import SYSTEM_PROMPT  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
+            from pytest_mobium_evals.drivers.agents.prompt import system_prompt_of  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
 
             for setting in self.model_settings():
                 if setting.provider not in ("ollama", "openai"):
@@ -125,7 +134,8 @@ class EvalSession:
                 for surface in list(self.surface_variants()) or [None]:
                     functions = offered_functions(self.surface_variants().get(surface))
                     self._prompt_sizes[(setting.label, surface)] = measure(
-                        setting, functions, SYSTEM_PROMPT, task_prompt or "", self.options.base_url)
+                        setting, functions, system_prompt_of(self.surface_variants().get(surface)),
+                        task_prompt or "", self.options.base_url)
         return self._prompt_sizes
 
     def prompt_problem(self, task_prompt: str) -> tuple[list[str], Optional[str]]:

@@ -69,6 +69,8 @@ def edits_seen_by(variant: dict, reader: str) -> tuple[list[str], list[str]]:
     `layout = verbose` adds bounds the structured content (the Claude CLI's view of a map) already has."""
     seen, unseen = [], []
     seen += [f"tools.{name}" for name in variant.get("tools") or {}]
+    if (variant.get("prompt") or {}).get("system") is not None:
+        seen.append("prompt.system")  # the driver tells it the model; every client reads its system prompt
     for code, rule in (variant.get("errors") or {}).items():
         if rule.get("message") is not None or rule.get("message_append") or rule.get("show_remedy"):
             seen.append(f"errors.{code}.message")

@@ -18,15 +18,21 @@ the one thing that changes between runs, one TOML file per variant under `surfac
     notes = "as_is"                # as_is | hidden (every line after the elements)
     roleless_state = "as_is"       # as_is | hidden (no "(…)" on a line without a role, as Mobium's Entry.Line())
     layout = "as_is"               # as_is | compact (lines without a ref left out) | verbose (bounds on each line)
+    [prompt]
+    system = "..."                 # replaces the system prompt every model is told (drivers.agents.prompt);
+                                   #   a tool it names (app_*) must be one of the server's
 
 `baseline` is the identity and needs no file. A variant is checked when it is read, against the built-in server's
 tools/list and Mobium's error codes: a tool, parameter or code that does not exist fails in one line
 (`SurfaceError`). The proxy that applies a variant (`surface_proxy`) takes it as plain JSON, so it imports nothing
-of this module (pydantic included) and starts as fast as a bare Python."""
+of this module (pydantic included) and starts as fast as a bare Python. `[prompt]` is the one edit the proxy does not
+make: the agent driver tells the model the variant's system prompt instead of the default, so it reaches every
+model's client."""
 
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from pathlib import Path
 from typing import Literal, Optional
@@ -37,6 +43,8 @@ from pytest_mobium_evals.core.errors import MobiumEvalsError
 from pytest_mobium_evals.mobium_server.errors import CODES
 
 BASELINE = "baseline"
+#: A tool's name in a system prompt's prose: Mobium's tools are all app_<word>.
+TOOL_NAME = re.compile(r"\bapp_[a-z_]+[a-z]\b")
 SURFACES_DIR = "surfaces"
 
 
@@ -77,6 +85,10 @@ class MapEdit(_Strict):
     layout: Literal["as_is", "compact", "verbose"] = "as_is"
 
 
+class PromptEdit(_Strict):
+    system: Optional[str] = None
+
+
 class Variant(_Strict):
     """One variant, as read from its file (pydantic: the closed set of keys and transform names is its schema)."""
 
@@ -84,6 +96,7 @@ class Variant(_Strict):
     tools: dict[str, ToolEdit] = {}
     errors: dict[str, ErrorEdit] = {}
     map: MapEdit = MapEdit()
+    prompt: PromptEdit = PromptEdit()
 
 
 def builtin_tools() -> dict[str, dict]:
@@ -150,6 +163,14 @@ def check(variant: Variant, path: Path, tools: dict[str, dict], codes: frozenset
         if code != "*" and code not in codes:
             raise SurfaceError(f"{path}: errors.{code}: no such error code (Mobium's are "
                                f"{', '.join(sorted(codes))}, or \"*\" for all)")
+    system = variant.prompt.system
+    if system is not None:
+        if not system.strip():
+            raise SurfaceError(f"{path}: prompt.system: empty; leave the key out to keep the default system prompt")
+        named = sorted(set(TOOL_NAME.findall(system)) - set(tools))
+        if named:
+            raise SurfaceError(f"{path}: prompt.system: names {', '.join(named)}, no such tool in the server's "
+                               f"tools/list")
 
 
 class LoadedVariant:

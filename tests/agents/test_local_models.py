@@ -368,3 +368,35 @@ def test_a_run_with_tools_offers_only_those_and_records_the_variant(pytester, ll
                          for r in chats)
     (verdict,) = [json.loads(p.read_text()) for p in (pytester.path / "run").glob("trials/*/verdict.json")]
     assert verdict["surface"] == "tools-3" and verdict["surface_seen"]["tool_count"] == 3
+
+
+# --- a system prompt as a surface variant (issue 42) -----------------------------------------------------------------
+
+def test_a_system_prompt_variant_is_what_the_model_reads_and_what_is_counted(pytester, llama_cpp):
+    """`[prompt] system` of a --surface variant replaces the system prompt in every request of its trials (the final
+    answer's included), in the transcript, and in the first request counted before the run; the baseline's trials
+    keep the default."""
+    from pytest_mobium_evals.surface.variants import load
+
+    pytester.makepyfile(test_local=TASK)
+    llama_cpp.script([Call("app_current"), Answer("done", None, "opened")])
+    variant = ROOT / "surfaces" / "small-model-prompt.toml"
+    small = load(str(variant), ROOT).variant.prompt.system
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model=openai/local-model",
+                                           f"--base-url={llama_cpp.base_url}", "--run-dir=run", "--seed=1",
+                                           f"--surface=baseline,{variant}")
+    assert result.ret == 0, result.stdout.str()
+    chats = [r for r, path in zip(llama_cpp.requests, llama_cpp.paths) if path == "/v1/chat/completions"]
+    systems = [r["messages"][0]["content"] for r in chats]
+    assert len(chats) == 6 and systems.count(SYSTEM_PROMPT) == 3 and systems.count(small) == 3
+    headers = {line.rsplit("[surface ", 1)[1].rstrip("]"): line for line in result.stdout.lines
+               if line.startswith("mobium-evals: openai/local-model")}
+    counted = {name: LlamaCppStandin.count(LlamaCppStandin.render(first_messages(text, ""), FUNCTIONS))
+               for name, text in (("baseline", SYSTEM_PROMPT), ("small-model-prompt", small))}
+    for name, fixed in counted.items():
+        assert f"the system prompt {fixed:,}," in headers[name]
+    for folder in (pytester.path / "run" / "trials").iterdir():
+        verdict = json.loads((folder / "verdict.json").read_text())
+        events = [json.loads(line) for line in (folder / "transcript.jsonl").read_text().splitlines()]
+        told = next(e["system"] for e in events if e["kind"] == "prompt")
+        assert told == (small if verdict["surface"] == "small-model-prompt" else SYSTEM_PROMPT)

@@ -43,6 +43,10 @@ def test_every_shipped_variant_loads_and_baseline_is_the_identity_without_a_file
     ('[tools.app_tap]\ndescription = "a"\ndescription_append = "b"\n',
      "tools.app_tap: description and description_append together"),
     ('[tools.app_tap\n', "not TOML"),
+    ('[prompt]\nsystem = "  "\n', "prompt.system: empty; leave the key out to keep the default system prompt"),
+    ('[prompt]\nsystem = "First call app_mpa, then app_tap."\n',
+     "prompt.system: names app_mpa, no such tool in the server's tools/list"),
+    ('[prompt]\nuser = "x"\n', "prompt.user: Extra inputs are not permitted"),
 ])
 def test_a_variant_naming_what_does_not_exist_fails_in_one_line(tmp_path, text, message):
     path = write(tmp_path, "bad", text)
@@ -95,3 +99,19 @@ def test_the_stand_in_reads_the_loading_fact_from_app_maps_description(tmp_path)
     write(tmp_path, "plain-map", '[tools.app_map]\ndescription = "Read the screen."\n')
     stripped = surface_proxy.apply_tools(surfaces.load("plain-map", tmp_path).plain(), listed)
     assert not knows_loading(SimpleNamespace(tool_defs=stripped))
+
+
+def test_a_system_prompt_variant_is_an_edit_every_client_passes_on():
+    from pytest_mobium_evals.drivers.agents.prompt import SYSTEM_PROMPT, system_prompt_of
+    from pytest_mobium_evals.surface.proxy import READER_NAMES, edits_seen_by, refusal
+
+    loaded = surfaces.load("small-model-prompt", ROOT)
+    assert not loaded.is_identity
+    plain = loaded.plain()
+    assert system_prompt_of(plain) == loaded.variant.prompt.system != SYSTEM_PROMPT
+    assert system_prompt_of(None) == system_prompt_of(surfaces.load("baseline", ROOT).plain()) == SYSTEM_PROMPT
+    for reader in READER_NAMES:
+        assert edits_seen_by(plain, reader) == (["prompt.system"], []) and refusal(plain, reader) is None
+    # --tools keeps the variant's prompt beside the tools it hides
+    trimmed = surfaces.only_tools({"small-model-prompt": plain}, "app_map,app_tap")
+    assert system_prompt_of(trimmed["small-model-prompt+tools-2"]) == loaded.variant.prompt.system

@@ -62,6 +62,9 @@ class Limits:
     # A model that writes a tool call as text (no call made) is told so once and goes on (--nudge-text-calls);
     # off, such a reply ends the tool turns as any text does.
     nudge_text_calls: bool = False
+    # What the model is told first: a surface variant's `[prompt] system` (prompt.system_prompt_of); None, the
+    # default (prompt.SYSTEM_PROMPT). The transcript's prompt event keeps the text, the record the variant's name.
+    system_prompt: Optional[str] = None
 
     def to_json(self) -> dict:
         """What a trial's record keeps of the limits that applied to it."""

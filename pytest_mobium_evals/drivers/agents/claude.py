@@ -212,7 +212,7 @@ def build_options(setting: ModelSetting, spec: Any, limits: Limits, home: Path, 
     return ClaudeAgentOptions(
         model=setting.name,
         effort=setting.effort,
-        system_prompt=SYSTEM_PROMPT,
+        system_prompt=limits.system_prompt or SYSTEM_PROMPT,
         mcp_servers=tool_server_config(spec, starts_file),
         strict_mcp_config=True,
         tools=[],
@@ -236,7 +236,7 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
     from claude_agent_sdk import ClaudeSDKClient, ClaudeSDKError  # noqa: PLC0415  claude_agent_sdk, only for Claude models
 
     record = Recorder(on_event)
-    record("prompt", model=setting.label, system=SYSTEM_PROMPT, text=prompt)
+    record("prompt", model=setting.label, system=limits.system_prompt or SYSTEM_PROMPT, text=prompt)
     trial = _Trial(setting, limits, record)
     trial.server = server_name(spec)
     stderr_tail: list[str] = []

@@ -69,7 +69,8 @@ class _ServerGone(Exception):
 async def run_loop(setting: ModelSetting, prompt: str, spec: Any, limits: Limits, on_event, workdir: Path,
                    base_url: Optional[str] = None) -> AgentRun:
     record = Recorder(on_event)
-    record("prompt", model=setting.label, system=SYSTEM_PROMPT, text=prompt)
+    system = limits.system_prompt or SYSTEM_PROMPT
+    record("prompt", model=setting.label, system=system, text=prompt)
     provider = make_provider(setting, base_url, limits)
     # Ollama's prompt_eval_count leaves out what its cache held, so only an OpenAI-compatible server's count (the
     # whole prompt, cached or not) tells a cut prompt; Ollama is given a num_ctx that holds it instead.
@@ -78,7 +79,7 @@ async def run_loop(setting: ModelSetting, prompt: str, spec: Any, limits: Limits
     scratch = Path(tempfile.mkdtemp(prefix="loop-", dir=workdir))
     try:
         try:
-            await asyncio.wait_for(_converse(provider, prompt, spec, limits, record, state, scratch),
+            await asyncio.wait_for(_converse(provider, system, prompt, spec, limits, record, state, scratch),
                                    timeout=limits.max_seconds)
         except asyncio.TimeoutError:
             if not state.server_ready:
@@ -131,8 +132,8 @@ class _State:
             raise ModelAPIError(cut)
 
 
-async def _converse(provider: Provider, prompt: str, spec: Any, limits: Limits, record: Recorder, state: _State,
-                    scratch: Path) -> None:
+async def _converse(provider: Provider, system: str, prompt: str, spec: Any, limits: Limits, record: Recorder,
+                    state: _State, scratch: Path) -> None:
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -149,7 +150,7 @@ async def _converse(provider: Provider, prompt: str, spec: Any, limits: Limits, 
                 tools = await asyncio.wait_for(mcp.list_tools(), timeout=SERVER_START_TIMEOUT_S)
                 state.server_ready = True
                 functions = [function_schema(tool) for tool in tools.tools]
-                messages = await _turns(provider, prompt, functions, mcp, limits, record, state)
+                messages = await _turns(provider, system, prompt, functions, mcp, limits, record, state)
                 if messages is not None:
                     # The tools are done with: the final answer is asked for while the server shuts down (which
                     # takes the built-in server about a second), not after.
@@ -206,13 +207,13 @@ def _tail(path: Path, lines: int = 3) -> str:
         return ""
 
 
-async def _turns(provider: Provider, prompt: str, functions: list[dict], mcp: Any, limits: Limits,
+async def _turns(provider: Provider, system: str, prompt: str, functions: list[dict], mcp: Any, limits: Limits,
                  record: Recorder, state: _State) -> Optional[list[dict]]:
     """The tool-calling turns. Returns the conversation when the model stopped calling tools (its final answer is
     due), None when a limit stopped it."""
     from mcp.shared.exceptions import MCPError
 
-    messages: list[dict] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
+    messages: list[dict] = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
     while True:
         asked = time.monotonic()
         reply = await with_retries(lambda: provider.chat(messages, functions), provider.label, record)

@@ -8,7 +8,7 @@ structured-output channel (the Claude CLI's StructuredOutput, Ollama's `format`,
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Optional
 
 from pytest_mobium_evals.core.tasks import Claim
 
@@ -23,6 +23,13 @@ your final answer:
 - answer: what the task asked you to find or report, as short as possible, or null when it asked for nothing;
 - reason: one or two sentences on what you saw that supports your status.
 Say "cannot" rather than claim something you did not see happen. Do not do anything the task did not ask for."""
+
+def system_prompt_of(variant: Optional[dict]) -> str:
+    """What the model is told under a surface variant (its plain JSON, surface.variants): the variant's
+    `[prompt] system` when it has one, else SYSTEM_PROMPT."""
+    system = ((variant or {}).get("prompt") or {}).get("system")
+    return system if isinstance(system, str) and system.strip() else SYSTEM_PROMPT
+
 
 #: The final answer's JSON schema. Every property is required and `answer` is nullable, so the same schema is
 #: valid for OpenAI's strict mode, Ollama's `format`, and the Claude CLI's `--json-schema`.
