@@ -1,17 +1,25 @@
 """A small local model through the OpenAI-compatible path, end to end, and what it costs a turn.
 
     python probes/local_model.py --base-url http://127.0.0.1:8080/v1 [--model NAME] [--tasks t22,t21,t01]
-    python probes/local_model.py --standin      # llama.cpp's stand-in (tests/agents/standins.py) as the server
+                                 [--record FILE] [-- --tools=app_map,app_tap --surface=small-model-prompt]
+    python probes/local_model.py --replay tests/agents/recorded/llama-server-small-default.jsonl
 
-It checks that the server is up (llama.cpp's /health, the models it lists, its context from /props), runs three
-MobiumApp tasks as the plugin runs them (pytest on the virtual device, one agent trial each, in one process), and
-prints for each trial: its verdict, why the agent stopped, the first request's size, what the server's prompt
-cache held across the trial (tokens reused and read again), and the model's time per turn. The run folder stays
-(--run-dir) for `mobium-evals report`.
+It checks that the server is up (llama.cpp's /health, the models it lists, its context from /props), runs MobiumApp
+tasks as the plugin runs them (pytest on the virtual device, one agent trial each, in one process), and prints for
+each trial its verdict, why the agent stopped, the first request's size, what the server's prompt cache held across
+the trial (tokens reused and read again) and the model's time per turn; then each turn (its prompt tokens, those
+the cache held and those read again, the tokens written, the seconds, what the reply did); then how many trials
+contradict themselves: the text the model wrote when it stopped calling tools states one status ("cannot") and the
+forced final answer another ("done"). The run folder stays (--run-dir) for `mobium-evals report`.
 
-Not in CI: a model on a CPU takes minutes a turn, and building llama.cpp's server takes longer still. `--standin`
-runs the same path against the stand-in, whose answers are scripted per task in llama-server's shapes (a read, a
-call written as text, a sign-in): it shows the probe's output and checks its arithmetic, not a model.
+--record FILE puts a recording proxy between the harness and the server: every request and the server's answer go
+to FILE, one JSON line each, in order. --replay FILE serves such a recording in the server's place (the harness's
+requests are matched to the recorded ones; a request that was not recorded is said, and answered with the next
+recorded answer): the same run, without the model, in seconds. The tests replay the recordings kept in
+tests/agents/recorded/ this way.
+
+Not in CI against a real model: a model on a CPU takes minutes a turn, and building llama.cpp's server longer still
+(probes/serve_local_model.py does both).
 
 Exit status: 0 when every trial has a verdict (whatever it is), 1 when one has none, 2 when the server is not up."""
 
@@ -20,11 +28,14 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from statistics import mean
 from typing import Any, Optional
@@ -50,7 +61,8 @@ def up_check(base_url: str) -> tuple[Optional[str], list[str], str]:
     props = get_json(f"{root}/props") or {}
     n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
     said = (f"{base_url}: health {(health or {}).get('status', 'not answered')}; models {', '.join(models) or 'none'}"
-            + (f"; context {n_ctx:,} tokens (/props)" if isinstance(n_ctx, int) else "; context not said"))
+            + (f"; context {n_ctx:,} tokens (/props)" if isinstance(n_ctx, int) else "; context not said")
+            + (f"; build {props['build_info']}" if props.get("build_info") else ""))
     if health is None and listed is None:
         return (f"{base_url} does not answer (/health, /v1/models): start the server first "
                 "(docs/tutorials/local-model.md)"), [], said
@@ -68,12 +80,18 @@ def run_tasks(base_url: str, model: str, tasks: list[str], run_dir: Path, seed: 
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
 
 
+def read_events(folder: Path) -> list[dict]:
+    path = folder / "transcript.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def trial_figures(folder: Path) -> dict:
     """One trial's verdict and what its model steps say: the first request's tokens, the tokens the server's cache
     held and those it read again, the turns and their times."""
     record = json.loads((folder / "verdict.json").read_text())
-    events = [json.loads(line) for line in (folder / "transcript.jsonl").read_text().splitlines() if line.strip()]
-    steps = [e for e in events if e.get("kind") == "model"]
+    steps = [e for e in read_events(folder) if e.get("kind") == "model"]
     inputs = [int((s.get("tokens") or {}).get("input") or 0) for s in steps]
     cached = [(s.get("tokens") or {}).get("cached") for s in steps]
     known = [c for c in cached if isinstance(c, int)]
@@ -89,18 +107,102 @@ def trial_figures(folder: Path) -> dict:
     }
 
 
+def turns(folder: Path) -> list[dict]:
+    """Each model step of a trial: its tokens (prompt, held by the cache, read again, written), its seconds, and
+    what the reply did (the tools it called, text, or the final answer's JSON)."""
+    out: list[dict] = []
+    for event in read_events(folder):
+        kind = event.get("kind")
+        if kind == "model":
+            tokens = event.get("tokens") or {}
+            cached = tokens.get("cached")
+            out.append({"input": tokens.get("input"), "cached": cached, "output": tokens.get("output"),
+                        "reread": None if cached is None else (tokens.get("input") or 0) - cached,
+                        "seconds": event.get("seconds"), "did": []})
+        elif out and kind == "tool_call":
+            out[-1]["did"].append(str(event.get("tool")))
+        elif out and kind == "assistant" and "structured_output" in event:
+            out[-1]["did"].append("final " + one_line(event.get("structured_output"), 70))
+        elif out and kind == "assistant" and event.get("text"):
+            out[-1]["did"].append("text " + one_line(event["text"], 70))
+    return out
+
+
+def one_line(text: Any, width: int) -> str:
+    flat = " ".join(str(text or "").split())
+    return json.dumps(flat if len(flat) <= width else flat[:width - 1] + "…", ensure_ascii=False)
+
+
+STATUS_WORD = re.compile(r"""["']?status["']?\s*[:=]?\s*["']?(done|cannot)\b""", re.IGNORECASE)
+
+
+def stated_status(text: str) -> Optional[str]:
+    """The status a reply's text states in the final answer's terms (a JSON object with "status", or `status
+    "cannot"` in prose), or None when it states none."""
+    decoder = json.JSONDecoder()
+    at = text.find("{")
+    while at != -1:
+        try:
+            value, _ = decoder.raw_decode(text, at)
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and value.get("status") in ("done", "cannot"):
+            return value["status"]
+        at = text.find("{", at + 1)
+    found = STATUS_WORD.search(text)
+    return found.group(1).lower() if found else None
+
+
+def contradiction(folder: Path) -> Optional[dict]:
+    """The trial's text and final answer when they state different statuses: the last text the model wrote before
+    the final answer was asked for, against the final answer's JSON. A record that keeps the text's claim
+    (`stated_status`, beside `stop_text`) is read; an older one keeps only the JSON's claim, and then the text is
+    read from the transcript."""
+    record = json.loads((folder / "verdict.json").read_text())
+    if "stated_status" in record:
+        said, final = record.get("stated_status"), (record.get("claim") or {}).get("status")
+        if said is None or final is None or said == final:
+            return None
+        return {"text_status": said, "final_status": final, "text": record.get("stop_text") or "", "from": "record"}
+    events = read_events(folder)
+    final_at = next((i for i, e in enumerate(events) if e.get("kind") == "assistant" and "structured_output" in e),
+                    None)
+    if final_at is None:
+        return None
+    text = next((e["text"] for e in reversed(events[:final_at]) if e.get("kind") == "assistant" and e.get("text")),
+                None)
+    said = stated_status(text) if text else None
+    try:
+        answered = json.loads(events[final_at].get("structured_output") or "null")
+    except ValueError:
+        answered = None
+    final = answered.get("status") if isinstance(answered, dict) else None
+    if said is None or final is None or said == final:
+        return None
+    return {"text_status": said, "final_status": final, "text": text, "from": "transcript"}
+
+
 def table(rows: list[dict]) -> list[str]:
     head = ("task", "verdict", "stopped", "calls", "turns", "first req", "reused", "re-read", "s/turn", "trial s")
     widths = (5, 15, 16, 5, 5, 9, 9, 9, 6, 7)
     lines = ["  ".join(f"{h:>{w}}" for h, w in zip(head, widths))]
-
-    def n(value, fmt="{:,}"):
-        return "-" if value is None else fmt.format(value)
-
     for r in rows:
         cells = (r["task"], r["verdict"], r["stop"] or "-", n(r["tool_calls"]), n(r["turns"]), n(r["first"]),
                  n(r["reused"]), n(r["reread"]), n(r["per_turn_s"], "{:.2f}"), n(r["trial_s"], "{:.1f}"))
         lines.append("  ".join(f"{str(c):>{w}}" for c, w in zip(cells, widths)))
+    return lines
+
+
+def n(value, fmt="{:,}"):
+    return "-" if value is None else fmt.format(value)
+
+
+def turn_table(task: str, steps: list[dict]) -> list[str]:
+    lines = []
+    for i, s in enumerate(steps, 1):
+        held = "-" if s["cached"] is None or not s["input"] else f"{100 * s['cached'] / s['input']:.0f}%"
+        lines.append(f"{task:>5}  {i:>4}  {n(s['input']):>7}  {n(s['cached']):>7}  {held:>5}  {n(s['reread']):>7}  "
+                     f"{n(s['output']):>5}  {n(s['seconds'], '{:.1f}'):>7}  {'; '.join(s['did']) or '-'}")
     return lines
 
 
@@ -125,41 +227,104 @@ def report(run_dir: Path, output: str) -> int:
         read = sum(r["read"] for r in rows if r["reread"] is not None)
         print(f"\nprompt cache: {sum(reread):,} of {read:,} prompt tokens read again over {len(reread)} trial(s) "
               f"({100 * sum(reread) / read:.0f}%); the rest the server's cache held")
+    print("\nper turn (prompt tokens, held by the server's cache, read again, written; the model's seconds):")
+    print(f"{'task':>5}  {'turn':>4}  {'prompt':>7}  {'cached':>7}  {'held':>5}  {'re-read':>7}  {'out':>5}  "
+          f"{'seconds':>7}  reply")
+    for folder, r in zip(folders, rows):
+        print("\n".join(turn_table(r["task"], turns(folder))))
+    contradictions = [(r["task"], c) for folder, r in zip(folders, rows) if (c := contradiction(folder))]
+    print(f"\nself-contradictions: {len(contradictions)} of {len(rows)} trial(s) stated one status in text when they "
+          f"stopped calling tools and another in the final answer")
+    for task, c in contradictions:
+        print(f"{task}: text says {c['text_status']!r}, final answer {c['final_status']!r} (from the {c['from']}): "
+              f"{one_line(c['text'], 100)}")
     print(f"run folder: {run_dir} (mobium-evals report {run_dir})")
     return 0
 
 
-# --- the stand-in -----------------------------------------------------------------------------------------------
+# --- recording and replaying the server -------------------------------------------------------------------------
 
-def standin_server():
-    """llama.cpp's stand-in, answering each task with its own script, chosen by the task's prompt: t22 read from
-    app_devices, t21's call written as prose (what the first real-model run met), t01's sign-in."""
+class RecordingProxy:
+    """A local HTTP proxy in front of the server: each request and the server's answer, in order, to a JSON-lines
+    file ({"method", "path", "request", "status", "response", "seconds"}), the request's and the answer's bodies as
+    JSON. The harness talks to `.base_url` instead of the server's."""
+
+    def __init__(self, upstream_base_url: str, path: Path, timeout: float):
+        self.upstream = upstream_base_url.rstrip("/").removesuffix("/v1")
+        self.path = path
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = path.open("w")
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                proxy.forward(self, None)
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length") or 0)
+                proxy.forward(self, self.rfile.read(length) if length else b"")
+
+        self._timeout = timeout
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def forward(self, handler: BaseHTTPRequestHandler, body: Optional[bytes]) -> None:
+        request = urllib.request.Request(self.upstream + handler.path, data=body,
+                                         method="GET" if body is None else "POST",
+                                         headers={"content-type": "application/json"})
+        started = time.monotonic()
+        try:
+            with urllib.request.urlopen(request, timeout=self._timeout) as answer:
+                status, data = answer.status, answer.read()
+        except urllib.error.HTTPError as error:
+            status, data = error.code, error.read()
+        except (urllib.error.URLError, OSError) as error:
+            status, data = 502, json.dumps({"error": {"message": f"recording proxy: {error}"}}).encode()
+        seconds = time.monotonic() - started
+        with self._lock:
+            self._file.write(json.dumps({"method": handler.command, "path": handler.path,
+                                         "request": _json_or_text(body), "status": status,
+                                         "response": _json_or_text(data), "seconds": round(seconds, 3)},
+                                        ensure_ascii=False) + "\n")
+            self._file.flush()
+        handler.send_response(status)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._file.close()
+
+
+def _json_or_text(data: Optional[bytes]) -> Any:
+    if data is None:
+        return None
+    try:
+        return json.loads(data or b"null")
+    except ValueError:
+        return data.decode(errors="replace")
+
+
+def load_standins():
     spec = importlib.util.spec_from_file_location("mobium_standins", ROOT / "tests" / "agents" / "standins.py")
     standins = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = standins  # its dataclasses look their module up while being defined
     spec.loader.exec_module(standins)
-    scripts = {
-        "Android version": [standins.Call("app_devices"),
-                            standins.Answer("done", "15", "app_devices lists the device with Android 15")],
-        "dark mode": [standins.Text('I will switch it.\n```json\n{"name": "app_appearance", "arguments": '
-                                    '{"appearance": "dark"}}\n```'),
-                      standins.Answer("done", None, "dark mode is on")],
-        "sign in": standins.solve_t01(),
-    }
-
-    class PerTask(standins.LlamaCppStandin):
-        models = ["standin-qwen2.5-coder-1.5b"]
-
-        def _post(self, handler, body):
-            messages = body.get("messages") or []
-            task = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
-            script = next((s for key, s in scripts.items() if key in task), None)
-            if script is not None and script is not getattr(self, "_current", None):
-                self._current = script
-                self.script(script)
-            return super()._post(handler, body)
-
-    return PerTask()
+    return standins
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -173,20 +338,33 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="seconds a trial may take (a CPU model: minutes a turn). Default: 3600")
     parser.add_argument("--request-timeout", type=float, default=1800.0,
                         help="seconds one request may take (the first reads the whole prompt). Default: 1800")
-    parser.add_argument("--standin", action="store_true", help="serve llama.cpp's stand-in here instead")
+    parser.add_argument("--record", type=Path, default=None, help="write every request and answer to this file")
+    parser.add_argument("--replay", type=Path, default=None, help="serve this recording instead of a server")
     parser.add_argument("pytest_args", nargs="*", help="more pytest options, after --")
     args = parser.parse_args(argv)
     run_dir = Path(args.run_dir or ROOT / "runs" / time.strftime("local-%Y%m%dT%H%M%SZ", time.gmtime())).resolve()
-    server = standin_server() if args.standin else None
+    if args.replay is not None and (args.base_url or args.record):
+        parser.error("--replay serves a recording: give no --base-url or --record with it")
+    server = proxy = None
     try:
+        if args.replay is not None:
+            try:
+                server = load_standins().RecordedLlamaServer(args.replay)
+            except (OSError, ValueError) as problem:
+                print(f"--replay {args.replay}: {problem}")
+                return 2
         base_url = server.base_url if server is not None else args.base_url
         if not base_url:
-            parser.error("give --base-url (the server's …/v1), or --standin")
+            parser.error("give --base-url (the server's …/v1), or --replay FILE")
         problem, models, said = up_check(base_url)
-        print(f"server: {said}")
+        print(f"server: {said}" + (f" (replaying {args.replay})" if server is not None else ""))
         if problem:
             print(problem)
             return 2
+        if args.record is not None:
+            proxy = RecordingProxy(base_url, args.record, args.request_timeout + 60)
+            base_url = proxy.base_url
+            print(f"recording every request and answer to {args.record}")
         model = args.model or (models[0] if models else "local-model")
         tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
         print(f"running {', '.join(tasks)} with openai/{model} (seed {args.seed}) into {run_dir}")
@@ -194,8 +372,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         done = run_tasks(base_url, model, tasks, run_dir, args.seed, args.trial_timeout, args.request_timeout,
                          args.pytest_args)
         print(f"pytest exited {done.returncode} after {time.monotonic() - started:.0f} s")
-        return report(run_dir, done.stdout + done.stderr)
+        status = report(run_dir, done.stdout + done.stderr)
+        if server is not None and server.unmatched:
+            print(f"replay: {len(server.unmatched)} request(s) not as recorded, answered in the recording's order: "
+                  + "; ".join(server.unmatched[:3]))
+        return status
     finally:
+        if proxy is not None:
+            proxy.close()
         if server is not None:
             server.close()
 

@@ -198,7 +198,7 @@ def serve(binary: Path, model: Path, args: argparse.Namespace) -> int:
     command = [str(binary), "--model", str(model), "--host", "127.0.0.1", "--port", str(args.port), "--jinja",
                "--ctx-size", str(args.ctx), "--parallel", "1", "--threads", str(args.threads),
                "--alias", MODEL_NAME, *args.server_args]
-    log_path = args.dir / "server.log"
+    log_path = args.dir / f"server-{args.port}.log"
     say(f"serve: {' '.join(command)}\nserve: log {log_path}")
     with log_path.open("a") as log:
         server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)

@@ -497,3 +497,89 @@ class LlamaCppStandin(OpenAIStandin):
                       "prompt_tokens_details": {"cached_tokens": cached}},
             "timings": {"cache_n": cached, "prompt_n": read - cached, "prompt_ms": 1.0,
                         "predicted_n": TOKENS_OUT, "predicted_ms": 1.0}})
+
+
+class RecordedLlamaServer(ScriptedEndpoint):
+    """llama-server as a real run recorded it (`probes/local_model.py --record FILE`: one JSON line per request,
+    {"method", "path", "request", "status", "response", "seconds"}), replayed: each request is answered with what the
+    real server answered to the same request, its status and body as they were (llama.cpp's usage, timings, tool
+    calls and finish reasons, unedited). GET endpoints answer as recorded, by path.
+
+    A chat request that matches no recorded one (the harness now asks differently: another system prompt, tool
+    list or tool result) gets the next unused recorded answer in order and is listed in `.unmatched` with where it
+    first differs, so a test can demand that the harness still sends what was recorded. Any other POST that was not
+    recorded is answered 404, as a server without that endpoint would."""
+
+    CHAT = "/v1/chat/completions"
+
+    def __init__(self, recording):
+        from pathlib import Path  # noqa: PLC0415  only the replay reads files
+
+        path = Path(recording)
+        lines = [line for line in path.read_text().splitlines() if line.strip()]
+        try:
+            self.exchanges = [json.loads(line) for line in lines]
+        except ValueError as exc:
+            raise ValueError(f"{path}: not a recording (one JSON object a line): {exc}") from None
+        if not self.exchanges or not all(isinstance(e, dict) and {"method", "path", "status", "response"} <= set(e)
+                                         for e in self.exchanges):
+            raise ValueError(f"{path}: not a recording (each line needs method, path, status and response)")
+        self.recording = path
+        self._gets = {e["path"]: e for e in self.exchanges if e["method"] == "GET"}
+        self._chats = [e for e in self.exchanges if e["method"] == "POST" and e["path"] == self.CHAT]
+        self._posts = [e for e in self.exchanges if e["method"] == "POST" and e["path"] != self.CHAT]
+        self._used: set[int] = set()
+        self.unmatched: list[str] = []
+        super().__init__()
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/v1"
+
+    @staticmethod
+    def canonical(body: Any) -> str:
+        return json.dumps(body, sort_keys=True, ensure_ascii=False)
+
+    def _answer(self, handler, exchange: Optional[dict]) -> None:
+        if exchange is None:
+            return self._send_json(handler, 404, {"error": {"code": 404, "message": "not recorded",
+                                                            "type": "not_found_error"}})
+        return self._send_json(handler, exchange["status"], exchange["response"])
+
+    def _get(self, handler):
+        self._answer(handler, self._gets.get(handler.path))
+
+    def _post(self, handler, body):
+        key = self.canonical(body)
+        if handler.path != self.CHAT:
+            return self._answer(handler, next((e for e in self._posts
+                                               if e["path"] == handler.path and self.canonical(e["request"]) == key),
+                                              None))
+        with self._lock:
+            unused = [i for i in range(len(self._chats)) if i not in self._used]
+            same = next((i for i in unused if self.canonical(self._chats[i]["request"]) == key), None)
+            chosen = same if same is not None else (unused[0] if unused else None)
+            if chosen is not None:
+                self._used.add(chosen)
+            if same is None:
+                ordinal = len(self._used) if chosen is not None else len(self._chats) + 1
+                recorded = self._chats[chosen]["request"] if chosen is not None else None
+                self.unmatched.append(f"chat request {ordinal}: {first_difference(recorded, body)}")
+        self._answer(handler, None if chosen is None else self._chats[chosen])
+
+
+def first_difference(recorded: Any, asked: Any) -> str:
+    """Where a request first differs from the recorded one, in a few words."""
+    if not isinstance(recorded, dict):
+        return "more requests than were recorded"
+    for key in sorted(set(recorded) | set(asked)):
+        if key == "messages":
+            continue
+        if recorded.get(key) != asked.get(key):
+            return f"{key} differs"
+    old, new = recorded.get("messages") or [], asked.get("messages") or []
+    for i, (a, b) in enumerate(zip(old, new)):
+        if a != b:
+            return (f"message {i} ({b.get('role') if isinstance(b, dict) else '?'}) differs: recorded "
+                    f"{json.dumps(a)[:120]}, asked {json.dumps(b)[:120]}")
+    return f"{len(new)} messages where {len(old)} were recorded"

@@ -140,3 +140,37 @@ def test_local_model_probe_checks_the_server_and_reads_a_trials_cache_figures(tm
     figures = local_model.trial_figures(folder)
     assert (figures["first"], figures["reused"], figures["reread"], figures["read"]) == (18000, 35990, 110, 36100)
     assert (figures["turns"], figures["per_turn_s"], figures["stop"]) == (2, 3.0, "final_answer")
+
+
+def _trial_folder(root: Path, record: dict, events: list[dict]) -> Path:
+    folder = root / "trials" / f"{record['task']}-agent-m-r0"
+    folder.mkdir(parents=True)
+    (folder / "verdict.json").write_text(json.dumps(record))
+    (folder / "transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    return folder
+
+
+def test_local_model_probe_counts_a_text_that_says_cannot_before_a_final_answer_of_done(tmp_path):
+    """The first real-model run's t01: the model wrote `status "cannot"` as text, and the forced final answer said
+    "done". The probe counts that from the transcript where the record keeps only the JSON's claim, from the
+    record's stated_status where it keeps the text's claim too; a text that agrees, or states nothing, is no
+    contradiction."""
+    local_model = load_probe("local_model")
+    said_cannot = [{"kind": "model", "tokens": {"input": 2665, "output": 40, "cached": 0}, "seconds": 30.0},
+                   {"kind": "assistant", "text": 'status "cannot"\nanswer: null\nreason: no access to the app'},
+                   {"kind": "model", "tokens": {"input": 2720, "output": 30, "cached": 2700}, "seconds": 5.0},
+                   {"kind": "assistant", "structured_output": '{"status": "done", "answer": null, "reason": "x"}'}]
+    older = _trial_folder(tmp_path / "a", {"task": "t01", "claim": {"status": "done"}}, said_cannot)
+    found = local_model.contradiction(older)
+    assert (found["text_status"], found["final_status"], found["from"]) == ("cannot", "done", "transcript")
+    newer = _trial_folder(tmp_path / "b", {"task": "t01", "claim": {"status": "done"}, "stated_status": "cannot",
+                                           "stop_text": "I cannot complete the task."}, said_cannot)
+    assert local_model.contradiction(newer)["from"] == "record"
+    agrees = _trial_folder(tmp_path / "c", {"task": "t21", "claim": {"status": "done"}},
+                           [dict(said_cannot[1], text='{"status": "done", "answer": null}'), *said_cannot[2:]])
+    silent = _trial_folder(tmp_path / "d", {"task": "t22", "claim": {"status": "done"}},
+                           [dict(said_cannot[1], text="The version is 14."), *said_cannot[2:]])
+    assert local_model.contradiction(agrees) is None and local_model.contradiction(silent) is None
+    steps = local_model.turns(older)
+    assert [(s["input"], s["cached"], s["reread"]) for s in steps] == [(2665, 0, 2665), (2720, 2700, 20)]
+    assert steps[0]["did"][0].startswith('text "status \\"cannot\\"') and steps[1]["did"][0].startswith("final ")
