@@ -14,15 +14,15 @@ Into a folder of its own (never the repository), it installs:
 
 A step already done (the server's binary there, the GGUF there with its size; its hash is checked again) is not
 done again. Then it starts llama-server on 127.0.0.1 in the foreground and waits for /health to say "ok", printing
-the line to give probes/local_model.py; Ctrl-C stops the server.
+the line to give probes/local_model.py; Ctrl-C (or SIGTERM) stops the server.
 
 Why these server flags: --jinja renders the model's own chat template with the request's tools (without it
 llama-server's tool calls are not parsed); -np 1 gives the one trial at a time the whole context, and -c 32768 is
 enough for the full 73-tool prompt (19,430 tokens) and a trial's turns; -t 1 by default because the machine is
 shared (pass --threads 2 on a quiet one).
 
-Exit status: 0 when the server stopped on Ctrl-C (or --install-only succeeded), 1 when an install step or the hash
-check failed, 2 when the server did not come up."""
+Exit status: 0 when the server stopped on Ctrl-C or SIGTERM (or --install-only succeeded), 1 when an install step or
+the hash check failed, 2 when the server did not come up."""
 
 from __future__ import annotations
 
@@ -194,6 +194,10 @@ def wait_healthy(port: int, server: subprocess.Popen, deadline_s: float) -> Opti
     return f"llama-server did not say ok on /health within {deadline_s:g} s"
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def serve(binary: Path, model: Path, args: argparse.Namespace) -> int:
     command = [str(binary), "--model", str(model), "--host", "127.0.0.1", "--port", str(args.port), "--jinja",
                "--ctx-size", str(args.ctx), "--parallel", "1", "--threads", str(args.threads),
@@ -209,12 +213,15 @@ def serve(binary: Path, model: Path, args: argparse.Namespace) -> int:
                 server.wait()
             say(f"serve: {problem}; see {log_path}")
             return 2
+        # Stopped by a signal (Ctrl-C, or SIGTERM from a script that started it in the background, where SIGINT
+        # is ignored), it stops the server before it goes: llama-server left behind would hold the port and a core.
+        signal.signal(signal.SIGTERM, _interrupt)
         base_url = f"http://127.0.0.1:{args.port}/v1"
         say(f"serve: ready at {base_url}\n  python probes/local_model.py --base-url {base_url} --model {MODEL_NAME}")
         try:
             return 0 if server.wait() == 0 else 2
         except KeyboardInterrupt:
-            server.send_signal(signal.SIGINT)
+            server.terminate()
             server.wait()
             return 0
 
