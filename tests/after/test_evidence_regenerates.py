@@ -19,12 +19,14 @@ import pytest
 from pytest_mobium_evals.commands.cli import main
 
 EVIDENCE = Path(__file__).resolve().parents[2] / "evidence"
-#: Every kept run with a report: a folder of evidence/ holding record.json and report.md.
-KEPT_RUNS = sorted(p.parent.name for p in EVIDENCE.glob("*/report.md") if (p.parent / "record.json").is_file())
+#: Every kept run with a report: a folder of evidence/ (or of a folder in it: local-model/small-default) holding
+#: record.json and report.md.
+KEPT_RUNS = sorted(p.parent.relative_to(EVIDENCE).as_posix() for p in EVIDENCE.rglob("report.md")
+                   if (p.parent / "record.json").is_file())
 
 
 def test_the_first_kept_run_is_among_those_checked():
-    assert "20261130-002719-controls" in KEPT_RUNS
+    assert "20261130-002719-controls" in KEPT_RUNS and "local-model/small-default" in KEPT_RUNS
 
 
 @pytest.mark.parametrize("name", KEPT_RUNS)

@@ -405,8 +405,9 @@ class OpenAIStandin(ScriptedEndpoint):
 
 
 class LlamaCppStandin(OpenAIStandin):
-    """llama.cpp's `llama-server` as an OpenAI-compatible server, its answers shaped as its README and its answers
-    quoted in public code show them (not recorded from a real model): POST /v1/chat/completions (non-streaming,
+    """llama.cpp's `llama-server` as an OpenAI-compatible server, its answers shaped as the real server answered in
+    the runs recorded in tests/agents/recorded/ (test_recorded_llama_server holds it to them; the content is
+    scripted): POST /v1/chat/completions (non-streaming,
     with llama.cpp's `timings` and usage.prompt_tokens_details), GET /v1/models (`.models`), and the server's own
     endpoints beside /v1: GET /health, POST /apply-template (the request rendered with a Qwen-style ChatML
     template, the tools in the system block), POST /tokenize, GET /props (`default_generation_settings.n_ctx`).
@@ -429,7 +430,15 @@ class LlamaCppStandin(OpenAIStandin):
 
     def _get(self, handler):
         if handler.path.startswith("/v1/models"):
-            return super()._get(handler)
+            # Both lists, as llama-server answers: Ollama's `models` and OpenAI's `data`, each model's context in
+            # its `meta`.
+            return self._send_json(handler, 200, {
+                "models": [{"name": m, "model": m, "type": "model", "capabilities": ["completion"]}
+                           for m in self.models],
+                "object": "list",
+                "data": [{"id": m, "aliases": [m], "tags": [], "object": "model", "created": int(time.time()),
+                          "owned_by": "llamacpp", "meta": {"n_ctx": self.n_ctx, "n_ctx_train": self.n_ctx}}
+                         for m in self.models]})
         if handler.path == "/health":
             return self._send_json(handler, 200, {"status": "ok"})
         if handler.path == "/props" and self.tokenizer:
@@ -496,7 +505,10 @@ class LlamaCppStandin(OpenAIStandin):
             "usage": {"completion_tokens": TOKENS_OUT, "prompt_tokens": read, "total_tokens": read + TOKENS_OUT,
                       "prompt_tokens_details": {"cached_tokens": cached}},
             "timings": {"cache_n": cached, "prompt_n": read - cached, "prompt_ms": 1.0,
-                        "predicted_n": TOKENS_OUT, "predicted_ms": 1.0}})
+                        "prompt_per_token_ms": 1.0 / max(read - cached, 1),
+                        "prompt_per_second": 1000.0 * (read - cached), "predicted_n": TOKENS_OUT,
+                        "predicted_ms": 1.0, "predicted_per_token_ms": 1.0 / TOKENS_OUT,
+                        "predicted_per_second": 1000.0 * TOKENS_OUT}})
 
 
 class RecordedLlamaServer(ScriptedEndpoint):

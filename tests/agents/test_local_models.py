@@ -3,8 +3,8 @@ before the run and refused when it cannot fit (Ollama's /api/show, llama.cpp's /
 hold it, a prompt the server cut made an infra_error, the timeouts as options and in the record, and a final-answer
 request that keeps the turns' prefix (and so the server's prompt cache).
 
-The llama.cpp stand-in (standins.LlamaCppStandin) answers in llama-server's shapes as its README and public code show
-them; nothing here was recorded from a real model."""
+The llama.cpp stand-in (standins.LlamaCppStandin) answers in the shapes a real llama-server answered in the runs of
+issue 42, with scripted content; those runs' own answers are replayed in test_recorded_llama_server."""
 
 from __future__ import annotations
 

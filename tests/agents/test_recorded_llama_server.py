@@ -1,0 +1,126 @@
+"""The local path against a real server's own answers (issue 42): Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) on
+llama-server, built and served by probes/serve_local_model.py, ran MobiumApp tasks through probes/local_model.py
+--record, which kept every request and every answer in tests/agents/recorded/. Here those answers are replayed
+(standins.RecordedLlamaServer) to the same harness: it must send the requests it sent to the real server, and every
+trial must come out as the real run's did (evidence/local-model/), without the model.
+
+A change to what the harness asks (the system prompt, a tool's schema, the final-answer request, a tool result's
+text) fails here as "not as recorded": record the runs again (evidence/local-model/README.md says how) rather than
+edit a recording."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from standins import LlamaCppStandin, RecordedLlamaServer
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDED = Path(__file__).resolve().parent / "recorded"
+EVIDENCE = ROOT / "evidence" / "local-model"
+SMALL_TOOLS = "--tools=app_launch,app_map,app_tap,app_fill,app_text,app_scroll_to,app_press,app_devices"
+SMALL_TASKS = "t01,t21,t22,t02,t04,t07,t14,t37"
+#: Each recorded run: the probe's arguments that made it (evidence/local-model/README.md has the commands).
+RUNS = {
+    "small-default": ["--tasks", SMALL_TASKS, "--trial-timeout", "1200", "--",
+                      SMALL_TOOLS, "--max-tool-calls=20"],
+    "small-model-prompt": ["--tasks", SMALL_TASKS, "--trial-timeout", "1200", "--",
+                           SMALL_TOOLS, "--max-tool-calls=20", "--surface=small-model-prompt"],
+}
+RECORDINGS = [name for name in RUNS if (RECORDED / f"llama-server-{name}.jsonl").is_file()]
+
+
+def load_probe():
+    spec = importlib.util.spec_from_file_location("probe_local_model", ROOT / "probes" / "local_model.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_kept_run_has_its_recording():
+    kept = sorted(p.name for p in EVIDENCE.iterdir() if (p / "record.json").is_file())
+    assert kept and kept == sorted(RECORDINGS)
+
+
+@pytest.mark.parametrize("name", RECORDINGS)
+def test_a_recorded_real_run_replays_to_the_verdicts_it_got(name, tmp_path, capsys):
+    probe = load_probe()
+    status = probe.main(["--replay", str(RECORDED / f"llama-server-{name}.jsonl"), "--seed", "1",
+                         "--run-dir", str(tmp_path / "run"), *RUNS[name]])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "not as recorded" not in out, out  # the harness asked what it asked the real server
+    kept = {json.loads(p.read_text())["task"]: json.loads(p.read_text())
+            for p in (EVIDENCE / name / "trials").glob("*/verdict.json")}
+    replayed = {json.loads(p.read_text())["task"]: json.loads(p.read_text())
+                for p in (tmp_path / "run" / "trials").glob("*/verdict.json")}
+    assert sorted(replayed) == sorted(kept)
+    for task, record in kept.items():
+        again = replayed[task]
+        for key in ("verdict", "stop_reason", "tool_calls", "claim", "tokens_in", "tokens_out", "surface"):
+            assert again.get(key) == record.get(key), (task, key)
+    # The probe's figures (per trial and per turn) are the real run's, but for the seconds.
+    real = (EVIDENCE / f"{name}.out").read_text()
+    for line in figures(out):
+        assert line in figures(real), line
+
+
+def figures(output: str) -> list[str]:
+    """The probe's lines that a replay must print as the real run did: the trial table without its two time columns,
+    each turn without its seconds, the prompt cache's sum and the self-contradictions."""
+    lines, part = [], None
+    for line in output.splitlines():
+        words = line.split()
+        if not words:
+            part = None
+        elif words[:2] == ["task", "verdict"]:
+            part = "trials"
+        elif line.startswith("per turn"):
+            part = "turns"
+        elif words[:2] == ["task", "turn"]:
+            continue
+        elif line.startswith(("prompt cache:", "self-contradictions:")) or ": text says " in line:
+            lines.append(line)
+        elif part == "trials":
+            lines.append(" ".join(words[:-2]))
+        elif part == "turns":
+            cells = line.split(None, 8)
+            lines.append(" ".join(cells[:7] + cells[8:]))
+    return lines
+
+
+def test_the_stand_in_answers_in_the_shapes_the_real_server_answered():
+    """LlamaCppStandin (the scripted llama-server the other local-path tests use) gives a chat completion, /props
+    and /v1/models with every field the harness reads where the real server had it, recorded."""
+    exchanges = [e for name in RECORDINGS
+                 for e in RecordedLlamaServer(RECORDED / f"llama-server-{name}.jsonl").exchanges]
+    if not exchanges:
+        pytest.skip("no recording")
+    chats = [e["response"] for e in exchanges if e["path"] == RecordedLlamaServer.CHAT and e["status"] == 200]
+    import urllib.request
+
+    def ask(standin, path, body=None):
+        request = urllib.request.Request(standin.url + path, method="GET" if body is None else "POST",
+                                         data=None if body is None else json.dumps(body).encode(),
+                                         headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request) as answer:
+            return json.loads(answer.read())
+
+    from standins import Text
+
+    with LlamaCppStandin([Text("hello")]) as standin:
+        chat = ask(standin, "/v1/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "x"}]})
+        props = ask(standin, "/props")
+        models = ask(standin, "/v1/models")
+    real = chats[0]
+    assert set(real) <= set(chat) and set(real["usage"]) <= set(chat["usage"])
+    assert set(real["timings"]) <= set(chat["timings"])
+    assert set(real["choices"][0]) == set(chat["choices"][0])
+    real_props = next(e["response"] for e in exchanges if e["path"] == "/props")
+    assert set(real_props["default_generation_settings"]) <= set(props["default_generation_settings"])
+    real_models = next(e["response"] for e in exchanges if e["path"] == "/v1/models")
+    assert set(real_models) <= set(models) and set(real_models["data"][0]) <= set(models["data"][0])
