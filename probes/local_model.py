@@ -231,7 +231,8 @@ def report(run_dir: Path, output: str) -> int:
     print(f"{'task':>5}  {'turn':>4}  {'prompt':>7}  {'cached':>7}  {'held':>5}  {'re-read':>7}  {'out':>5}  "
           f"{'seconds':>7}  reply")
     for folder, r in zip(folders, rows):
-        print("\n".join(turn_table(r["task"], turns(folder))))
+        for line in turn_table(r["task"], turns(folder)):  # a trial stopped before its first reply has none
+            print(line)
     contradictions = [(r["task"], c) for folder, r in zip(folders, rows) if (c := contradiction(folder))]
     print(f"\nself-contradictions: {len(contradictions)} of {len(rows)} trial(s) stated one status in text when they "
           f"stopped calling tools and another in the final answer")

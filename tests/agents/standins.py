@@ -437,6 +437,7 @@ class LlamaCppStandin(OpenAIStandin):
                            for m in self.models],
                 "object": "list",
                 "data": [{"id": m, "aliases": [m], "tags": [], "object": "model", "created": int(time.time()),
+                          "architecture": {"input_modalities": ["text"], "output_modalities": ["text"]},
                           "owned_by": "llamacpp", "meta": {"n_ctx": self.n_ctx, "n_ctx_train": self.n_ctx}}
                          for m in self.models]})
         if handler.path == "/health":
