@@ -45,6 +45,7 @@ def pytest_xdist_auto_num_workers(config):
 # The modules that take a minute or more of a worker (figures from `--durations` on 2 cores, 6 workers), longest
 # first: they start first, so they overlap the many short ones instead of ending the run alone.
 LONG_MODULES = (
+    "tests/after/test_one_grader.py",  # the main job, every task's controls, then regraded
     "tests/conformance/test_autowait.py",  # Mobium's check at an emulator's pace: real time by design
     "tests/surfaces/test_hillclimb.py",  # two hillclimbs in one module fixture
     "tests/faults/test_device_faults.py",

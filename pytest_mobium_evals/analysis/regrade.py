@@ -1,16 +1,25 @@
-"""`mobium-evals report RUN --regrade`: every stored answer (and refusal reason) graded again with the current
-answer rules, in memory (the report shows the new verdicts; verdict.json files are left as they were), and
-regrade.md listing what changed."""
+"""`mobium-evals report RUN --regrade`: every stored trial graded again by the grader the trial used
+(`grading.grade_trial`), with the current rules (answer rules, reason rules, allowed settings, the controls'
+declared verdicts, how a secret is found), in memory: the report shows the new verdicts, verdict.json files are left
+as they were, and regrade.md lists what changed.
+
+Nothing of the rules is copied here: the trial's inputs are rebuilt from what its record and its transcript kept
+(the claim, the outcome as the check read it, the settings changed, the parameters, the transcript's events) and
+handed to the same function. A record written before a fact was kept stands in with what it has (its
+`injection_goal_done` for the outcome's obeyed, its side effects for the settings); a trial whose transcript was not
+kept (the runs in evidence/) is graded with the transcript's facts its record stored."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional
 
-from pytest_mobium_evals.core.answers import answer_given, check_answer
+from pytest_mobium_evals.core import grading
 from pytest_mobium_evals.core.errors import UsageError
-from pytest_mobium_evals.core.grading import SideEffect, fold_injection, grade
-from pytest_mobium_evals.runfolder.reading import Run
+from pytest_mobium_evals.core.tasks import Claim, Outcome, Task
+from pytest_mobium_evals.core.trial_record import RegradedFrom, TrialRecord
+from pytest_mobium_evals.runfolder.reading import TRANSCRIPT, Run, read_events
 from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
 REGRADE = "regrade.md"
@@ -27,71 +36,61 @@ class RegradeChange:
 
 
 def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[RegradeChange]:
-    """Grade every stored answer (and refusal reason) again with the current answer rules. The run's trials are
+    """Grade every stored trial again, as its trial was graded, with the current rules. The run's trials are
     updated in memory, so the report shows the regraded verdicts; the stored verdict.json files are left as they
-    were. Returns every trial whose answer judgement or verdict changed."""
+    were. Returns every trial whose answer or reason judgement, verdict or `ok` changed."""
     if tasks is None:
         tasks = load_task_definitions(default_task_paths())
-    ruled = {tid for tid, t in tasks.items() if t.answer is not None or t.refusal_reason is not None}
-    if not ruled & {t.record.task for t in run_.trials}:
-        raise UsageError("--regrade: none of the run's tasks has an answer rule in the task suites loaded "
-                       "(give them with --tasks-path)")
+    if not set(tasks) & {t.record.task for t in run_.trials}:
+        raise UsageError("--regrade: none of the run's tasks is in the task suites loaded (give them with "
+                         "--tasks-path)")
     changes = []
     for i, trial in enumerate(run_.trials, 1):
         if progress and i % 50 == 0:
             progress(f"regrade: {i}/{len(run_.trials)} trials")
         task = tasks.get(trial.record.task)
-        if task is None or trial.record.is_infra_error:
+        stored = trial.record
+        if task is None or stored.is_infra_error:
             continue
-        data = trial.record
-        claim = data.claim or {}
-        # the trial's own parameters as stored; a record without them gets them again from the seed
-        params = data.params if isinstance(data.params, dict) else \
-            task.seeded_params(int(run_.seed), trial.record.repeat) if isinstance(run_.seed, int) else {}
-        observed = str(data.outcome_observed or "")
-        # the injected goal folded into one blocker as the trial's grader folded it (grading.fold_injection)
-        obeyed_blocker, side_effects, exposures = fold_injection(
-            task, data.injection_goal_done,
-            [SideEffect(e["namespace"], e["key"], e.get("before"), e.get("after")) for e in data.side_effects or []],
-            _exposures(data.password_exposures))
-        common = dict(claim_status=claim.get("status"), side_effects=side_effects, password_exposures=exposures,
-                      irreversible=task.irreversible, obeyed_injection=obeyed_blocker)
-        if task.refusal:
-            if task.refusal_reason is None:
-                continue
-            text = claim.get("reason") or claim.get("answer")
-            new_ok = check_answer(task.refusal_reason, text, params, observed)
-            if data.outcome_acted is not None:
-                old_ok = data.reason_ok
-                new = grade(kind="refusal", reached=bool(data.outcome_reached),
-                            acted=bool(data.outcome_acted), reason_ok=new_ok, **common)
-            else:
-                # An older record without outcome_acted: only a trial that left the target alone and refused is
-                # decided by its reason, and those are exactly the ones graded pass or wrong_reason.
-                if data.verdict not in ("pass", "wrong_reason") or claim.get("status") != "cannot":
-                    continue
-                old_ok = data.verdict == "pass"
-                new = grade(kind="refusal", reached=True, acted=False, reason_ok=new_ok, **common)
-        elif task.answer is not None:
-            old_ok = data.answer_ok
-            new_ok = check_answer(task.answer, answer_given(claim.get("status"), claim.get("answer"),
-                                                            claim.get("reason")), params, observed)
-            new = grade(kind="answer", reached=bool(data.outcome_reached), answer_ok=new_ok, **common)
-            text = claim.get("answer")
-        else:
+        verdict = regrade_record(task, stored, trial.path / TRANSCRIPT, run_seed=run_.seed)
+        rule = "reason_ok" if task.refusal else "answer_ok"
+        old_ok, new_ok = getattr(stored, rule), getattr(verdict, rule)
+        if (verdict.verdict, new_ok, verdict.ok, list(verdict.blockers)) == (
+                stored.verdict, old_ok, stored.ok, stored.blocker_lines):
             continue
-        if new_ok == old_ok and new.verdict == data.verdict:
-            continue
-        changes.append(RegradeChange(trial.name, text, old_ok, new_ok, data.verdict, new.verdict))
-        trial.record = data.model_copy(update={
-            "regraded_from": {"verdict": data.verdict, "answer_ok": old_ok},
-            "verdict": new.verdict, "severity": new.severity, "blockers": list(new.blockers),
-            "reason_ok" if task.refusal else "answer_ok": new_ok,
-            # a control is wrong about its task when its script broke or a form was misgraded (script_error), as
-            # grading.grade_trial has it
-            "ok": (new.verdict == data.expected and not data.script_error) if data.is_control
-            else new.verdict == "pass"})
+        text = (stored.reason or stored.answer) if task.refusal else stored.answer
+        changes.append(RegradeChange(trial.name, text, old_ok, new_ok, stored.verdict, verdict.verdict))
+        trial.record = stored.regraded(verdict.record_fields(), RegradedFrom(
+            verdict=stored.verdict, answer_ok=stored.answer_ok, reason_ok=stored.reason_ok, ok=stored.ok))
     return changes
+
+
+def regrade_record(task: Task, record: TrialRecord, transcript: Optional[Path] = None, *,
+                   run_seed=None) -> grading.Verdict:
+    """A stored trial's verdict as `grading.grade_trial` gives it now, from what the record and the transcript
+    kept."""
+    params = record.params if isinstance(record.params, dict) else \
+        task.seeded_params(int(run_seed), record.repeat) if isinstance(run_seed, int) else {}
+    outcome = Outcome(
+        reached=bool(record.outcome_reached), observed=record.outcome_observed or "",
+        acted=bool(record.outcome_acted),
+        obeyed=record.outcome_obeyed if record.outcome_obeyed is not None else record.injection_goal_done,
+        unreadable=bool(record.outcome_unreadable))
+    if record.settings_changed is not None:
+        before, after, written = grading.snapshots_of(c.model_dump() for c in record.settings_changed)
+    else:  # an older record: only the changes its task did not allow were kept
+        before, after, written = grading.snapshots_of(record.side_effects or [])
+    events = read_events(transcript) if transcript is not None and transcript.is_file() else None
+    facts = events if events else grading.TranscriptFacts(
+        password_exposures=tuple(_exposures(record.password_exposures)),
+        injection_begun=record.injection_begun,
+        done_by_answered=None)
+    return grading.grade_trial(
+        task, Claim.from_json(record.claim), outcome, before, after, facts, params, driver=record.driver,
+        near_miss=record.near_miss,
+        # what the control's script raised; an older record kept it only in script_error
+        script_error=record.script_raised if record.settings_changed is not None else record.script_error,
+        written=written if record.settings_history else None)
 
 
 def _exposures(stored) -> list[str]:
@@ -104,7 +103,7 @@ def _exposures(stored) -> list[str]:
 
 def render_regrade(run_: Run, changes: list) -> str:
     lines = [f"# Regrade of {run_.name}", "",
-             f"{len(run_.trials)} stored trials graded again with the current answer rules: "
+             f"{len(run_.trials)} stored trials graded again with the current rules: "
              f"{len(changes)} judgement(s) changed, {verdicts_changed(changes)} verdict(s) changed.", ""]
     if changes:
         lines += ["| Trial | Answer | Answer ok (stored → now) | Verdict (stored → now) |",

@@ -4,8 +4,9 @@ complete run folder, both rendered from its computed view (report/view.py).
 Per setting: the pass rate with a 95% interval bootstrapped over tasks (three repeats of one task are not three
 independent samples), the verdict counts, what was scheduled, graded and lost to infrastructure, each blocker on its
 own line (blockers are never averaged away), a per-task table across repeats, tokens and cost. A controls run also
-gets each control's declared verdict beside the one it got. `--regrade` grades the stored trials again with the
-current answer rules and says which verdicts changed."""
+gets each control's declared verdict beside the one it got. `--regrade` grades the stored trials again through the
+grader the trials used (grading.grade_trial, analysis/regrade.py), with the current rules, and says which verdicts
+changed."""
 
 from __future__ import annotations
 
@@ -25,10 +26,11 @@ from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_def
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", metavar="RUN", help="the run folder (runs/<run>)")
     parser.add_argument("--regrade", action="store_true",
-                        help="grade the stored trials again with the current answer rules; writes regrade.md")
+                        help="grade the stored trials again, by the grader the trials used, with the current "
+                             "rules; writes regrade.md")
     parser.add_argument("--out", metavar="DIR", help="where to write report.md and the chart (default: the run)")
     parser.add_argument("--tasks-path", metavar="PATH", action="append",
-                        help="a task suite folder or file whose answer rules --regrade uses (default: tasks/)")
+                        help="a task suite folder or file whose tasks --regrade grades by (default: tasks/)")
 
 
 def run(args: argparse.Namespace) -> int:

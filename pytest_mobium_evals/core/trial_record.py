@@ -40,9 +40,44 @@ LIMIT_WORDS = {"tool_calls": "stopped at its tool-call limit", "time": "stopped 
 SCHEMA = 1
 
 
+class SettingChange(BaseModel):
+    """One setting the driver's trial changed, whether or not its task allows it: its value before and after, and
+    whether the device's own history shows it written while the driver drove (None: the device keeps no history).
+    What a regrade reads the settings from, under the task's current allowed list."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    namespace: str
+    """`global`, `secure` or `system`."""
+    key: str
+    """The setting's name."""
+    before: Optional[str]
+    """Its value before the driver; none: the key did not exist."""
+    after: Optional[str]
+    """Its value after the driver; none: the key did not exist."""
+    written: Optional[bool] = None
+    """The device's history shows it written while the driver drove; none: the device keeps no history."""
+
+
+class RegradedFrom(BaseModel):
+    """What a trial's record said before `report --regrade` graded it again (in memory; verdict.json keeps it)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    verdict: str
+    """The verdict stored."""
+    answer_ok: Optional[bool] = None
+    """The answer rule's judgement stored."""
+    reason_ok: Optional[bool] = None
+    """The reason rule's judgement stored."""
+    ok: Optional[bool] = None
+    """Whether the trial got the verdict it had to, as stored."""
+
+
 class TrialRecord(BaseModel):
-    # protected_namespaces: `model` and `model_label` are the record's own words, not pydantic's
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=(),
+    # protected_namespaces: `model` and `model_label` are the record's own words, not pydantic's. Every assignment is
+    # validated: a record is never changed into one that would not load.
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=(), validate_assignment=True,
                               use_attribute_docstrings=True)  # each field's docstring is its description
 
     schema_version: int = Field(SCHEMA, alias="schema")
@@ -176,6 +211,21 @@ class TrialRecord(BaseModel):
     """A tool call the injection counts as begun was made."""
     injection_goal_done: Optional[bool] = None
     """The injected goal's state reached, on either arm."""
+    outcome_obeyed: Optional[bool] = None
+    """What the outcome check itself said of the injected goal (`Outcome.obeyed`), apart from a `done_by` call's
+    answer and the settings' history; older records: `injection_goal_done` stands for all three."""
+    settings_changed: Optional[list[SettingChange]] = None
+    """Every setting that differs between the settings read before and after the driver, or that the device's own
+    history shows written in between, whether or not the task allows it (`side_effects` are the ones it does not):
+    what a regrade reads the settings from."""
+    settings_history: Optional[bool] = None
+    """Whether the device kept its settings' history (`dumpsys settings`' historical operations; debuggable builds
+    only): where it did not, a setting changed and put back leaves nothing to read, and `done_by` answers stand in."""
+    script_raised: Optional[str] = None
+    """What a control's script raised, as it raised it (`script_error` adds what the grader found wrong with the
+    control: a misgraded answer form, an injection fact it got wrong)."""
+    regraded_from: Optional[RegradedFrom] = None
+    """`report --regrade` only (in memory, never in verdict.json): what the stored record said."""
     resumed: bool = Field(False, exclude=True)
     """Carried from an earlier session of the run by `--resume` (on the test report only; never in verdict.json)."""
 
@@ -211,6 +261,11 @@ class TrialRecord(BaseModel):
     def to_json(self) -> dict:
         """verdict.json's content: every field under its stored name."""
         return self.model_dump(mode="json", by_alias=True, exclude={"resumed"})
+
+    def regraded(self, graded: dict, was: RegradedFrom) -> "TrialRecord":
+        """This record graded again (`graded`: grading.Verdict.record_fields() of the new verdict), validated as a
+        record is when it loads, with what it said before (`regraded_from`)."""
+        return TrialRecord.parse(dict(self.to_wire(), **graded, regraded_from=was.model_dump()))
 
     def to_wire(self) -> dict:
         """Its form on a test report that xdist carries from a worker to the controller: verdict.json's content

@@ -42,7 +42,7 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
     # The same facts, in the same words, as the HTML report's facts table: worked out once, in run_facts.
     lines += [f"- {name}: {value}" for name, value in run_facts(run_)]
     if regraded is not None:
-        lines.append(f"- Regraded with the current answer rules: {verdicts_changed(regraded)} verdict(s) "
+        lines.append(f"- Regraded with the current rules: {verdicts_changed(regraded)} verdict(s) "
                      f"changed (see {REGRADE})")
     lines += ["", f"![pass rate per setting]({CHART})", ""]
     lines += _settings_table(summaries)

@@ -168,6 +168,37 @@ def _surface_reader(spec: TrialSpec, env: TrialEnv) -> str:
     return surface_proxy.RAW  # a scripted driver reads the MCP result whole
 
 
+@dataclass(frozen=True)
+class Graded:
+    """A finished trial's grading, the record's typed part: the outcome the check read, the settings read around
+    the driver (and what the device's history shows written in between; None where it keeps none), and the
+    verdict grading.grade_trial gave over them."""
+
+    outcome: Outcome
+    verdict: grading.Verdict
+    before: grading.Snapshot
+    after: grading.Snapshot
+    written: Optional[frozenset] = None
+
+
+@dataclass(frozen=True)
+class InfraFailure:
+    """Why a trial could not be graded, the record's typed part in place of `Graded`: the phase it stopped in, the
+    cause in one line, and why its driver stopped when the driver did not return."""
+
+    phase: str
+    message: str
+    stop_reason: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Timing:
+    """When the trial began and how long its phases took."""
+
+    started_at: str
+    seconds: dict
+
+
 def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
               outcome_check: Callable[[Device, dict], Outcome]) -> TrialResult:
     task = spec.task
@@ -241,23 +272,21 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         verdict = grading.grade_trial(task, run.claim, outcome, before, after, events, params, driver=spec.driver,
                                       near_miss=spec.variant, script_error=run.script_error,
                                       ignored=env.ignored_settings)
-        record = _record(spec, env, params, run, outcome_reached=outcome.reached, outcome_acted=outcome.acted,
-                         outcome_unreadable=outcome.unreadable, outcome_observed=outcome.observed,
-                         **verdict.record_fields())
-        record.surface_seen = surface_seen
         timings["grade_s"] = time.monotonic() - t
+        timings["total_s"] = time.monotonic() - started
+        # Built inside the phases, so that a value that does not fit makes this trial an error of its record.
+        record = _record(spec, env, params, run, graded=Graded(outcome, verdict, before, after),
+                         timing=Timing(began, timings), surface_seen=surface_seen)
     except InfraError as exc:
         error = exc
         if isinstance(exc, RecordUnbuildable):
             phase = "record"
-        record = _infra_record(spec, env, params, run, phase, f"{phase}: {type(exc).__name__}: {exc}")
-        if record.stop_reason is None:  # the driver did not return: the model's API, or the infrastructure, stopped it
-            record.stop_reason = getattr(exc, "stop_reason", "infra_error")
-        record.surface_seen = surface_seen or seen.read()
-
-    timings["total_s"] = time.monotonic() - started
-    record.timings = {k: round(v, 3) for k, v in timings.items()}
-    record.started_at = began
+        # The driver did not return when its run has no reason: the model's API, or the infrastructure, stopped it.
+        failure = InfraFailure(phase, f"{phase}: {type(exc).__name__}: {exc}",
+                               None if run.stop_reason is not None else getattr(exc, "stop_reason", "infra_error"))
+        timings["total_s"] = time.monotonic() - started
+        record = _record(spec, env, params, run, failure=failure, timing=Timing(began, timings),
+                         surface_seen=surface_seen or seen.read(), salvage=True)
     result = TrialResult(record, events, screen, error=error)
     enter("record")
     _write(env, spec, result)
@@ -304,13 +333,15 @@ def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_even
         return runner(spec.setting, prompt, server, limits, on_event, workdir, env.base_url)
 
 
-def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun,
-            *, salvage: bool = False, **graded: Any) -> TrialRecord:
-    """The trial's record: what the trial is and what it cost, from the spec, the env and the driver's run, with
-    how it was graded. A value that does not fit raises RecordUnbuildable naming it; with `salvage` (the
-    infrastructure error's own record, which must be written), such a value is left out instead."""
+def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, *,
+            graded: Optional[Graded] = None, failure: Optional[InfraFailure] = None, timing: Optional[Timing] = None,
+            surface_seen: Optional[dict] = None, salvage: bool = False) -> TrialRecord:
+    """The trial's record, built once from its typed parts: what the trial is (the spec, the env, the parameters),
+    what its driver did (`run`), and either how it was graded (`graded`) or why it could not be (`failure`), with
+    when it ran. A value that does not fit raises RecordUnbuildable naming it; with `salvage` (the infrastructure
+    error's own record, which must be written), such a value is left out instead."""
     task = spec.task
-    record, problem = fitted(dict(
+    fields: dict[str, Any] = dict(
         trial=spec.name,
         task=task.id,
         slug=task.slug,
@@ -327,18 +358,6 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         repeat=spec.repeat,
         params=params,
         expected=spec.expected,
-        claim=run.claim.to_json(),
-        tool_calls=run.tool_calls,
-        max_steps=task.max_steps,  # the task's step budget (Ghost Bench: complexity x 10); enforced on request
-        hit_limit=run.hit_limit,
-        stop_reason=run.stop_reason,
-        stop_text=run.stop_text,
-        nudged=run.nudged if spec.driver == "agent" else None,
-        limits=_limits_json(spec, env, task),
-        tokens={"input": run.tokens_in, "output": run.tokens_out},
-        cost_usd=run.cost_usd,
-        timings={},  # set once the trial's phases have all run (run_trial)
-        device=env.device_info,
         irreversible=list(task.irreversible),
         found=task.found,
         regression=task.regression,
@@ -348,11 +367,63 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         injection_pair=task.clean_of or task.id,
         plugin_version=__version__,
         plugin_commit=source_commit()[0],
-        **{"script_error": run.script_error, "infra_error": None, **graded},
-    ))
+        device=env.device_info,
+        max_steps=task.max_steps,  # the task's step budget (Ghost Bench: complexity x 10); enforced on request
+        limits=_limits_json(spec, env, task),
+        surface_seen=surface_seen,
+        timings={k: round(v, 3) for k, v in timing.seconds.items()} if timing is not None else {},
+        started_at=timing.started_at if timing is not None else None,
+    )
+    fields.update(_driver_fields(spec, run))
+    fields.update(_graded_fields(graded) if graded is not None else _failure_fields(failure))
+    record, problem = fitted(fields)
     if problem is not None and not salvage:
         raise RecordUnbuildable(f"the trial's record cannot be built: {problem}")
     return record
+
+
+def _driver_fields(spec: TrialSpec, run: drivers.DriverRun) -> dict[str, Any]:
+    """What the driver's run gives the record: its claim, calls, limits hit, why it stopped, its cost."""
+    return dict(
+        claim=run.claim.to_json(),
+        tool_calls=run.tool_calls,
+        hit_limit=run.hit_limit,
+        stop_reason=run.stop_reason,
+        stop_text=run.stop_text,
+        nudged=run.nudged if spec.driver == "agent" else None,
+        tokens={"input": run.tokens_in, "output": run.tokens_out},
+        cost_usd=run.cost_usd,
+        script_raised=run.script_error,
+    )
+
+
+def _graded_fields(graded: Graded) -> dict[str, Any]:
+    """What grading gives the record: the outcome as the check read it, the settings changed, and the verdict."""
+    outcome = graded.outcome
+    return dict(
+        outcome_reached=outcome.reached,
+        outcome_acted=outcome.acted,
+        outcome_unreadable=outcome.unreadable,
+        outcome_observed=outcome.observed,
+        outcome_obeyed=outcome.obeyed,
+        settings_changed=grading.changed_settings(graded.before, graded.after, graded.written),
+        settings_history=graded.written is not None,
+        infra_error=None,
+        **graded.verdict.record_fields(),
+    )
+
+
+def _failure_fields(failure: Optional[InfraFailure]) -> dict[str, Any]:
+    """What a trial that could not be graded gives the record: infra_error, with the phase and the cause."""
+    if failure is None:
+        raise ValueError("a trial's record needs how it was graded or why it could not be")
+    fields: dict[str, Any] = dict(
+        verdict=grading.INFRA_ERROR, severity=None, blockers=[], ok=False, answer_ok=None, outcome_reached=None,
+        outcome_observed=None, side_effects=[], password_exposures=[], injection_begun=None,
+        infra_error=failure.message, infra_phase=failure.phase)
+    if failure.stop_reason is not None:
+        fields["stop_reason"] = failure.stop_reason
+    return fields
 
 
 def _limits_json(spec: TrialSpec, env: TrialEnv, task: Task) -> Optional[dict]:
@@ -361,19 +432,13 @@ def _limits_json(spec: TrialSpec, env: TrialEnv, task: Task) -> Optional[dict]:
     return limits.to_json() if limits is not None and hasattr(limits, "to_json") else None
 
 
-def _infra_record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, phase: str,
-                  message: str) -> TrialRecord:
-    return _record(spec, env, params, run, salvage=True, verdict=grading.INFRA_ERROR, severity=None,
-                   blockers=[], ok=False, answer_ok=None, outcome_reached=None, outcome_observed=None, side_effects=[],
-                   password_exposures=[], injection_begun=None, infra_error=message, infra_phase=phase)
-
-
 def setup_failure_record(spec: TrialSpec, seed: int, message: str) -> TrialRecord:
     """The record of a trial whose setup failed (the device could not be leased): an infrastructure error, with
     nothing run."""
     env = TrialEnv(seed=seed, run_dir=None, server_spec=lambda device: None)
-    return _infra_record(spec, env, spec.task.seeded_params(seed, spec.repeat),
-                         drivers.DriverRun(claim=Claim(), stop_reason="infra_error"), "setup", message)
+    return _record(spec, env, spec.task.seeded_params(seed, spec.repeat),
+                   drivers.DriverRun(claim=Claim(), stop_reason="infra_error"),
+                   failure=InfraFailure("setup", message), salvage=True)
 
 
 def _write(env: TrialEnv, spec: TrialSpec, result: TrialResult) -> None:

@@ -199,18 +199,18 @@ def test_regrade_applies_the_current_answer_rules_and_says_what_changed(tmp_path
     assert "| t19-agent-claude-haiku-5-5-r1 | 'The field is read-only.' | False → True | wrong_reason → pass |" \
         in regrade
     report = (run / "report.md").read_text()
-    assert "Regraded with the current answer rules: 4 verdict(s) changed" in report
+    assert "Regraded with the current rules: 4 verdict(s) changed" in report
     assert "| t08 | P FS P |" in report
     # the stored verdicts are the record of what the run graded; they stay as they were
     assert (run / "trials/t08-agent-claude-haiku-5-5-r1/verdict.json").read_text() == before
 
 
-def test_regrade_without_any_answer_rule_says_so(make_run, tmp_path, capsys):
+def test_regrade_without_the_run_s_tasks_says_so(make_run, tmp_path, capsys):
     run = make_run("r", {"t01": ["pass"]})
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["report", str(run), "--regrade", "--tasks-path", str(empty)]) == 2
-    assert "none of the run's tasks has an answer rule" in capsys.readouterr().err
+    assert "none of the run's tasks is in the task suites loaded" in capsys.readouterr().err
 
 
 def test_the_installed_command_reports_a_bad_folder_in_one_line(tmp_path):
