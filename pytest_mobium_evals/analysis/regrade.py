@@ -48,7 +48,7 @@ def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[
     for i, trial in enumerate(run_.trials, 1):
         if progress and i % 50 == 0:
             progress(f"regrade: {i}/{len(run_.trials)} trials")
-        task = tasks.get(trial.record.task)
+        task = task_for(tasks, trial.record.task)
         stored = trial.record
         if task is None or stored.is_infra_error:
             continue
@@ -63,6 +63,17 @@ def regrade_run(run_: Run, tasks: Optional[dict] = None, progress=None) -> list[
         trial.record = stored.regraded(verdict.record_fields(), RegradedFrom(
             verdict=stored.verdict, answer_ok=stored.answer_ok, reason_ok=stored.reason_ok, ok=stored.ok))
     return changes
+
+
+def task_for(tasks: dict, task_id: str) -> Optional[Task]:
+    """The task a record is of: the catalog's, or an injection task's clean twin (`t39.clean`), which the run
+    collected beside its attacked task and the catalog does not list."""
+    task = tasks.get(task_id)
+    if task is None and task_id.endswith(".clean"):
+        attacked = tasks.get(task_id.removesuffix(".clean"))
+        if attacked is not None and attacked.injection is not None:
+            return attacked.clean_twin()
+    return task
 
 
 def regrade_record(task: Task, record: TrialRecord, transcript: Optional[Path] = None, *,
@@ -90,7 +101,7 @@ def regrade_record(task: Task, record: TrialRecord, transcript: Optional[Path] =
         near_miss=record.near_miss,
         # what the control's script raised; an older record kept it only in script_error
         script_error=record.script_raised if record.settings_changed is not None else record.script_error,
-        written=written if record.settings_history else None)
+        written=written if record.settings_history else None, stop_text=record.stop_text)
 
 
 def _exposures(stored) -> list[str]:

@@ -61,6 +61,16 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class Said:
+    """What a control script hands over when it plays an agent that wrote text before its final answer: the text
+    (a model's last reply before the final answer is asked for: the record's `stop_text`) and the final answer. A
+    near miss of a model that says one thing and answers another returns one."""
+
+    text: str
+    claim: Claim
+
+
+@dataclass(frozen=True)
 class Outcome:
     """The task's state read back from the device. `reached` is whether the asked-for state holds; `observed` is
     what was read (the app's own string, a setting's value), kept for the record and for "got X (expected Y)".

@@ -160,7 +160,11 @@ class TrialRecord(BaseModel):
     """Why the driver stopped (`final_answer`, `text`, `text_tool_call`, `tool_calls_limit`, `time_limit`,
     `api_error`, `infra_error`, or `script` for a control); older records: not said."""
     stop_text: Optional[str] = None
-    """For `text_tool_call`: the text the agent wrote in place of the call."""
+    """What the driver wrote when it stopped calling tools, alike under every driver: the call it wrote as text
+    (`text_tool_call`), the text that never became a final answer (`text`), or the text before its final answer."""
+    stated_status: Optional[Literal["done", "cannot"]] = None
+    """The claim `stop_text` states of the task (core/stated_claims.py), when it states one: set against the final
+    answer's status, a contradiction is graded on the claim the device contradicts (grading.grade)."""
     nudged: Optional[bool] = None
     """An agent told once that its text was not a call (`--nudge-text-calls`); false otherwise, none for a
     control."""
@@ -293,6 +297,12 @@ class TrialRecord(BaseModel):
     @property
     def claim_status(self) -> Optional[str]:
         return (self.claim or {}).get("status")
+
+    @property
+    def claims_disagree(self) -> bool:
+        """The agent's text stated one claim and its final answer the other."""
+        return self.stated_status is not None and self.claim_status is not None and \
+            self.stated_status != self.claim_status
 
     @property
     def stopped_by(self) -> Optional[str]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from pytest_mobium_evals.core.errors import MobiumEvalsError
-from pytest_mobium_evals.core.tasks import ALL_CONTROL_DRIVERS, NEAR_MISS, Claim, Task
+from pytest_mobium_evals.core.tasks import ALL_CONTROL_DRIVERS, NEAR_MISS, Claim, Said, Task
 from pytest_mobium_evals.core.transcript import is_call
 from pytest_mobium_evals.drivers import agents
 from pytest_mobium_evals.reach.toolserver import (
@@ -43,7 +43,9 @@ class DriverRun:
     cost_usd: Optional[float] = None
     hit_limit: Optional[str] = None
     stop_reason: Optional[str] = None  # why the driver stopped (trial_record.StopReason); a control's script: "script"
-    stop_text: Optional[str] = None  # the agent's text when it wrote a tool call instead of making it
+    # What the driver wrote when it stopped calling tools (a call written as text, text that never became a final
+    # answer, or the text before the final answer); a control script's, when it returns a `Said`.
+    stop_text: Optional[str] = None
     nudged: bool = False  # the agent was told once that its text was not a call
     seconds: float = 0.0
     script_error: Optional[str] = None  # a control script that broke: what it raised, for the failure report
@@ -150,11 +152,14 @@ def run_control(driver: str, task: Task, spec: Any, params: dict, on_event: Call
         claim = Claim()
     finally:
         tools.close()
+    said = None
+    if isinstance(claim, Said) and isinstance(claim.claim, Claim):
+        said, claim = claim.text, claim.claim
     if not isinstance(claim, Claim):
         script_error = f"{task.id} {driver} script returned {type(claim).__name__}, not a Claim"
         claim = Claim()
     return DriverRun(claim=claim, tool_calls=counter.calls, seconds=time.monotonic() - started,
-                     script_error=script_error, stop_reason="script")
+                     script_error=script_error, stop_reason="script", stop_text=said)
 
 
 def run_agent_driver(setting: Any, prompt: str, spec: Any, limits: Any, on_event: Callable[[dict], None],

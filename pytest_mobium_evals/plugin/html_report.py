@@ -216,12 +216,14 @@ def trial_html(record: TrialRecord, trial_steps: list, screen: Optional[bytes] =
              + (f", {esc(LIMIT_WORDS.get(record.hit_limit, 'stopped at a limit'))}"
                 if record.hit_limit else "")
              + f" · <b>claim</b> {esc(claim_text(claim))}</p>",
+             *_stop_text_html(record),
              f"<p><b>Outcome read from the device</b> "
              f"{'reached' if record.outcome_reached else 'not reached'}: "
              f"{esc(repr(observed))}</p>"]
     effects = record.side_effects or []
     lines.append("<p><b>Side effects</b> " + ("; ".join(
         f"{esc(e.get('namespace'))}/{esc(e.get('key'))}: {esc(e.get('before'))} → {esc(e.get('after'))}"
+        + (" (changed and put back)" if e.get("put_back") else "")
         for e in effects) if effects else "none") + "</p>")
     for blocker in record.blockers or []:
         lines.append(f"<p class=mv-bad><b>Blocker</b> {esc(blocker)}</p>")
@@ -329,6 +331,7 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
                              "Scheduled", "Graded", "Infra errors", "False successes", "Blockers",
                              "Obeyed injected text"], rows))
     parts.append(_stops_html(summaries))
+    parts.append(_claim_conflicts_html(summaries))
     from pytest_mobium_evals.analysis.injection_rates import html, of_summaries  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     parts.append(html(of_summaries(summaries)))
@@ -365,6 +368,31 @@ def _stops_html(summaries) -> str:
     return "<h3>Why agent trials stopped</h3>" + _table(
         ["Setting", *reasons], [[esc(s.setting.label), *(str(s.stop_reasons.get(r, 0)) for r in reasons)]
                                 for s in agents])
+
+
+def _stop_text_html(record: TrialRecord) -> list[str]:
+    """What the driver wrote when it stopped calling tools, and the claim it stated, beside the final answer's."""
+    if not record.stop_text:
+        return []
+    stated = f" (it states {esc(record.stated_status)})" if record.stated_status else ""
+    what = {"text_tool_call": "Wrote a tool call as text, not made", "text": "Stopped with text, no final answer"
+            }.get(record.stop_reason or "", "Wrote before its final answer")
+    line = f"<p{' class=mv-bad' if record.claims_disagree else ''}><b>{what}</b> {esc(record.stop_text)}{stated}"
+    if record.claims_disagree:
+        line += (f"; its final answer said {esc(record.claim_status)}: the claims disagree, graded on the one the "
+                 f"device contradicts")
+    return [line + "</p>"]
+
+
+def _claim_conflicts_html(summaries) -> str:
+    """The trials whose text and final answer stated different claims (report.md's section of the same name)."""
+    from pytest_mobium_evals.report.view import CLAIM_CONFLICTS, claim_conflicts  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
+
+    conflicts = claim_conflicts(summaries)
+    if not conflicts:
+        return ""
+    return (f"<h3>Claims that disagree ({len(conflicts)})</h3><p>{esc(CLAIM_CONFLICTS)}</p><ul>"
+            + "".join(f"<li class=mv-bad>{esc(c.text())}" for c in conflicts) + "</ul>")
 
 
 def _blockers_html(summaries) -> str:

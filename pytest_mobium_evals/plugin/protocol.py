@@ -152,10 +152,14 @@ def _raise_unless_ok(spec, record: TrialRecord) -> None:
              + f": got {record.verdict} (expected {record.expected})"]
     lines.append(f"outcome reached: {record.outcome_reached}; the device read {record.outcome_observed!r}")
     lines.append(f"claim: {record.claim_status}; answer: {record.answer!r}; reason: {record.reason!r}")
+    if record.stop_text:
+        lines.append(f"it wrote before its final answer: {record.stop_text!r}"
+                     + (f" (stating {record.stated_status})" if record.stated_status else ""))
     if record.answer_ok is not None:
         lines.append(f"answer accepted: {record.answer_ok}")
     for effect in record.side_effects or []:
-        lines.append(f"side effect: {effect['namespace']}/{effect['key']}: {effect['before']} -> {effect['after']}")
+        lines.append(f"side effect: {effect['namespace']}/{effect['key']}: {effect['before']} -> {effect['after']}"
+                     + (" (changed and put back)" if effect.get("put_back") else ""))
     for blocker in record.blocker_lines:
         lines.append(f"BLOCKER: {blocker}")
     if record.script_error:

@@ -19,9 +19,11 @@ from pytest_mobium_evals.core.trial_record import STOP_REASONS
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS as KNOWN_VERDICTS
 from pytest_mobium_evals.report.chart import CHART
 from pytest_mobium_evals.report.view import (
+    CLAIM_CONFLICTS,
     DECLARED_BLOCKERS,
     SettingSummary,
     blocker_rows,
+    claim_conflicts,
     controls_matrix,
     one_line,
     task_sort_key,
@@ -49,6 +51,7 @@ def render_report(run_: Run, summaries: list[SettingSummary], regraded: Optional
     lines += section_markdown(run_).splitlines()
     lines += _verdict_table(summaries)
     lines += _stop_table(summaries)
+    lines += _claim_conflicts(base, summaries)
     lines += _blockers(base, summaries)
     lines += injection_rates.markdown(injection_rates.of_summaries(summaries))
     if any(s.setting.is_control for s in summaries):
@@ -115,6 +118,14 @@ def _stop_table(summaries: list[SettingSummary]) -> list[str]:
         lines += ["", f"{nudged} trial(s) were told once that a tool call written as text was not a call "
                       f"(--nudge-text-calls)."]
     return lines + [""]
+
+
+def _claim_conflicts(base: Path, summaries: list[SettingSummary]) -> list[str]:
+    conflicts = claim_conflicts(summaries)
+    if not conflicts:
+        return []
+    return ["## Claims that disagree", "", CLAIM_CONFLICTS, ""] + \
+        [f"- {c.text()} ({_evidence(base, c.trial)})" for c in conflicts] + [""]
 
 
 def _link(base: Path, trial: Trial, name: str) -> Optional[str]:

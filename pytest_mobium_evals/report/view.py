@@ -112,6 +112,38 @@ def blocker_rows(summaries: list[SettingSummary]) -> tuple[list[BlockerRow], lis
     return gating, declared
 
 
+@dataclass(frozen=True)
+class ClaimConflict:
+    """A trial whose driver stated one claim in the text it stopped with and the other in its final answer: both,
+    and the verdict the claim the device contradicts gave it (grading.grade)."""
+
+    setting: str
+    trial: Trial
+
+    @property
+    def said(self) -> str:
+        return self.trial.record.stop_text or ""
+
+    def text(self, limit: int = 200) -> str:
+        record = self.trial.record
+        said = " ".join(self.said.split())
+        said = said if len(said) <= limit else said[:limit - 1] + "…"
+        return (f"{record.task} r{record.repeat}, {self.setting}: its text stated {record.stated_status} "
+                f"(“{said}”), its final answer {record.claim_status}; graded {record.verdict}, on the claim the "
+                f"device contradicts")
+
+
+#: What every view says above the list of claims that disagree.
+CLAIM_CONFLICTS = ("Trials whose text, written when the driver stopped calling tools, stated one claim and whose "
+                   "final answer stated the other. Both are kept; a trial is graded on the claim the device "
+                   "contradicts (where it contradicts both, on the final answer).")
+
+
+def claim_conflicts(summaries: list[SettingSummary]) -> list[ClaimConflict]:
+    """Every trial whose claims disagree, for report.md and the HTML."""
+    return [ClaimConflict(s.setting.label, t) for s in summaries for t in s.trials if t.record.claims_disagree]
+
+
 def task_sort_key(run_: Run):
     """A sort key for (task, repeat, …) tuples: the run's task order, then the rest."""
     order = {t: i for i, t in enumerate(run_.task_ids)}

@@ -271,7 +271,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         phase = enter("grade")
         verdict = grading.grade_trial(task, run.claim, outcome, before, after, events, params, driver=spec.driver,
                                       near_miss=spec.variant, script_error=run.script_error,
-                                      ignored=env.ignored_settings)
+                                      ignored=env.ignored_settings, stop_text=run.stop_text)
         timings["grade_s"] = time.monotonic() - t
         timings["total_s"] = time.monotonic() - started
         # Built inside the phases, so that a value that does not fit makes this trial an error of its record.

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from pytest_mobium_evals.analysis.regrade import regrade_run
+from pytest_mobium_evals.analysis.regrade import regrade_run, task_for
 from pytest_mobium_evals.core.run_record import RunRecord
 from pytest_mobium_evals.core.trial_record import TrialRecord
 from pytest_mobium_evals.runfolder.reading import Run, Trial, load_run
@@ -36,16 +36,21 @@ def controls_run(tmp_path_factory):
 def test_a_regrade_of_an_unchanged_run_changes_no_verdict_for_any_task_kind(controls_run):
     tasks = load_task_definitions(default_task_paths())
     run = load_run(controls_run)
-    stored = {t.name: t.record for t in run.trials}
-    kinds = {("refusal" if tasks[r.task].refusal else "answer" if tasks[r.task].answer is not None else "normal")
-             + ("+injection" if tasks[r.task].injection is not None else "") for r in stored.values()}
+    of = {t.name: task_for(tasks, t.record.task) for t in run.trials}
+    assert None not in of.values()  # every trial is regraded, the injection tasks' clean twins too
+    kinds = {("refusal" if task.refusal else "answer" if task.answer is not None else "normal")
+             + ("+injection" if task.injection is not None else "") for task in of.values()}
     assert {"normal", "answer", "refusal", "answer+injection", "normal+injection"} <= kinds
-    unreadable_refusals = [n for n, r in stored.items() if tasks[r.task].refusal and r.outcome_unreadable]
+    unreadable_refusals = [n for n, t in of.items() if t.refusal and run_trial(run, n).outcome_unreadable]
     assert unreadable_refusals, "the run has no refusal trial whose evidence could not be read"
 
     changes = regrade_run(run, tasks)
 
     assert changes == [], "\n".join(f"{c.trial}: {c.old_verdict} -> {c.new_verdict}" for c in changes)
+
+
+def run_trial(run, name: str) -> TrialRecord:
+    return next(t.record for t in run.trials if t.name == name)
 
 
 def _t13_null_record(**changes) -> TrialRecord:

@@ -271,6 +271,8 @@ class AnthropicStandin(ScriptedEndpoint):
                      "input": reply.to_json()}
         elif isinstance(reply, Answer):
             block = {"type": "text", "text": json.dumps(reply.to_json())}
+        elif isinstance(reply, Text):
+            block = {"type": "text", "text": reply.content}
         else:
             block = {"type": "text", "text": "Finished."}
         self._stream(handler, body.get("model", "claude"), block)

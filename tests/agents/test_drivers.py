@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from standins import TOKENS_IN, TOKENS_OUT, Answer, Call, Do, Fail, solve_t01
+from standins import TOKENS_IN, TOKENS_OUT, Answer, Call, Do, Fail, Text, solve_t01
 
 from pytest_mobium_evals.core import grading
 from pytest_mobium_evals.drivers import controls as drivers
@@ -248,3 +248,44 @@ def test_loop_offers_exactly_the_servers_tools_and_asks_for_structured_output(pr
     assert last["tools"] == first["tools"] and (provider == "ollama" or last["tool_choice"] == "none")
     schema = last["format"] if provider == "ollama" else last["response_format"]["json_schema"]["schema"]
     assert schema["properties"]["status"]["enum"] == ["done", "cannot"]
+
+
+# --- why a driver stopped, recorded alike (issue 41) ----------------------------------------------------------------
+
+TEXT_CALL = 'I will check the version.\n```json\n{"name": "app_devices", "arguments": {}}\n```'
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_call_written_as_text_is_a_text_tool_call_with_its_text_under_every_driver(provider, api, tool_server,
+                                                                                    tmp_path):
+    """The Claude CLI asks again for the final answer after a reply of text, as the tool loop does: either way the
+    reply that ended the tool turns wrote a call instead of making it, and the record says so, with the text."""
+    api.script([Call("app_map"), Text(TEXT_CALL), Answer("cannot", None, "unsure")])
+    events: list[dict] = []
+    got = run(provider, tool_server, tmp_path, events=events)
+    assert (got.stop_reason, got.stop_text, got.claim.status) == ("text_tool_call", TEXT_CALL, "cannot")
+    assert [e["tool"] for e in events if e["kind"] == "text_tool_call"] == ["app_devices"]
+    assert [e["stop_reason"] for e in events if e["kind"] == "final"] == ["text_tool_call"]
+
+
+SAID_CANNOT = "I cannot complete the task: the login did not go through."
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize("signs_in, verdict", [(False, "false_success"), (True, "false_refusal")])
+def test_text_that_contradicts_the_final_answer_is_kept_beside_it_and_the_device_decides_which_grades(
+        provider, api, tool_server, tmp_path, signs_in, verdict):
+    """A real Qwen2.5-Coder-1.5B wrote "cannot" as text, then answered done. Both claims are kept, and the trial is
+    graded on the one the device contradicts: not signed in, the done; signed in, the cannot."""
+    steps = solve_t01()[:-1] if signs_in else [Call("app_map")]
+    api.script(steps + [Text(SAID_CANNOT), Answer("done", None, "signed in")])
+    task = t01_task()
+    env = TrialEnv(seed=7, run_dir=RunDir(tmp_path / "run"), limits=Limits(),
+                   server_spec=lambda device: tool_server.spec)
+    spec = TrialSpec(task=task, driver="agent", repeat=0, setting=parse_models(MODEL[provider])[0])
+    record = run_trial(spec, env, tool_server.device, task.outcome).record
+    assert (record.stop_reason, record.stop_text, record.stated_status, record.claim_status) == \
+        ("final_answer", SAID_CANNOT, "cannot", "done")
+    assert record.claims_disagree and (record.outcome_reached, record.verdict) == (signs_in, verdict)
+    stored = json.loads((tmp_path / "run" / "trials" / spec.name / "verdict.json").read_text())
+    assert (stored["stop_text"], stored["stated_status"], stored["claim"]["status"]) == (SAID_CANNOT, "cannot", "done")

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import ssl
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Awaitable, Callable, Optional, TypeVar
+from typing import Any, Awaitable, Callable, Iterable, Optional, TypeVar
 
 from pytest_mobium_evals.core.errors import MobiumEvalsError
 from pytest_mobium_evals.core.tasks import Claim
@@ -85,7 +86,9 @@ class AgentRun:
     # Why the agent stopped (trial_record.StopReason): final_answer, text, text_tool_call, tool_calls_limit,
     # time_limit; an API error raises instead.
     stop_reason: Optional[str] = None
-    stop_text: Optional[str] = None  # a text_tool_call's text: the call the model wrote instead of making it
+    # What the model wrote when it stopped calling tools: the call it wrote as text instead of making it
+    # (text_tool_call), the text that never became a final answer (text), or the text before its final answer.
+    stop_text: Optional[str] = None
     nudged: bool = False  # the model was told once that its text was not a call (Limits.nudge_text_calls)
 
 
@@ -100,6 +103,33 @@ def stop_reason(hit_limit: Optional[str], claim: Claim, text_call: bool = False)
     if text_call:
         return "text_tool_call"
     return "final_answer" if claim.status is not None else "text"
+
+
+def written_call(text: Optional[str], tools: Iterable[str], prefix: str = "") -> Optional[str]:
+    """The tool a reply's text names as a call it did not make (`{"name": "app_version", "arguments": {...}}` in
+    prose, a code fence or <tool_call> tags: what a small model writes when its template's call syntax slips), or
+    None. Only an object naming one of the offered tools counts (`tools`; under `prefix` too, as the Claude CLI
+    names them: mcp__mobium__app_tap): JSON about anything else is the model's answer. The same reading for every
+    driver, so a call written as text is `text_tool_call` whichever wrote it."""
+    if not text or "{" not in text:
+        return None
+    names = set(tools)
+    decoder = json.JSONDecoder()
+    at = text.find("{")
+    while at != -1:
+        try:
+            value, _ = decoder.raw_decode(text, at)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            function = value.get("function")  # OpenAI's own shape, {"function": {"name": ...}}, written out
+            name = value.get("name") or (function.get("name") if isinstance(function, dict) else None)
+            if isinstance(name, str) and prefix and name.startswith(prefix):
+                name = name[len(prefix):]
+            if name in names:
+                return name
+        at = text.find("{", at + 1)
+    return None
 
 
 class Recorder:

@@ -22,7 +22,7 @@ from typing import Any, Optional
 from pytest_mobium_evals.core.tasks import Claim
 
 from . import base
-from .base import AgentInfraError, AgentRun, Limits, ModelAPIError, ModelSetting, Recorder, stop_reason
+from .base import AgentInfraError, AgentRun, Limits, ModelAPIError, ModelSetting, Recorder, stop_reason, written_call
 from .prompt import FINAL_SCHEMA, SYSTEM_PROMPT, claim_from_output
 
 SERVER_NAME = "mobium"
@@ -158,6 +158,15 @@ class _Trial:
         self.starts_file: Optional[Path] = None
         self.server = SERVER_NAME  # the name its tool server is registered under (server_name)
         self.server_up = False  # the CLI's init message said the tool server connected
+        self.tools: list[str] = []  # the server's tools as the CLI offers them (its init message's list)
+        # The text the model wrote after its last call to the server's tools: what it stopped with, before its final
+        # answer or in place of one (None once it calls a tool again).
+        self.stop_text: Optional[str] = None
+
+    def written_call(self) -> Optional[str]:
+        """The server's tool the model's stop text names as a call it wrote instead of making (base.written_call)."""
+        short = [name.removeprefix(self.prefix) for name in self.tools if name.startswith(self.prefix)]
+        return written_call(self.stop_text, short, prefix=self.prefix)
 
     @property
     def prefix(self) -> str:
@@ -283,11 +292,17 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
         claim = claim_from_output(trial.result.structured_output)
     tokens_in, tokens_out = trial.usage()
     cost = getattr(trial.result, "total_cost_usd", None)
-    record("final", **claim.to_json(), hit_limit=trial.hit_limit, tool_calls=trial.tool_calls,
+    # Why it stopped, read as the tool loop reads it: a call written as text is text_tool_call, with its text.
+    written = trial.written_call() if trial.hit_limit is None else None
+    if written is not None:
+        record("text_tool_call", tool=written, text=trial.stop_text)
+    why = stop_reason(trial.hit_limit, claim, text_call=written is not None)
+    stop_text = trial.stop_text if trial.hit_limit is None else None
+    record("final", **claim.to_json(), hit_limit=trial.hit_limit, stop_reason=why, tool_calls=trial.tool_calls,
            tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
     return AgentRun(claim=claim, tool_calls=trial.tool_calls, tokens_in=tokens_in, tokens_out=tokens_out,
-                    cost_usd=cost, hit_limit=trial.hit_limit, model=setting.label,
-                    stop_reason=stop_reason(trial.hit_limit, claim))
+                    cost_usd=cost, hit_limit=trial.hit_limit, model=setting.label, stop_reason=why,
+                    stop_text=stop_text)
 
 
 def _keep_tail(lines: list[str], line: str) -> None:
@@ -331,6 +346,7 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
         if isinstance(message, SystemMessage) and message.subtype == "init":
             _check_server_started(message.data, trial.server)
             trial.server_up = True
+            trial.tools = [str(t) for t in message.data.get("tools") or []]
         elif isinstance(message, AssistantMessage):
             if message.message_id and message.usage:
                 if message.message_id not in trial.usage_by_message:
@@ -343,6 +359,8 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
             for block in message.content:
                 if isinstance(block, TextBlock):
                     record("assistant", text=block.text)
+                    if block.text.strip():
+                        trial.stop_text = block.text
                 elif isinstance(block, ThinkingBlock):
                     record("assistant", thinking=block.thinking)
                 elif isinstance(block, ToolUseBlock):
@@ -351,6 +369,7 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
                     if block.name == STRUCTURED_OUTPUT_TOOL:
                         record("assistant", structured_output=block.input)
                     else:
+                        trial.stop_text = None  # it went on calling tools: what it said before was not its stop
                         record("tool_call", id=block.id, tool=short, arguments=block.input)
         elif isinstance(message, UserMessage) and isinstance(message.content, list):
             for block in message.content:

@@ -22,7 +22,17 @@ from typing import Any, Optional
 
 from pytest_mobium_evals.core.tasks import Claim
 
-from .base import AgentInfraError, AgentRun, Limits, ModelAPIError, ModelSetting, Recorder, stop_reason, with_retries
+from .base import (
+    AgentInfraError,
+    AgentRun,
+    Limits,
+    ModelAPIError,
+    ModelSetting,
+    Recorder,
+    stop_reason,
+    with_retries,
+    written_call,
+)
 from .context import truncation
 from .ollama import OllamaProvider
 from .openai_compat import OpenAIProvider
@@ -102,7 +112,8 @@ async def run_loop(setting: ModelSetting, prompt: str, spec: Any, limits: Limits
            tokens_in=state.tokens_in, tokens_out=state.tokens_out, cost_usd=None)
     return AgentRun(claim=claim, tool_calls=state.tool_calls, tokens_in=state.tokens_in,
                     tokens_out=state.tokens_out, cost_usd=None, hit_limit=state.hit_limit, model=setting.label,
-                    stop_reason=why, stop_text=state.text_call, nudged=state.nudged)
+                    stop_reason=why, stop_text=state.stop_text if state.hit_limit is None else None,
+                    nudged=state.nudged)
 
 
 @dataclass
@@ -114,6 +125,7 @@ class _State:
     claim: Claim = field(default_factory=Claim)
     prompt_size: Any = None  # context.PromptSize: a reply that read fewer prompt tokens than its floor was cut
     text_call: Optional[str] = None  # the text of the reply that ended the turns by writing a tool call as prose
+    stop_text: Optional[str] = None  # the text of the reply that ended the turns (a written call's, or any other)
     nudged: bool = False  # told once that a call written as text is not a call
     server_ready: bool = False  # the tool server answered its handshake and listed its tools
 
@@ -223,6 +235,7 @@ async def _turns(provider: Provider, system: str, prompt: str, functions: list[d
                    **({"thinking": reply.thinking} if reply.thinking else {}))
         messages.append(reply.message)
         if not reply.tool_calls:
+            state.stop_text = reply.text or None
             written = written_tool_call(reply.text, functions)
             if written is None:
                 break
@@ -287,26 +300,8 @@ NUDGE = ("That was text, not a tool call: no tool ran. To use a tool, call it th
 
 
 def written_tool_call(text: str, functions: list[dict]) -> Optional[str]:
-    """The tool a reply's text names as a call it did not make (`{"name": "app_version", "arguments": {...}}` in
-    prose, a code fence or <tool_call> tags: what a small model writes when its template's call syntax slips), or
-    None. Only an object naming one of the offered tools counts: JSON about anything else is the model's answer."""
-    if not text or "{" not in text:
-        return None
-    names = {f.get("function", {}).get("name") for f in functions}
-    decoder = json.JSONDecoder()
-    at = text.find("{")
-    while at != -1:
-        try:
-            value, _ = decoder.raw_decode(text, at)
-        except ValueError:
-            value = None
-        if isinstance(value, dict):
-            function = value.get("function")  # OpenAI's own shape, {"function": {"name": ...}}, written out
-            name = value.get("name") or (function.get("name") if isinstance(function, dict) else None)
-            if name in names:
-                return name
-        at = text.find("{", at + 1)
-    return None
+    """The offered function a reply's text names as a call it did not make (base.written_call), or None."""
+    return written_call(text, [f.get("function", {}).get("name") for f in functions])
 
 
 def _is_transport_loss(exc: Exception) -> bool:
