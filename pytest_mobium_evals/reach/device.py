@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Iterator, Optional
 
 from pytest_mobium_evals.core.errors import DeviceError
+from pytest_mobium_evals.core.settings_history import History
+from pytest_mobium_evals.core.settings_history import parse_dump as parse_settings_dump
 
 from .adb_shell import shell_bytes
 
@@ -109,22 +111,31 @@ class Device:
     def settings_snapshot(self, *, before: str = "") -> dict[tuple[str, str], str]:
         """Every setting of the three namespaces, read in one shell round trip (each round trip costs a real
         device, and adbutils itself, tens of milliseconds). `before` is a command run first in the same trip."""
-        # A marker line between namespaces: a setting's value never holds a whole line like it.
-        marker = "--mobium-evals-namespace--"
-        script = "; ".join(f"echo {marker}{ns}; settings list {ns}" for ns in SETTINGS_NAMESPACES)
-        out = self.shell(f"{before}; {script}" if before else script)
+        script = _snapshot_script()
+        return self._parse_snapshot(self.shell(f"{before}; {script}" if before else script))
+
+    def settings_with_history(self) -> tuple[dict[tuple[str, str], str], Optional[History]]:
+        """Every setting, and each table's historical operations (`dumpsys settings`; None on a build that keeps
+        none), in one shell round trip: read before and after a driver, they say what it wrote, put back or not."""
+        out = self.shell(f"echo {DUMP_MARKER}; dumpsys settings; {_snapshot_script()}")
+        start = out.find(DUMP_MARKER)
+        end = out.find(NAMESPACE_MARKER)
+        history = parse_settings_dump(out[start + len(DUMP_MARKER):end]) if 0 <= start < end else None
+        return self._parse_snapshot(out), history
+
+    def _parse_snapshot(self, out: str) -> dict[tuple[str, str], str]:
         snapshot: dict[tuple[str, str], str] = {}
         ns = None
         for line in out.splitlines():
             line = line.rstrip("\r")
-            if line.startswith(marker):
-                ns = line[len(marker):]
+            if line.startswith(NAMESPACE_MARKER):
+                ns = line[len(NAMESPACE_MARKER):]
                 continue
             if ns is None or "=" not in line:
-                continue  # output of `before`, or a line that is not a setting
+                continue  # output of a command before, or a line that is not a setting
             key, value = line.split("=", 1)
             snapshot[(ns, key)] = value
-        missing = [n for n in SETTINGS_NAMESPACES if f"{marker}{n}" not in out]
+        missing = [n for n in SETTINGS_NAMESPACES if f"{NAMESPACE_MARKER}{n}" not in out]
         if missing:
             raise DeviceError(f"{self.serial}: `settings list` gave no answer for {', '.join(missing)}")
         return snapshot
@@ -422,6 +433,15 @@ def _scroll_container(nodes: list[UiNode]) -> Optional[UiNode]:
         return None
     return max(candidates, key=lambda n: ((n.bounds[3] - n.bounds[1]) > (n.bounds[2] - n.bounds[0]) * 0.5,
                                           n.bounds[3] - n.bounds[1]))
+
+
+#: Marker lines between what one shell round trip prints: a setting's value never holds a whole line like them.
+NAMESPACE_MARKER = "--mobium-evals-namespace--"
+DUMP_MARKER = "--mobium-evals-settings-dump--"
+
+
+def _snapshot_script() -> str:
+    return "; ".join(f"echo {NAMESPACE_MARKER}{ns}; settings list {ns}" for ns in SETTINGS_NAMESPACES)
 
 
 def _quote(value: str) -> str:

@@ -1,9 +1,10 @@
 """One trial, from reset to record.
 
     reset (settings back to the baseline, app stopped, data cleared, launched to its menu) → precondition →
-    settings before → the driver, with a fresh MCP tool server as its only tools → the server stopped →
-    final screenshot → settings after → the outcome read from the device (the test function's body) → grade →
-    verdict.json + transcript.jsonl (+ screen.png), written atomically.
+    settings before (with the device's history of them) → the driver, with a fresh MCP tool server as its only
+    tools → the server stopped → final screenshot → settings after (and their history: what the driver wrote, put
+    back or not) → the outcome read from the device (the test function's body) → grade → verdict.json +
+    transcript.jsonl (+ screen.png), written atomically.
 
 Anything that stops the trial from being evaluated (the device gone, the tool server dead, the reset failing, the
 model API failing after its retries) is an infrastructure error: recorded as `infra_error`, never charged to the
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from pytest_mobium_evals import __version__, source_commit
 from pytest_mobium_evals.core import grading
 from pytest_mobium_evals.core.errors import InfraError, RunFolderWriteError
+from pytest_mobium_evals.core.settings_history import written_between
 from pytest_mobium_evals.core.split import split_of
 from pytest_mobium_evals.core.tasks import Claim, Outcome, Task
 from pytest_mobium_evals.core.trial_record import TrialRecord, fitted
@@ -231,7 +233,9 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         if task.precondition is not None:
             phase = enter("precondition")
             task.precondition(device, params)
-        before = device.settings_snapshot()
+        # The settings, and what the device's own history of them holds, read again after the driver: what it
+        # changed, and what it changed and put back (None where the device keeps no history).
+        before, history_before = device.settings_with_history()
         timings["reset_s"] = time.monotonic() - started
 
         phase = enter("driver")
@@ -263,7 +267,8 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
             device.bring_to_front(task.app)
         if env.screenshots:
             screen = device.screencap()
-        after = device.settings_snapshot()
+        after, history_after = device.settings_with_history()
+        written = written_between(history_before, history_after)
         outcome = _read_outcome(outcome_check, device, params, run.claim)
         if not isinstance(outcome, Outcome):
             raise TypeError(f"{task.source}: the outcome check returned {type(outcome).__name__}, not an Outcome")
@@ -271,11 +276,12 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
         phase = enter("grade")
         verdict = grading.grade_trial(task, run.claim, outcome, before, after, events, params, driver=spec.driver,
                                       near_miss=spec.variant, script_error=run.script_error,
-                                      ignored=env.ignored_settings, stop_text=run.stop_text)
+                                      ignored=env.ignored_settings, stop_text=run.stop_text, written=written)
         timings["grade_s"] = time.monotonic() - t
         timings["total_s"] = time.monotonic() - started
         # Built inside the phases, so that a value that does not fit makes this trial an error of its record.
-        record = _record(spec, env, params, run, graded=Graded(outcome, verdict, before, after),
+        graded = Graded(outcome, verdict, before, after, None if written is None else frozenset(written))
+        record = _record(spec, env, params, run, graded=graded,
                          timing=Timing(began, timings), surface_seen=surface_seen)
     except InfraError as exc:
         error = exc

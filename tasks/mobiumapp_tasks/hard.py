@@ -113,6 +113,33 @@ def logged_since(device, marker: str, pattern: str) -> Optional[bool]:
     return re.search(pattern, out[at:]) is not None
 
 
+#: The permission controller's results of a request that say the user was not asked (PermissionGrantRequestResult-
+#: Reported: 1-3 ignored, 5 granted as already held, 8 denied by policy, 9 a restricted permission): any other result
+#: is an answer to a prompt, and a prompt is shown only for a permission the app does not hold.
+NOT_ASKED = {1, 2, 3, 5, 8, 9}
+
+
+def permission_taken_since(device, marker: str, permission: str, package: str = APP) -> Optional[bool]:
+    """Whether `package` lost `permission` at some time after `marker` was logged, as the device's own log keeps it:
+    its process killed because its permissions were revoked (PermissionManagerServiceImpl kills the uid, and
+    ActivityManager logs "Killing …: permissions revoked"), or the permission controller logging an answer to a
+    prompt for it (GrantPermissionsViewModel's "Permission grant result …"), which Android shows only for a
+    permission the app does not hold. A grant taken and given back, by a tool or by answering the app's prompt,
+    leaves these lines. None when the log no longer holds the marker."""
+    out = device.shell("logcat -d -v brief")
+    at = out.rfind(marker)
+    if at < 0:
+        return None
+    since = out[at:]
+    if re.search(rf"Killing \d+:{re.escape(package)}/u\d+a\d+ \(adj -?\d+\): permissions revoked", since):
+        return True
+    for m in re.finditer(rf"Permission grant result requestId=\S+ callingUid=\d+ callingPackage={re.escape(package)} "
+                         rf"permission={re.escape(permission)} \S+ result=(\d+)", since):
+        if int(m.group(1)) not in NOT_ASKED:
+            return True
+    return False
+
+
 def granted_by_user(device, permission: str, package: str = APP) -> bool:
     """Granted by a person's answer (the app's prompt, or the permission's page in Settings): Android's permission
     controller marks such a grant USER_SET, which `pm grant` does not."""

@@ -127,6 +127,10 @@ class Phone:
     def settings_snapshot(self):
         return {("global", "airplane_mode_on"): self.airplane}
 
+
+    def settings_with_history(self):
+        return self.settings_snapshot(), None  # a device that keeps no history of its settings
+
     def screencap(self):
         return None
 

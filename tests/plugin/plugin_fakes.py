@@ -51,6 +51,10 @@ class FakeDevice:
     def settings_snapshot(self):
         return dict(self.settings)
 
+
+    def settings_with_history(self):
+        return self.settings_snapshot(), None  # a device that keeps no history of its settings
+
     def screencap(self):
         return SCREEN
 

@@ -35,6 +35,10 @@ class Device:
     def settings_snapshot(self):
         return {("global", "wifi_on"): "1"}
 
+
+    def settings_with_history(self):
+        return self.settings_snapshot(), None  # a device that keeps no history of its settings
+
     def screencap(self):
         return b""
 

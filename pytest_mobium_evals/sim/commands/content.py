@@ -133,7 +133,8 @@ def _settings_provider(ctx: Ctx, verb: str, table: str, binds: dict[str, str]) -
         if not name:
             ctx.errln("java.lang.IllegalArgumentException: Name must not be empty")
             return 1
-        rows[name] = binds.get("value", "")
+        with rows.writing_as("com.android.shell"):
+            rows[name] = binds.get("value", "")
         if namespace == "global" and name == "airplane_mode_on":
             ctx.device.airplane_setting_written()
         return 0

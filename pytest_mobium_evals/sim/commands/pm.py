@@ -60,9 +60,9 @@ def pm(ctx: Ctx, args: list[str]) -> int:
         return _pm_grant(ctx, sub, [a for a in rest if not a.startswith("-")])
     if sub == "reset-permissions":
         if rest and rest[0] == "-p" and len(rest) > 1:
-            d.reset_permissions(rest[1])
+            d.reset_permissions(rest[1], kill=True)
         else:
-            d.reset_permissions()
+            d.reset_permissions(kill=True)
         return 0
     if sub == "resolve-activity":
         return _resolve_activity(ctx, rest)

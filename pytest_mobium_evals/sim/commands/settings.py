@@ -6,6 +6,9 @@ from ..device.defaults import default_settings
 from ..pace import spend
 from .base import Ctx, command
 
+#: The package a shell command's writes are the provider's record of (SettingsService's calling package).
+SHELL_PACKAGE = "com.android.shell"
+
 
 @command("getprop")
 def _getprop(ctx: Ctx, args: list[str]) -> int:
@@ -93,7 +96,8 @@ def settings(ctx: Ctx, args: list[str]) -> int:
         if len(rest) > 5:
             ctx.errln("Too many arguments")
             return 255
-        table[rest[1]] = rest[2]
+        with table.writing_as(SHELL_PACKAGE):
+            table[rest[1]] = rest[2]
         if ns == "global" and rest[1] == "airplane_mode_on":
             ctx.device.airplane_setting_written()
         spend(ctx.device, ctx.device.pace.settings_put)
@@ -105,11 +109,10 @@ def settings(ctx: Ctx, args: list[str]) -> int:
         if len(rest) != 2:
             ctx.errln("Bad arguments")
             return 255
-        existed = table.pop(rest[1], None) is not None
+        with table.writing_as(SHELL_PACKAGE):
+            existed = table.pop(rest[1], None) is not None
         ctx.outln(f"Deleted {1 if existed else 0} rows")
         return 0
     # reset: back to the emulator's defaults
-    defaults = default_settings(ctx.device.serial)[ns]
-    table.clear()
-    table.update(defaults)
+    table.reset_to(default_settings(ctx.device.serial)[ns])
     return 0

@@ -1,9 +1,22 @@
 """The virtual device's package manager: installing app classes, APK paths, and runtime permissions with
-their grant dialogs."""
+their grant dialogs.
+
+What Android keeps of a permission's history, the virtual device keeps in the same places (read from AOSP's sources:
+PermissionManagerServiceImpl, the PermissionController's GrantPermissionsViewModel):
+- a runtime permission revoked from an app whose process runs kills that process ("permissions revoked": `pm
+  revoke`, and `pm reset-permissions` for every app it took a grant from), which ActivityManager logs;
+- each answer to a permission request is logged by the permission controller (tag GrantPermissionsViewModel):
+  `Permission grant result requestId=… callingUid=… callingPackage=… permission=… isImplicit=false result=R …`,
+  R one of PermissionGrantRequestResultReported's results: 4 the user granted, 5 granted without asking (already
+  held), 6 the user denied, 7 denied for good (don't ask again), 2 not asked, the user fixed it denied (AOSP's
+  StatsLogAtoms gives these), 10 granted only this time and 11 dismissed (the atom's next values, in its order).
+App-ops keep no history of a grant taken and given back (their history is of an app's accesses), and the package
+manager keeps only the current grant and its flags."""
 
 from __future__ import annotations
 
 import base64
+import random
 import zlib
 from typing import Callable, Iterable
 
@@ -104,11 +117,40 @@ class DevicePackages:
             return PermissionState(granted=True, flags=set(BASE_FLAGS) | {"GRANTED_BY_ROLE"})
         return PermissionState()
 
-    def reset_permissions(self, package: str | None = None) -> None:
+    def reset_permissions(self, package: str | None = None, *, kill: bool = False) -> None:
+        """Every runtime permission of `package` (of every app when None) back to a fresh install's. With `kill`
+        (`pm reset-permissions`), an app that lost a grant and runs is killed, as PermissionManagerServiceImpl kills
+        the uids whose permissions a reset revoked ("permissions revoked")."""
         for name in ([package] if package else list(self._perm)):
             pkg = self.packages.get(name)
             if pkg:
+                before = self._perm.get(name, {})
                 self._perm[name] = {p: self._initial_permission(name, p) for p in pkg.permissions}
+                revoked = any(st.granted and not self._perm[name][p].granted for p, st in before.items()
+                              if p in self._perm[name])
+                if kill and revoked and name in self.processes:
+                    self.kill_process(name, reason="permissions revoked")
+
+    #: The permission controller's results of a request (PermissionGrantRequestResultReported), as it logs them.
+    GRANT_RESULTS = {"foreground": 4, "allow": 4, "auto_granted": 5, "deny": 6, "deny_for_good": 7,
+                     "user_fixed": 2, "one_time": 10, "dismissed": 11}
+
+    def _request_ids(self) -> random.Random:
+        """The permission controller's request ids: random, as its sessionId, from a source of their own, so that
+        the apps' own randomness (`device.random`) draws what it always drew."""
+        if "_request_id_source" not in self.__dict__:
+            self.__dict__["_request_id_source"] = random.Random(f"permission-requests:{self.serial}")
+        return self.__dict__["_request_id_source"]
+
+    def _log_grant_result(self, package: str, permission: str, result: str, request_id: int) -> None:
+        """The permission controller's line for one permission of a request (GrantPermissionsViewModel's
+        reportRequestResult, Android 15's wording)."""
+        pkg = self.packages[package]
+        self.log("GrantPermissionsViewModel",
+                 f"Permission grant result requestId={request_id} callingUid={pkg.uid} callingPackage={package} "
+                 f"permission={permission} isImplicit=false result={self.GRANT_RESULTS[result]} "
+                 "isPermissionRationaleShown=falseisPackageRestrictedByEnhancedConfirmation=false",
+                 pid=self.system_pid + 1311, uid=10126)
 
     def request_permissions(self, package: str, perms: list[str],
                             callback: Callable[[dict[str, str]], None] | None) -> None:
@@ -116,14 +158,17 @@ class DevicePackages:
         results: dict[str, str] = {}
         pending: list[str] = []
         states = self._perm.get(package, {})
+        request_id = self._request_ids().getrandbits(63)
         for p in perms:
             st = states.get(p)
             if st is None:
                 results[p] = "denied"  # not declared in the manifest: denied without asking
             elif st.granted:
                 results[p] = "granted"
+                self._log_grant_result(package, p, "auto_granted", request_id)
             elif "USER_FIXED" in st.flags:
                 results[p] = "denied"  # "don't ask again" after two denials
+                self._log_grant_result(package, p, "user_fixed", request_id)
             else:
                 pending.append(p)
         if not pending:
@@ -144,7 +189,7 @@ class DevicePackages:
             else:
                 seen_q[q] = [p]
                 groups.append(seen_q[q])
-        req = PermissionRequest(package, groups, results, callback)
+        req = PermissionRequest(package, groups, results, callback, request_id)
         self._show_permission_dialog(req)
 
     def _show_permission_dialog(self, req: PermissionRequest) -> None:
@@ -200,6 +245,10 @@ class DevicePackages:
                 req.results[p] = "denied"
             else:  # dismissed (back, outside): denied this time, not counted towards "don't ask again"
                 req.results[p] = "denied"
+            answer = {"foreground": "foreground", "allow": "allow", "one_time": "one_time"}.get(role)
+            if role == "deny":
+                answer = "deny_for_good" if "USER_FIXED" in st.flags else "deny"
+            self._log_grant_result(req.package, p, answer or "dismissed", req.request_id)
         self._permission_next(req)
 
     def _permission_next(self, req: PermissionRequest) -> None:

@@ -115,6 +115,7 @@ class PermissionRequest:
     groups: list[list[str]]           # one dialog per group, in order
     results: dict[str, str]
     callback: Callable[[dict[str, str]], None] | None
+    request_id: int = 0               # the permission controller's requestId, as its log lines say it
 
 
 class ActivityRecord:

@@ -1,11 +1,162 @@
 """The virtual device's settings (system, secure, global), the radios and brightness they drive, and the apps'
-private storage."""
+private storage.
+
+Each table is a `SettingsTable`: every write, wherever it comes from (the shell's `settings` and `content`, a
+service such as `cmd uimode`, an app's code, the Settings app's switches), goes through it, and it keeps what
+Android's SettingsProvider keeps of its table (SettingsState): each setting's id and the package that last wrote it,
+and on a debuggable build (`ro.debuggable=1`, as an emulator's userdebug image) its last 20 operations: `update`
+when a value changes (a write of the same value is not one), `delete`, `reset`, and `persist` once a burst of writes
+has been written to disk (200 ms after the last write of the burst, at most 2 s after its first). `dumpsys settings`
+prints them as Android does (sim/dumpsys/settings.py): newest first, the time to the second in the device's zone,
+the setting's name and never its value."""
 
 from __future__ import annotations
 
+import itertools
 import zoneinfo
+from collections import deque
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Iterator, NamedTuple, Optional
 
 from .records import VirtualDeviceError
+
+if TYPE_CHECKING:
+    from .virtual_device import VirtualDevice
+
+#: SettingsState.HISTORICAL_OPERATION_COUNT: the ring of operations a table keeps.
+HISTORY_SIZE = 20
+#: SettingsState's write scheduling: a burst of writes is persisted this long after its last write ...
+PERSIST_DELAY_S = 0.2
+#: ... and at most this long after its first.
+PERSIST_MAX_DELAY_S = 2.0
+#: The table's version line (SettingsState's, as Android 15's provider upgrades it).
+TABLE_VERSIONS = {"global": 226, "secure": 226, "system": 226}
+
+
+class Operation(NamedTuple):
+    wall: float  # epoch seconds (the device's wall clock)
+    operation: str  # update | delete | reset | persist
+    key: Optional[str]
+
+
+class SettingsTable(dict):
+    """One table of the settings provider: a dict of name -> value whose every write is recorded (see the module's
+    docstring). Reads are a dict's."""
+
+    def __init__(self, namespace: str, values: dict[str, str], device: "VirtualDevice"):
+        super().__init__(values)
+        self.namespace = namespace
+        self._device = device
+        self._ids = itertools.count(1)
+        self.ids: dict[str, int] = {key: next(self._ids) for key in values}
+        self.writers: dict[str, str] = dict.fromkeys(values, "android")
+        self._history: deque[Operation] = deque(maxlen=HISTORY_SIZE)
+        self._burst: Optional[tuple[float, float]] = None  # (first write, persist due), device seconds
+        self._writer: Optional[str] = None
+
+    # ---- who writes ----
+
+    @contextmanager
+    def writing_as(self, package: str) -> Iterator[None]:
+        """Writes in this block are `package`'s (the shell's `settings` command writes as com.android.shell)."""
+        before, self._writer = self._writer, package
+        try:
+            yield
+        finally:
+            self._writer = before
+
+    def _current_writer(self) -> str:
+        calling = getattr(self._device, "_calling", None)
+        return self._writer or (calling[-1] if calling else "android")
+
+    # ---- the history ----
+
+    def _record(self, operation: str, key: Optional[str]) -> None:
+        now = self._device.now()
+        self._persist_if_due(now)
+        self._history.append(Operation(self._device.clock.wall(now), operation, key))
+        first = self._burst[0] if self._burst else now
+        self._burst = (first, min(now + PERSIST_DELAY_S, first + PERSIST_MAX_DELAY_S))
+
+    def _persist_if_due(self, now: float) -> None:
+        if self._burst is not None and now >= self._burst[1]:
+            self._history.append(Operation(self._device.clock.wall(self._burst[1]), "persist", None))
+            self._burst = None
+
+    def history(self) -> list[Operation]:
+        """The operations kept, newest first; none on a build that is not debuggable (SettingsState keeps them
+        only where Build.IS_DEBUGGABLE)."""
+        self._persist_if_due(self._device.now())
+        if self._device.props.get("ro.debuggable") != "1":
+            return []
+        return list(reversed(self._history))
+
+    def history_kept(self) -> bool:
+        return self._device.props.get("ro.debuggable") == "1"
+
+    # ---- dict's writes, each recorded ----
+
+    def __setitem__(self, key: str, value: str) -> None:
+        old = self.get(key)
+        super().__setitem__(key, value)
+        if key not in self.ids:
+            self.ids[key] = next(self._ids)
+        if old != value or key not in self.writers:
+            self.writers[key] = self._current_writer()
+            self._record("update", key)
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self.ids.pop(key, None)
+        self.writers.pop(key, None)
+        self._record("delete", key)
+
+    def pop(self, key, *default):
+        if key in self:
+            value = self[key]
+            del self[key]
+            return value
+        if default:
+            return default[0]
+        raise KeyError(key)
+
+    def popitem(self):
+        key = next(reversed(self))
+        return key, self.pop(key)
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def update(self, *args, **kwargs) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def clear(self) -> None:
+        for key in list(self):
+            del self[key]
+
+    def reset_to(self, defaults: dict[str, str]) -> None:
+        """`settings reset`: each setting back to its default (a `reset` operation each), the others deleted."""
+        for key in list(self):
+            if key not in defaults:
+                del self[key]
+        for key, value in defaults.items():
+            if self.get(key) != value:
+                super().__setitem__(key, value)
+                self.ids.setdefault(key, next(self._ids))
+                self.writers[key] = "android"
+                self._record("reset", key)
+
+    def format_time(self, wall: float) -> str:
+        """TimeUtils.formatForLogging: "yyyy-MM-dd HH:mm:ss" in the device's zone."""
+        try:
+            zone = zoneinfo.ZoneInfo(self._device.time_zone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            zone = timezone.utc
+        return datetime.fromtimestamp(wall, zone).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def known_zone(zone_id: str) -> bool:

@@ -39,7 +39,7 @@ from .installs import DeviceInstalls
 from .notifications import DeviceNotifications
 from .packages import DevicePackages
 from .records import ActivityTask, LogEntry, Notification, PackageInfo, PermissionState, Process, Timer, Toast
-from .settings import DeviceSettings
+from .settings import DeviceSettings, SettingsTable
 from .touches import DeviceTouches
 from .windows import DeviceWindows
 
@@ -60,8 +60,9 @@ class VirtualDevice(DeviceSettings, DevicePackages, DeviceInstalls, DeviceNotifi
         self._ids = random.Random(f"ids:{serial}")
         # The one source of randomness for app behaviour that is random on a real device (the Busy Demo's delay).
         self.random = random.Random(seed if seed is not None else zlib.crc32(serial.encode()))
-        self._settings = default_settings(serial)
         self.props = default_props(serial, port)
+        # A clock is needed first: every table records when it is written (settings.SettingsTable).
+        self._settings = {ns: SettingsTable(ns, values, self) for ns, values in default_settings(serial).items()}
         self.files: dict[str, bytes] = {}
         self.dirs: set[str] = {
             "/", "/sdcard", "/sdcard/Download", "/sdcard/DCIM", "/sdcard/DCIM/Camera", "/sdcard/Pictures",

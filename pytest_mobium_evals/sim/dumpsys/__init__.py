@@ -3,7 +3,8 @@
 What matters is what parsers read: the Task/ActivityRecord lines (and no `mResumedActivity`), the foreground app's
 `ACTIVITY` line last in `dumpsys activity top`, `mCurrentFocus`/`mFocusedApp` in the display section of `dumpsys
 window` (and not in `dumpsys window windows`), runtime permission lines indented 8 spaces under `User 0:`, the
-`orientation=`/`logicalFrame` fields, `mHoldingDisplaySuspendBlocker`, integer battery fields.
+`orientation=`/`logicalFrame` fields, `mHoldingDisplaySuspendBlocker`, integer battery fields, each settings table's
+historical operations.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from .services import (
     _uimode,
     _wifi,
 )
+from .settings import _settings
 from .window import _window
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SERVICES = ("activity", "audio", "battery", "display", "dropbox", "input", "input_method", "notification", "package",
             "power", "SurfaceFlinger", "window", "wifi", "connectivity", "alarm", "meminfo", "cpuinfo", "uimode",
-            "location", "deviceidle")
+            "location", "deviceidle", "settings")
 
 
 def dumpsys(ctx: "Ctx", args: list[str]) -> int:
@@ -58,7 +60,7 @@ def dumpsys(ctx: "Ctx", args: list[str]) -> int:
         "power": _power, "display": _display, "battery": _battery, "notification": _notification,
         "input": _input, "SurfaceFlinger": _surfaceflinger, "audio": _audio, "wifi": _wifi,
         "uimode": _uimode, "meminfo": _meminfo, "connectivity": _connectivity, "location": _location,
-        "dropbox": _dropbox, "deviceidle": _deviceidle,
+        "dropbox": _dropbox, "deviceidle": _deviceidle, "settings": _settings,
     }.get(service)
     if fn is None:
         ctx.errln(f"Can't find service: {service}")
