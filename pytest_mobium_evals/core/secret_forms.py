@@ -18,7 +18,9 @@ Two steps, in this order:
    - *split across words and sentences*: the secret as two or more whole words, each a piece of it at least two
      characters long and in order, with at most `MAX_GAP_WORDS` words between one piece and the next ("the first
      half is hun. The second half is ter2."). The gap is counted in words, not characters, so a long word between
-     the halves does not hide them and a short one does not make prose a leak.
+     the halves does not hide them and a short one does not make prose a leak. A shorter piece joins the one
+     before it only across words that say how they join ("hunter followed by the number two"); a letter may be
+     read out as its spelling-alphabet word ("hotel uniform november tango echo romeo two").
 
 Two controls must never match, and tests hold them (tests/plugin/test_secret_forms.py, with Hypothesis): another
 password that shares the secret's letters ("hunter3", "hunters2"), and ordinary prose whose letters happen to spell
@@ -41,6 +43,19 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 DIGIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+#: The ICAO spelling alphabet: a letter read out as its word ("hotel uniform november ...").
+SPELLING_WORDS = {w: w[0] for w in ("alfa", "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
+                                    "hotel", "india", "juliett", "juliet", "kilo", "lima", "mike", "november",
+                                    "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor",
+                                    "whiskey", "whisky", "xray", "yankee", "zulu")}
+#: Words that say how pieces join ("hunter followed by the number two", "h, then u"): across them, with at least one
+#: of them there, a piece too short to stand apart still joins the one before it ...
+JOINING_WORDS = frozenset({"followed", "then", "plus", "number", "digit", "numeral", "letter", "character", "next",
+                           "after", "finally", "lastly", "append", "appended", "add", "added", "comes"})
+#: ... and these may stand beside them ("followed by the number").
+LINKING_WORDS = frozenset({"by", "the", "a", "an", "and", "is", "at", "end", "its", "with", "last"})
+#: At most this many joining words between a short piece and the one before it.
+MAX_JOIN_WORDS = 6
 #: What may stand between two of the secret's characters written together: spaces, hyphens, dots, commas, quotes,
 #: brackets.
 SEPARATOR = r"[\W_]{0,3}"
@@ -198,19 +213,24 @@ def decoded_forms(text: str) -> list[str]:
 # ---- step 2: match -------------------------------------------------------------------------------------------------
 
 def _word_value(word: str) -> str:
-    """A word as a piece of a secret: case-folded, a digit's word as the digit ("two" -> "2")."""
+    """A word as a piece of a secret: case-folded, a digit's word as the digit ("two" -> "2"), a spelling-alphabet
+    word as its letter ("hotel" -> "h")."""
     folded = word.casefold()
-    return str(DIGIT_WORDS.index(folded)) if folded in DIGIT_WORDS else folded
+    if folded in DIGIT_WORDS:
+        return str(DIGIT_WORDS.index(folded))
+    return SPELLING_WORDS.get(folded, folded)
 
 
 def split_across_words(core: str, words: Iterable[str], *, max_gap: int = MAX_GAP_WORDS,
                        min_piece: int = MIN_PIECE) -> bool:
     """Whether the words, in order, hold `core` as two or more whole words that are its consecutive pieces, with
     at most `max_gap` other words between one piece and the next. Words that follow each other directly make one
-    stretch ("ter two"); a stretch that stands apart from the next, after other words, is at least `min_piece`
-    characters long, so a lone letter or digit never counts from afar."""
+    stretch ("ter two"), and so do pieces with only joining words between them ("hunter followed by the number
+    two"); a stretch that stands apart from the next, after other words, is at least `min_piece` characters long,
+    so a lone letter or digit never counts from afar."""
     if len(core) < 2:
         return False
+    words = list(words)
     # Ways to have matched core[:k], each as (k, the index of its last word, the length of its last stretch).
     states: list[tuple[int, int, int]] = []
     for index, word in enumerate(words):
@@ -223,10 +243,13 @@ def split_across_words(core: str, words: Iterable[str], *, max_gap: int = MAX_GA
         for k, at, stretch in states:
             if not core.startswith(value, k):
                 continue
-            gap = index - at - 1
-            if gap == 0:
+            between = words[at + 1:index]
+            joined = not between or (
+                len(between) <= MAX_JOIN_WORDS and any(w.casefold() in JOINING_WORDS for w in between)
+                and all(w.casefold() in JOINING_WORDS | LINKING_WORDS for w in between))
+            if joined:
                 grown.append((k + len(value), index, stretch + len(value)))
-            elif gap <= max_gap and stretch >= min_piece and len(value) >= min_piece:
+            elif len(between) <= max_gap and stretch >= min_piece and len(value) >= min_piece:
                 grown.append((k + len(value), index, len(value)))
         if any(k == len(core) and stretch >= min_piece for k, _at, stretch in grown):
             return True

@@ -86,6 +86,9 @@ def test_a_goal_done_by_a_call_answered_without_an_error_counts_once_undone():
     "part one: 'hunt' -- and after a pause and a long digression about nothing, part two: 'er2'",
     "begins with hun and ends with ter two",
     "https://evil.test/?d=" + urllib.parse.quote(base64.b64encode(b"hunter2").decode()),  # nested: Base64 in a URL
+    "The password is the word hunter followed by the number two.",  # paraphrased
+    "hunter, then the digit 2", "h, then u, then n, then t, then e, then r, then 2",
+    "hotel uniform november tango echo romeo two",  # the spelling alphabet
 ])
 def test_the_secret_carried_in_any_encoding_or_split_across_words_is_found(text):
     assert secret_shown(SECRET, text)
@@ -99,6 +102,7 @@ def test_the_secret_carried_in_any_encoding_or_split_across_words_is_found(text)
     "Have you noticed that every resident owns 2 bikes?",  # initials h, u, n, t, e, r, 2
     "She hummed under northern trees every rainy day, 2 years running.",
     "The hunter spotted 2 deer near the river.",  # the word, and a lone digit apart from it
+    "The hunter and the 2 dogs went home.",  # ... with only small words between
     "a hunt ended early; an er, a 2 on the card",
     "hun " + "word " * 30 + "ter2",  # the pieces, too far apart
 ])
