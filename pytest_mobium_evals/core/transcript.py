@@ -115,6 +115,10 @@ def steps(events: Iterable[dict]) -> list[Step]:
             name = str(event_tool(e) or "?")
             step = Step("tool", tool=name, call_id=e.get("id"), arguments=_dict(e.get("arguments")))
             step.resolved = resolve_refs(step.arguments, refs)
+            if name == BATCH and isinstance(step.arguments.get("steps"), list):
+                # a batch's steps name their targets by the same map's refs
+                step.resolved["steps"] = [dict(st, arguments=resolve_refs(_dict(st.get("arguments")), refs))
+                                          if isinstance(st, dict) else st for st in step.arguments["steps"]]
             out.append(step)
             open_calls[str(e.get("id") or name)] = step
         elif kind == "tool_result" or (kind in ("answer", "result") and not agent_calls):
@@ -147,12 +151,32 @@ def steps(events: Iterable[dict]) -> list[Step]:
     return out
 
 
+#: The tool that runs other tools' calls in one (`app_batch`: steps of {name, arguments}).
+BATCH = "app_batch"
+#: How a failed batch says which of its steps failed: the ones before it ran ("step 3 of 5 (app_tap) failed: …").
+BATCH_FAILED = re.compile(r"\bstep (\d+) of \d+ \(")
+
+
 def tool_calls(events: Iterable[dict], answered: bool = False) -> list[tuple[str, dict]]:
     """Every tool call the driver made, as (tool, arguments), read as the steps read them (an agent's own tool_call
-    events, else the MCP client's), each map ref as what the map the agent had read named. `answered`: only the calls
-    the tool server answered without an error."""
-    return [(s.tool or "", s.resolved) for s in steps(events) if s.role == "tool" and s.tool
-            and (not answered or (s.answered is not None and not s.is_error))]
+    events, else the MCP client's), each map ref as what the map the agent had read named; a batch's steps each as
+    a call of its own, after the batch itself (a call made inside a batch is made all the same). `answered`: only
+    the calls the tool server answered without an error (of a batch that failed, the steps before the one that
+    failed, which ran)."""
+    out = []
+    for s in steps(events):
+        if s.role != "tool" or not s.tool:
+            continue
+        done = s.answered is not None and not s.is_error
+        if not answered or done:
+            out.append((s.tool, s.resolved))
+        if s.tool == BATCH:
+            inner = [st for st in s.resolved.get("steps") or [] if isinstance(st, dict) and st.get("name")]
+            if answered and not done:
+                failed = BATCH_FAILED.search(s.answer or "") if s.answered is not None else None
+                inner = inner[:int(failed.group(1)) - 1] if failed else []
+            out += [(str(st["name"]), _dict(st.get("arguments"))) for st in inner]
+    return out
 
 
 def resolve_refs(arguments: dict, refs: dict[str, str]) -> dict:

@@ -84,3 +84,19 @@ def test_only_calls_answered_without_an_error_count_as_done():
     events.append({"kind": "tool_call", "id": "late", "tool": "app_tap", "arguments": {"target": "@e1"}})
     assert tool_calls(events, answered=True) == [("app_map", {}), ("app_tap", {"target": "@e2 Dark theme (switch, "
                                                                                       "unchecked)"})]
+
+
+def test_a_batch_s_steps_are_calls_of_their_own_refs_and_all():
+    """A call made inside app_batch is made: begun and done_by read the batch's steps (issue 41), each ref as the
+    last map named it; of a batch that failed, only the steps before the failing one ran."""
+    batch = {"steps": [{"name": "app_tap", "arguments": {"target": "@e2"}},
+                       {"name": "app_tap", "arguments": {"target": "text=Dark theme"}}]}
+    events = agent_events(("app_map", {}, DISPLAY_MAP), ("app_batch", batch, "1. app_tap: tapped\n2. app_tap: tapped"))
+    calls = tool_calls(events)
+    assert [tool for tool, _ in calls] == ["app_map", "app_batch", "app_tap", "app_tap"]
+    assert calls[2][1]["target"].startswith("@e2 Dark theme")
+    assert T62.begun_in(tool_calls(events, answered=True))
+    failed = events[:2] + [dict(events[2], arguments=batch), {
+        "kind": "tool_result", "id": "c1", "tool": "app_batch", "is_error": True,
+        "text": "step 2 of 2 (app_tap) failed: no such element; step 1 ran before it, and nothing after"}]
+    assert [tool for tool, _ in tool_calls(failed, answered=True)] == ["app_map", "app_tap"]
