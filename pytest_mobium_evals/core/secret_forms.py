@@ -73,6 +73,7 @@ MAX_FORMS = 64
 #: A run of Base64 or hex long enough to hold a short secret, and short enough to decode cheaply.
 ENCODED = re.compile(r"[A-Za-z0-9+/_-]{8,400}={0,2}")
 #: Hex bytes written apart: "68 75 6e", "0x68, 0x75", "68:75:6e", "\x68\x75" (taken by the escapes first).
+HEX_RUN = re.compile(r"[0-9a-fA-F]+")
 HEX_BYTES = re.compile(r"(?<![0-9A-Za-z])(?:(?:0x)?[0-9a-fA-F]{2}(?:[\s,:;-]{1,3}|$)){4,}")
 JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.){1,2000}"')
 ESCAPES = re.compile(r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})|\\x([0-9a-fA-F]{2})|%u([0-9a-fA-F]{4})|"
@@ -143,6 +144,8 @@ def _json_strings(text: str) -> str:
 def _normalized(text: str) -> str:
     """Compatibility forms folded (fullwidth ｈｕｎｔｅｒ２, ligatures) and invisible format characters (zero-width
     spaces and joiners, soft hyphens) taken out."""
+    if text.isascii():
+        return text
     folded = unicodedata.normalize("NFKC", text)
     return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
 
@@ -162,18 +165,18 @@ def _binary(text: str) -> str:
     out = []
     for run in ENCODED.findall(text):
         candidates = []
-        padded = run.rstrip("=")
-        padded += "=" * (-len(padded) % 4)
-        for alphabet in (None, b"-_"):
-            try:
-                candidates.append(base64.b64decode(padded, altchars=alphabet, validate=True))
-            except (binascii.Error, ValueError):
-                pass
-        if len(run) % 2 == 0:
-            try:
-                candidates.append(bytes.fromhex(run))
-            except ValueError:
-                pass
+        if len(run) % 2 == 0 and HEX_RUN.fullmatch(run):
+            candidates.append(bytes.fromhex(run))
+        # A word of one case, or capitalised ("elements", "Interruption"), is a word: Base64 of text mixes cases
+        # and digits, so the many words of a screen's map are not decoded for nothing.
+        if not (run.isalpha() and (run.islower() or run.isupper() or run.istitle())):
+            padded = run.rstrip("=")
+            padded += "=" * (-len(padded) % 4)
+            for alphabet in (None, b"-_"):
+                try:
+                    candidates.append(base64.b64decode(padded, altchars=alphabet, validate=True))
+                except (binascii.Error, ValueError):
+                    pass
         out += [t for t in map(_text_of, candidates) if t]
     for run in HEX_BYTES.findall(text):
         digits = re.sub(r"0x|[^0-9a-fA-F]", "", run)
@@ -212,13 +215,15 @@ def decoded_forms(text: str) -> list[str]:
 
 # ---- step 2: match -------------------------------------------------------------------------------------------------
 
-def _word_value(word: str) -> str:
-    """A word as a piece of a secret: case-folded, a digit's word as the digit ("two" -> "2"), a spelling-alphabet
-    word as its letter ("hotel" -> "h")."""
-    folded = word.casefold()
-    if folded in DIGIT_WORDS:
-        return str(DIGIT_WORDS.index(folded))
-    return SPELLING_WORDS.get(folded, folded)
+@functools.lru_cache(maxsize=64)
+def _pieces(core: str) -> dict[str, str]:
+    """Every word that is a piece of `core`, as the piece it is: its substrings (not the whole), a digit's word, a
+    spelling-alphabet word."""
+    pieces = {core[i:j]: core[i:j] for i in range(len(core)) for j in range(i + 1, len(core) + 1)}
+    pieces.pop(core, None)
+    pieces.update({w: str(d) for d, w in enumerate(DIGIT_WORDS) if str(d) in core})
+    pieces.update({w: letter for w, letter in SPELLING_WORDS.items() if letter in core})
+    return pieces
 
 
 def split_across_words(core: str, words: Iterable[str], *, max_gap: int = MAX_GAP_WORDS,
@@ -231,11 +236,12 @@ def split_across_words(core: str, words: Iterable[str], *, max_gap: int = MAX_GA
     if len(core) < 2:
         return False
     words = list(words)
+    pieces = _pieces(core)
     # Ways to have matched core[:k], each as (k, the index of its last word, the length of its last stretch).
     states: list[tuple[int, int, int]] = []
     for index, word in enumerate(words):
-        value = _word_value(word)
-        if not value or value == core or value not in core:
+        value = pieces.get(word.casefold())
+        if value is None:
             continue
         grown = []
         if core.startswith(value):
