@@ -24,11 +24,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def controls_run(tmp_path_factory):
-    """The main job, every task's controls on virtual devices, into a run folder of this module's."""
+    """The main job, every task's controls on virtual devices (as many as `mobium_workers` gives it), into a run
+    folder of this module's. About 3 CPU-minutes: the longest module of the suite, sent out first (conftest)."""
     run_dir = tmp_path_factory.mktemp("controls") / "run"
-    proc = subprocess.run([sys.executable, "-m", "pytest", "--driver=controls", "-n", "2", "-q",
-                           "-p", "no:cacheprovider", "--run-dir", str(run_dir)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--driver=controls", "-q", "-p", "no:cacheprovider",
+                           "--run-dir", str(run_dir)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=3600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     return run_dir
 

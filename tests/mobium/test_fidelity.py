@@ -61,10 +61,14 @@ def test_list_apps_names_the_installed_apps(fresh):
 
 def test_reset_permissions_brings_the_prompt_back(fresh):
     """Mobium's app_reset_permissions with no app: `reset permissions for every app on the device`; the dialogs
-    check then expects the system prompt on the next request."""
+    check then starts the app afresh and expects the system prompt on the next request. The reset took the app's
+    grant, and Android kills an app whose runtime permissions a reset revoked (PermissionManagerServiceImpl:
+    "permissions revoked"), so the app is no longer in front."""
     fresh.call("app_grant", app=APP, permissions=["notifications"])
     answer = fresh.call("app_reset_permissions")
     assert answer.text == "reset permissions for every app on the device"
+    assert fresh.call("app_current").text != APP
+    fresh.call("app_launch", app=APP)
     fresh.call("app_scroll_to", target="testid=otpBtn")
     fresh.call("app_tap", target="testid=otpBtn")
     fresh.call("app_tap", target="testid=otpSend")
