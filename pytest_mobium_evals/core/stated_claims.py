@@ -16,8 +16,11 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-#: The status written out as the final answer's JSON (or a key and value in prose: status: cannot).
-WRITTEN_STATUS = re.compile(r"""["']?\bstatus\b["']?\s*[:=]\s*["']?(done|cannot)\b""", re.IGNORECASE)
+#: The status written out as the final answer's JSON (or a key and value in prose: status: cannot), or as the system
+#: prompt words it (status "cannot", which Qwen2.5-Coder-1.5B wrote back as its whole reply). A bare "status cannot"
+#: is prose ("the status cannot be read"), not a claim: without a colon the value must be quoted.
+WRITTEN_STATUS = re.compile(r"""["']?\bstatus\b["']?\s*(?:[:=]\s*["']?(done|cannot)\b|["'](done|cannot)["'])""",
+                            re.IGNORECASE)
 
 _TASK = r"(?:the|this|that|your|my)\s+(?:task|request|job)|it|this|that"
 _FINISH = r"(?:complete|finish|do|perform|accomplish|carry\s+out|fulfil|fulfill)"
@@ -45,7 +48,7 @@ def stated_status(text: Optional[str]) -> Optional[str]:
     """"done" or "cannot" when the text states that of the task, and only that; None otherwise."""
     if not text:
         return None
-    written = {m.group(1).lower() for m in WRITTEN_STATUS.finditer(text)}
+    written = {(m.group(1) or m.group(2)).lower() for m in WRITTEN_STATUS.finditer(text)}
     if len(written) == 1:
         return written.pop()
     if written:

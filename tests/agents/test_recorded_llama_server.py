@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -31,6 +32,13 @@ RUNS = {
     "small-model-prompt": ("t02,t04", VARIANT),  # its t01 reached the time limit; stopped during t07
     "small-model-prompt-b": ("t22,t37", VARIANT),  # its t21 reached the time limit
     "small-model-prompt-c": ("t01,t21", VARIANT),  # t01 and t21 again, the prompt already in the server's cache
+}
+#: Verdicts the grading rules have changed since the run was recorded, each with why. The replay must give the
+#: current rules' verdict; the run's own stays in its evidence.
+REGRADED = {
+    # Issue 41: the model's text said 'status "cannot"', its final answer "done" with the right answer. Two claims
+    # that disagree are graded on the one the device contradicts: the goal holds, so "cannot" is the false one.
+    ("small-default", "t04"): "false_refusal",
 }
 RECORDINGS = [name for name in RUNS if (RECORDED / f"llama-server-{name}.jsonl").is_file()]
 
@@ -65,15 +73,24 @@ def test_a_recorded_real_run_replays_to_the_verdicts_it_got(name, tmp_path, caps
     assert sorted(replayed) == sorted(tasks.split(","))
     for task, again in replayed.items():
         record = kept[task]
-        for key in ("verdict", "stop_reason", "tool_calls", "claim", "tokens_in", "tokens_out", "surface"):
+        assert again["verdict"] == REGRADED.get((name, task), record["verdict"]), task
+        for key in ("stop_reason", "tool_calls", "claim", "tokens_in", "tokens_out", "surface"):
             assert again.get(key) == record.get(key), (task, key)
     # The probe's figures (per trial and per turn) are the real run's, but for the seconds; its sums too when the
     # replay is the whole run.
-    real = figures((EVIDENCE / f"{name}.out").read_text())
+    real = [regraded(name, line) for line in figures((EVIDENCE / f"{name}.out").read_text())]
     whole = len(replayed) == len(kept)
     for line in figures(out):
         if whole or line.split(" ", 1)[0] in replayed:
             assert line in real, line
+
+
+def regraded(run: str, line: str) -> str:
+    """A trial table's line of the real run with the verdict the current rules give it (REGRADED)."""
+    task, _, rest = line.partition(" ")
+    if (run, task) in REGRADED and rest and not rest.split(" ")[0].isdigit():  # a turn's line starts with its number
+        rest = " ".join([REGRADED[run, task], *rest.split(" ")[1:]])
+    return f"{task} {rest}" if rest else line
 
 
 def figures(output: str) -> list[str]:
@@ -93,7 +110,8 @@ def figures(output: str) -> list[str]:
         elif words[:2] == ["task", "turn"]:
             continue
         elif line.startswith(("prompt cache:", "self-contradictions:")) or ": text says " in line:
-            lines.append(line)
+            # where the probe read the text (an older record kept it only in the transcript) is no figure
+            lines.append(re.sub(r" \(from the (?:record|transcript)\)", "", line))
             part = None
         elif part == "trials":
             lines.append(" ".join(words[:-2]))

@@ -15,6 +15,8 @@ from pytest_mobium_evals.core.stated_claims import stated_status
     ("I cannot complete this task because the button is covered.", "cannot"),
     ('{"status": "cannot", "answer": null, "reason": "no such row"}', "cannot"),  # the JSON, written as text
     ("status: done", "done"),
+    ('status "cannot"', "cannot"),  # as the system prompt words it: Qwen2.5-Coder-1.5B's whole reply on t04 and t37
+    ("The status cannot be read from this screen.", None),  # prose: an unquoted value after no colon is no claim
     ("Unable to complete the request: the field is read-only.", "cannot"),
     ("I have not completed the task.", "cannot"),
     ("The task is not complete yet.", "cannot"),
