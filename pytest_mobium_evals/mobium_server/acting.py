@@ -268,7 +268,7 @@ class ActingTools:
             snap, node, aim, subject = self._acquire(st, args["target"])
             x1, y1, x2, y2 = node.bounds
         else:
-            snap = st.last[1] if st.last else self.snap(st)
+            snap = st.last or self.snap(st)
             x1, y1, x2, y2 = 0, 0, snap.width, snap.height
         w, h = x2 - x1, y2 - y1
         fr = {"up": (0.5, 0.7, 0.5, 0.3), "down": (0.5, 0.3, 0.5, 0.7), "left": (0.7, 0.5, 0.3, 0.5),

@@ -113,15 +113,21 @@ class Resolution:
         loc, subject = self._target(st, target)
         handled = handled if handled is not None else []
         deadline = st.link.monotonic() + IMPLICIT_WAIT
-        settle_deadline = st.link.monotonic() + SETTLE_LIMIT
+        # The settle's own budget, from the first read that resolves the target, as Mobium's settle starts its
+        # timeout once the node is resolved.
+        settle_deadline: Optional[float] = None
         covered_since: Optional[float] = None
         scrolled = False
         pans = 0
-        prev: Optional[tuple[float, Snapshot]] = st.last
+        # The read before this one, in this call: what the settle compares with. Only reads of this call count,
+        # one after another, as Mobium compares them; a read from an earlier call, before whatever the agent did
+        # since, says nothing about whether the target is moving now.
+        prev: Optional[Snapshot] = None
         while True:
             snap = self.snap(st)
             context = self._context_ok(st, snap)
             if self._fire_rules(st, snap, handled):
+                prev = None  # a dialog was answered: the screen the earlier read saw is gone
                 continue
             hits = find(snap, loc, context)
             now = st.link.monotonic()
@@ -133,13 +139,13 @@ class Resolution:
             if len(hits) > 1:
                 if now < deadline:
                     st.link.pause(POLL)
-                    prev = st.last
+                    prev = snap
                     continue
                 raise self._ambiguous(loc, subject, len(hits))
             if not hits:
                 if now < deadline:
                     st.link.pause(POLL)
-                    prev = st.last
+                    prev = snap
                     continue
                 if not scrolled and snap.dialog is None and not snap.keyboard and context == NATIVE \
                         and loc.kind != "path":
@@ -149,7 +155,7 @@ class Resolution:
                         deadline = st.link.monotonic() + IMPLICIT_WAIT
                         prev = None
                         continue
-                    snap = st.last[1] if st.last else snap
+                    snap = st.last or snap
                 raise self._miss(st, snap, loc, subject)
             node = hits[0]
             st.seen[str(loc)] = node.bounds
@@ -162,31 +168,27 @@ class Resolution:
             if not node.enabled:
                 if now < deadline:
                     st.link.pause(POLL)
-                    prev = st.last
+                    prev = snap
                     continue
                 raise failed_check(subject, "enabled", "it is disabled, and stayed disabled for 2s",
                                    "a disabled control ignores input; do what enables it, or wait for it with "
                                    "app_wait_for and condition \"enabled\"", code="timeout",
                                    remedy="app_wait_for with condition \"enabled\", or do what enables it first",
                                    locator=subject)
-            # Settle: the same node at the same place in an earlier read taken moments ago, but no less than a
-            # settle window ago, as Mobium compares: reads a few ms apart would take an easing animation's
-            # sub-pixel tail for rest.
-            still = False
-            if prev is not None and prev[1] is not snap:
-                age = now - prev[0]
-                if age < SETTLE_WINDOW and now < settle_deadline:
-                    st.link.pause(SETTLE_WINDOW - age)
+            # Settle, as Mobium's: the target is still when the read before this one, at least a settle window
+            # earlier, saw it at the same place. Reads are compared in the order they were taken, however long each
+            # took: a slow read (a loaded host, an emulator's dump) is still a read, and two that agree are rest.
+            # The window keeps reads a few ms apart from taking an easing animation's sub-pixel tail for rest.
+            if settle_deadline is None:
+                settle_deadline = now + SETTLE_LIMIT
+            before = find(prev, loc, context) if prev is not None else []
+            if not (len(before) == 1 and before[0].bounds == node.bounds):
+                if prev is None or now < settle_deadline:
+                    prev = snap
+                    st.link.pause(SETTLE_WINDOW)
                     continue
-                if age < 3.0:
-                    before = find(prev[1], loc, context)
-                    still = len(before) == 1 and before[0].bounds == node.bounds
-            if not still:
-                if now < settle_deadline:
-                    prev = st.last
-                    st.link.pause(0.06)
-                    continue
-                raise failed_check(subject, "stable", f"it is still moving after {SETTLE_LIMIT:g}s — it is now at "
+                was = f"it was at {box_text(before[0].bounds)} and is now at " if len(before) == 1 else "it is now at "
+                raise failed_check(subject, "stable", f"it is still moving after {SETTLE_LIMIT:g}s — {was}"
                                    f"{box_text(node.bounds)}", "something on this screen animates continuously, so act "
                                    "on it with app_tap x/y if that is expected", code="timeout", remedy="",
                                    locator=subject)
@@ -198,7 +200,7 @@ class Resolution:
                 covered_since = covered_since or now
                 if now - covered_since < IMPLICIT_WAIT:
                     st.link.pause(POLL)
-                    prev = st.last
+                    prev = snap
                     continue
                 cover = cover_label(snap, node) or "another control"
                 raise failed_check(subject, "receivesEvents", f'it is covered by "{cover}", and was for 2s',
@@ -311,7 +313,7 @@ class Resolution:
                 # Did not move: the end, unless something is still loading.
                 if spinners(snap, context):
                     st.link.wait_until(lambda: not spinners(self.snap(st), context), 15.0, POLL)
-                    snap = st.last[1]
+                    snap = st.last or snap
                     if find(snap, loc, context):
                         return snap, self.scrolls
                     continue

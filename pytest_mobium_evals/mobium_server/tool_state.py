@@ -66,7 +66,7 @@ class DeviceState:
     context: str = NATIVE
     seen: dict[str, tuple] = field(default_factory=dict)   # locator -> last bounds it was seen at
     rules: list[dict] = field(default_factory=list)
-    last: Optional[tuple[float, Snapshot]] = None
+    last: Optional[Snapshot] = None                  # the last screen read
     session_app: Optional[str] = None
     # A session opens on a tool's first use of the device, as Mobium's sessionFor opens one, and ends with
     # app_session end or the server (session_open false between an end and the next use)

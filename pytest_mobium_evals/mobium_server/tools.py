@@ -155,7 +155,7 @@ class Mobium(Resolution, ReadingTools, ActingTools, WaitingTools, AppTools, Syst
 
     def snap(self, st: DeviceState) -> Snapshot:
         s = st.link.snapshot()
-        st.last = (st.link.monotonic(), s)
+        st.last = s
         return s
 
     def drop_refs(self, st: DeviceState) -> None:
