@@ -18,6 +18,10 @@ from .snapshot import Snapshot, parse_dump
 from .uia2_link import Uia2Link, installed
 
 DUMP_PATH = "/data/local/tmp/mobium-dump.xml"
+# Properties only the virtual device sets: that it is the virtual one, and that its clock is held (sim/clock.py: it
+# moves only with what is done to the device, never with the host's time).
+VIRTUAL_PROPERTY = "ro.mobium_evals.virtual_device"
+HELD_CLOCK_PROPERTY = "debug.mobium_evals.held_clock"
 _REGION = re.compile(r"touchable region=SkRegion\(\((\d+),(\d+),(\d+),(\d+)\)\)")
 _FOCUS = re.compile(r"mCurrentFocus=Window\{\S+ \S+ ([^/}\s]+)")
 _FOCUSED_APP = re.compile(r"mFocusedApp=\S*ActivityRecord\{\S+ \S+ ([^/}\s]+)")
@@ -34,9 +38,11 @@ class AdbLink:
         # not installed, so reads are `uiautomator dump`s)
         self.uia2: Uia2Link | bool | None = None
         # The waits' clock: seconds the device's clock jumped for this server's waits (auto-advance), on top of the
-        # host's. None until asked whether the device is the virtual one (only it has `virtual-clock`).
+        # host's; or, on a virtual device whose clock is held, the device's clock itself. None until asked whether
+        # the device is the virtual one (only it has `virtual-clock`) and whether its clock is held.
         self._jumped = 0.0
         self._virtual: bool | None = None
+        self._held = False
 
     # --- plumbing ------------------------------------------------------------------------------------------------
     def shell(self, cmd: str | list[str], timeout: float = 30) -> str:
@@ -71,20 +77,35 @@ class AdbLink:
             return "offline"
 
     # --- waiting -----------------------------------------------------------------------------------------------
+    def _ask_virtual(self) -> bool:
+        """Whether the device is the virtual one, and whether its clock is held (both asked once, in one round trip:
+        a device's clock is held or not from before its tool server starts)."""
+        if self._virtual is None:
+            said = self.shell(f"getprop {VIRTUAL_PROPERTY}; getprop {HELD_CLOCK_PROPERTY}").splitlines() + ["", ""]
+            self._virtual = said[0].strip() == "1"
+            self._held = self._virtual and said[1].strip() == "1"
+        return self._virtual
+
     def monotonic(self) -> float:
         """Now, for a wait's deadline: the host's monotonic clock plus every jump the device's clock made for this
-        server's waits, so a deadline counts the time the device lived through, jumped or waited."""
+        server's waits, so a deadline counts the time the device lived through, jumped or waited. A virtual device
+        whose clock is held lives through none of the host's time, so there it is the device's own clock."""
+        self._ask_virtual()
+        if self._held:
+            said = self.shell("virtual-clock now").strip()
+            try:
+                return float(said)
+            except ValueError:
+                raise MobiumError("device_server", f"virtual-clock now on {self.serial} said: {said[-300:]}") from None
         return time.monotonic() + self._jumped
 
     def pause(self, seconds: float) -> None:
         """Let `seconds` go by between two looks at the device. The virtual device with auto-advance on (a control
-        trial at the fast pace) jumps its clock instead, its timers firing in order, and answers at once; any
-        other device is waited on in real time."""
+        trial at the fast pace), or with its clock held, jumps its clock instead, its timers firing in order, and
+        answers at once; any other device is waited on in real time."""
         if seconds <= 0:
             return
-        if self._virtual is None:
-            self._virtual = self.getprop("ro.mobium_evals.virtual_device") == "1"
-        if self._virtual:
+        if self._ask_virtual():
             said = self.shell(f"virtual-clock wait {seconds:.3f}").strip()
             if said == "advanced":
                 self._jumped += seconds

@@ -67,15 +67,16 @@ def pace_named(name: str | None) -> Pace:
 
 
 def spend(device: "VirtualDevice", seconds: float) -> None:
-    """Let `seconds` of device time pass with the device unlocked (other connections go on meanwhile), then run the
-    timers that came due. The caller holds the device lock, as every shell command does."""
-    if seconds <= 0:
-        return
-    device.lock.release()
-    try:
-        time.sleep(device.clock.real_seconds(seconds))
-    finally:
-        device.lock.acquire()
+    """Let `seconds` of device time pass, then run the timers that came due. On a running clock that is a wait with
+    the device unlocked (other connections go on meanwhile); a held clock is moved on by exactly `seconds`, however
+    long the host took to get here. The caller holds the device lock, as every shell command does."""
+    wait = device.clock.spend(seconds)
+    if wait > 0:
+        device.lock.release()
+        try:
+            time.sleep(wait)
+        finally:
+            device.lock.acquire()
     device.run_due()
 
 

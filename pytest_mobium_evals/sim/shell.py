@@ -569,6 +569,8 @@ class Shell:
             else:
                 saved_env = dict(self.env)
                 self.env.update(assigns)
+                if base != "virtual-clock":  # the harness's own hand on the clock is no command of the device's
+                    self.device.clock.tick()
                 try:
                     status = fn(ctx, argv[1:])
                 except ShellExit:

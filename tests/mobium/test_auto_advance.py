@@ -8,7 +8,7 @@ import pytest
 
 from pytest_mobium_evals import sim
 from pytest_mobium_evals.mobium_server import device as server_device
-from pytest_mobium_evals.mobium_server.device import AdbLink
+from pytest_mobium_evals.mobium_server.device import HELD_CLOCK_PROPERTY, AdbLink
 from pytest_mobium_evals.reach.device import AUTO_ADVANCE_PROPERTY, Device
 from pytest_mobium_evals.reach.toolserver import Tools, ToolServerSpec
 
@@ -109,3 +109,20 @@ def test_a_device_at_the_emulator_pace_keeps_real_time_whatever_the_property_say
         device = auto_advance(paced, True)
         assert device.getprop(AUTO_ADVANCE_PROPERTY) == "1"
         assert device.shell("virtual-clock wait 30").strip() == "real"
+
+
+def test_on_a_held_clock_the_waits_clock_is_the_devices_own_and_a_wait_moves_it(server, slept):
+    """A held clock (sim/clock.py) lives through none of the host's time: the server's deadlines are counted on the
+    device's clock, and its waits move that clock, at any pace; a slow host then changes no wait's outcome."""
+    device = Device.connect(server.serials[0], "127.0.0.1", server.port)
+    device.shell(f"setprop {HELD_CLOCK_PROPERTY} 1")
+    try:
+        link = AdbLink(server.serials[0], "127.0.0.1", server.port)
+        clock = server.device(server.serials[0]).clock
+        assert link.monotonic() == pytest.approx(clock.now(), abs=1e-3)
+        before = link.monotonic()
+        link.pause(30)
+        assert slept == []
+        assert link.monotonic() - before == pytest.approx(30, abs=0.05)  # and the command's own tick or two
+    finally:
+        device.shell(f"setprop {HELD_CLOCK_PROPERTY} 0")

@@ -10,7 +10,9 @@ import pytest
 from mobiumapp_harness import FROZEN, Driver
 
 from pytest_mobium_evals import sim
+from pytest_mobium_evals.sim import clock as clock_module
 from pytest_mobium_evals.sim import pace as pace_module
+from pytest_mobium_evals.sim.clock import COMMAND_TICK_S, HELD_PROPERTY
 from pytest_mobium_evals.sim.pace import EMULATOR, FAST, PaceError
 
 
@@ -66,6 +68,60 @@ def test_motion_accessibility_cannot_see_still_slows_the_read(paced):
     nodes = paced.dump()
     assert round(paced.clock.now() - before, 3) == EMULATOR.dump_moving
     assert not [n for n in nodes if n["resource-id"].startswith("confetti") and n["resource-id"][8:].isdigit()]
+
+
+@pytest.fixture
+def held(monkeypatch):
+    """A MobiumApp driver at the emulator's pace with its clock held, and a host clock the test moves itself."""
+    host = [1000.0]
+    monkeypatch.setattr(clock_module.time, "monotonic", lambda: host[0])
+    d = Driver(speed=1.0)
+    d.launch()
+    d.device.pace = EMULATOR
+    d.shell(f"setprop {HELD_PROPERTY} 1")
+    slept: list[float] = []
+    monkeypatch.setattr(pace_module.time, "sleep", slept.append)
+    d.host, d.slept = host, slept
+    return d
+
+
+def test_a_held_clock_lives_through_none_of_the_hosts_time(held):
+    before = held.clock.now()
+    held.host[0] += 30.0  # the host is slow: half a minute goes by between two commands
+    assert held.clock.now() == before
+    held.shell("setprop " + HELD_PROPERTY + " 0")
+    released = held.clock.now()
+    assert released - before < 0.01  # let go, it runs on from where it stood: no jump
+    held.host[0] += 2.0
+    assert held.clock.now() - released == pytest.approx(2.0)
+
+
+def test_on_a_held_clock_a_command_takes_its_pace_and_none_of_the_hosts_time(held):
+    # The read moves the device on by exactly the emulator's figure (and the tick of the command starting), and
+    # the host waits for none of it: the app's timers and the reads share one clock, whatever the host's speed.
+    assert spent(held, "uiautomator dump /sdcard/w.xml") == round(EMULATOR.dump + COMMAND_TICK_S, 3)
+    assert spent(held, "input swipe 540 1800 540 900 800") == round(EMULATOR.tap + 0.8 + COMMAND_TICK_S, 3)
+    assert spent(held, "sleep 3") == round(3 + COMMAND_TICK_S, 3)  # a shell's sleep is the clock moved on
+    assert held.slept == []
+
+
+def test_a_wait_on_a_held_clock_is_the_clock_moved_on(held):
+    # Nothing else moves a held clock, so a client's wait (a tool server's poll, a settle window) moves it, at the
+    # emulator's pace too, where a running clock keeps real time.
+    before = held.clock.now()
+    assert held.shell("virtual-clock wait 2.5").strip() == "advanced"
+    assert held.clock.now() - before == pytest.approx(2.5)
+    assert float(held.shell("virtual-clock now")) == pytest.approx(held.clock.now())
+
+
+def test_log_lines_on_a_held_clock_keep_the_order_the_commands_ran_in(held):
+    # Every command takes a moment of a held clock, as a device's do: a line logged after a read of the log is
+    # stamped after the last line that read saw, to the millisecond logcat prints (a reader's mark depends on it).
+    held.shell("log -t HeldCheck first")
+    seen = held.shell("logcat -d -v epoch -s HeldCheck").splitlines()[-1]
+    held.shell("log -t HeldCheck second")
+    later = held.shell("logcat -d -v epoch -s HeldCheck").splitlines()[-1]
+    assert "second" in later and float(later.split()[0]) > float(seen.split()[0])
 
 
 def test_fast_spends_no_device_time():

@@ -84,10 +84,13 @@ def quote(args: list[str]) -> str:
 
 
 def sleep_real(device: VirtualDevice, seconds: float) -> None:
-    """`sleep` on the device: waits the device-clock duration (capped) with the device unlocked."""
-    device.lock.release()
-    try:
-        time.sleep(min(10.0, device.clock.real_seconds(seconds)))
-    finally:
-        device.lock.acquire()
+    """`sleep` on the device: waits the device-clock duration (capped at 10 s of the host's) with the device
+    unlocked; a held clock is moved on by the whole of it."""
+    wait = device.clock.spend(seconds)
+    if wait > 0:
+        device.lock.release()
+        try:
+            time.sleep(min(10.0, wait))
+        finally:
+            device.lock.acquire()
     device.run_due()

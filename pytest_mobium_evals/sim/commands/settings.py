@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..clock import HELD_PROPERTY
 from ..device.defaults import default_settings
 from ..pace import spend
 from .base import Ctx, command
@@ -31,6 +32,8 @@ def _setprop(ctx: Ctx, args: list[str]) -> int:
         ctx.errln(f"Failed to set property '{name}' to '{value}'.\nSee dmesg for error reason.")
         return 1
     ctx.device.props[name] = value
+    if name == HELD_PROPERTY:
+        ctx.device.clock.hold(value == "1")
     return 0
 
 

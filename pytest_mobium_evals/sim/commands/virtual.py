@@ -9,7 +9,12 @@ time, in order: what a device that waited SECONDS would show, without the wait (
 window). With auto-advance on (the property `debug.mobium_evals.auto_advance` is 1, which the harness sets at reset
 for a control trial, and 0 for any other) on a device at the fast pace, the clock jumps as `advance` does and the
 command says `advanced`: the client need not wait, as a test runtime's paused clock auto-advances to the next timer
-when every task is idle. Otherwise it says `real`, changes nothing, and the client waits in real time itself.
+when every task is idle. So it does on a held clock (`debug.mobium_evals.held_clock` 1, sim/clock.py), at any pace: a
+held clock lives through no host time, so a wait is the clock moved on. Otherwise it says `real`, changes nothing,
+and the client waits in real time itself.
+
+`virtual-clock now`: the device's clock, in seconds since boot (six decimals): what a client that waits on a held
+clock counts its deadlines in.
 
 `virtual-packages reset`: the packages go back to the device's own (every APK installed since is uninstalled, every
 own app that was uninstalled comes back fresh), as a new emulator from the same image would have them."""
@@ -21,11 +26,14 @@ import math
 from .base import Ctx, command
 
 AUTO_ADVANCE_PROPERTY = "debug.mobium_evals.auto_advance"
-USAGE = "usage: virtual-clock advance SECONDS | virtual-clock wait SECONDS"
+USAGE = "usage: virtual-clock advance SECONDS | virtual-clock wait SECONDS | virtual-clock now"
 
 
 @command("virtual-clock")
 def _virtual_clock(ctx: Ctx, args: list[str]) -> int:
+    if args == ["now"]:
+        ctx.outln(f"{ctx.device.now():.6f}")
+        return 0
     if len(args) != 2 or args[0] not in ("advance", "wait"):
         ctx.errln(USAGE)
         return 2
@@ -43,7 +51,9 @@ def _virtual_clock(ctx: Ctx, args: list[str]) -> int:
     if args[0] == "wait":
         # At the emulator pace every command spends real time as a device would; a jump there would hand a tool
         # server's wait back at once while the device's own commands still take seconds: the pace keeps real time.
-        if ctx.device.props.get(AUTO_ADVANCE_PROPERTY) != "1" or ctx.device.pace.paced:
+        # A held clock takes no real time at all, so there a wait can only be the clock moved on.
+        auto = ctx.device.props.get(AUTO_ADVANCE_PROPERTY) == "1" and not ctx.device.pace.paced
+        if not (auto or ctx.device.clock.held):
             ctx.outln("real")
             return 0
         ctx.outln("advanced")
