@@ -38,6 +38,7 @@ class Pace:
     pm_clear: float = 0.0
     settings_put: float = 0.0
     uia2_read: float = 0.0       # the UiAutomator2 server's page source or find on a still screen (its own snapshot)
+    uia2_read_moving: float = 0.0  # ... its whole time when its wait for idle gave up on a screen still moving
 
     @property
     def paced(self) -> bool:
@@ -47,7 +48,7 @@ class Pace:
 FAST = Pace("fast")
 EMULATOR = Pace("emulator", dump=1.0, dump_moving=1.5, screencap=0.13, tap=0.1, text_per_char=0.02,
                 swipe_blocks=True, am_start=0.15, force_stop=0.2, pm_clear=0.6, settings_put=0.1,
-                uia2_read=0.15)
+                uia2_read=0.15, uia2_read_moving=1.5)
 PACES = {p.name: p for p in (FAST, EMULATOR)}
 # The window a moving screen is told apart in: what changes within it is motion (Mobium's settle uses the same).
 STILL_WINDOW_S = 0.1
@@ -82,9 +83,11 @@ def spend(device: "VirtualDevice", seconds: float) -> None:
 
 def drawn(device: "VirtualDevice") -> tuple:
     """What the screen shows, every view placed and drawn, whether or not accessibility sees it: an animation of
-    views hidden from the dump (decorative confetti) keeps a real screen from going idle all the same."""
+    views hidden from the dump (decorative confetti) keeps a real screen from going idle all the same. So does one
+    the app runs whose views are not on the screen yet (`App.animation_frame`: pieces falling from above its top)."""
     frame = device.frame()
-    seen: list = [frame.ime, frame.toast is not None]
+    app = device.current_app()
+    seen: list = [frame.ime, frame.toast is not None, app.animation_frame() if app is not None else None]
     for window in frame.windows:
         if window.root is not None:
             seen += [(p.bounds, p.node.text, p.node.checked, p.node.bg) for p in window.root.walk()]

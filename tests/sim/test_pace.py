@@ -70,6 +70,22 @@ def test_motion_accessibility_cannot_see_still_slows_the_read(paced):
     assert not [n for n in nodes if n["resource-id"].startswith("confetti") and n["resource-id"][8:].isdigit()]
 
 
+def test_a_burst_still_above_the_screen_keeps_it_from_going_idle(paced):
+    # An exposed burst falls for 8-12 s: its pieces come down from above the top edge and none is on the screen a
+    # dump's second after Celebrate. The app is animating them all the same, as it is on a device (CHALLENGES
+    # 109), so the read is one of a screen in motion: a check's looks then span what they span on an emulator.
+    paced.open("motionBtn")
+    paced.tap("confettiExposed")
+    paced.tap("celebrateBtn")
+    burst = paced.device.current_app().screen.burst
+    # when each piece's top crosses the screen's top edge (y = y0 + (height + 20 - y0) k^2, k the fall's share)
+    arrivals = [fall * (-y0 / (burst.height + 20 - y0)) ** 0.5 for _x, y0, _drift, fall in burst.pieces]
+    assert min(arrivals) > EMULATOR.dump, "a piece is on the screen when the read looks: not the case meant"
+    before = paced.clock.now()
+    paced.dump()
+    assert round(paced.clock.now() - before, 3) == EMULATOR.dump_moving
+
+
 @pytest.fixture
 def held(monkeypatch):
     """A MobiumApp driver at the emulator's pace with its clock held, and a host clock the test moves itself."""

@@ -15,6 +15,7 @@ from polling import wait_for
 
 from pytest_mobium_evals.sim.clock import Clock
 from pytest_mobium_evals.sim.device import VirtualDevice
+from pytest_mobium_evals.sim.pace import EMULATOR, STILL_WINDOW_S
 from pytest_mobium_evals.sim.shell import Shell
 from pytest_mobium_evals.sim.uia2.server import ELEMENT_KEY, UiAutomator2Server
 
@@ -333,3 +334,23 @@ def test_pinch_open_and_close_zoom_the_page_with_two_fingers(served):
     assert scale() < 0.7 * grown
     status, answer = c.call("POST", f"/session/{c.sid}/appium/gestures/pinch_open", {**page, "percent": 1.5})
     assert status == 400 and "'percent'" in answer["value"]["message"]
+
+
+def test_a_read_of_a_screen_in_motion_takes_what_an_emulators_does(served):
+    # CHALLENGES 109, on a Pixel 7 AVD with Mobium's 500 ms idle wait: a read mid-burst took 1.3-1.7 s, the idle
+    # wait and a slow snapshot of views in motion. A held clock at the emulator's pace reads the time spent exactly.
+    device, c = served
+    device.pace = EMULATOR
+    device.clock.hold(True)
+    c.ok("POST", "/appium/settings", {"settings": {"waitForIdleTimeout": 500}})
+    Shell(device).run(f"am start -n {APP}/.MainActivity")
+    c.ok("POST", f"/element/{c.find('accessibility id', 'Motion Demo')}/click")
+    device.clock.advance(3)  # its two targets slide in as it opens: past that, it holds still
+    before = device.clock.now()
+    c.source()
+    still = device.clock.now() - before
+    assert still == pytest.approx(EMULATOR.uia2_read + STILL_WINDOW_S)  # one look a window later: it holds still
+    c.ok("POST", f"/element/{c.by_id('celebrateBtn')}/click")
+    before = device.clock.now()
+    c.source()  # the burst has just begun: every piece is still above the screen, and falling
+    assert device.clock.now() - before == pytest.approx(EMULATOR.uia2_read_moving)

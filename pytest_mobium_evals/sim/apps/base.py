@@ -53,6 +53,12 @@ class App:
     def render(self) -> Node:
         return Node("android.widget.TextView", text=self.label)
 
+    def animation_frame(self) -> object:
+        """While the app runs an animation, something that changes from frame to frame (its frame count); None when
+        it runs none. Views moving on screen show themselves; this is for an animation whose views are off it, which
+        keeps the app from going idle all the same (a reader's wait for idle, `pace.drawn`)."""
+        return None
+
     def on_back(self) -> bool:
         """True when the app handled the back key; False lets the system finish (move back) the activity."""
         return False

@@ -208,6 +208,9 @@ class MobiumApp(App):
     def back(self) -> None:
         self.go(self.screen.parent)
 
+    def animation_frame(self) -> object:
+        return self.screen.animation_frame()
+
     def on_back(self) -> bool:
         if self.screen.key == "home":
             return False

@@ -83,6 +83,10 @@ class Screen:
                     overlap -= take
             container = container.parent
 
+    def animation_frame(self) -> object:
+        """An animation this screen runs whose views are off the screen (`App.animation_frame`): None, no such."""
+        return None
+
     def unmount(self) -> None:
         self.mounted = False
         for timer in self._timers:
