@@ -95,7 +95,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
                    base_url=evals.options.base_url, device_info=evals.devices.info,
                    enforce_max_steps=evals.options.enforce_max_steps, tool_timeout=evals.options.tool_timeout,
                    on_phase=evals.devices.enter_phase, surfaces=evals.surface_variants(),
-                   auto_advance=evals.devices.pace == "fast",
+                   auto_advance=evals.devices.pace == "fast", held_clock=evals.devices.pace != "fast",
                    surface_reader=pyfuncitem.config.stash.get(SURFACE_READER, None))
     _customize_env(pyfuncitem, env)
     argnames = pyfuncitem._fixtureinfo.argnames

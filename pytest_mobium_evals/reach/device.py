@@ -27,6 +27,9 @@ DUMP_PATH = "/sdcard/window_dump.xml"
 # The virtual device's switch for jumping its clock when a tool server waits (sim/commands/virtual.py reads it):
 # written here again because the harness reaches the device only over ADB and never imports it.
 AUTO_ADVANCE_PROPERTY = "debug.mobium_evals.auto_advance"
+# The virtual device's clock held (sim/clock.py): it moves only as the device's commands take their time and as waits
+# move it, never with the host's time.
+HELD_CLOCK_PROPERTY = "debug.mobium_evals.held_clock"
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 
 #: Settings the tasks touch, put back to Android 15's defaults at every reset so trials are independent even when a
@@ -396,6 +399,17 @@ class Device:
             self._kind = self.kind()
         if self._kind == "virtual":
             self.shell(f"setprop {AUTO_ADVANCE_PROPERTY} {1 if on else 0}")
+
+    def hold_clock(self, on: bool) -> None:
+        """Whether the virtual device's clock is held: on for a trial only a script drives at a paced speed (the
+        emulator's), where every read takes device time, so the device moves on as the script works it, by the
+        pace's figures and the tool server's waits, and never by how long the host took; the app's timers then
+        meet a script the same on a quiet host and a loaded one. Off for every other trial: an agent's thinking
+        is time the app lives through. Said at every reset; other devices have no such clock."""
+        if self._kind is None:
+            self._kind = self.kind()
+        if self._kind == "virtual":
+            self.shell(f"setprop {HELD_CLOCK_PROPERTY} {1 if on else 0}")
 
     def kind(self) -> str:
         """"virtual" (this project's virtual device, which says so in a property of its own), "emulator" (an

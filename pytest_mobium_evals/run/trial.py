@@ -134,6 +134,9 @@ class TrialEnv:
     # ... unless the agent is a scripted stand-in injected by a test (agent_runner), whose turns take no time, so
     # a jump shows it what a wait would: then its tool server's waits may jump the clock too.
     agent_auto_advance: bool = False
+    # At a paced speed, the same trials (a control's, a scripted stand-in's) hold the virtual device's clock
+    # (Device.hold_clock): it lives only through what is done to it, so no verdict there depends on the host's load.
+    held_clock: bool = False
     # How the agent's client passes a tool's answer to its model (surface_proxy.READERS), which is what a variant's
     # surface_seen hashes; None: the model setting's own client. An injected agent that reads the raw MCP result
     # says "raw".
@@ -224,7 +227,9 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 
     try:
         phase = enter("reset")
-        device.set_auto_advance(env.auto_advance and (spec.driver != "agent" or env.agent_auto_advance))
+        scripted = spec.driver != "agent" or env.agent_auto_advance
+        device.set_auto_advance(env.auto_advance and scripted)
+        device.hold_clock(env.held_clock and scripted)
         device.restore_settings(ignored=set(env.ignored_settings))
         if task.app:
             device.reset_app(task.app, ready_testid=task.ready_testid)

@@ -117,6 +117,9 @@ class Phone:
     def set_auto_advance(self, on):
         pass
 
+    def hold_clock(self, on):
+        pass
+
     def shell(self, cmd, timeout=None):
         if cmd == "cmd connectivity airplane-mode disable":
             self.airplane = "0"

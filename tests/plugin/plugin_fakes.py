@@ -67,6 +67,8 @@ class FakeDevice:
     def set_auto_advance(self, on):
         self.auto_advance = on
 
+    def hold_clock(self, on):
+        self.held_clock = on
 
     def text(self, testid, scroll=True):
         return self.lines.get(testid)

@@ -51,6 +51,9 @@ class Device:
     def set_auto_advance(self, on):
         pass
 
+    def hold_clock(self, on):
+        pass
+
 
 def _task_l01():
     """A task whose outcome is always reached (declared in a function: at a test file's top level the plugin would
