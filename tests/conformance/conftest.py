@@ -13,6 +13,7 @@ import pytest
 from conformance_cli import Cli
 
 from pytest_mobium_evals.reach.device import AUTO_ADVANCE_PROPERTY
+from pytest_mobium_evals.sim.clock import HELD_PROPERTY
 
 # MobiumApp's own timers (sign-in 1 s, feed pages 2.5 s, late alert 2 s) run at their own speed, as on a device: a
 # check's `wait --timeout 5s` then covers 5 s of the app's time, not 20. A check's `sleep` is the device's clock
@@ -20,6 +21,9 @@ from pytest_mobium_evals.reach.device import AUTO_ADVANCE_PROPERTY
 CLOCK_SPEED = 1.0
 # How long each device command takes (sim/pace.py). A check whose loops are counted in an emulator's reads (so many
 # looks, not so many seconds) sets PACE = "emulator", with the clock at 1: its looks then span what they span there.
+# At that pace the device's clock is held (sim/clock.py): it moves only as the device's commands take an emulator's
+# time and as the check's sleeps and Mobium's waits move it, so the app's timers and the reads share one clock, and
+# neither the host's load nor the CLI's own start-up (a process per call) shows on the device. It costs no wall time.
 PACE = "fast"
 # MOBIUM_EVALS_CONFORMANCE_UIA2=1 installs Appium's UiAutomator2 server on each check's device (the APKs Mobium pins,
 # from npm's appium-uiautomator2-server@10.6.6 in .clients/), so the built-in server reads the screen through it as
@@ -49,10 +53,14 @@ def mobium(request):
         for apk in apks or ():
             server.device().install_apk(apk, grant_runtime=True)  # as Mobium installs it: adb install -r -g
         cli.uia2 = apks is not None
-        if server.device().pace.paced is False:
+        if server.device().pace.paced:
+            cli.adb_shell(f"setprop {HELD_PROPERTY} 1")
+        else:
             # At the fast pace nothing but the check drives the device, so a wait of Mobium's with nothing due (a
             # `background 62`, a poll's pause) may jump the device's clock instead of spending the host's time, as
-            # the harness lets a control trial's waits do; at the emulator pace every wait stays real.
+            # the harness lets a control trial's waits do. The clock still runs with the host's time between calls:
+            # at this pace a read takes none of the device's, so a held clock would never let the app's own timers
+            # run while a check polls on the host's time (a location route).
             cli.adb_shell(f"setprop {AUTO_ADVANCE_PROPERTY} 1")
         try:
             yield cli
