@@ -23,7 +23,8 @@ COMMAND_TICK_S = 0.001  # what a held clock moves as a shell command starts (`Cl
 
 
 class Clock:
-    """Seconds since boot on the device's time base: `(monotonic - start) * speed + offset`."""
+    """Seconds since boot on the device's time base: `base + (monotonic - start) * speed + offset` while it runs,
+    `base + offset` while it is held."""
 
     def __init__(self, speed: float = 1.0):
         if not speed > 0:
@@ -31,7 +32,7 @@ class Clock:
         self._lock = threading.Lock()
         self._speed = float(speed)
         self._real_start = time.monotonic()
-        self._base = 0.0  # device seconds accumulated before the last speed change
+        self._base = 0.0  # device seconds run before the last change of speed or of holding
         self._offset = 0.0
         self._held = False
         self.boot_wall = time.time()
