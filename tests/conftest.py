@@ -46,10 +46,8 @@ def pytest_xdist_auto_num_workers(config):
 # first: they start first, so they overlap the many short ones instead of ending the run alone.
 LONG_MODULES = (
     "tests/after/test_one_grader.py",  # the main job, every task's controls, then regraded
-    "tests/conformance/test_autowait.py",  # Mobium's check at an emulator's pace: real time by design
     "tests/surfaces/test_hillclimb.py",  # two hillclimbs in one module fixture
     "tests/faults/test_device_faults.py",
-    "tests/conformance/test_feed.py",
     "tests/faults/test_agent_faults.py",
     "tests/plugin/test_fleet.py",
     "tests/surfaces/test_comparison_controls.py",
