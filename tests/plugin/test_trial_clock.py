@@ -75,10 +75,12 @@ C01 = _task_c01()
 
 
 @pytest.mark.parametrize("pace", ["fast", "emulator"])
+# (Ids that never start "agent-": the plugin takes a test id with "[agent-" in it for an agent trial of the run.)
 @pytest.mark.parametrize("driver,scripted_agent,scripted", [
-    ("reference", False, True),
-    ("agent", False, False),
-    ("agent", True, True),      # a stand-in injected by a test (TrialEnv.agent_auto_advance): a script
+    pytest.param("reference", False, True, id="control"),
+    pytest.param("agent", False, False, id="model"),
+    # a stand-in injected by a test (TrialEnv.agent_auto_advance): a script
+    pytest.param("agent", True, True, id="standin"),
 ])
 def test_a_scripted_trial_holds_the_clock_at_a_paced_speed_and_a_models_keeps_real_time(pace, driver,
                                                                                         scripted_agent, scripted):
@@ -100,7 +102,7 @@ def paced_device():
         yield server
 
 
-@pytest.mark.parametrize("held", [True, False])
+@pytest.mark.parametrize("held", [pytest.param(True, id="held"), pytest.param(False, id="running")])
 def test_a_slow_host_changes_a_held_controls_verdict_in_nothing(paced_device, monkeypatch, held):
     """t09's wrong script taps row B by its place right after 'Refresh quietly', which lands the new rows 0.4-1.6 s
     later: on a quiet host the stale tap beats them. Here the host takes 2 s to get each call to the device (played,
