@@ -10,7 +10,12 @@ in real time, with the tool server's waits and settles on the host's clock. The 
 (`Device.hold_clock`); the agents do not, so the settle and the waits are tried on a slow host as an agent meets it.
 
 It needs the machine to itself: beside other tests the first run would not be a quiet one and the burners would
-slow them too. Under xdist it skips, saying so; `.ci/run` runs it alone (`pytest tests/load`)."""
+slow them too. Under xdist it skips, saying so; `.ci/run` runs it alone (`pytest tests/load`).
+
+It is the end-to-end guard, not the test of either fix: spinning burners take the trials' CPU but hardly delay a
+woken process, so with the held clock or the settle by reads' order undone it still passed (every verdict the same,
+at load 18-33 on 2 cores). The tests that fail without them play the slow host on the device's clock:
+tests/plugin/test_trial_clock.py and tests/mobium/test_settle.py."""
 
 from __future__ import annotations
 
