@@ -140,6 +140,9 @@ def steps(events: Iterable[dict]) -> list[Step]:
             out.append(Step("error", text=f"{where}: {message}" if where else message, is_error=True))
         elif kind == "text_tool_call":  # the reply's text is its assistant step; this says what it was
             out.append(Step("error", text=f"a call to {e.get('tool')} written as text: no tool ran", is_error=True))
+        elif kind == "output_limit":  # the reply before it stopped at its token bound, not where the model ended it
+            out.append(Step("error", text=str(e.get("message") or "the reply was cut at its output bound"),
+                            is_error=True))
         elif kind == "nudge":  # what the harness told the model then (--nudge-text-calls)
             out.append(Step("prompt", text=str(e.get("text") or "")))
         elif kind == "final":

@@ -155,7 +155,9 @@ class TrialRecord(BaseModel):
     """Which limit stopped the agent (`tool_calls`, `time`); none: it stopped on its own."""
     limits: Optional[dict] = None
     """An agent trial's limits as they applied (agents.Limits.to_json): tool calls, the trial's time limit and
-    whether its model setting had its own (trial_timeout_for), one request's and one tool call's timeouts."""
+    whether its model setting had its own (trial_timeout_for), one request's and one tool call's timeouts, one reply's
+    token bound (max_output_tokens, null when none was sent) and whether the first reply had to be a call
+    (require_first_call)."""
     stop_reason: Optional[StopReason] = None
     """Why the driver stopped (`final_answer`, `text`, `text_tool_call`, `tool_calls_limit`, `time_limit`,
     `api_error`, `infra_error`, or `script` for a control); older records: not said."""

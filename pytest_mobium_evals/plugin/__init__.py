@@ -119,6 +119,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--request-timeout", dest="mobium_request_timeout", type=float, default=300.0, metavar="S",
                 help="seconds one model request may take, prompt processing included (a local model on a CPU "
                      "reads a long prompt for minutes). Default: 300.")
+    g.addoption("--max-output-tokens", dest="mobium_max_output_tokens", type=int, default=4096, metavar="N",
+                help="the most tokens one reply of a model (Ollama, OpenAI-compatible) may write: max_tokens, "
+                     "Ollama's num_predict; a reply cut there is said in the transcript. 0 sends no bound (the "
+                     "server's own applies). Default: 4096.")
+    g.addoption("--require-first-call", dest="mobium_require_first_call", action="store_true", default=False,
+                help="an OpenAI-compatible model's first reply must be a tool call (tool_choice \"required\" on "
+                     "the first request; the turns after it are the model's choice); the record says so. Default: "
+                     "off (tool_choice is not sent: auto).")
     g.addoption("--enforce-max-steps", dest="mobium_enforce_max_steps", action="store_true", default=False,
                 help="cap an agent's tool calls at a Ghost Bench task's own step budget (complexity × 10).")
     g.addoption("--full-screens", dest="mobium_full_screens", action="store_true", default=False,

@@ -20,7 +20,8 @@ from pytest_mobium_evals.runfolder.writing import RecordError, RunDir, default_r
 #: The options record.json keeps and --resume restores (the seed, run folder and resumed flag are the run's own).
 STORED = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "device_pace", "tool_timeout",
           "max_tool_calls", "trial_timeout", "enforce_max_steps", "base_url", "surface", "tool_server",
-          "mobium_driver", "mobium_env", "request_timeout", "nudge_text_calls", "tools")
+          "mobium_driver", "mobium_env", "request_timeout", "nudge_text_calls", "tools", "max_output_tokens",
+          "require_first_call")
 
 
 def parse_trial_timeout(value) -> tuple[float, dict[str, float]]:
@@ -97,6 +98,9 @@ class RunOptions:
     request_timeout: float = 300.0  # one model request (older records: the fixed 300 s it was)
     nudge_text_calls: bool = False  # --nudge-text-calls
     tools: Optional[str] = None  # --tools: the only tools offered, comma separated (session.surface_variants)
+    # --max-output-tokens (0: none sent); older records: None, no bound was sent then
+    max_output_tokens: Optional[int] = None
+    require_first_call: bool = False  # --require-first-call
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "RunOptions":
@@ -116,6 +120,8 @@ class RunOptions:
             "request_timeout": getattr(opt, "mobium_request_timeout", 300.0),
             "nudge_text_calls": getattr(opt, "mobium_nudge_text_calls", False),
             "tools": getattr(opt, "mobium_tools", None),
+            "max_output_tokens": getattr(opt, "mobium_max_output_tokens", 4096),
+            "require_first_call": getattr(opt, "mobium_require_first_call", False),
         }
         seed = opt.mobium_seed
         resumed = False
@@ -157,6 +163,15 @@ class RunOptions:
         options["trial_timeout"] = default if not own else options["trial_timeout"]
         if not options["request_timeout"] > 0:
             raise pytest.UsageError(f"--request-timeout {options['request_timeout']}: must be positive")
+        if options["max_output_tokens"] is not None and options["max_output_tokens"] < 0:
+            raise pytest.UsageError(f"--max-output-tokens {options['max_output_tokens']}: must be a number of "
+                                    f"tokens, or 0 for no bound")
+        if (options["require_first_call"] and "agent" in parse_drivers(options["driver"])
+                and not any(m.strip().startswith("openai/") for m in str(options["models"] or "").split(","))):
+            # tool_choice is OpenAI's: Ollama's chat API has none, and the Claude CLI chooses for itself.
+            raise pytest.UsageError(f"--require-first-call: sends tool_choice \"required\", which only an "
+                                    f"OpenAI-compatible model takes, and --model {options['models'] or 'opus:medium'} "
+                                    f"has no openai/ setting")
         if options["device_pace"] is None:
             # An agent meets the device at an emulator's pace; the controls check the graders, which holds at
             # either pace (CI runs them at both), so they run at the device's own.

@@ -106,6 +106,9 @@ class EvalSession:
         return Limits(max_tool_calls=options.max_tool_calls, max_seconds=seconds, tool_timeout=options.tool_timeout,
                       request_timeout=options.request_timeout, max_seconds_for=own,
                       nudge_text_calls=options.nudge_text_calls,
+                      # The tool loop's bounds: the Claude CLI sets its own, so its records say none was sent.
+                      max_output_tokens=None if setting.provider == "claude" else options.max_output_tokens or None,
+                      require_first_call=options.require_first_call and setting.provider == "openai",
                       prompt_size=self.prompt_sizes().get((setting.label, surface)),
                       system_prompt=self.system_prompt(surface))
 

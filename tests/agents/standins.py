@@ -350,10 +350,24 @@ class OllamaStandin(ScriptedEndpoint):
                 message = {"role": "assistant", "content": reply.content}
             else:
                 message = {"role": "assistant", "content": "I have finished."}
+        message, reason, written = bounded(message, "stop", (body.get("options") or {}).get("num_predict"))
         self._send_json(handler, 200, {
             "model": body.get("model", ""), "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "message": message, "done": True, "done_reason": "stop",
-            "prompt_eval_count": TOKENS_IN, "eval_count": TOKENS_OUT})
+            "message": message, "done": True, "done_reason": reason,
+            "prompt_eval_count": TOKENS_IN, "eval_count": written})
+
+
+CHARS_PER_TOKEN = 4  # the stand-ins' tokenizer: a token per 4 characters
+
+
+def bounded(message: dict, finish: str, limit: Optional[int]) -> tuple[dict, str, int]:
+    """A reply under the request's output bound (OpenAI's max_tokens, Ollama's num_predict), as a server writes
+    it: a text longer than the bound is cut there, its finish reason "length" and its tokens the bound; anything
+    else as it is, with the usual TOKENS_OUT."""
+    text = message.get("content") or ""
+    if limit and finish == "stop" and -(-len(text) // CHARS_PER_TOKEN) > limit:
+        return {**message, "content": text[:limit * CHARS_PER_TOKEN]}, "length", limit
+    return message, finish, TOKENS_OUT
 
 
 class OpenAIStandin(ScriptedEndpoint):
@@ -397,13 +411,13 @@ class OpenAIStandin(ScriptedEndpoint):
         turn = self._chat_turn(handler, body, messages)
         if turn is None:
             return None
-        message, finish = turn
+        message, finish, written = bounded(*turn, body.get("max_tokens"))
         self._send_json(handler, 200, {
             "id": "chatcmpl-" + uuid.uuid4().hex[:12], "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", ""),
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": TOKENS_IN, "completion_tokens": TOKENS_OUT,
-                      "total_tokens": TOKENS_IN + TOKENS_OUT}})
+            "usage": {"prompt_tokens": TOKENS_IN, "completion_tokens": written,
+                      "total_tokens": TOKENS_IN + written}})
 
 
 class LlamaCppStandin(OpenAIStandin):
@@ -421,7 +435,7 @@ class LlamaCppStandin(OpenAIStandin):
     `.tokenizer = False` leaves out /tokenize, /apply-template and /props (a server with no such endpoints).
     Its base URL is `.url + "/v1"`; the scripted trajectory is replayed as OpenAIStandin's."""
 
-    CHARS_PER_TOKEN = 4
+    CHARS_PER_TOKEN = CHARS_PER_TOKEN
     n_ctx = 65536
     overflow = "refuse"
     tokenizer = True
@@ -495,7 +509,7 @@ class LlamaCppStandin(OpenAIStandin):
         turn = self._chat_turn(handler, body, messages)
         if turn is None:
             return None
-        message, finish = turn
+        message, finish, written = bounded(*turn, body.get("max_tokens"))
         with self._lock:
             shared = len(os.path.commonprefix([self._slot, prompt])) // self.CHARS_PER_TOKEN
             self._slot = prompt
@@ -505,13 +519,13 @@ class LlamaCppStandin(OpenAIStandin):
             "choices": [{"finish_reason": finish, "index": 0, "message": message}],
             "created": int(time.time()), "model": body.get("model", ""), "system_fingerprint": "b0-standin",
             "object": "chat.completion", "id": "chatcmpl-" + uuid.uuid4().hex[:12],
-            "usage": {"completion_tokens": TOKENS_OUT, "prompt_tokens": read, "total_tokens": read + TOKENS_OUT,
+            "usage": {"completion_tokens": written, "prompt_tokens": read, "total_tokens": read + written,
                       "prompt_tokens_details": {"cached_tokens": cached}},
             "timings": {"cache_n": cached, "prompt_n": read - cached, "prompt_ms": 1.0,
                         "prompt_per_token_ms": 1.0 / max(read - cached, 1),
-                        "prompt_per_second": 1000.0 * (read - cached), "predicted_n": TOKENS_OUT,
-                        "predicted_ms": 1.0, "predicted_per_token_ms": 1.0 / TOKENS_OUT,
-                        "predicted_per_second": 1000.0 * TOKENS_OUT}})
+                        "prompt_per_second": 1000.0 * (read - cached), "predicted_n": written,
+                        "predicted_ms": 1.0, "predicted_per_token_ms": 1.0 / written,
+                        "predicted_per_second": 1000.0 * written}})
 
 
 class RecordedLlamaServer(ScriptedEndpoint):
@@ -522,8 +536,10 @@ class RecordedLlamaServer(ScriptedEndpoint):
 
     A chat request that matches no recorded one (the harness now asks differently: another system prompt, tool
     list or tool result) gets the next unused recorded answer in order and is listed in `.unmatched` with where it
-    first differs, so a test can demand that the harness still sends what was recorded. Any other POST that was not
-    recorded is answered 404, as a server without that endpoint would."""
+    first differs, so a test can demand that the harness still sends what was recorded. One difference is let
+    pass, and counted in `.unbound`: a recording made before the harness sent max_tokens answers a request that
+    adds only that bound, when the recorded answer stayed under it (unbound_answer_fits). Any other POST that was
+    not recorded is answered 404, as a server without that endpoint would."""
 
     CHAT = "/v1/chat/completions"
 
@@ -545,6 +561,7 @@ class RecordedLlamaServer(ScriptedEndpoint):
         self._posts = [e for e in self.exchanges if e["method"] == "POST" and e["path"] != self.CHAT]
         self._used: set[int] = set()
         self.unmatched: list[str] = []
+        self.unbound: list[int] = []  # the chat requests answered by a recorded one that had no max_tokens
         super().__init__()
 
     @property
@@ -554,6 +571,26 @@ class RecordedLlamaServer(ScriptedEndpoint):
     @staticmethod
     def canonical(body: Any) -> str:
         return json.dumps(body, sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def unbound_answer_fits(cls, exchange: dict, asked: dict) -> bool:
+        """A recording made before the harness bounded a reply (its requests have no max_tokens) still answers a
+        request that differs from the recorded one by that bound alone, when the recorded answer ended on its own
+        and wrote fewer tokens than the bound: the bound could not have changed it. An answer the bound would
+        have cut does not fit, and the request is said as not recorded."""
+        recorded = exchange.get("request")
+        if not isinstance(recorded, dict) or "max_tokens" in recorded or not isinstance(asked, dict):
+            return False
+        bound = asked.get("max_tokens")
+        if not isinstance(bound, int) or cls.canonical(recorded) != cls.canonical(
+                {k: v for k, v in asked.items() if k != "max_tokens"}):
+            return False
+        answer = exchange.get("response") if exchange.get("status") == 200 else None
+        if not isinstance(answer, dict):
+            return False
+        written = (answer.get("usage") or {}).get("completion_tokens")
+        ended = all(c.get("finish_reason") != "length" for c in answer.get("choices") or [])
+        return isinstance(written, int) and written < bound and ended
 
     def _answer(self, handler, exchange: Optional[dict]) -> None:
         if exchange is None:
@@ -573,6 +610,10 @@ class RecordedLlamaServer(ScriptedEndpoint):
         with self._lock:
             unused = [i for i in range(len(self._chats)) if i not in self._used]
             same = next((i for i in unused if self.canonical(self._chats[i]["request"]) == key), None)
+            if same is None:
+                same = next((i for i in unused if self.unbound_answer_fits(self._chats[i], body)), None)
+                if same is not None:
+                    self.unbound.append(len(self._used) + 1)
             chosen = same if same is not None else (unused[0] if unused else None)
             if chosen is not None:
                 self._used.add(chosen)

@@ -18,6 +18,7 @@ from standins import Answer, Call, Fail, LlamaCppStandin, Text, solve_t01
 
 from pytest_mobium_evals.drivers import controls as drivers
 from pytest_mobium_evals.drivers.agents import AgentConfigError, Limits, parse_models, run_agent
+from pytest_mobium_evals.drivers.agents.base import MAX_OUTPUT_TOKENS
 from pytest_mobium_evals.drivers.agents.context import (
     CONVERSATION_ROOM,
     ESTIMATE_CHARS_PER_TOKEN,
@@ -125,7 +126,8 @@ def test_ollama_asks_for_the_num_ctx_in_every_request(ollama_api, tool_server, t
     run_agent(OLLAMA, PROMPT, tool_server.spec, Limits(prompt_size=size), lambda e: None, tmp_path / "w")
     chats = [r for r, path in zip(ollama_api.requests, ollama_api.paths) if path == "/api/chat"]
     # six tool-calling turns, the turn that stops calling, the final answer
-    assert len(chats) == 8 and all(r["options"] == {"num_ctx": size.num_ctx} for r in chats)
+    assert len(chats) == 8 and all(r["options"] == {"num_ctx": size.num_ctx, "num_predict": MAX_OUTPUT_TOKENS}
+                                   for r in chats)
 
 
 def test_a_prompt_the_server_cut_is_an_infra_error_not_the_agents(llama_cpp, tool_server, tmp_path):
@@ -154,7 +156,8 @@ def test_the_record_says_which_limits_applied(openai_api, tool_server, tmp_path)
     record = _trial(OPENAI, tool_server, tmp_path, limits).record
     assert record.verdict == "pass"
     assert record.limits == {"max_tool_calls": 40, "trial_timeout_s": 900, "trial_timeout_for": "openai/local-model",
-                             "request_timeout_s": 1200, "tool_timeout_s": 30, "nudge_text_calls": False}
+                             "request_timeout_s": 1200, "tool_timeout_s": 30, "nudge_text_calls": False,
+                             "max_output_tokens": MAX_OUTPUT_TOKENS, "require_first_call": False}
     stored = json.loads((tmp_path / "run" / "trials" / record.trial / "verdict.json").read_text())
     assert stored["limits"] == record.limits
 
@@ -180,6 +183,82 @@ def test_the_final_request_keeps_the_turns_prefix_and_the_cache(llama_cpp, tool_
     shared = len(os.path.commonprefix([LlamaCppStandin.render(turns[-1]["messages"], turns[-1]["tools"]),
                                        without_tools]))
     assert shared // LlamaCppStandin.CHARS_PER_TOKEN < 300  # what a request without the tools would have kept
+
+
+# --- a reply's bound and the first call (issue 42) ---------------------------------------------------------------
+
+@pytest.mark.parametrize("bound", [300, MAX_OUTPUT_TOKENS, None])
+def test_every_request_of_the_loop_bounds_the_reply(bound, openai_api, ollama_api, tool_server, tmp_path):
+    """A real small model that rambled wrote until its context was full (an hour of one request on a CPU): every
+    request of the tool loop, the final answer's included, carries the bound, as OpenAI's max_tokens and as
+    Ollama's num_predict; None sends none (the server's own applies)."""
+    limits = Limits() if bound == MAX_OUTPUT_TOKENS else Limits(max_output_tokens=bound)
+    openai_api.script(solve_t01())
+    run_agent(OPENAI, PROMPT, tool_server.spec, limits, lambda e: None, tmp_path / "o")
+    ollama_api.script(solve_t01())
+    run_agent(OLLAMA, PROMPT, tool_server.spec, limits, lambda e: None, tmp_path / "l")
+    openai_chats = [r for r, path in zip(openai_api.requests, openai_api.paths) if path == "/v1/chat/completions"]
+    ollama_chats = [r for r, path in zip(ollama_api.requests, ollama_api.paths) if path == "/api/chat"]
+    assert len(openai_chats) == len(ollama_chats) == 8
+    assert [r.get("max_tokens") for r in openai_chats] == [bound] * 8
+    assert [(r.get("options") or {}).get("num_predict") for r in ollama_chats] == [bound] * 8
+
+
+@pytest.mark.parametrize("model", [OPENAI, OLLAMA], ids=["openai", "ollama"])
+def test_a_reply_cut_at_its_bound_is_said_and_read_as_it_is(model, openai_api, ollama_api, tool_server, tmp_path):
+    """A reply that reaches the bound comes back cut (finish_reason / done_reason "length"): the transcript says so
+    after what was written, and the trial goes on as it would after any text, to the final answer."""
+    from pytest_mobium_evals.core.transcript import steps
+
+    api = openai_api if model is OPENAI else ollama_api
+    api.script([Call("app_map"), Text("Let me think about the screen. " * 100), Answer("cannot", None, "unsure")])
+    events: list[dict] = []
+    run = run_agent(model, PROMPT, tool_server.spec, Limits(max_output_tokens=50), events.append, tmp_path / "w")
+    assert (run.stop_reason, run.claim.status, run.tool_calls) == ("final_answer", "cannot", 1)
+    (cut,) = [e for e in events if e["kind"] == "output_limit"]
+    assert (cut["tokens"], cut["bound"]) == (50, 50) and "50 tokens (--max-output-tokens)" in cut["message"]
+    said = [e for e in events if e["kind"] == "assistant" and e.get("text")]
+    assert len(said[-1]["text"]) == 50 * 4 and events.index(cut) == events.index(said[-1]) + 1
+    assert any(s.role == "error" and "cut" in s.text for s in steps(events))
+
+
+def test_the_first_request_can_require_a_call_and_only_the_first(openai_api, tool_server, tmp_path):
+    openai_api.script(solve_t01())
+    run_agent(OPENAI, PROMPT, tool_server.spec, Limits(require_first_call=True), lambda e: None, tmp_path / "w")
+    chats = [r for r, path in zip(openai_api.requests, openai_api.paths) if path == "/v1/chat/completions"]
+    assert [r.get("tool_choice") for r in chats] == ["required"] + [None] * 6 + ["none"]
+    openai_api.script(solve_t01())
+    run_agent(OPENAI, PROMPT, tool_server.spec, Limits(), lambda e: None, tmp_path / "v")
+    chats = [r for r, path in zip(openai_api.requests, openai_api.paths) if path == "/v1/chat/completions"]
+    assert [r.get("tool_choice") for r in chats] == [None] * 7 + ["none"]
+
+
+def test_the_options_set_the_bound_and_the_first_call_and_the_record_keeps_them(pytester, llama_cpp):
+    pytester.makepyfile(test_local=TASK)
+    llama_cpp.script([Call("app_current"), Answer("done", None, "opened")])
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model=openai/local-model",
+                                           f"--base-url={llama_cpp.base_url}", "--run-dir=run", "--seed=1",
+                                           "--max-output-tokens=256", "--require-first-call")
+    assert result.ret == 0, result.stdout.str()
+    chats = [r for r, path in zip(llama_cpp.requests, llama_cpp.paths) if path == "/v1/chat/completions"]
+    assert [(r.get("max_tokens"), r.get("tool_choice")) for r in chats] == [(256, "required"), (256, None),
+                                                                            (256, "none")]
+    (verdict,) = [json.loads(p.read_text()) for p in (pytester.path / "run").glob("trials/*/verdict.json")]
+    assert (verdict["limits"]["max_output_tokens"], verdict["limits"]["require_first_call"]) == (256, True)
+    stored = json.loads((pytester.path / "run" / "record.json").read_text())["options"]
+    assert (stored["max_output_tokens"], stored["require_first_call"]) == (256, True)
+
+
+@pytest.mark.parametrize("options, words", [
+    (["--model=openai/local-model", "--max-output-tokens=-5"], "--max-output-tokens -5: must be a number of tokens"),
+    (["--model=ollama/qwen2.5:7b", "--require-first-call"], "has no openai/ setting"),
+])
+def test_a_bad_bound_or_first_call_is_refused_in_one_line(pytester, options, words):
+    pytester.makepyfile(test_local=TASK)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--run-dir=run", *options)
+    assert result.ret != 0
+    errors = [line for line in result.stderr.lines if words in line]
+    assert len(errors) == 1 and "Traceback" not in result.stderr.str()
 
 
 # --- the options ----------------------------------------------------------------------------------------------------

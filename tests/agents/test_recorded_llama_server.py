@@ -152,3 +152,23 @@ def test_the_stand_in_answers_in_the_shapes_the_real_server_answered():
     assert set(real_props["default_generation_settings"]) <= set(props["default_generation_settings"])
     real_models = next(e["response"] for e in exchanges if e["path"] == "/v1/models")
     assert set(real_models) <= set(models) and set(real_models["data"][0]) <= set(models["data"][0])
+
+
+def test_a_recording_without_max_tokens_answers_a_bounded_request_only_where_the_bound_changes_nothing():
+    """The runs recorded before the harness sent max_tokens still replay: a request that adds only the bound gets
+    the recorded answer when that answer ended on its own under it. One the bound would have cut (it wrote as many
+    tokens, or stopped at the server's own bound), and a request that differs in anything else, do not."""
+    (exchange, *_) = [e for e in RecordedLlamaServer(RECORDED / "llama-server-small-default.jsonl").exchanges
+                      if e["path"] == RecordedLlamaServer.CHAT and e["status"] == 200]
+    written = exchange["response"]["usage"]["completion_tokens"]
+    asked = {**exchange["request"], "max_tokens": written + 1}
+    fits = RecordedLlamaServer.unbound_answer_fits
+    assert fits(exchange, asked)
+    assert not fits(exchange, {**asked, "max_tokens": written})
+    cut = json.loads(json.dumps(exchange))
+    cut["response"]["choices"][0]["finish_reason"] = "length"
+    assert not fits(cut, asked)
+    assert not fits(exchange, {**asked, "temperature": 0})
+    assert not fits(exchange, exchange["request"])  # no bound asked: that is the exact match's to answer
+    bounded = {**exchange, "request": {**exchange["request"], "max_tokens": 4096}}
+    assert not fits(bounded, {**bounded["request"], "max_tokens": 512})

@@ -48,6 +48,12 @@ class ModelSetting:
 #: long prompt slowly (a 19k-token first request is minutes of it), so `--request-timeout` raises it.
 REQUEST_TIMEOUT_S = 300.0
 
+#: One reply's default bound in tokens, sent with every request of the tool loop (OpenAI's max_tokens, Ollama's
+#: num_predict; `--max-output-tokens`). A tool call or a final answer is tens to a few hundred tokens, and a
+#: reasoning model's thinking before a call a few thousand; without a bound a model that rambles writes until its
+#: context is full, which on a CPU is an hour of one request.
+MAX_OUTPUT_TOKENS = 4096
+
 
 @dataclass
 class Limits:
@@ -66,12 +72,18 @@ class Limits:
     # What the model is told first: a surface variant's `[prompt] system` (prompt.system_prompt_of); None, the
     # default (prompt.SYSTEM_PROMPT). The transcript's prompt event keeps the text, the record the variant's name.
     system_prompt: Optional[str] = None
+    # The most tokens one reply may write (--max-output-tokens); None sends no bound, and the server's own applies.
+    max_output_tokens: Optional[int] = MAX_OUTPUT_TOKENS
+    # The first request asks for a tool call (tool_choice "required", --require-first-call: OpenAI-compatible
+    # servers only); the turns after it leave the choice to the model.
+    require_first_call: bool = False
 
     def to_json(self) -> dict:
         """What a trial's record keeps of the limits that applied to it."""
         return {"max_tool_calls": self.max_tool_calls, "trial_timeout_s": self.max_seconds,
                 "trial_timeout_for": self.max_seconds_for, "request_timeout_s": self.request_timeout,
-                "tool_timeout_s": self.tool_timeout, "nudge_text_calls": self.nudge_text_calls}
+                "tool_timeout_s": self.tool_timeout, "nudge_text_calls": self.nudge_text_calls,
+                "max_output_tokens": self.max_output_tokens, "require_first_call": self.require_first_call}
 
 
 @dataclass

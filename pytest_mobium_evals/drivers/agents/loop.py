@@ -6,7 +6,10 @@ model stops calling tools. Then one more request gives the final answer: no tool
 constrained to FINAL_SCHEMA by the provider's structured-output option, the tools still offered so that the request
 shares the turns' prefix (and the server's prompt cache). Same limits as Claude: the call past the tool-call limit is
 not made, and the time limit cancels everything; either way the trial is unreported. A reply that writes a tool call
-as text ends the turns too (recorded as that), unless Limits.nudge_text_calls tells the model once."""
+as text ends the turns too (recorded as that), unless Limits.nudge_text_calls tells the model once. Every request
+bounds the reply's tokens (Limits.max_output_tokens); a reply cut there is said in the transcript and read as it
+is. A request the loop gives up on (the request's timeout, the trial's time limit) is dropped with its connection,
+which is how a server learns to stop generating it (llama.cpp's server cancels the task)."""
 
 from __future__ import annotations
 
@@ -68,8 +71,9 @@ def result_text(result: Any) -> str:
 def make_provider(setting: ModelSetting, base_url: Optional[str], limits: Limits) -> Provider:
     if setting.provider == "ollama":
         size = limits.prompt_size
-        return OllamaProvider(setting, limits.request_timeout, num_ctx=None if size is None else size.num_ctx)
-    return OpenAIProvider(setting, base_url, limits.request_timeout)
+        return OllamaProvider(setting, limits.request_timeout, num_ctx=None if size is None else size.num_ctx,
+                              max_output_tokens=limits.max_output_tokens)
+    return OpenAIProvider(setting, base_url, limits.request_timeout, max_output_tokens=limits.max_output_tokens)
 
 
 class _ServerGone(Exception):
@@ -166,7 +170,7 @@ async def _converse(provider: Provider, system: str, prompt: str, spec: Any, lim
                 if messages is not None:
                     # The tools are done with: the final answer is asked for while the server shuts down (which
                     # takes the built-in server about a second), not after.
-                    final = asyncio.ensure_future(_final_answer(provider, messages, functions, record, state))
+                    final = asyncio.ensure_future(_final_answer(provider, messages, functions, record, state, limits))
         except BaseException as exc:  # noqa: BLE001 - sorted out below, everything else re-raised as it was
             if final is not None:
                 final.cancel()
@@ -226,13 +230,17 @@ async def _turns(provider: Provider, system: str, prompt: str, functions: list[d
     from mcp.shared.exceptions import MCPError
 
     messages: list[dict] = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+    require = limits.require_first_call  # the first request only
     while True:
         asked = time.monotonic()
-        reply = await with_retries(lambda: provider.chat(messages, functions), provider.label, record)
+        reply = await with_retries(lambda require=require: provider.chat(messages, functions, require_call=require),
+                                   provider.label, record)
+        require = False
         state.add(reply, record, time.monotonic() - asked)
         if reply.thinking or reply.text:
             record("assistant", **({"text": reply.text} if reply.text else {}),
                    **({"thinking": reply.thinking} if reply.thinking else {}))
+        note_cut(reply, limits, record)
         messages.append(reply.message)
         if not reply.tool_calls:
             state.stop_text = reply.text or None
@@ -278,8 +286,20 @@ async def _turns(provider: Provider, system: str, prompt: str, functions: list[d
     return messages
 
 
+def note_cut(reply: Reply, limits: Limits, record: Recorder) -> None:
+    """Says in the transcript that a reply stopped because it reached its token bound, not because the model ended
+    it: a cut call or answer is read as what it is (a call the server could not parse is text, a cut final answer
+    no claim), and this is why."""
+    if reply.finish_reason != "length":
+        return
+    bound = limits.max_output_tokens
+    record("output_limit", tokens=reply.tokens_out, bound=bound,
+           message=(f"the reply reached the output bound of {bound:,} tokens (--max-output-tokens) and was cut"
+                    if bound else "the reply reached the server's own output bound and was cut"))
+
+
 async def _final_answer(provider: Provider, messages: list[dict], functions: list[dict], record: Recorder,
-                        state: _State) -> None:
+                        state: _State, limits: Limits) -> None:
     """The final answer, asked with the same tools as every turn before it: templates that put the tools in the
     system block (Qwen's, Llama's) then render the same prefix, so the server's prompt cache holds it, where a
     request without them shared ~200 tokens with the cache and evicted the tool list for the next trial. The
@@ -289,6 +309,7 @@ async def _final_answer(provider: Provider, messages: list[dict], functions: lis
     reply = await with_retries(lambda: provider.final(messages, FINAL_SCHEMA, functions), provider.label, record)
     state.add(reply, record, time.monotonic() - asked)
     record("assistant", structured_output=reply.text)
+    note_cut(reply, limits, record)
     state.claim = claim_from_output(reply.text)
     if state.claim.status is None:
         record("error", where="final", message="the final answer does not match the schema; no claim")

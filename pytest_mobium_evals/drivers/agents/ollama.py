@@ -12,7 +12,7 @@ from .provider import Reply, ToolCall
 
 class OllamaProvider:
     def __init__(self, setting: ModelSetting, request_timeout: float = REQUEST_TIMEOUT_S,
-                 num_ctx: Optional[int] = None):
+                 num_ctx: Optional[int] = None, max_output_tokens: Optional[int] = None):
         import ollama  # noqa: PLC0415  ollama, only for ollama/ models
 
         from . import ollama_host  # noqa: PLC0415  the package's __init__ imports this module (through loop): a cycle at module level
@@ -27,9 +27,12 @@ class OllamaProvider:
         # The context the request asks for (context.PromptSize.num_ctx): Ollama's default cuts a long prompt's head,
         # the system prompt and the tools, without a word.
         self._options = {"num_ctx": num_ctx} if num_ctx else None
+        # The tool loop's bound on one reply, Ollama's num_predict (--max-output-tokens); complete() has none.
+        self._bound = {"num_predict": max_output_tokens} if max_output_tokens else {}
 
-    async def chat(self, messages: list[dict], tools: list[dict]) -> Reply:
-        return await self._call(messages=messages, tools=self._typed(tools))
+    async def chat(self, messages: list[dict], tools: list[dict], require_call: bool = False) -> Reply:
+        # require_call is never asked of Ollama: its chat API has no tool_choice (the options refuse it).
+        return await self._call(messages=messages, tools=self._typed(tools), bounded=True)
 
     def _typed(self, functions: list[dict]) -> list[Any]:
         """The functions as the client's own Tool type, made once per trial: the client validates plain dicts
@@ -42,7 +45,7 @@ class OllamaProvider:
 
     async def final(self, messages: list[dict], schema: dict, tools: list[dict]) -> Reply:
         # The same tools as the turns before: the prompt's prefix, and so the server's cache, stays the same.
-        return await self._call(messages=messages, format=schema, tools=self._typed(tools))
+        return await self._call(messages=messages, format=schema, tools=self._typed(tools), bounded=True)
 
     def tool_message(self, call: ToolCall, text: str) -> dict:
         return {"role": "tool", "content": text, "tool_name": call.name}
@@ -51,14 +54,15 @@ class OllamaProvider:
         """A text answer with no tools offered (agents.text: a reflection model's proposal)."""
         return await self._call(messages=messages)
 
-    async def _call(self, **kwargs: Any) -> Reply:
+    async def _call(self, bounded: bool = False, **kwargs: Any) -> Reply:
         import httpx  # noqa: PLC0415  httpx, only for ollama/ models
         import ollama  # noqa: PLC0415  ollama, only for ollama/ models
 
         if self.setting.effort:
             kwargs["think"] = self.setting.effort
-        if self._options:
-            kwargs["options"] = self._options
+        options = {**(self._options or {}), **(self._bound if bounded else {})}
+        if options:
+            kwargs["options"] = options
         try:
             response = await self._client.chat(model=self.setting.name, stream=False, **kwargs)
         except ollama.ResponseError as exc:

@@ -1,7 +1,9 @@
 """OpenAI-compatible chat completions (`--model openai/NAME`): OpenRouter, vLLM, llama.cpp's server, LM Studio.
 Base URL from --base-url or OPENAI_BASE_URL; OPENAI_API_KEY only when the server wants one. The server's tools go
 as functions; the final answer through `response_format` json_schema (strict). The effort, when given, is sent as
-`reasoning_effort`. The client's own retries are off: the loop's bounded backoff is the one policy for all."""
+`reasoning_effort`. Each request of the tool loop bounds the reply (`max_tokens`, --max-output-tokens), the name
+llama.cpp's server, vLLM, OpenRouter and LM Studio all read. The client's own retries are off: the loop's bounded
+backoff is the one policy for all."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the client i
 
 
 class OpenAIProvider:
-    def __init__(self, setting: ModelSetting, base_url: Optional[str], request_timeout: float = REQUEST_TIMEOUT_S):
+    def __init__(self, setting: ModelSetting, base_url: Optional[str], request_timeout: float = REQUEST_TIMEOUT_S,
+                 max_output_tokens: Optional[int] = None):
         import openai  # noqa: PLC0415  openai, only for openai/ models
 
         from . import openai_base_url  # noqa: PLC0415  the package's __init__ imports this module (through loop): a cycle at module level
@@ -26,17 +29,22 @@ class OpenAIProvider:
             raise AgentInfraError(f"{setting.label}: set --base-url or OPENAI_BASE_URL")
         self.setting = setting
         self.label = f"{setting.label} at {url}"
+        # The tool loop's bound on one reply (None: the server's own); a text completion (complete()) has none.
+        self._bound = {"max_tokens": max_output_tokens} if max_output_tokens else {}
         self._client = openai.AsyncOpenAI(
             base_url=url, api_key=os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY, max_retries=0,
             timeout=request_timeout, http_client=openai.DefaultAsyncHttpxClient(verify=tls_context()))
 
-    async def chat(self, messages: list[dict], tools: list[dict]) -> Reply:
-        return await self._call(messages=messages, tools=tools)
+    async def chat(self, messages: list[dict], tools: list[dict], require_call: bool = False) -> Reply:
+        # require_call: tool_choice "required", the reply must be a call (the server constrains it to its template's
+        # call syntax); otherwise none is sent, the API's own default, auto.
+        return await self._call(messages=messages, tools=tools, **self._bound,
+                                **({"tool_choice": "required"} if require_call else {}))
 
     async def final(self, messages: list[dict], schema: dict, tools: list[dict]) -> Reply:
         # The same tools as the turns before, so the rendered prompt keeps their prefix (and the server's cache
         # holds it); tool_choice none: the answer, not a call.
-        return await self._call(messages=messages, tools=tools, tool_choice="none", response_format={
+        return await self._call(messages=messages, tools=tools, tool_choice="none", **self._bound, response_format={
             "type": "json_schema", "json_schema": {"name": "final_answer", "schema": schema, "strict": True}})
 
     def tool_message(self, call: ToolCall, text: str) -> dict:
