@@ -12,11 +12,12 @@ the cache held and those read again, the tokens written, the seconds, what the r
 contradict themselves: the text the model wrote when it stopped calling tools states one status ("cannot") and the
 forced final answer another ("done"). The run folder stays (--run-dir) for `mobium-evals report`.
 
---record FILE puts a recording proxy between the harness and the server: every request and the server's answer go
-to FILE, one JSON line each, in order. --replay FILE serves such a recording in the server's place (the harness's
-requests are matched to the recorded ones; a request that was not recorded is said, and answered with the next
-recorded answer): the same run, without the model, in seconds. The tests replay the recordings kept in
-tests/agents/recorded/ this way.
+--record FILE puts a recording proxy between the harness and the server: every request and the server's answer go to
+FILE, one JSON line each, in order. A request the harness gives up on (its timeout, the trial's time limit) is
+dropped on the server's side too, so the server stops generating it, and is recorded with status 499. --replay FILE
+serves such a recording in the server's place (the harness's requests are matched to the recorded ones; a request
+that was not recorded is said, and answered with the next recorded answer): the same run, without the model, in
+seconds. The tests replay the recordings kept in tests/agents/recorded/ this way.
 
 Not in CI against a real model: a model on a CPU takes minutes a turn, and building llama.cpp's server longer still
 (probes/serve_local_model.py does both).
@@ -26,14 +27,18 @@ Exit status: 0 when every trial has a verdict (whatever it is), 1 when one has n
 from __future__ import annotations
 
 import argparse
+import http.client
 import importlib.util
 import json
 import re
+import select
+import socket
 import subprocess
 import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -125,6 +130,10 @@ def turns(folder: Path) -> list[dict]:
             out[-1]["did"].append("final " + one_line(event.get("structured_output"), 70))
         elif out and kind == "assistant" and event.get("text"):
             out[-1]["did"].append("text " + one_line(event["text"], 70))
+        elif out and kind == "output_limit":
+            out[-1]["did"].append(f"cut at {event.get('bound') or 'the server’s bound'} tokens")
+        elif out and kind == "nudge":
+            out[-1]["did"].append("nudged")
     return out
 
 
@@ -250,8 +259,12 @@ class RecordingProxy:
     file ({"method", "path", "request", "status", "response", "seconds"}), the request's and the answer's bodies as
     JSON. The harness talks to `.base_url` instead of the server's."""
 
+    POLL_S = 0.25  # how often a waiting request looks at the harness's connection
+
     def __init__(self, upstream_base_url: str, path: Path, timeout: float):
         self.upstream = upstream_base_url.rstrip("/").removesuffix("/v1")
+        where = urllib.parse.urlsplit(self.upstream)
+        self._host, self._port = where.hostname, where.port or 80
         self.path = path
         self._lock = threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -281,17 +294,25 @@ class RecordingProxy:
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
     def forward(self, handler: BaseHTTPRequestHandler, body: Optional[bytes]) -> None:
-        request = urllib.request.Request(self.upstream + handler.path, data=body,
-                                         method="GET" if body is None else "POST",
-                                         headers={"content-type": "application/json"})
+        """The request to the server, its answer back; if the harness closes its connection first (it gave the
+        request up), the server's connection is closed too, which is how llama-server learns to cancel the task,
+        and the exchange is recorded with status 499 (the client's close) and no answer sent."""
         started = time.monotonic()
+        upstream = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
         try:
-            with urllib.request.urlopen(request, timeout=self._timeout) as answer:
+            upstream.request(handler.command, handler.path, body=body,
+                             headers={"content-type": "application/json"})
+            gone = self._wait(upstream, handler.connection, started)
+            if gone:
+                status, data = 499, json.dumps({"error": {"message": f"recording proxy: {gone}"}}).encode()
+            else:
+                answer = upstream.getresponse()
                 status, data = answer.status, answer.read()
-        except urllib.error.HTTPError as error:
-            status, data = error.code, error.read()
-        except (urllib.error.URLError, OSError) as error:
-            status, data = 502, json.dumps({"error": {"message": f"recording proxy: {error}"}}).encode()
+        except OSError as error:
+            gone, status = None, 502
+            data = json.dumps({"error": {"message": f"recording proxy: {error}"}}).encode()
+        finally:
+            upstream.close()
         seconds = time.monotonic() - started
         with self._lock:
             self._file.write(json.dumps({"method": handler.command, "path": handler.path,
@@ -299,16 +320,42 @@ class RecordingProxy:
                                          "response": _json_or_text(data), "seconds": round(seconds, 3)},
                                         ensure_ascii=False) + "\n")
             self._file.flush()
+        if gone:
+            handler.close_connection = True
+            return
         handler.send_response(status)
         handler.send_header("content-type", "application/json")
         handler.send_header("content-length", str(len(data)))
         handler.end_headers()
         handler.wfile.write(data)
 
+    def _wait(self, upstream: http.client.HTTPConnection, client: socket.socket, started: float) -> Optional[str]:
+        """Waits for the server's answer to begin while watching the harness's connection: None when the answer
+        is there to read, else why the request was dropped (the harness closed its connection)."""
+        while True:
+            ready, _, _ = select.select([upstream.sock, client], [], [], self.POLL_S)
+            if upstream.sock in ready:
+                return None
+            if client in ready and _closed(client):
+                return f"the client closed its connection after {time.monotonic() - started:.1f} s; dropped"
+            if time.monotonic() - started > self._timeout:
+                raise TimeoutError(f"no answer within {self._timeout:g} s")
+
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
         self._file.close()
+
+
+def _closed(sock: socket.socket) -> bool:
+    """Whether the peer closed a connection that select() says is readable (an orderly close reads as no bytes;
+    a reset raises)."""
+    try:
+        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
 
 
 def _json_or_text(data: Optional[bytes]) -> Any:
@@ -374,6 +421,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                          args.pytest_args)
         print(f"pytest exited {done.returncode} after {time.monotonic() - started:.0f} s")
         status = report(run_dir, done.stdout + done.stderr)
+        if server is not None and server.unbound:
+            print(f"replay: {len(server.unbound)} request(s) asked with max_tokens answered from a recording made "
+                  f"without it, each recorded answer under the bound")
         if server is not None and server.unmatched:
             print(f"replay: {len(server.unmatched)} request(s) not as recorded, answered in the recording's order: "
                   + "; ".join(server.unmatched[:3]))
