@@ -32,6 +32,12 @@ RUNS = {
     "small-model-prompt": ("t02,t04", VARIANT),  # its t01 reached the time limit; stopped during t07
     "small-model-prompt-b": ("t22,t37", VARIANT),  # its t21 reached the time limit
     "small-model-prompt-c": ("t01,t21", VARIANT),  # t01 and t21 again, the prompt already in the server's cache
+    # the call's syntax shown in the prompt; recorded with the reply's bound
+    "small-model-tool-call": ("t01,t21", [SMALL_TOOLS, "--max-tool-calls=20", "--surface=small-model-tool-call",
+                                          "--max-output-tokens=512"]),
+    # the default prompt, its first request with tool_choice "required" (which this server did not hold it to)
+    "small-default-required": ("t01,t21", [SMALL_TOOLS, "--max-tool-calls=20", "--require-first-call",
+                                           "--max-output-tokens=256"]),
 }
 #: Verdicts the grading rules have changed since the run was recorded, each with why. The replay must give the
 #: current rules' verdict; the run's own stays in its evidence.
