@@ -50,7 +50,7 @@ from pytest_mobium_evals.drivers.agents import Limits, parse_models  # noqa: E40
 from pytest_mobium_evals.reach.device import Device  # noqa: E402
 from pytest_mobium_evals.reach.toolserver import PreparedServer, ToolServerSpec  # noqa: E402
 from pytest_mobium_evals.run.trial import TrialEnv, TrialSpec, run_trial  # noqa: E402
-from pytest_mobium_evals.runfolder.writing import RunDir  # noqa: E402
+from pytest_mobium_evals.runfolder.layout import RunDir  # noqa: E402
 from pytest_mobium_evals.suites.catalog import load_task_definitions  # noqa: E402
 
 MODELS = {"claude": "sonnet:low", "ollama": "ollama/qwen2.5:7b", "openai": "openai/local-model"}

@@ -24,6 +24,8 @@ from typing import Optional, Sequence
 
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.split import SPLITS, split_of
+from pytest_mobium_evals.runfolder.layout import TRANSCRIPT, trial_link
+from pytest_mobium_evals.runfolder.reading import load_run
 
 from .intervals import bootstrap_over_tasks, paired_difference
 
@@ -255,7 +257,7 @@ def _linked(c: PairedComparison, tasks: list[str]) -> str:
         return "–"
     out = []
     for task in tasks:
-        links = [f"[r{i}]({name if '/' in name else f'trials/{name}'}/transcript.jsonl)"
+        links = [f"[r{i}]({f'{name}/{TRANSCRIPT}' if '/' in name else trial_link(name, TRANSCRIPT)})"
                  for i, name in enumerate(c.trials.get(task, []))]
         out.append(f"{task} ({', '.join(links)})" if links else task)
     return ", ".join(out)
@@ -460,8 +462,6 @@ def plan_lines(tasks: Optional[int], repeats: int, discordance: float, differenc
 def run(args) -> int:
     tasks, repeats, discordance = args.tasks, args.repeats, args.discordance
     if args.from_run:
-        from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  loads pydantic (the record), only for --from-run
-
         earlier = load_run(args.from_run, require_complete=False)
         held, ran = held_out_shape(earlier)
         if discordance is None:
@@ -487,9 +487,6 @@ def run(args) -> int:
 
 
 # --- in the reports -------------------------------------------------------------------------------------------------
-
-SURFACES_MD = "surfaces.md"
-
 
 def section_markdown(run) -> str:
     table = table_markdown(compare_run(run))

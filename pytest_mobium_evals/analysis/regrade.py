@@ -22,8 +22,6 @@ from pytest_mobium_evals.core.trial_record import RegradedFrom, TrialRecord
 from pytest_mobium_evals.runfolder.reading import TRANSCRIPT, Run, read_events
 from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
-REGRADE = "regrade.md"
-
 
 @dataclass
 class RegradeChange:

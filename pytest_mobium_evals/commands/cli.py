@@ -8,6 +8,7 @@ import importlib
 import sys
 
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.runfolder.layout import REPORT
 
 # subcommand -> (module, one-line help). The module provides add_arguments(parser) and run(args) -> int.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -15,7 +16,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("pytest_mobium_evals.mobium_server.cli", "serve the Mobium-compatible MCP tools on stdio, over ADB"),
     "mobium": ("pytest_mobium_evals.mobium_server.cli_face", "Mobium's command line over the built-in server "
                "(`mobium-evals mobium --device S map`)"),
-    "report": ("pytest_mobium_evals.commands.report", "write report.md and a pass-rate chart for a run folder"),
+    "report": ("pytest_mobium_evals.commands.report", f"write {REPORT} and a pass-rate chart for a run folder"),
     "compare": ("pytest_mobium_evals.report.compare", "compare two runs with the same tasks and seed, trial by trial"),
     "runs": ("pytest_mobium_evals.commands.runs", "list the runs in a folder, one line each"),
     "judge": ("pytest_mobium_evals.commands.judge", "regrade a run's answers with a local model through Ollama"),

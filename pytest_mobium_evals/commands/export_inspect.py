@@ -30,7 +30,9 @@ from pathlib import Path
 from pytest_mobium_evals.analysis.injection_rates import inspect_metrics, of_summaries
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.transcript import claim_text, steps
-from pytest_mobium_evals.runfolder.writing import SCREEN, TRANSCRIPT
+from pytest_mobium_evals.report.facts import run_facts
+from pytest_mobium_evals.runfolder.layout import SCREEN, TRANSCRIPT, inspect_log
+from pytest_mobium_evals.runfolder.reading import Setting, load_run, read_events
 
 INSTALL = "pip install 'pytest-mobium-evals[inspect]'"
 
@@ -38,7 +40,7 @@ INSTALL = "pip install 'pytest-mobium-evals[inspect]'"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--inspect", action="store_true", help="write an Inspect AI log (.eval), for `inspect view`")
     parser.add_argument("run", metavar="RUN", help="the run folder (runs/<run>)")
-    parser.add_argument("--out", metavar="FILE", help="the log file (default: RUN/<run>.eval)")
+    parser.add_argument("--out", metavar="FILE", help=f"the log file (default: RUN/{inspect_log('<run>')})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,10 +50,9 @@ def run(args: argparse.Namespace) -> int:
         import inspect_ai  # noqa: F401
     except ImportError:
         raise UsageError(f"inspect-ai is not installed: {INSTALL}") from None
-    from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     run_ = load_run(args.run, require_complete=False)
-    out = Path(args.out) if args.out else run_.path / f"{run_.name}.eval"
+    out = Path(args.out) if args.out else run_.path / inspect_log(run_.name)
     log = build_log(run_)
     from inspect_ai.log import write_eval_log
 
@@ -67,7 +68,6 @@ def build_log(run_):
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalResults, EvalScore, EvalSpec, EvalStats
 
     from pytest_mobium_evals.report.view import summarize_run  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
-    from pytest_mobium_evals.runfolder.reading import run_facts  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     summaries = summarize_run(run_)
     samples = [_sample(s, t, run_) for s in summaries for t in s.trials]
@@ -120,7 +120,6 @@ def _sample(summary, trial, run_):
     from inspect_ai.model import ModelUsage
     from inspect_ai.scorer import Score
 
-    from pytest_mobium_evals.runfolder.reading import read_events  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     trial_steps = steps(read_events(trial.path / TRANSCRIPT))
     prompt = next((s.text for s in trial_steps if s.role == "prompt"), "")
@@ -162,7 +161,6 @@ def _model_name(trial) -> str:
     """The model the agent used, or for a control its script ("mobium-evals/reference"): Inspect's events name one."""
     if trial.record.is_control:
         return f"mobium-evals/{trial.record.driver}"
-    from pytest_mobium_evals.runfolder.reading import Setting  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
     return str(trial.record.model or Setting.of(trial.record).label)
 
 

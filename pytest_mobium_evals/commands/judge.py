@@ -19,10 +19,10 @@ from typing import Callable, Optional
 
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.runfolder.files import atomic_write_text
+from pytest_mobium_evals.runfolder.layout import JUDGE
 from pytest_mobium_evals.runfolder.reading import Run, Trial, load_run
 from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
-JUDGE_REPORT = "judge.md"
 DEFAULT_MODEL = "llama3.1:8b"
 ASKS = 2
 
@@ -96,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
     ask = ollama_asker(args.model, host)
     report = judge_run(run_, answers, ask, book, progress=_progress)
     text = render(run_, report, args.model, host, book)
-    atomic_write_text(run_.path / JUDGE_REPORT, text)
+    atomic_write_text(run_.path / JUDGE, text)
     sys.stdout.write(text)
-    print(f"wrote {run_.path / JUDGE_REPORT}", file=sys.stderr)
+    print(f"wrote {run_.path / JUDGE}", file=sys.stderr)
     if report.failed_controls:
         print(f"mobium-evals judge: the judge failed {len(report.failed_controls)} of {len(book.controls)} controls: "
               + "; ".join(f"{c.control.task} {c.control.answer!r}" for c in report.failed_controls)

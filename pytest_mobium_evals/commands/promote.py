@@ -21,13 +21,14 @@ from pathlib import Path
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.transcript import prompt_text
 from pytest_mobium_evals.runfolder.files import atomic_write_bytes
-from pytest_mobium_evals.runfolder.writing import TRANSCRIPT
+from pytest_mobium_evals.runfolder.layout import TRANSCRIPT, TRIALS
+from pytest_mobium_evals.runfolder.reading import load_run, read_events
 from pytest_mobium_evals.suites.catalog import load_task_definitions
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("trial", metavar="RUN/TRIAL", help="a trial folder: the run folder, then trials/<name> "
-                        "(or the name alone after the run)")
+    parser.add_argument("trial", metavar="RUN/TRIAL", help=f"a trial folder: the run folder, then "
+                        f"{TRIALS}/<name> (or the name alone after the run)")
     parser.add_argument("--id", required=True, help="the new task's id (tNN)")
     parser.add_argument("--slug", default=None, help="its slug (default: the original task's, '-regression')")
     parser.add_argument("--out", default=None, metavar="FILE",
@@ -35,9 +36,7 @@ def add_arguments(parser) -> None:
 
 
 def _trial(path: Path):
-    from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
-
-    if path.parent.name == "trials":
+    if path.parent.name == TRIALS:
         run_dir, name = path.parent.parent, path.name
     else:
         run_dir, name = path.parent, path.name
@@ -50,8 +49,6 @@ def _trial(path: Path):
 
 
 def _prompt(trial) -> str:
-    from pytest_mobium_evals.runfolder.reading import read_events  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
-
     return prompt_text(read_events(trial.path / TRANSCRIPT))
 
 

@@ -14,11 +14,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from pytest_mobium_evals.analysis.regrade import REGRADE, regrade_run, render_regrade, verdicts_changed
-from pytest_mobium_evals.report.chart import CHART, draw_chart
-from pytest_mobium_evals.report.markdown import REPORT, render_report
+from pytest_mobium_evals.analysis.regrade import regrade_run, render_regrade, verdicts_changed
+from pytest_mobium_evals.report.chart import draw_chart
+from pytest_mobium_evals.report.markdown import render_report
 from pytest_mobium_evals.report.view import summarize_run
 from pytest_mobium_evals.runfolder.files import atomic_write_bytes, atomic_write_text
+from pytest_mobium_evals.runfolder.layout import CHART, REGRADE, REPORT
 from pytest_mobium_evals.runfolder.reading import load_run
 from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
@@ -27,8 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", metavar="RUN", help="the run folder (runs/<run>)")
     parser.add_argument("--regrade", action="store_true",
                         help="grade the stored trials again, by the grader the trials used, with the current "
-                             "rules; writes regrade.md")
-    parser.add_argument("--out", metavar="DIR", help="where to write report.md and the chart (default: the run)")
+                             f"rules; writes {REGRADE}")
+    parser.add_argument("--out", metavar="DIR", help=f"where to write {REPORT} and the chart (default: the run)")
     parser.add_argument("--tasks-path", metavar="PATH", action="append",
                         help="a task suite folder or file whose tasks --regrade grades by (default: tasks/)")
 

@@ -13,8 +13,10 @@ import sys
 from pathlib import Path
 
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.report.facts import describe_device, fmt_pct, join
 from pytest_mobium_evals.report.view import summarize
-from pytest_mobium_evals.runfolder.reading import RECORD, Run, describe_device, fmt_pct, join, load_run
+from pytest_mobium_evals.runfolder.layout import RECORD
+from pytest_mobium_evals.runfolder.reading import Run, is_run, load_run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{folder}: no such folder")
     if not folder.is_dir():
         raise UsageError(f"{folder}: not a folder")
-    if (folder / RECORD).exists():
+    if is_run(folder):
         raise UsageError(f"{folder}: this is a run folder; give the folder that holds runs (e.g. {folder.parent})")
     lines = list_runs(folder)
     if not lines:
@@ -44,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 def list_runs(folder: Path) -> list[str]:
     runs = []
     for child in folder.iterdir():
-        if child.is_dir() and (child / RECORD).exists():
+        if child.is_dir() and is_run(child):
             try:
                 runs.append(load_run(child, require_complete=False))
             except UsageError as exc:  # a malformed record is listed, not fatal: the other runs are still readable

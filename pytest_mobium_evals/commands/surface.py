@@ -17,6 +17,7 @@ from pathlib import Path
 from pytest_mobium_evals.analysis.paired import compare_run, table_markdown
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.reach.toolserver import InfraError, Tools, ToolServerSpec
+from pytest_mobium_evals.runfolder.reading import load_run
 
 PROVOKED = (("app_tap", {"target": "@e999"}), ("app_map", {"no_such_argument": True}))
 
@@ -37,8 +38,6 @@ def run(args) -> int:
     if args.surface_command == "check":
         return _check(args.names)
     if args.surface_command == "table":
-        from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
-
         text = table_markdown(compare_run(load_run(args.run, require_complete=False)))
         if not text:
             raise UsageError(f"{args.run}: no agent trials under baseline and another variant (run with "

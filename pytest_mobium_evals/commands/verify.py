@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from pytest_mobium_evals.core.errors import UsageError
-from pytest_mobium_evals.report.compare import COMPARE, compare_runs, render
+from pytest_mobium_evals.report.compare import compare_runs, render
 from pytest_mobium_evals.runfolder.files import atomic_write_text
-from pytest_mobium_evals.runfolder.reading import RECORD, load_run
-from pytest_mobium_evals.runfolder.writing import RunDir, read_run_record
+from pytest_mobium_evals.runfolder.layout import COMPARE, RECORD, RunDir
+from pytest_mobium_evals.runfolder.reading import load_run, read_run_record
+from pytest_mobium_evals.runfolder.writing import write_record
 
 DEFAULT_BUILD = "go build -o {out} ./cmd/mobium"
 DEFAULT_REPO = "~/mobium-public"
@@ -188,7 +189,7 @@ def _last_line(text: str) -> str:
 
 def stamp_record(run_dir: Path, build: Build, build_command: str) -> None:
     """Write into the run's record the Mobium commit that was built and run, whatever the run itself stamped."""
-    record_path = run_dir / RECORD
+    record_path = RunDir(run_dir).record_path
     if not record_path.exists():
         raise UsageError(f"the {build.label} run wrote no {RECORD} in {run_dir}: the tasks did not run "
                        "(see the pytest output above)")
@@ -196,7 +197,7 @@ def stamp_record(run_dir: Path, build: Build, build_command: str) -> None:
     mobium = record.mobium if isinstance(record.mobium, dict) else {}
     record.mobium = {**mobium, "commit": build.commit, "dirty": build.dirty, "ref": build.ref,
                      "build": build_command, "verify": build.label}
-    RunDir(run_dir).write_record(record)
+    write_record(run_dir, record)
 
 
 def pytest_command(request: TrialRequest) -> list[str]:

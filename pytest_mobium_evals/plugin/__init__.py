@@ -21,6 +21,7 @@ import os
 import pytest
 
 from pytest_mobium_evals.plugin import broken_tasks, collection, protocol, terminal
+from pytest_mobium_evals.runfolder.layout import RECORD
 
 from .session import SESSION, EvalSession, XdistHooks
 
@@ -94,7 +95,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="beside each AndroidWorld task, its twin run by AndroidWorld's own TaskEval class (setup and "
                      "grader), over this harness's ADB; needs android_world importable.")
     g.addoption("--run-dir", dest="mobium_run_dir", default=None, metavar="DIR",
-                help="where record.json and the trials go. Default: runs/<UTC time>-<driver>.")
+                help=f"where {RECORD} and the trials go. Default: runs/<UTC time>-<driver>.")
     g.addoption("--resume", dest="mobium_resume", default=None, metavar="RUN_DIR",
                 help="continue a run: its seed and options, skipping trials that already have a verdict "
                      "(they are reported from the stored verdict, marked resumed).")

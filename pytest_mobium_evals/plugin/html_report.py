@@ -31,8 +31,9 @@ from pytest_mobium_evals.core.transcript import arguments_text, claim_text, step
 from pytest_mobium_evals.core.trial_record import LIMIT_WORDS, STOP_REASONS
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS
 from pytest_mobium_evals.core.verdicts import SEVERITIES as SEVERITY_WORDS
-from pytest_mobium_evals.runfolder.reading import Run, Setting, fmt_pct, load_run, load_trials, read_events, run_facts
-from pytest_mobium_evals.runfolder.writing import TRANSCRIPT, RunDir
+from pytest_mobium_evals.report.facts import fmt_pct, run_facts
+from pytest_mobium_evals.runfolder.layout import SCREEN, TRANSCRIPT, RunDir, trial_link
+from pytest_mobium_evals.runfolder.reading import Run, Setting, load_run, load_trials, read_events
 
 from .session import eval_session
 
@@ -110,7 +111,7 @@ def trial_extras(run_dir: Path, name: str, record: TrialRecord, screen_b64: Opti
     high and opens it in a new tab as a data: URL, which Chromium refuses to show (about:blank). It is whole where a
     reviewer needs it (`needs_review`, or `whole`: --full-screens); elsewhere a thumbnail, or in a report that is
     not self-contained a link to the run folder's screen.png shown small."""
-    trial_dir = RunDir(run_dir).trial_dir(name)
+    run = RunDir(run_dir)
     review = whole or needs_review(record)
     screen_part = ""
     if screen_b64 and review:
@@ -120,10 +121,10 @@ def trial_extras(run_dir: Path, name: str, record: TrialRecord, screen_b64: Opti
         thumb = thumbnail(base64.b64decode(screen_b64))
         screen_part = thumb_html(thumb, name) if thumb else ""
     elif screen_b64:
-        target = Path(trial_dir) / "screen.png"
+        target = run.screen_path(name)
         rel = os.path.relpath(target, report_dir) if report_dir is not None else str(target)
         screen_part = link_html(Path(rel).as_posix())
-    trial_steps = steps(read_events(trial_dir / TRANSCRIPT))
+    trial_steps = steps(read_events(run.transcript_path(name)))
     return [extras.html(trial_html(record, trial_steps, screen_part=screen_part, settled=not review))]
 
 
@@ -146,7 +147,7 @@ def thumbnail(png: bytes) -> Optional[bytes]:
 def thumb_html(thumb: bytes, name: str) -> str:
     data = base64.b64encode(thumb).decode("ascii")
     return (f"<span class=mv-thumb title='went as declared: its final screen, small (whole in the run folder, "
-            f"trials/{esc(name)}/screen.png)'><img alt='final screen, small' src='data:{SCREEN_MIME};base64,{data}'>"
+            f"{esc(trial_link(name, SCREEN))})'><img alt='final screen, small' src='data:{SCREEN_MIME};base64,{data}'>"
             "<small>final screen</small></span>")
 
 
@@ -241,7 +242,7 @@ def trial_html(record: TrialRecord, trial_steps: list, screen: Optional[bytes] =
             elif s.role in ("error", "final"):
                 said.append(f"{'final claim' if s.role == 'final' else 'error'}: {s.text}")
         lines.append(f"<details><summary>Transcript ({len(shown)} steps; the answers are in the run folder's "
-                     f"transcript.jsonl)</summary><pre>{esc(chr(10).join(said))}</pre></details></div>")
+                     f"{TRANSCRIPT})</summary><pre>{esc(chr(10).join(said))}</pre></details></div>")
         lines += [screen_part, "</div>"]
         return "".join(lines)
     lines.append(f"<details><summary>Transcript ({len(shown)} steps)</summary><ol class=mv-steps>")
@@ -498,7 +499,7 @@ def current_run(evals: EvalSession, finished: bool = True):
     renders at the session's finish, before the record's last write: a session that was not interrupted, with every
     scheduled trial graded, has ended (as the record will say); otherwise it stopped unfinished."""
     folder = Path(evals.options.run_dir)
-    trials, _ = load_trials(folder / "trials")
+    trials, _ = load_trials(folder)
     return Run(folder, evals.run_record(finished, graded={t.name for t in trials}), trials)
 
 

@@ -9,13 +9,14 @@ import dataclasses
 import os
 import random
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional, Union
 
 import pytest
 
+from pytest_mobium_evals.core.errors import RecordError
 from pytest_mobium_evals.core.verdicts import ALL_CONTROL_DRIVERS, DRIVERS
-from pytest_mobium_evals.runfolder.writing import RecordError, RunDir, default_run_dir
+from pytest_mobium_evals.runfolder.layout import RECORD, default_run_dir
+from pytest_mobium_evals.runfolder.reading import is_run, read_record
 
 #: The options record.json keeps and --resume restores (the seed, run folder and resumed flag are the run's own).
 STORED = ("driver", "models", "repeats", "device", "adb", "mobium_bin", "clock_speed", "device_pace", "tool_timeout",
@@ -127,20 +128,20 @@ class RunOptions:
         resumed = False
         if opt.mobium_resume:
             try:
-                record = RunDir(opt.mobium_resume).read_record()
+                record = read_record(opt.mobium_resume)
             except RecordError as exc:
                 raise pytest.UsageError(f"--resume: {exc}") from None
             if not isinstance(record.seed, int):
-                raise pytest.UsageError(f"--resume {opt.mobium_resume}: its record.json has no seed")
+                raise pytest.UsageError(f"--resume {opt.mobium_resume}: its {RECORD} has no seed")
             seed = record.seed
             stored = record.options or {}
             options.update({k: v for k, v in stored.items() if k in STORED})
             run_dir, resumed = opt.mobium_resume, True
         else:
             run_dir = opt.mobium_run_dir
-            if run_dir and (Path(run_dir) / "record.json").exists():
+            if run_dir and is_run(run_dir):
                 # Trials of two runs in one folder would be graded as one run with one seed: refuse.
-                raise pytest.UsageError(f"--run-dir {run_dir}: already holds a run (record.json); continue it "
+                raise pytest.UsageError(f"--run-dir {run_dir}: already holds a run ({RECORD}); continue it "
                                         f"with --resume {run_dir}, or choose another folder")
         if seed is None and getattr(opt, "mobium_baseline", None):
             seed = _baseline_seed(opt.mobium_baseline)  # a comparison needs the same seed on both sides
@@ -243,9 +244,9 @@ def _check_servers(options: dict) -> None:
 
 def _baseline_seed(path: str) -> int:
     try:
-        record = RunDir(path).read_record()
+        record = read_record(path)
     except RecordError as exc:
         raise pytest.UsageError(f"--baseline: {exc}") from None
     if not isinstance(record.seed, int):
-        raise pytest.UsageError(f"--baseline {path}: its record.json has no seed")
+        raise pytest.UsageError(f"--baseline {path}: its {RECORD} has no seed")
     return record.seed

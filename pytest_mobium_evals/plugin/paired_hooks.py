@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_mobium_evals.analysis.paired import SURFACES_MD, _pts, compare_run, section_markdown
+from pytest_mobium_evals.analysis.paired import _pts, compare_run, section_markdown
 from pytest_mobium_evals.runfolder.files import atomic_write_text
+from pytest_mobium_evals.runfolder.layout import SURFACES
+from pytest_mobium_evals.runfolder.reading import is_run, load_run
 
 from .session import eval_session
 
@@ -16,11 +18,10 @@ def pytest_mobium_run_finished(config, run_dir, status) -> None:
     """A run with variants leaves its before/after table beside record.json."""
     if not eval_session(config).surface_variants():
         return
-    from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
 
     text = section_markdown(load_run(run_dir, require_complete=False))
     if text:
-        atomic_write_text(Path(run_dir) / SURFACES_MD, text)
+        atomic_write_text(Path(run_dir) / SURFACES, text)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
@@ -28,10 +29,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     # the session's variants, as the record holds them: --surface and --tools, restored by --resume
     if getattr(config, "workerinput", None) is not None or not eval_session(config).surface_variants():
         return
-    from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
 
     run_dir = Path(eval_session(config).options.run_dir)
-    if not (run_dir / "record.json").exists():
+    if not is_run(run_dir):
         return
     comparisons = compare_run(load_run(run_dir, require_complete=False))
     if not comparisons:
@@ -44,4 +44,4 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
             f"{c.variant} vs baseline, {c.model}, {c.split}: {_pts(c.delta)} points{interval} over {c.tasks} "
             f"task{'s' if c.tasks != 1 else ''}: {c.call}; better on {', '.join(c.better) or 'none'}, worse on "
             f"{', '.join(c.worse) or 'none'}")
-    terminalreporter.write_line(f"the table: {run_dir / SURFACES_MD}")
+    terminalreporter.write_line(f"the table: {run_dir / SURFACES}")

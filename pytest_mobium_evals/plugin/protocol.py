@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_mobium_evals.core.verdicts import INFRA_ERROR
-from pytest_mobium_evals.runfolder.writing import RunDir
+from pytest_mobium_evals.runfolder.layout import RunDir
+from pytest_mobium_evals.runfolder.reading import graded
 
 from .collection import spec_of
 from .session import SURFACE_READER, eval_session
@@ -127,7 +128,7 @@ def _stored_record(run_dir, name: str):
     then the trial runs again)."""
     from pytest_mobium_evals.core.trial_record import RecordInvalid, TrialRecord  # noqa: PLC0415  pydantic, left to the first trial's record: this module loads in every pytest run
 
-    data = run_dir.graded(name)
+    data = graded(run_dir, name)
     if data is None:
         return None
     try:

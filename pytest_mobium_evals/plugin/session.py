@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import pytest
 
 from pytest_mobium_evals import __version__, source_commit
+from pytest_mobium_evals.runfolder import reading
 from pytest_mobium_evals.runfolder.collection import Collection
-from pytest_mobium_evals.runfolder.writing import RunDir, read_run_record, utc_now
+from pytest_mobium_evals.runfolder.layout import RunDir
+from pytest_mobium_evals.runfolder.writing import utc_now, write_record
 
 from .options import RunOptions, parse_trial_timeout
 
@@ -293,7 +295,7 @@ class EvalSession:
 
         if self.options.resumed:
             reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-            for problem in RunDir(self.options.run_dir).half_written_trials():
+            for problem in reading.half_written_trials(self.options.run_dir):
                 line = f"mobium-evals: --resume: {problem}; that trial runs again"
                 if reporter is not None:
                     reporter.write_line(line)
@@ -355,7 +357,7 @@ class EvalSession:
         self.close()
 
     def _has_trials(self) -> bool:
-        return any((Path(self.options.run_dir) / "trials").glob("*/verdict.json"))
+        return reading.has_verdicts(self.options.run_dir)
 
     def run_record(self, finished: bool, graded: Optional[set[str]] = None) -> RunRecord:
         """The run's record (record.json, core.run_record.RunRecord) as it stands now: what the run is (seed,
@@ -366,15 +368,15 @@ class EvalSession:
 
         run = RunDir(self.options.run_dir)
         collection = self.collection()
-        devices = run.session_devices()
-        previous = read_run_record(run.record_path, default=None) or RunRecord()
+        devices = reading.session_devices(run)
+        previous = reading.read_run_record(run.record_path, default=None) or RunRecord()
         settings = [] if self.options.drivers != ("agent",) else [s.label for s in self.model_settings()]
         # A resumed run may select fewer trials than it first scheduled: the record keeps the union, and "finished"
         # means every one of them has its verdict.json (an interrupted or partial run says so; --resume completes
         # it).
         scheduled = list(dict.fromkeys(list(previous.scheduled or []) + collection.scheduled))
         finished = finished and (set(scheduled) <= graded if graded is not None
-                                 else all(run.graded(name) is not None for name in scheduled))
+                                 else all(reading.graded(run, name) is not None for name in scheduled))
         commit, dirty = source_commit()
         return RunRecord(
             schema_version=SCHEMA,
@@ -413,7 +415,7 @@ class EvalSession:
         run = RunDir(self.options.run_dir)
         record = self.run_record(finished)
         try:
-            run.write_record(record)
+            write_record(run, record)
         except OSError as exc:
             message = (f"mobium-evals: cannot write {exc.filename or run.record_path}: {exc.strerror or exc}; "
                        f"the run stopped, and what it wrote before is intact")

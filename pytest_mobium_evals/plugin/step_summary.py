@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.runfolder.reading import load_run
 
 ENV = "GITHUB_STEP_SUMMARY"
 
@@ -31,7 +32,6 @@ def against_lines(config, run_) -> list[str]:
     baseline = getattr(config.option, "mobium_baseline", None)
     if baseline:
         from pytest_mobium_evals.report.compare import compare_runs, per_setting_table  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
-        from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
 
         lines += ["### Against the baseline", ""]
         try:
@@ -52,7 +52,6 @@ def pytest_mobium_run_finished(config, run_dir, status) -> None:
         return
     from pytest_mobium_evals.report.markdown import render_step_summary  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
     from pytest_mobium_evals.report.view import summarize_run  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
-    from pytest_mobium_evals.runfolder.reading import load_run  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
 
     run_ = load_run(run_dir, require_complete=False)
     text = render_step_summary(run_, summarize_run(run_), against_lines(config, run_))

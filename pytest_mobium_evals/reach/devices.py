@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from pytest_mobium_evals.core.errors import DeviceUnavailable
-from pytest_mobium_evals.runfolder.writing import RunDir
+from pytest_mobium_evals.runfolder.writing import write_session_device
 
 from .device import Device, DeviceError
 from .toolserver import PreparedServer, ToolServerSpec, server_name, tool_server_words
@@ -252,7 +252,7 @@ class DeviceLease:
 
     def write_info(self, run_dir: str) -> None:
         """The leased device's properties under the run folder's .session/, where the record gathers them."""
-        RunDir(run_dir).write_session_device(worker_index(self.workerinput), self.info)
+        write_session_device(run_dir, worker_index(self.workerinput), self.info)
 
     def server_spec(self, device):
         """What starts a trial's fresh tool server against `device`: Mobium's binary, or the built-in server."""

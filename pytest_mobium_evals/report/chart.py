@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import io
 
+from pytest_mobium_evals.report.facts import fmt_pct
 from pytest_mobium_evals.report.view import SettingSummary
-from pytest_mobium_evals.runfolder.reading import fmt_pct
-
-CHART = "pass-rate.png"
 
 
 def draw_chart(summaries: list[SettingSummary], title: str, controls: bool = False) -> bytes:

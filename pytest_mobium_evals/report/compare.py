@@ -23,21 +23,12 @@ from pytest_mobium_evals.analysis.intervals import Rate, bootstrap_over_tasks
 from pytest_mobium_evals.analysis.paired import section_markdown
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.split import SPLITS
+from pytest_mobium_evals.report.facts import describe_device, describe_mobium, fmt_pct, join
 from pytest_mobium_evals.report.view import one_line
 from pytest_mobium_evals.runfolder.files import atomic_write_text
-from pytest_mobium_evals.runfolder.reading import (
-    Run,
-    Setting,
-    Trial,
-    describe_device,
-    describe_mobium,
-    fmt_pct,
-    join,
-    load_run,
-)
+from pytest_mobium_evals.runfolder.layout import COMPARE
+from pytest_mobium_evals.runfolder.reading import Run, Setting, Trial, load_run
 from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
-
-COMPARE = "compare.md"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

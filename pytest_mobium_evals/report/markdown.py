@@ -13,11 +13,11 @@ from typing import Optional
 
 from pytest_mobium_evals.analysis import injection_rates
 from pytest_mobium_evals.analysis.paired import section_markdown
-from pytest_mobium_evals.analysis.regrade import REGRADE, verdicts_changed
+from pytest_mobium_evals.analysis.regrade import verdicts_changed
 from pytest_mobium_evals.analysis.summary import NOT_RECORDED, agent_pairs, difference_lines
 from pytest_mobium_evals.core.trial_record import STOP_REASONS
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS as KNOWN_VERDICTS
-from pytest_mobium_evals.report.chart import CHART
+from pytest_mobium_evals.report.facts import fmt_pct, run_facts
 from pytest_mobium_evals.report.view import (
     CLAIM_CONFLICTS,
     DECLARED_BLOCKERS,
@@ -28,9 +28,8 @@ from pytest_mobium_evals.report.view import (
     one_line,
     task_sort_key,
 )
-from pytest_mobium_evals.runfolder.reading import Run, Setting, Trial, fmt_pct, run_facts
-
-REPORT = "report.md"
+from pytest_mobium_evals.runfolder.layout import CHART, REGRADE, REPORT, SCREEN, TRANSCRIPT
+from pytest_mobium_evals.runfolder.reading import Run, Setting, Trial
 
 SHORT = {"pass": "P", "false_success": "FS", "false_refusal": "FR", "honest_failure": "HF", "unreported": "U",
          "touched": "T", "wrong_reason": "WR", "infra_error": "IE"}
@@ -136,7 +135,7 @@ def _link(base: Path, trial: Trial, name: str) -> Optional[str]:
 
 
 def _evidence(base: Path, trial: Trial) -> str:
-    links = [x for x in (_link(base, trial, "transcript.jsonl"), _link(base, trial, "screen.png")) if x]
+    links = [x for x in (_link(base, trial, TRANSCRIPT), _link(base, trial, SCREEN)) if x]
     return " · ".join(links) if links else "no transcript or screen kept"
 
 
@@ -235,13 +234,13 @@ def render_step_summary(run_: Run, summaries: list[SettingSummary], against: Opt
             items //= 2
             continue
         cut = text.encode("utf-8")[:limit - 200].decode("utf-8", "ignore")
-        return cut[:cut.rfind("\n") + 1] + "\n_(cut here: the summary reached GitHub's 1 MiB limit; see report.md)_\n"
+        return cut[:cut.rfind("\n") + 1] + f"\n_(cut here: the summary reached GitHub's 1 MiB limit; see {REPORT})_\n"
 
 
 def _listed(rows: list[str], items: int) -> list[str]:
     shown = [f"- {r}" for r in rows[:items]]
     if len(rows) > items:
-        shown.append(f"- … and {len(rows) - items} more (report.md lists them all)")
+        shown.append(f"- … and {len(rows) - items} more ({REPORT} lists them all)")
     return shown
 
 

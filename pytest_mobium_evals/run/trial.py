@@ -30,7 +30,8 @@ from pytest_mobium_evals.core.trial_record import TrialRecord, fitted
 from pytest_mobium_evals.drivers import controls as drivers
 from pytest_mobium_evals.reach.device import Device
 from pytest_mobium_evals.reach.private_state import private_state
-from pytest_mobium_evals.runfolder.writing import RunDir, trial_name
+from pytest_mobium_evals.runfolder.layout import RunDir, trial_name
+from pytest_mobium_evals.runfolder.writing import write_trial
 from pytest_mobium_evals.surface import proxy as surface_proxy
 
 if TYPE_CHECKING:
@@ -456,7 +457,7 @@ def _write(env: TrialEnv, spec: TrialSpec, result: TrialResult) -> None:
     if env.run_dir is None:
         return
     try:
-        env.run_dir.write_trial(spec.name, result.record.to_json(), result.events, result.screen)
+        write_trial(env.run_dir, spec.name, result.record.to_json(), result.events, result.screen)
     except OSError as exc:
         where = exc.filename or env.run_dir.trial_dir(spec.name)
         raise RunFolderWriteError(f"cannot write {where}: {exc.strerror or exc}; the run stopped here, and "

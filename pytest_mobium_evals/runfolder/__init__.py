@@ -1,2 +1,3 @@
-"""Writing a run folder (atomically) and reading it back, transcripts included. Most of a run folder's file names are
-spelled here; a few modules elsewhere still spell one of their own (issue 44 gathers them here)."""
+"""The run folder, and the only code that knows its file names: `layout` (every name, spelt once, and where each file
+goes), `files` (the one atomic writer and JSON reader), `writing` (the record, the trials, the leased devices),
+`reading` (a run in progress and whole runs loaded for the after-run commands), `collection` (what was scheduled)."""

@@ -1,4 +1,4 @@
-"""`.session/collection.json`: what a session scheduled, spelt once.
+"""`.session/collection.json`: what a session scheduled (its name and place are layout.py's).
 
 Made by every process that collects, which keeps the object (`EvalSession.collection()`) and writes the file (under
 xdist every worker collects the same items, so they all write the same file). The file is read where the object is
@@ -13,9 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from pytest_mobium_evals.runfolder.files import atomic_write_json, read_json
-from pytest_mobium_evals.runfolder.writing import RunDir
-
-COLLECTION = "collection.json"
+from pytest_mobium_evals.runfolder.layout import RunDir
 
 
 @dataclass(frozen=True)
@@ -31,7 +29,7 @@ class Collection:
 
     @staticmethod
     def path(run_dir: os.PathLike | str) -> Path:
-        return RunDir(run_dir).session_dir / COLLECTION
+        return RunDir(run_dir).collection_path
 
     @classmethod
     def exists(cls, run_dir: os.PathLike | str) -> bool:

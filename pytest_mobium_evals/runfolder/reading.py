@@ -1,9 +1,14 @@
-"""Loading and checking a run folder, for every after-run command (report, compare, runs, judge, verify).
+"""Reading a run folder back: the state of a run in progress (which trials are graded, which half-written, the
+devices its processes leased), the record of a run to continue or compare with, and whole runs loaded and checked for
+every after-run command (report, compare, runs, judge, verify).
 
-A run folder is `record.json` plus `trials/<task>-<driver>-<model>-r<repeat>/verdict.json` (DEVELOPERS.md, Records).
-A number is only reported from a complete run, so loading says precisely what is missing or malformed: which keys of
-the record, which scheduled trials have no verdict.json, which verdict.json cannot be read and why. Every such
-problem is a `UsageError` naming the file, never a traceback."""
+A run folder is `record.json` plus `trials/<task>-<driver>-<model>-r<repeat>/verdict.json` (layout.py; DEVELOPERS.md,
+Records). A number is only reported from a complete run, so loading says precisely what is missing or malformed:
+which keys of the record, which scheduled trials have no verdict.json, which verdict.json cannot be read and why.
+Every such problem is a `UsageError` naming the file, never a traceback.
+
+The plugin's entry point imports this module (the session reads the run's state), so pydantic, which the records'
+models need, is imported by the readers that build a record, when first called."""
 
 from __future__ import annotations
 
@@ -11,25 +16,121 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from pytest_mobium_evals.core.errors import UsageError
-from pytest_mobium_evals.core.run_record import RunRecord
-from pytest_mobium_evals.core.trial_record import RecordInvalid, TrialRecord
+from pytest_mobium_evals.core.errors import RecordError, RecordInvalid, UsageError
 from pytest_mobium_evals.core.verdicts import ALL_CONTROL_DRIVERS, is_control
-from pytest_mobium_evals.runfolder.files import read_json
-from pytest_mobium_evals.runfolder.writing import (
-    read_run_record,
-    trial_name,  # noqa: F401  (trial_name: the folder names, one definition)
-)
+from pytest_mobium_evals.runfolder.files import NO_DEFAULT, read_json
+from pytest_mobium_evals.runfolder.layout import RECORD, TRANSCRIPT, TRIALS, VERDICT, RunDir, trial_name
 
-RECORD = "record.json"
-TRIALS = "trials"
-VERDICT = "verdict.json"
-TRANSCRIPT = "transcript.jsonl"
+if TYPE_CHECKING:
+    from pytest_mobium_evals.core.run_record import RunRecord
+    from pytest_mobium_evals.core.trial_record import TrialRecord
 
 #: What a record must say before its run is reported: what it ran on and what it scheduled.
 RECORD_KEYS = ("seed", "tasks", "device", "mobium")
+
+
+# ---- a run in progress: its record, its trials' state, its devices ----
+
+def read_run_record(path: os.PathLike | str, what: str = "the run record", default=NO_DEFAULT) -> Optional[RunRecord]:
+    """The one reader of a record.json: its `RunRecord`. A file that is missing, not JSON, or not a record is a
+    one-line `UsageError` naming it, or `default` when one is given."""
+    from pytest_mobium_evals.core.run_record import RunRecord  # noqa: PLC0415  pydantic: the entry point imports this module
+
+    try:
+        data = read_json(Path(path), what)
+        try:
+            return RunRecord.parse(data)
+        except RecordInvalid as exc:
+            raise UsageError(f"{path}: {exc}") from None
+    except UsageError:
+        if default is not NO_DEFAULT:
+            return default
+        raise
+
+
+def is_run(path: os.PathLike | str) -> bool:
+    """Whether a folder holds a run: its record.json."""
+    return RunDir(path).record_path.is_file()
+
+
+def read_record(run_dir: os.PathLike | str) -> RunRecord:
+    """The record of a run this session continues or compares with; a `RecordError` in one line naming the file
+    when there is none or it does not load."""
+    run = RunDir(run_dir)
+    if not run.record_path.exists():
+        raise RecordError(f"{run.path}: not a run folder (no {RECORD})")
+    try:
+        return read_run_record(run.record_path, "the run record")
+    except UsageError as exc:
+        raise RecordError(str(exc)) from None
+
+
+def session_devices(run_dir: os.PathLike | str) -> list[dict]:
+    """The devices this run's processes leased (layout.SESSION_DEVICES), in their files' order."""
+    return [d for p in RunDir(run_dir).session_device_paths() if (d := read_json(p, default=None))]
+
+
+def graded(run_dir: os.PathLike | str, name: str) -> Optional[dict]:
+    """The stored verdict of a completed trial, or None (absent, unreadable, or half-written: then the trial runs
+    again)."""
+    data, problem = _verdict(RunDir(run_dir), name)
+    return None if problem else data
+
+
+def half_written(run_dir: os.PathLike | str, name: str) -> Optional[str]:
+    """What is wrong with a trial folder that holds a verdict.json but not a whole trial (a truncated or unparsable
+    verdict, one without a verdict, a transcript missing), as one line naming the file; None for a complete folder or
+    one with no verdict.json yet."""
+    return _verdict(RunDir(run_dir), name)[1]
+
+
+def _verdict(run: RunDir, name: str) -> tuple[Optional[dict], Optional[str]]:
+    """A trial's verdict.json read once: (its data, None) for a whole trial, (None, None) with no verdict.json yet,
+    (None, what is wrong) for a half-written one."""
+    path = run.verdict_path(name)
+    if not path.exists():
+        return None, None
+    try:
+        data = read_json(path, "the verdict")
+    except UsageError as exc:
+        return None, f"{path}: not readable JSON (truncated?): {str(exc).removeprefix(f'{path}: ')}"
+    if not isinstance(data, dict) or not data.get("verdict"):
+        return None, f"{path}: has no verdict"
+    transcript = run.transcript_path(name)
+    if not transcript.exists():
+        return None, f"{transcript}: missing beside its {VERDICT}"
+    return data, None
+
+
+def half_written_trials(run_dir: os.PathLike | str) -> list[str]:
+    """One line for each half-written trial folder of the run (see half_written)."""
+    run = RunDir(run_dir)
+    if not run.trials_dir.is_dir():
+        return []
+    return [problem for folder in sorted(run.trials_dir.iterdir()) if (problem := half_written(run, folder.name))]
+
+
+def has_verdicts(run_dir: os.PathLike | str) -> bool:
+    """Whether any trial of the run has its verdict.json (whole or not)."""
+    run = RunDir(run_dir)
+    return run.trials_dir.is_dir() and any(run.verdict_path(folder.name).exists()
+                                           for folder in run.trials_dir.iterdir())
+
+
+def all_verdicts(run_dir: os.PathLike | str) -> list[dict]:
+    run = RunDir(run_dir)
+    out = []
+    if run.trials_dir.is_dir():
+        for folder in sorted(run.trials_dir.iterdir()):
+            data = graded(run, folder.name)
+            if data is not None:
+                out.append(data)
+    return out
+
+
+# ---- a whole run, loaded for the after-run commands ----
 
 
 
@@ -187,7 +288,7 @@ def load_run(path: os.PathLike | str, require_complete: bool = True) -> Run:
     if record.said_unfinished:
         problems.append(f"{RECORD} says the run did not finish")
 
-    trials, malformed = load_trials(folder / TRIALS)
+    trials, malformed = load_trials(folder)
     problems.extend(malformed)
     # A kept run drops every transcript on purpose (evidence/); one trial without its transcript among trials with
     # theirs was cut short while being written.
@@ -210,7 +311,12 @@ def load_run(path: os.PathLike | str, require_complete: bool = True) -> Run:
     return run
 
 
-def load_trials(trials_dir: Path) -> tuple[list[Trial], list[str]]:
+def load_trials(run_dir: os.PathLike | str) -> tuple[list[Trial], list[str]]:
+    """The run's trials that have a verdict.json, each with its record, and one line for each trial folder that has
+    none or whose verdict.json does not load."""
+    from pytest_mobium_evals.core.trial_record import TrialRecord  # noqa: PLC0415  pydantic: the entry point imports this module
+
+    trials_dir = RunDir(run_dir).trials_dir
     if not trials_dir.is_dir():
         return [], []
     trials: list[Trial] = []
@@ -238,129 +344,6 @@ def load_trials(trials_dir: Path) -> tuple[list[Trial], list[str]]:
         shown = ", ".join(no_verdict[:8]) + (f" and {len(no_verdict) - 8} more" if len(no_verdict) > 8 else "")
         problems.append(f"{len(no_verdict)} trial folder(s) have no {VERDICT}: {shown}")
     return trials, problems
-
-
-def fmt_pct(value: Optional[float]) -> str:
-    return "–" if value is None else f"{round(100 * value)}%"
-
-
-def describe_commit(commit, dirty) -> str:
-    """"0123456789ab", "0123456789ab (dirty)", or "unknown (not a git checkout)": without a commit, whether the
-    tree was dirty is unknown too."""
-    if not commit:
-        return "unknown (not a git checkout)"
-    commit = str(commit)
-    short = commit[:12] if len(commit) >= 12 and all(c in "0123456789abcdef" for c in commit) else commit
-    return short + (" (dirty)" if dirty else "" if dirty is False else " (dirty: unknown)")
-
-
-def describe_mobium(record: RunRecord) -> str:
-    mobium = record.mobium
-    if isinstance(mobium, dict):
-        return describe_commit(mobium.get("commit"), mobium.get("dirty"))
-    return str(mobium) if mobium else "unknown"
-
-
-DEVICE_KINDS = {"virtual": "virtual device (pytest-mobium-evals)", "emulator": "Android emulator",
-                "physical": "physical device"}
-
-
-def describe_device(record: RunRecord, short: bool = False) -> str:
-    """The device a run used: serial, model, Android release and API level, and (unless short) its system image."""
-    return device_text(record.device, short)
-
-
-def run_devices(record: RunRecord) -> list:
-    """Every device the run's processes leased (one per xdist worker), once each; older records: the one."""
-    devices = [d for d in record.devices or [] if d] or ([record.device] if record.device else [])
-    seen: dict[str, Any] = {}
-    for d in devices:
-        seen.setdefault(json.dumps(d, sort_keys=True) if isinstance(d, dict) else str(d), d)
-    return list(seen.values())
-
-
-def describe_devices(record: RunRecord, short: bool = True) -> str:
-    """The devices a run used: one as describe_device says it; several grouped by what they are, each group with the
-    ADB servers its devices sit behind (virtual devices share a serial): "2 × virtual device …, emulator-5554,
-    Android 15 (API 35), at 127.0.0.1:41935 and 127.0.0.1:35925"."""
-    devices = run_devices(record)
-    if not devices:
-        return "not recorded"
-    if len(devices) == 1:
-        return device_text(devices[0], short)
-    groups: dict[str, list[str]] = {}
-    for d in devices:
-        groups.setdefault(device_text(d, short), []).append(str(d.get("adb")) if isinstance(d, dict) and
-                                                            d.get("adb") else "")
-    return "; ".join(f"{len(where)} × {what}" + (f", at {' and '.join(filter(None, where))}" if any(where) else "")
-                     for what, where in groups.items())
-
-
-def device_text(device, short: bool = False) -> str:
-    if isinstance(device, dict):
-        kind = DEVICE_KINDS.get(str(device.get("kind")))
-        parts = ([kind] if kind else []) + [str(device[k]) for k in ("name", "serial", "model") if device.get(k)]
-        if device.get("release"):
-            parts.append(f"Android {device['release']}" + (f" (API {device['sdk']})" if device.get("sdk") else ""))
-        if device.get("image") and not short:
-            parts.append(str(device["image"]))
-        return ", ".join(dict.fromkeys(parts)) if parts else json.dumps(device, sort_keys=True)
-    return str(device) if device else "unknown"
-
-
-def surface_fact(record: RunRecord) -> str:
-    """Which surface the agent saw, for every report's facts."""
-    names = record.surfaces or []
-    server = "Mobium's own (mobium mcp)" if (record.tool_server or "").startswith("mobium mcp") else \
-        "the built-in server's own words (not Mobium's text)"
-    if not names:
-        return f"{server}, unchanged (no --surface)"
-    return f"variants {', '.join(names)} applied by the surface proxy over {server}"
-
-
-def describe_app(record: RunRecord) -> Optional[str]:
-    device = record.device
-    if isinstance(device, dict) and device.get("app_build"):
-        return f"{device.get('app') or 'app'} {device['app_build']}"
-    return record.mobiumapp
-
-
-def join(items: Iterable[str]) -> str:
-    items = list(items)
-    return ", ".join(items) if items else "none"
-
-
-def run_facts(run_) -> list[tuple[str, str]]:
-    """The run's facts, one (name, value) each: the summary's facts table and the Environment table."""
-    rec = run_.record
-    device = rec.device if isinstance(rec.device, dict) else {}
-    mobium = rec.mobium
-    if mobium == "built-in" or not mobium:
-        mobium_text = "the built-in Mobium-compatible server (mobium-evals mcp), not a Mobium build"
-    else:
-        mobium_text = f"Mobium commit {describe_mobium(rec)}" + (
-            f" ({mobium.get('binary')})" if isinstance(mobium, dict) and mobium.get("binary") else "")
-    efforts = rec.efforts or {}
-    models = ", ".join(f"{m}" + (f" ({efforts[m]} effort)" if efforts.get(m) else "") for m in rec.models
-                       or []) or "none (controls only)"
-    tasks = run_.task_ids
-    devices = run_devices(rec)
-    facts = [("Seed", str(rec.seed)), ("Run folder", str(run_.path)),
-             ("Started", str(rec.started or "unknown")),
-             ("Ended", str(rec.ended or "not finished (no end recorded)")),
-             ("Devices" if len(devices) > 1 else "Device", describe_devices(rec)),
-             ("System image", str(device.get("image") or "unknown")),
-             ("Mobium", mobium_text), ("Surface", surface_fact(rec)),
-             ("Drivers", ", ".join(rec.drivers or []) or "unknown"),
-             ("Models", models), ("Repeats", str(rec.repeats)),
-             ("Tasks", f"{len(tasks)}: " + ", ".join(tasks) if tasks else "unknown"),
-             ("Suites", ", ".join(rec.suites or []) or "unknown"),
-             ("Plugin", f"{rec.plugin} {rec.plugin_version or '?'}, commit "
-                        f"{describe_commit(rec.plugin_commit, rec.plugin_dirty)}")]
-    app = describe_app(rec)
-    if app:
-        facts.insert(6, ("App", app))
-    return facts
 
 
 def read_events(path: Path) -> list[dict]:

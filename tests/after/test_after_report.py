@@ -250,7 +250,8 @@ def test_a_control_s_declared_false_success_on_an_irreversible_action_is_not_gat
 
 
 def test_the_facts_name_every_device_the_times_and_both_commits(make_run):
-    from pytest_mobium_evals.runfolder.reading import load_run, run_facts
+    from pytest_mobium_evals.report.facts import run_facts
+    from pytest_mobium_evals.runfolder.reading import load_run
 
     virtual = {"kind": "virtual", "serial": "emulator-5554", "release": "15", "sdk": "35"}
     devices = [{**virtual, "adb": f"127.0.0.1:{port}"} for port in (5037, 5038, 5039)] + [
@@ -275,7 +276,8 @@ def test_the_facts_name_every_device_the_times_and_both_commits(make_run):
 
 
 def test_an_older_record_without_commit_or_end_says_unknown(make_run):
-    from pytest_mobium_evals.runfolder.reading import load_run, run_facts
+    from pytest_mobium_evals.report.facts import run_facts
+    from pytest_mobium_evals.runfolder.reading import load_run
 
     facts = dict(run_facts(load_run(make_run("r1", {"t01": ["pass"]}))))
     assert facts["Device"] == "emulator-5554, Android 15 (API 35)"

@@ -92,7 +92,7 @@ def run_variants(tasks: list, names: list[str], repeats: int, device, adb_port: 
     from pytest_mobium_evals.drivers.agents import Limits, parse_models
     from pytest_mobium_evals.reach.toolserver import ToolServerSpec
     from pytest_mobium_evals.run.trial import TrialEnv, TrialSpec, run_trial
-    from pytest_mobium_evals.runfolder.writing import RunDir
+    from pytest_mobium_evals.runfolder.layout import RunDir
     from pytest_mobium_evals.surface.variants import load
 
     variants = {load(name, root).name: load(name, root).plain() for name in names}

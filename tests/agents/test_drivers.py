@@ -15,7 +15,7 @@ from pytest_mobium_evals.core import grading
 from pytest_mobium_evals.drivers import controls as drivers
 from pytest_mobium_evals.drivers.agents import AgentInfraError, InfraError, Limits, parse_models, run_agent
 from pytest_mobium_evals.run.trial import TrialEnv, TrialSpec, run_trial
-from pytest_mobium_evals.runfolder.writing import RunDir
+from pytest_mobium_evals.runfolder.layout import RunDir
 from pytest_mobium_evals.suites.catalog import load_task_definitions
 
 PROVIDERS = [pytest.param("claude", marks=pytest.mark.slow), "ollama", "openai"]

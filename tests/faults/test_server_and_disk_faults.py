@@ -48,7 +48,7 @@ DISK_FULL = r'''
 import errno
 import os
 
-from pytest_mobium_evals.runfolder import writing as records
+from pytest_mobium_evals.runfolder import files
 
 _replace = os.replace
 _seen = []
@@ -63,7 +63,7 @@ def _full_after_first_trial(src, dst, *args, **kwargs):
     return _replace(src, dst, *args, **kwargs)
 
 
-records.os.replace = _full_after_first_trial
+files.os.replace = _full_after_first_trial
 '''
 
 

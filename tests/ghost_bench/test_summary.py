@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from pytest_mobium_evals.core.trial_record import TrialRecord
-from pytest_mobium_evals.runfolder.writing import RunDir, trial_name
+from pytest_mobium_evals.runfolder.layout import RunDir, trial_name
+from pytest_mobium_evals.runfolder.writing import write_record, write_trial
 from pytest_mobium_evals.suites.ghost_bench import summary as gb
 
 
@@ -25,12 +26,12 @@ def verdict(task: str, driver: str, *, reached, observed, verdict_name, repeat=0
 
 
 def store(run: RunDir, data: dict) -> None:
-    run.write_trial(trial_name(data["task"], data["driver"], data["model"], data["repeat"]), data)
+    write_trial(run, trial_name(data["task"], data["driver"], data["model"], data["repeat"]), data)
 
 
 def test_summary_per_setting_with_scores_and_reasons(tmp_path):
     run = RunDir(tmp_path / "20261129-230000-controls")
-    run.write_record({"seed": 7, "tasks": [], "device": {}, "mobium": {}})
+    write_record(run, {"seed": 7, "tasks": [], "device": {}, "mobium": {}})
     store(run, verdict("SystemWifiTurnOn", "reference", reached=True, verdict_name="pass",
                        observed="got '1' (expected '1' or '2')"))
     store(run, verdict("OpenAppClock", "reference", reached=True, verdict_name="pass", total_s=3.04,
@@ -106,7 +107,7 @@ def test_the_summary_is_rewritten_after_each_trial_and_says_how_the_run_ended(tm
     from pytest_mobium_evals.plugin import ghost_bench as plugin
 
     run = RunDir(tmp_path / "run")
-    run.write_record({"seed": 7, "tasks": [], "device": {}, "mobium": {}, "ended": "2026-12-01T10:00:00"})
+    write_record(run, {"seed": 7, "tasks": [], "device": {}, "mobium": {}, "ended": "2026-12-01T10:00:00"})
     first = verdict("SystemWifiTurnOn", "reference", reached=True, verdict_name="pass", observed="got '1'")
     store(run, first)
     plugin.pytest_mobium_trial_recorded(FakeConfig, run.path, TrialRecord.parse(first))

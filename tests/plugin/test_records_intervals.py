@@ -1,4 +1,4 @@
-"""records.py (atomic run folder) and intervals.py (bootstrap over tasks)."""
+"""runfolder/ (the atomic run folder: layout, writing, reading) and intervals.py (bootstrap over tasks)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_mobium_evals.analysis.intervals import bootstrap_over_tasks
-from pytest_mobium_evals.runfolder.writing import RecordError, RunDir, trial_name
+from pytest_mobium_evals.core.errors import RecordError
+from pytest_mobium_evals.runfolder.layout import RunDir, trial_name
+from pytest_mobium_evals.runfolder.reading import all_verdicts, graded, read_record
+from pytest_mobium_evals.runfolder.writing import write_record, write_trial
 
 
 def test_trial_names_are_safe_folder_names():
@@ -32,22 +35,22 @@ def test_a_trial_is_complete_once_its_verdict_is_written(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", replace)
     with pytest.raises(KeyboardInterrupt):
-        run.write_trial("t01-reference-none-r0", {"verdict": "pass"}, [{"kind": "call"}], b"png")
+        write_trial(run, "t01-reference-none-r0", {"verdict": "pass"}, [{"kind": "call"}], b"png")
     monkeypatch.setattr(os, "replace", real_replace)
     assert calls == ["transcript.jsonl", "screen.png", "verdict.json"]
-    assert run.graded("t01-reference-none-r0") is None  # not graded: resume runs it again
+    assert graded(run, "t01-reference-none-r0") is None  # not graded: resume runs it again
     assert not list((tmp_path / "run/trials/t01-reference-none-r0").glob("*.tmp"))  # no half-written file left
-    run.write_trial("t01-reference-none-r0", {"verdict": "pass"}, [{"kind": "call"}])
-    assert run.graded("t01-reference-none-r0") == {"verdict": "pass"}
-    assert [v["verdict"] for v in run.all_verdicts()] == ["pass"]
+    write_trial(run, "t01-reference-none-r0", {"verdict": "pass"}, [{"kind": "call"}])
+    assert graded(run, "t01-reference-none-r0") == {"verdict": "pass"}
+    assert [v["verdict"] for v in all_verdicts(run)] == ["pass"]
 
 
 def test_run_files_are_0644_and_folders_0755_for_artifact_uploads(tmp_path):
     old_umask = os.umask(0o022)  # the usual one: folders are made as mkdir makes them, files 0644 whatever it is
     try:
         run = RunDir(tmp_path / "run")
-        run.write_record({"seed": 3})
-        run.write_trial("t01-reference-none-r0", {"verdict": "pass"}, [{"kind": "call"}], b"png")
+        write_record(run, {"seed": 3})
+        write_trial(run, "t01-reference-none-r0", {"verdict": "pass"}, [{"kind": "call"}], b"png")
     finally:
         os.umask(old_umask)
     modes = {str(p.relative_to(tmp_path)): stat.S_IMODE(p.stat().st_mode) for p in tmp_path.rglob("*")}
@@ -60,11 +63,11 @@ def test_run_files_are_0644_and_folders_0755_for_artifact_uploads(tmp_path):
 
 def test_reading_a_record_that_is_not_there_is_one_line(tmp_path):
     with pytest.raises(RecordError, match="not a run folder"):
-        RunDir(tmp_path).read_record()
+        read_record(tmp_path)
     (tmp_path / "record.json").write_text("[1]")
     with pytest.raises(RecordError, match="not a JSON object"):
-        RunDir(tmp_path).read_record()
-    RunDir(tmp_path).write_record({"seed": 3})
+        read_record(tmp_path)
+    write_record(tmp_path, {"seed": 3})
     assert json.loads((tmp_path / "record.json").read_text()) == {"seed": 3}
 
 

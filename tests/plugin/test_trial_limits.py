@@ -16,7 +16,7 @@ from pytest_mobium_evals.core.trial_record import HIT_LIMITS, TrialRecord
 from pytest_mobium_evals.drivers import agents
 from pytest_mobium_evals.drivers import controls as drivers
 from pytest_mobium_evals.run.trial import TrialEnv, TrialSpec, run_trial
-from pytest_mobium_evals.runfolder.writing import RunDir
+from pytest_mobium_evals.runfolder.layout import RunDir
 
 AGENTS = Path(agents.__file__).parent
 

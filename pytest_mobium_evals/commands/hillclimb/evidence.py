@@ -10,7 +10,7 @@ from pathlib import Path
 from pytest_mobium_evals.analysis.paired import table_markdown
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.runfolder.files import atomic_write_bytes, atomic_write_json, read_json
-from pytest_mobium_evals.runfolder.reading import load_run
+from pytest_mobium_evals.runfolder.reading import is_run, load_run
 from pytest_mobium_evals.surface.variants import load
 
 from .components import components_of, diff, render_toml, variant_of
@@ -41,7 +41,7 @@ def _run_folders(out: Path) -> dict[str, list[Path]]:
         folder = out / phase
         # the search's run folders are under one folder per round's seed
         found[phase] = sorted(p for p in folder.glob("*/*" if phase == SEARCH else "*")
-                              if (p / "record.json").is_file()) if folder.is_dir() else []
+                              if is_run(p)) if folder.is_dir() else []
     return found
 
 

@@ -24,8 +24,8 @@ from pytest_mobium_evals.core.errors import (  # UsageError: what the run loader
     UsageError,
 )
 from pytest_mobium_evals.core.transcript import steps as transcript_steps
-from pytest_mobium_evals.runfolder.reading import Trial, load_run, read_events
-from pytest_mobium_evals.runfolder.writing import TRANSCRIPT
+from pytest_mobium_evals.runfolder.layout import TRANSCRIPT
+from pytest_mobium_evals.runfolder.reading import Trial, is_run, load_run, read_events
 from pytest_mobium_evals.surface.variants import variant_name
 
 LOG = "pytest.log"
@@ -66,7 +66,7 @@ class Trials:
 
 def _pytest_command(setup: TrialSetup, surfaces: list[str], tasks: list[str], repeats: int,
                     run_dir: Path) -> list[str]:
-    folder = f"--resume={run_dir}" if (run_dir / "record.json").is_file() else f"--run-dir={run_dir}"
+    folder = f"--resume={run_dir}" if is_run(run_dir) else f"--run-dir={run_dir}"
     return [sys.executable, "-m", "pytest", *setup.paths_for(tasks), "-k", " or ".join(sorted(tasks)),
             f"--surface={','.join(surfaces)}", f"--model={setup.model}", f"--repeats={repeats}",
             f"--seed={setup.seed}", folder, "-p", "no:cacheprovider", "-q", *setup.pytest_args]
@@ -106,7 +106,7 @@ def recorded(folder: Path) -> Trials:
     out = Trials()
     if not folder.is_dir():
         return out
-    for run_dir in sorted(p for p in folder.iterdir() if (p / "record.json").is_file()):
+    for run_dir in sorted(p for p in folder.iterdir() if is_run(p)):
         try:
             run = load_run(run_dir, require_complete=False)
         except UsageError:

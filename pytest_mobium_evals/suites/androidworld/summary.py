@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 
 from pytest_mobium_evals.core.trial_record import TrialRecord
+from pytest_mobium_evals.runfolder.layout import ANDROIDWORLD_SUMMARY
 
 from ..ghost_bench.summary import SummarySpec
 from .adapter import SUITE
 
-SUMMARY_FILE = "androidworld.json"
 # what the outcome records: "score 0.5: ..." (our grader) or "AndroidWorld <Class>.is_successful: 0.5" (a twin)
 _SCORE = re.compile(r"(?:^score |\.is_successful: )(\d+(?:\.\d+)?)")
 
@@ -26,7 +26,7 @@ def androidworld_score(record: TrialRecord) -> float:
     return 1.0 if record.outcome_reached else 0.0
 
 
-SPEC = SummarySpec(suite=SUITE, file=SUMMARY_FILE, score=androidworld_score,
+SPEC = SummarySpec(suite=SUITE, file=ANDROIDWORLD_SUMMARY, score=androidworld_score,
                    note="score is AndroidWorld's: the device's score (a composite's the mean of its parts) when the "
                         "driver ended saying done or cannot, else 0; verdict is ours (the device set against the "
                         "claim, which tells a false 'done' from an honest 'cannot'); success_rate is the mean score")

@@ -15,12 +15,11 @@ from pytest_mobium_evals.core.tasks import CONTROL_DRIVERS
 from pytest_mobium_evals.core.trial_record import TrialRecord
 from pytest_mobium_evals.drivers.agents import AgentConfigError, parse_models
 from pytest_mobium_evals.runfolder.files import atomic_write_json
-from pytest_mobium_evals.runfolder.reading import Trial, load_trials
-from pytest_mobium_evals.runfolder.writing import RECORD, TRIALS, read_run_record
+from pytest_mobium_evals.runfolder.layout import GHOST_BENCH_SUMMARY, RunDir
+from pytest_mobium_evals.runfolder.reading import Trial, load_trials, read_run_record
 
 from .adapter import SUITE
 
-SUMMARY_FILE = "ghost_bench.json"
 #: What `status` may say: trials are still being added, or the run ended with every trial or was stopped early.
 STATUSES = ("running", "completed", "stopped")
 
@@ -41,7 +40,7 @@ class SummarySpec:
     benchmark's own terms, and the note saying so."""
 
     suite: str = SUITE
-    file: str = SUMMARY_FILE
+    file: str = GHOST_BENCH_SUMMARY
     score: Callable[[TrialRecord], float] = ghost_bench_score
     note: str = NOTE
 
@@ -62,12 +61,12 @@ def write_summary(run_dir: Path | str, status: str = "completed", spec: SummaryS
     run_dir = Path(run_dir)
     # A folder without a verdict.json is a trial still running (records.py writes it last); one that does not load
     # is left out here and named by `mobium-evals report`, which refuses the run. Neither stops the summary.
-    trials, _ = load_trials(run_dir / TRIALS)
+    trials, _ = load_trials(run_dir)
     verdicts = [t for t in trials if t.record.suite == spec.suite]
     if not verdicts:
         return None
 
-    record = read_run_record(run_dir / RECORD, default=None) or RunRecord()
+    record = read_run_record(RunDir(run_dir).record_path, default=None) or RunRecord()
     groups: dict[tuple, list[Trial]] = {}
     for trial in verdicts:
         key = (trial.record.driver or "agent", trial.record.model or "none", trial.record.effort)
