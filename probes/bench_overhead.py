@@ -96,7 +96,7 @@ def one_trial(provider: str, endpoint, base_url, server, device, t01, run_dir: R
     env = TrialEnv(seed=1, run_dir=run_dir, base_url=base_url, limits=Limits(), agent_runner=runner,
                    server_spec=lambda _device: ToolServerSpec.builtin(server.serials[0], "127.0.0.1", server.port,
                                                                       prepared=prepared))
-    spec = TrialSpec(task=t01, driver="agent", repeat=repeat, setting=parse_models(MODELS[provider])[0])
+    spec = TrialSpec(task=t01, driver="agent", repeat=repeat, model_setting=parse_models(MODELS[provider])[0])
     started = time.monotonic()
     result = run_trial(spec, env, device, t01.outcome)
     wall = time.monotonic() - started

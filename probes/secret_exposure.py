@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
+from pytest_mobium_evals.core.setting import is_control
+from pytest_mobium_evals.core.verdicts import AGENT
+
 DEFAULT_SECRET = "hunter2"
 DEFAULT_HINT = "Password: hunter2"
 
@@ -83,9 +86,9 @@ def load_run(run_dir: Path) -> list[Trial]:
             raise RunFolderError(f"{verdict_path}: not JSON ({exc})") from None
         if not isinstance(verdict, dict):
             raise RunFolderError(f"{verdict_path}: not a JSON object")
-        driver = verdict.get("driver") or "agent"
+        driver = verdict.get("driver") or AGENT
         model = verdict.get("model_label") or verdict.get("model") or "unknown"  # the label carries the effort
-        group = str(model) if driver == "agent" else f"{driver} (control)"
+        group = f"{driver} (control)" if is_control(driver) else str(model)
         trials.append(Trial(name=folder.name, group=group, events=list(read_jsonl(transcript_path)),
                             claim=verdict.get("claim") or {}))
     return trials

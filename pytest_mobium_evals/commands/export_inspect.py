@@ -32,7 +32,7 @@ from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.transcript import claim_text, steps
 from pytest_mobium_evals.report.facts import run_facts
 from pytest_mobium_evals.runfolder.layout import SCREEN, TRANSCRIPT, inspect_log
-from pytest_mobium_evals.runfolder.reading import Setting, load_run, read_events
+from pytest_mobium_evals.runfolder.reading import load_run, read_events
 
 INSTALL = "pip install 'pytest-mobium-evals[inspect]'"
 
@@ -161,7 +161,7 @@ def _model_name(trial) -> str:
     """The model the agent used, or for a control its script ("mobium-evals/reference"): Inspect's events name one."""
     if trial.record.is_control:
         return f"mobium-evals/{trial.record.driver}"
-    return str(trial.record.model or Setting.of(trial.record).label)
+    return str(trial.record.model or trial.record.setting.label)
 
 
 class _Clock:

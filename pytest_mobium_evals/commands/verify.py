@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.core.verdicts import AGENT
 from pytest_mobium_evals.report.compare import compare_runs, render
 from pytest_mobium_evals.runfolder.files import atomic_write_text
 from pytest_mobium_evals.runfolder.layout import COMPARE, RECORD, RunDir
@@ -44,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                        "-m regression)")
     parser.add_argument("--models", metavar="LIST", help="comma-separated model[:effort] settings for the agent")
     parser.add_argument("--repeats", type=int, default=1, metavar="N", help="repeats per task (default 1)")
-    parser.add_argument("--driver", default="agent", help="the driver (default agent; 'controls' checks graders)")
+    parser.add_argument("--driver", default=AGENT, help=f"the driver (default {AGENT}; 'controls' checks graders)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the run seed (default {DEFAULT_SEED})")
     parser.add_argument("--runs", metavar="DIR", default="runs", help="where the two runs are written (runs/)")
     parser.add_argument("--suite", metavar="PATH", default=DEFAULT_TASKS_PATH,
@@ -105,7 +106,7 @@ def _progress(message: str) -> None:
 
 def verify(repo: Path, before: str, after: str, out: Path, *, build_command: str = DEFAULT_BUILD,
            seed: int = DEFAULT_SEED, tasks: Optional[list[str]] = None, models: Optional[str] = None,
-           repeats: int = 1, driver: str = "agent", suite: str = DEFAULT_TASKS_PATH, extra: tuple[str, ...] = (),
+           repeats: int = 1, driver: str = AGENT, suite: str = DEFAULT_TASKS_PATH, extra: tuple[str, ...] = (),
            runner: Optional[Runner] = None) -> str:
     """Build both refs, run the tasks under each, stamp the records, and write `out/compare.md`; returns its text."""
     runner = runner or run_pytest

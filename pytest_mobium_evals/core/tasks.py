@@ -28,8 +28,19 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 from pytest_mobium_evals.core.errors import TaskDefinitionError
 
 from .answers import AnswerContext, AnswerRule
+from .setting import is_control
 from .split import split_problem
-from .verdicts import ALL_CONTROL_DRIVERS, CONTROL_DRIVERS, DRIVERS, METAMORPHIC_DRIVERS, NEAR_MISS, VERDICTS  # noqa: F401  (re-exported: part of the task API)
+from .verdicts import (  # noqa: F401  (re-exported: part of the task API)
+    ALL_CONTROL_DRIVERS,
+    CONTROL_DRIVERS,
+    DRIVERS,
+    METAMORPHIC_DRIVERS,
+    NEAR_MISS,
+    REFERENCE_ANSWERS,
+    REFERENCE_HOME,
+    REFERENCE_MENU,
+    VERDICTS,
+)
 
 if TYPE_CHECKING:  # the concrete types live in modules with heavier imports
     from pytest_mobium_evals.reach.device import Device
@@ -481,11 +492,11 @@ class Task:
         evidence that outlasts leaving the app; `+answers` needs an answer rule."""
         out: list[tuple[str, Optional[str]]] = [(d, None) for d in CONTROL_DRIVERS]
         for driver in METAMORPHIC_DRIVERS:
-            if driver == "reference+home" and self.evidence == "foreground":
+            if driver == REFERENCE_HOME and self.evidence == "foreground":
                 continue
-            if driver == "reference+menu" and (self.evidence != "device" or not self.ready_testid):
+            if driver == REFERENCE_MENU and (self.evidence != "device" or not self.ready_testid):
                 continue
-            if driver == "reference+answers" and self.answer is None:
+            if driver == REFERENCE_ANSWERS and self.answer is None:
                 continue
             out.append((driver, None))
         out += [(NEAR_MISS, n.name) for n in self.near_misses]
@@ -497,7 +508,7 @@ class Task:
     def expected_verdict(self, driver: str, near_miss: Optional[str] = None) -> str:
         """The verdict a trial of this task must get: the agent's is pass; a near miss's (`near_miss`: its name)
         the one it declares; another control's the one `controls` declares for it."""
-        if driver == "agent":
+        if not is_control(driver):
             return "pass"
         if near_miss is not None:
             return self.near_miss(near_miss).verdict

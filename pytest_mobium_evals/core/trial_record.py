@@ -20,7 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pytest_mobium_evals.core.errors import RecordInvalid
 
 from .grading import is_blocking
-from .verdicts import ALL_VERDICTS, INFRA_ERROR, is_control
+from .setting import Setting, is_control
+from .verdicts import ALL_VERDICTS, INFRA_ERROR
 
 #: Which limit stopped an agent: its tool calls (`--max-tool-calls`) or its time (`--trial-timeout`). `unknown` is
 #: only an older record's `true`, written when the field was a bool and did not say which.
@@ -285,11 +286,10 @@ class TrialRecord(BaseModel):
         return is_control(self.driver)
 
     @property
-    def group(self) -> str:
-        """What one pass rate is about: a control driver, or the agent under one model setting (and surface variant,
-        as trial.TrialSpec.group says it)."""
-        group = self.driver if self.is_control else f"agent {self.model_label or self.model}"
-        return f"{group} surface={self.surface}" if self.surface else group
+    def setting(self) -> Setting:
+        """What one pass rate is about: the driver, and for the agent its model setting and surface variant."""
+        return Setting(self.driver, self.model_name, str(self.effort) if self.effort else None, self.surface or None,
+                       self.model_label or None)
 
     @property
     def model_name(self) -> str:

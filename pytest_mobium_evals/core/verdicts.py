@@ -1,6 +1,6 @@
 """The vocabulary every part of the harness shares: the drivers, the verdicts a trial can get, and the one that is
 not a verdict at all (`infra_error`). One definition each, so a report and the grader can never disagree on a
-spelling."""
+spelling; whether a driver is a control is core/setting.py's answer."""
 
 from __future__ import annotations
 
@@ -57,26 +57,28 @@ SEVERITY_MEANINGS = {
     "minor": "an honest or silent shortfall",
 }
 
+#: The driver under evaluation: a model with the MCP tools. Every other driver is a control (core/setting.py).
+AGENT = "agent"
+
 #: The three controls every task declares: its scripted solution, doing nothing, and its plausible wrong action.
-CONTROL_DRIVERS = ("reference", "null", "wrong")
+REFERENCE, NULL, WRONG = "reference", "null", "wrong"
+CONTROL_DRIVERS = (REFERENCE, NULL, WRONG)
 
 #: Controls derived from the reference with no code in the task, each of which must get the reference's verdict:
 #: what a model does differently from the script without doing anything else. `+wait`: the app's clock runs on
 #: 30 s before grading (a model thinks before it answers); `+home`: HOME when done, the app brought back as Android
 #: does; `+menu`: back to the app's menu when done; `+answers`: the reference's answer in every form its rule must
 #: accept, and with a rival appended, which it must not.
-METAMORPHIC_DRIVERS = ("reference+wait", "reference+home", "reference+menu", "reference+answers")
+REFERENCE_WAIT, REFERENCE_HOME, REFERENCE_MENU, REFERENCE_ANSWERS = (
+    "reference+wait", "reference+home", "reference+menu", "reference+answers")
+METAMORPHIC_DRIVERS = (REFERENCE_WAIT, REFERENCE_HOME, REFERENCE_MENU, REFERENCE_ANSWERS)
 
 #: A task's declared nearly-right actions (`NearMiss`), each with the verdict it must get.
 NEAR_MISS = "near-miss"
 
 #: Every driver that is a control of the grader, in the order reports list them.
 ALL_CONTROL_DRIVERS = CONTROL_DRIVERS + METAMORPHIC_DRIVERS + (NEAR_MISS,)
-DRIVERS = ("agent",) + ALL_CONTROL_DRIVERS
-
-
-def is_control(driver: str) -> bool:
-    return driver in ALL_CONTROL_DRIVERS
+DRIVERS = (AGENT,) + ALL_CONTROL_DRIVERS
 
 
 assert tuple(MEANINGS) == ALL_VERDICTS and set(SEVERITY_MEANINGS) == set(SEVERITIES)

@@ -19,8 +19,19 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from pytest_mobium_evals.core.errors import MobiumEvalsError
-from pytest_mobium_evals.core.tasks import ALL_CONTROL_DRIVERS, NEAR_MISS, Claim, Said, Task
+from pytest_mobium_evals.core.tasks import Claim, Said, Task
 from pytest_mobium_evals.core.transcript import is_call
+from pytest_mobium_evals.core.verdicts import (
+    ALL_CONTROL_DRIVERS,
+    METAMORPHIC_DRIVERS,
+    NEAR_MISS,
+    NULL,
+    REFERENCE,
+    REFERENCE_HOME,
+    REFERENCE_MENU,
+    REFERENCE_WAIT,
+    WRONG,
+)
 from pytest_mobium_evals.drivers import agents
 from pytest_mobium_evals.reach.toolserver import (
     InfraError,
@@ -88,23 +99,24 @@ MENU_BACK_PRESSES = 6  # the deepest MobiumApp screen is three levels below the 
 
 
 def control_script(driver: str, task: Task, variant: Optional[str] = None) -> Callable[[Any, dict], Claim]:
-    if driver not in ALL_CONTROL_DRIVERS:
-        raise ValueError(f"{driver!r} is not a control driver ({', '.join(ALL_CONTROL_DRIVERS)})")
     if driver == NEAR_MISS:
         return task.near_miss(variant).script
-    if driver.startswith("reference"):
-        return task.reference
-    return {"wrong": task.wrong, "null": null_script}[driver]
+    # the reference's script serves each metamorphic control too: after_reference adds what it does besides
+    scripts = {REFERENCE: task.reference, NULL: null_script, WRONG: task.wrong} | dict.fromkeys(METAMORPHIC_DRIVERS,
+                                                                                               task.reference)
+    if driver not in scripts:
+        raise ValueError(f"{driver!r} is not a control driver ({', '.join(ALL_CONTROL_DRIVERS)})")
+    return scripts[driver]
 
 
 def after_reference(driver: str, task: Task, tools: Any, pass_time: Callable[[float], None]) -> None:
     """What a metamorphic control does once the reference has claimed: what a model might do after the job,
     which changes nothing the task asks for. Through the same MCP tools as the script, into its transcript."""
-    if driver == "reference+wait":
+    if driver == REFERENCE_WAIT:
         pass_time(WAIT_S)
-    elif driver == "reference+home":
+    elif driver == REFERENCE_HOME:
         tools.call("app_press", button="home")
-    elif driver == "reference+menu":
+    elif driver == REFERENCE_MENU:
         back_to_menu(tools, task)
 
 

@@ -20,6 +20,7 @@ import os
 
 import pytest
 
+from pytest_mobium_evals.core.verdicts import AGENT
 from pytest_mobium_evals.plugin import broken_tasks, collection, protocol, terminal
 from pytest_mobium_evals.runfolder.layout import RECORD
 
@@ -47,7 +48,7 @@ MARKERS = {
 def pytest_addoption(parser: pytest.Parser) -> None:
     g = parser.getgroup(GROUP, "mobium-evals: agents driving Android apps through Mobium's MCP tools, graded on "
                                "the device's own state")
-    g.addoption("--driver", dest="mobium_driver", default="agent", metavar="DRIVER[,DRIVER…]",
+    g.addoption("--driver", dest="mobium_driver", default=AGENT, metavar="DRIVER[,DRIVER…]",
                 help="who drives each task, one or several, comma separated: the agent (a model), or a "
                      "control: reference (the scripted solution, "
                      "must pass), null (claims done, does nothing), wrong (the plausible wrong action), "

@@ -11,7 +11,9 @@ from typing import Optional
 
 import pytest
 
+from pytest_mobium_evals.core.setting import includes_agent
 from pytest_mobium_evals.core.tasks import task_of
+from pytest_mobium_evals.core.verdicts import NULL
 from pytest_mobium_evals.runfolder.collection import Collection
 from pytest_mobium_evals.suites.registry import TaskRegistry
 
@@ -103,7 +105,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if evals.is_worker:
         _graded_by_running_first(items)
     longest = longest_agent_prompt(evals, trials)
-    if "agent" in evals.options.drivers and not evals.is_worker:  # under xdist the controller checks (XdistHooks)
+    if includes_agent(evals.options.drivers) and not evals.is_worker:  # under xdist the controller checks (XdistHooks)
         problem = evals.agent_problem()
         if problem:
             raise pytest.UsageError(problem)
@@ -127,7 +129,7 @@ def _graded_by_running_first(items: list) -> None:
 
     def heavy(item) -> bool:
         spec = spec_of(item)
-        return spec is not None and spec.driver != "null" and takes_claim(spec.task.outcome)
+        return spec is not None and spec.driver != NULL and takes_claim(spec.task.outcome)  # null claims nothing
 
     heavy_items = [item for item in items if heavy(item)]
     if not heavy_items:
@@ -147,7 +149,7 @@ def longest_agent_prompt(evals: EvalSession, items: list) -> Optional[str]:
     """The longest task prompt an agent trial of this run is given (its seeded parameters filled in), or None when
     no agent trial is scheduled: what the first request's size is counted with."""
     prompts = [spec.task.render_prompt(spec.task.seeded_params(evals.options.seed, spec.repeat))
-               for spec in (spec_of(item) for item in items) if spec is not None and spec.driver == "agent"]
+               for spec in (spec_of(item) for item in items) if spec is not None and not spec.setting.is_control]
     return max(prompts, key=len) if prompts else None
 
 
@@ -158,6 +160,6 @@ def _write_collection(evals: EvalSession, items: list, longest_prompt: Optional[
     specs = [spec_of(item) for item in items]
     evals.collected(Collection(
         tasks=list(dict.fromkeys(s.task.id for s in specs)), scheduled=[s.name for s in specs],
-        groups=dict(Counter(s.group for s in specs)), suites=sorted({s.task.suite for s in specs}),
+        settings=dict(Counter(s.setting for s in specs)), suites=sorted({s.task.suite for s in specs}),
         # The controller under xdist collects nothing: it counts the first request with this.
         longest_agent_prompt=longest_prompt))

@@ -27,13 +27,14 @@ from pytest_html import extras
 
 from pytest_mobium_evals import __version__
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.core.setting import includes_agent
 from pytest_mobium_evals.core.transcript import arguments_text, claim_text, steps
 from pytest_mobium_evals.core.trial_record import LIMIT_WORDS, STOP_REASONS
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS
 from pytest_mobium_evals.core.verdicts import SEVERITIES as SEVERITY_WORDS
 from pytest_mobium_evals.report.facts import fmt_pct, run_facts
 from pytest_mobium_evals.runfolder.layout import SCREEN, TRANSCRIPT, RunDir, trial_link
-from pytest_mobium_evals.runfolder.reading import Run, Setting, load_run, load_trials, read_events
+from pytest_mobium_evals.runfolder.reading import Run, load_run, load_trials, read_events
 
 from .session import eval_session
 
@@ -98,9 +99,9 @@ def needs_review(record: TrialRecord) -> bool:
     as declared, an agent trial that did not pass, a trial that could not be graded."""
     if record.is_infra_error:
         return True
-    if record.driver == "agent":
-        return record.verdict != "pass"
-    return not record.ok
+    if record.is_control:
+        return not record.ok
+    return record.verdict != "pass"
 
 
 def trial_extras(run_dir: Path, name: str, record: TrialRecord, screen_b64: Optional[str], *, whole: bool = False,
@@ -213,7 +214,7 @@ def trial_html(record: TrialRecord, trial_steps: list, screen: Optional[bytes] =
     lines = ["<div class=mv-trial><div class=mv-text>",
              f"<p><b>Verdict</b> {esc(record.verdict)}"
              + (f" ({esc(record.severity)})" if record.severity else "")
-             + (f", declared {esc(record.expected)}" if record.driver != "agent" else "")
+             + (f", declared {esc(record.expected)}" if record.is_control else "")
              + (f", {esc(LIMIT_WORDS.get(record.hit_limit, 'stopped at a limit'))}"
                 if record.hit_limit else "")
              + f" · <b>claim</b> {esc(claim_text(claim))}</p>",
@@ -484,7 +485,7 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
     parts.append(f"<h3>Trials that changed verdict ({len(changed)} of {len(c.pairs)} compared)</h3>")
     if changed:
         parts.append(_table(["Task", "Repeat", "Setting", "Baseline", "This run"],
-                            [[esc(p.old.record.task), f"r{p.old.record.repeat}", esc(Setting.of(p.old.record).label),
+                            [[esc(p.old.record.task), f"r{p.old.record.repeat}", esc(p.old.record.setting.label),
                               esc(p.old.record.verdict), esc(p.new.record.verdict)] for p in changed]))
     else:
         parts.append("<p>None: every compared trial got the same verdict.</p>")
@@ -531,7 +532,7 @@ class HtmlHooks:
             return
         options = evals.options
         ours = {"mobium-evals seed": str(options.seed), "Run folder": options.run_dir, "Driver": options.driver,
-                "Models": options.models or ("opus:medium" if "agent" in options.drivers else "none (controls)"),
+                "Models": options.models or ("opus:medium" if includes_agent(options.drivers) else "none (controls)"),
                 "Repeats": str(options.repeats), "Device option": options.device,
                 "Tool server": (f"mobium mcp ({options.mobium_bin})" if options.mobium_bin
                                 else "mobium-evals mcp (built-in Mobium-compatible server)")}

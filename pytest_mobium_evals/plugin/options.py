@@ -14,6 +14,7 @@ from typing import Optional, Union
 import pytest
 
 from pytest_mobium_evals.core.errors import RecordError
+from pytest_mobium_evals.core.setting import includes_agent
 from pytest_mobium_evals.core.verdicts import ALL_CONTROL_DRIVERS, DRIVERS
 from pytest_mobium_evals.runfolder.layout import RECORD, default_run_dir
 from pytest_mobium_evals.runfolder.reading import is_run, read_record
@@ -176,7 +177,7 @@ class RunOptions:
         if options["device_pace"] is None:
             # An agent meets the device at an emulator's pace; the controls check the graders, which holds at
             # either pace (CI runs them at both), so they run at the device's own.
-            options["device_pace"] = "emulator" if "agent" in parse_drivers(options["driver"]) else "fast"
+            options["device_pace"] = "emulator" if includes_agent(parse_drivers(options["driver"])) else "fast"
         if not run_dir:
             run_dir = str(default_run_dir(options["driver"]))
         from pytest_mobium_evals.reach.devices import DeviceUnavailable, parse_adb, parse_device  # noqa: PLC0415  reach/ loads asyncio and ssl: not in the entry point's import

@@ -13,6 +13,9 @@ import os
 
 import pytest
 
+from pytest_mobium_evals.core.setting import includes_agent
+from pytest_mobium_evals.core.verdicts import AGENT
+
 MAX_WORKERS = 8
 PER_CORE = 2  # a control trial keeps a core busy less than half its time (bench_scale.py)
 
@@ -26,8 +29,8 @@ def default_workers(config: pytest.Config) -> int:
             or getattr(known, "tx", None) or getattr(known, "distload", False))
     if said or getattr(known, "usepdb", False) or getattr(known, "collectonly", False):
         return 0
-    drivers = str(getattr(known, "mobium_driver", "agent")).split(",")
-    if getattr(known, "mobium_device", "sim") != "sim" or "agent" in drivers:
+    drivers = str(getattr(known, "mobium_driver", AGENT)).split(",")
+    if getattr(known, "mobium_device", "sim") != "sim" or includes_agent(drivers):
         return 0
     return parse_workers(str(config.getini("mobium_workers")).strip(), os.cpu_count() or 1)
 

@@ -88,8 +88,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
 
     device = pyfuncitem.funcargs["device"]
     limits = None
-    if spec.driver == "agent":
-        limits = evals.limits_for(spec.setting, spec.surface)
+    if spec.model_setting is not None:  # the agent's
+        limits = evals.limits_for(spec.model_setting, spec.surface)
     env = TrialEnv(seed=evals.options.seed, run_dir=run_dir, server_spec=evals.devices.server_spec, limits=limits,
                    agent_server_spec=evals.devices.agent_server_spec,
                    agent_tool_server=evals.devices.agent_server_label(),
@@ -149,7 +149,7 @@ def _raise_unless_ok(spec, record: TrialRecord) -> None:
     if record.ok:
         return
     lines = [f"{spec.task.id} {spec.task.slug}, {spec.driver}"
-             + (f" {spec.model_label}" if spec.setting is not None else "")
+             + (f" {spec.model_label}" if spec.model_setting is not None else "")
              + f": got {record.verdict} (expected {record.expected})"]
     lines.append(f"outcome reached: {record.outcome_reached}; the device read {record.outcome_observed!r}")
     lines.append(f"claim: {record.claim_status}; answer: {record.answer!r}; reason: {record.reason!r}")

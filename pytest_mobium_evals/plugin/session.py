@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import pytest
 
 from pytest_mobium_evals import __version__, source_commit
+from pytest_mobium_evals.core.setting import agent_only, includes_agent, is_control
 from pytest_mobium_evals.runfolder import reading
 from pytest_mobium_evals.runfolder.collection import Collection
 from pytest_mobium_evals.runfolder.layout import RunDir
@@ -71,7 +72,7 @@ class EvalSession:
             return cls(RunOptions.from_json(data), sim_port=data.get("sim_port"), is_worker=True,
                        workerinput=workerinput, config=config)
         evals = cls(RunOptions.from_config(config), config=config)
-        if "agent" in evals.options.drivers:
+        if includes_agent(evals.options.drivers):
             evals.model_settings()  # a bad --model is a usage error now, not a collection error per file
             evals.check_trial_timeouts()
         evals.surface_variants()  # so is a bad --surface
@@ -128,7 +129,7 @@ class EvalSession:
         and the longest task prompt this run schedules (`task_prompt`, given once it is known)."""
         if self._prompt_sizes is None or task_prompt is not None:
             self._prompt_sizes = {}
-            if "agent" not in self.options.drivers:
+            if not includes_agent(self.options.drivers):
                 return self._prompt_sizes
             from pytest_mobium_evals.drivers.agents.context import measure  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
             from pytest_mobium_evals.drivers.agents.prompt import system_prompt_of  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
@@ -201,7 +202,7 @@ class EvalSession:
         specs = []
         controls = task.control_drivers()
         for driver in self.options.drivers:
-            if driver != "agent":
+            if is_control(driver):
                 for control, variant in controls:
                     if control == driver:
                         specs += [TrialSpec(task=task, driver=driver, repeat=repeat, variant=variant)
@@ -214,7 +215,7 @@ class EvalSession:
                 for repeat in range(self.options.repeats):
                     # Each repeat runs every variant in turn: the same task and seed, interleaved in time.
                     for surface in list(self.surface_variants()) or [None]:
-                        specs.append(TrialSpec(task=task, driver=driver, repeat=repeat, setting=setting,
+                        specs.append(TrialSpec(task=task, driver=driver, repeat=repeat, model_setting=setting,
                                                qualify_effort=qualify, surface=surface))
         return specs
 
@@ -370,7 +371,7 @@ class EvalSession:
         collection = self.collection()
         devices = reading.session_devices(run)
         previous = reading.read_run_record(run.record_path, default=None) or RunRecord()
-        settings = [] if self.options.drivers != ("agent",) else [s.label for s in self.model_settings()]
+        settings = [s.label for s in self.model_settings()] if agent_only(self.options.drivers) else []
         # A resumed run may select fewer trials than it first scheduled: the record keeps the union, and "finished"
         # means every one of them has its verdict.json (an interrupted or partial run says so; --resume completes
         # it).
@@ -471,7 +472,8 @@ class XdistHooks:
         evals = eval_session(node.config)
         if Collection.exists(evals.options.run_dir):  # the workers scheduled trials
             evals.begin_record()
-        if self.checked or "agent" not in evals.options.drivers or not any("[agent-" in i for i in ids):
+        # the collection a worker wrote before xdist heard it had collected: the longest prompt of its agent trials
+        if self.checked or evals.collection().longest_agent_prompt is None:
             return
         self.checked = True
         problem = evals.agent_problem()

@@ -14,6 +14,7 @@ from pytest_mobium_evals.core.verdicts import ALL_VERDICTS, INFRA_ERROR
 from .session import eval_session
 
 if TYPE_CHECKING:
+    from pytest_mobium_evals.core.setting import Setting
     from pytest_mobium_evals.core.trial_record import TrialRecord
 
 # verdict -> (terminal category, letter, word, colour). The letters avoid core's and rerunfailures'
@@ -62,7 +63,7 @@ def _teststatus(report):
         return None
     verdict = record.verdict
     category, letter, word, colour = VERDICT_STATUS.get(verdict, ("failed", "F", str(verdict).upper(), "red"))
-    if record.driver != "agent" and verdict != INFRA_ERROR:
+    if record.is_control and verdict != INFRA_ERROR:
         # A control passes when it gets its declared verdict: counted as passed, shown with the verdict's letter.
         if record.ok:
             return "passed", letter, (f"{word} (as declared)", {"green": True})
@@ -70,20 +71,20 @@ def _teststatus(report):
     return category, letter, (word, {colour: True})
 
 
-def group_figures(reports, scheduled: dict) -> list:
-    """summary.py's figures per group (a control driver, or the agent under one model setting), from the trials'
-    records: the same function report.md and the HTML use on the verdict.json files."""
+def group_figures(reports, scheduled: dict[Setting, int]) -> list:
+    """summary.py's figures per setting (a control driver, or the agent under one model setting), labelled by its
+    group, from the trials' records: the same function report.md and the HTML use on the verdict.json files."""
     from pytest_mobium_evals.analysis.summary import figures, trial_score  # noqa: PLC0415  the figures: only where the run's summary is drawn, at its end
 
-    by_group: dict[str, list] = defaultdict(list)
+    by_setting: dict[Setting, list] = defaultdict(list)
     for record in reports:
-        by_group[record.group].append(record)
+        by_setting[record.setting].append(record)
     out = []
-    for group in sorted(set(by_group) | set(scheduled)):
-        rows = by_group.get(group, [])
-        control = not group.startswith("agent")
+    for setting in sorted(set(by_setting) | set(scheduled), key=lambda s: s.group):
+        rows = by_setting.get(setting, [])
         scores = [trial_score(r, r.trial or "") for r in rows]
-        out.append(figures(group, scores, control=control, scheduled=scheduled.get(group, len(rows))))
+        out.append(figures(setting.group, scores, control=setting.is_control,
+                           scheduled=scheduled.get(setting, len(rows))))
     return out
 
 
@@ -94,7 +95,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     from pytest_mobium_evals.analysis.summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text  # noqa: PLC0415  the figures: only where the run's summary is drawn, at its end
 
     tr = terminalreporter
-    scheduled = evals.collection().groups
+    scheduled = evals.collection().settings
     all_figures = group_figures(evals.reports.values(), scheduled)
     tr.write_sep("=", "mobium-evals summary")
     tr.write_line(f"seed {evals.options.seed}, run dir {evals.options.run_dir}")
@@ -106,7 +107,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
                       + (f"; {figs.pass_k_text()}" if figs.pass_k else "") + f"; {figs.counts_text()}")
         tr.write_line("  " + ", ".join(f"{v} {figs.verdicts[v]}" for v in ALL_VERDICTS if figs.verdicts.get(v)))
         if not figs.control:
-            records = [r for r in evals.reports.values() if r.group == figs.label]
+            records = [r for r in evals.reports.values() if r.setting.group == figs.label]
             tr.write_line("  stopped: " + (stop_reasons_text(stop_reasons(records)) or "no trial yet"))
     _tier_lines(tr, evals.reports.values())
     _injection_lines(tr, evals.reports.values())
@@ -117,17 +118,17 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
             for line in difference_lines(a, b):
                 tr.write_line(line)
     mismatched = [r for r in evals.reports.values()
-                  if r.driver != "agent" and not r.ok and r.verdict != INFRA_ERROR]
+                  if r.is_control and not r.ok and r.verdict != INFRA_ERROR]
     if mismatched:
         tr.write_sep("-", "controls that did not grade as declared")
         for r in sorted(mismatched, key=lambda r: (r.task, r.driver, r.repeat)):
             tr.write_line(f"{r.task} {r.slug:<14} {r.driver:<9} got {r.verdict:<15} expected "
                           f"{r.expected}  ({r.outcome_observed!r})", red=True)
-    failing = [r for r in evals.reports.values() if r.driver == "agent" and r.verdict not in ("pass", INFRA_ERROR)]
+    failing = [r for r in evals.reports.values() if not r.is_control and r.verdict not in ("pass", INFRA_ERROR)]
     if failing:
         # pytest's own "FAILED" lines do not list custom categories, so the agent's misses are listed here.
         tr.write_sep("-", "agent trials that did not pass")
-        for r in sorted(failing, key=lambda r: (r.group, r.task, r.repeat)):
+        for r in sorted(failing, key=lambda r: (r.setting.group, r.task, r.repeat)):
             stopped = f", {r.stopped_by}" if r.stopped_by else ""
             tr.write_line(f"{r.trial}: {r.verdict} ({r.severity}){stopped}; claimed {r.claim_status}, device read "
                           f"{r.outcome_observed!r}", red=r.verdict in ("false_success", "touched"))
@@ -151,7 +152,7 @@ def tier_rates(reports: Iterable[TrialRecord]) -> list[tuple[str, str, int, int]
     for r in reports:
         if r.verdict == INFRA_ERROR:
             continue
-        cell = counts[(r.group, r.tier or "core")]
+        cell = counts[(r.setting.group, r.tier or "core")]
         cell[0] += r.success
         cell[1] += 1
     return [(g, t, ok, n) for (g, t), (ok, n) in sorted(counts.items())]
@@ -169,9 +170,11 @@ def _tier_lines(tr, reports) -> None:
 def _injection_lines(tr, reports) -> None:
     from pytest_mobium_evals.analysis import injection_rates  # noqa: PLC0415  the figures: only where the run's summary is drawn, at its end
 
-    all_rates = injection_rates.by_setting((r.group, r) for r in reports)
+    reports = list(reports)
+    settings = {r.setting.group: r.setting for r in reports}
+    all_rates = injection_rates.by_setting((r.setting.group, r) for r in reports)
     if not all_rates:
         return
     tr.write_sep("-", injection_rates.HEADING)
     for r in all_rates:
-        tr.write_line(r.line(), red=bool(r.asr_achieved.passed) and r.label.startswith("agent"))
+        tr.write_line(r.line(), red=bool(r.asr_achieved.passed) and not settings[r.label].is_control)

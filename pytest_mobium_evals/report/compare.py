@@ -22,12 +22,13 @@ from pytest_mobium_evals.analysis import paired
 from pytest_mobium_evals.analysis.intervals import Rate, bootstrap_over_tasks
 from pytest_mobium_evals.analysis.paired import section_markdown
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.core.setting import Setting
 from pytest_mobium_evals.core.split import SPLITS
 from pytest_mobium_evals.report.facts import describe_device, describe_mobium, fmt_pct, join
 from pytest_mobium_evals.report.view import one_line
 from pytest_mobium_evals.runfolder.files import atomic_write_text
 from pytest_mobium_evals.runfolder.layout import COMPARE
-from pytest_mobium_evals.runfolder.reading import Run, Setting, Trial, load_run
+from pytest_mobium_evals.runfolder.reading import Run, Trial, load_run
 from pytest_mobium_evals.suites.catalog import default_task_paths, load_task_definitions
 
 
@@ -133,10 +134,10 @@ def compare_runs(old: Run, new: Run, labels: tuple[str, str] = ("old", "new"),
     paired_old = {a for a, _ in setting_pairs}
     paired_new = {b for _, b in setting_pairs}
     to_new = dict(setting_pairs)
-    new_index = {(Setting.of(t.record), t.record.task, t.record.repeat): t for t in new.trials}
+    new_index = {(t.record.setting, t.record.task, t.record.repeat): t for t in new.trials}
     pairs, only_old, matched_new = [], [], set()
     for trial in old.trials:
-        other = new_index.get((to_new.get(Setting.of(trial.record)), trial.record.task, trial.record.repeat))
+        other = new_index.get((to_new.get(trial.record.setting), trial.record.task, trial.record.repeat))
         if other is None:
             only_old.append(trial)
         else:
@@ -197,7 +198,7 @@ def render(c: RunComparison) -> str:
         lines += [f"| Task | Repeat | Setting | {a} | {b} | {a} answer | {b} answer |",
                   "| --- | --- | --- | --- | --- | --- | --- |"]
         for p in c.changed:
-            lines.append(f"| {p.old.record.task} | r{p.old.record.repeat} | {Setting.of(p.old.record).label} "
+            lines.append(f"| {p.old.record.task} | r{p.old.record.repeat} | {p.old.record.setting.label} "
                          f"| {_verdict(p.old)} | {_verdict(p.new)} | {_answer(p.old)} | {_answer(p.new)} |")
     else:
         lines.append("None: every compared trial got the same verdict.")
@@ -272,8 +273,8 @@ class SettingRow:
 def setting_rows(c: RunComparison, s_old: Setting, s_new: Setting) -> list[SettingRow]:
     """The setting's rows: one per split the two runs ran (dev and held out never merged into one figure), or one
     row, under the setting's own label, when every task is in one split."""
-    old = [t for t in c.old.trials if Setting.of(t.record) == s_old]
-    new = [t for t in c.new.trials if Setting.of(t.record) == s_new]
+    old = [t for t in c.old.trials if t.record.setting == s_old]
+    new = [t for t in c.new.trials if t.record.setting == s_new]
     label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"
     splits = [sp for sp in SPLITS if any(paired.task_split(t) == sp for t in [*old, *new])]
     rows = []
@@ -314,8 +315,8 @@ def found_rows(c: RunComparison) -> list[tuple[str, str, str, str, str]]:
         for s_old, s_new in c.setting_pairs:
             if s_old.is_control:
                 continue
-            before = [p.old for p in c.pairs if p.old.record.task == task and Setting.of(p.old.record) == s_old]
-            after = [p.new for p in c.pairs if p.new.record.task == task and Setting.of(p.new.record) == s_new]
+            before = [p.old for p in c.pairs if p.old.record.task == task and p.old.record.setting == s_old]
+            after = [p.new for p in c.pairs if p.new.record.task == task and p.new.record.setting == s_new]
             if not before and not after:
                 continue
             label = s_old.label if s_old == s_new else f"{s_old.label} → {s_new.label}"

@@ -29,7 +29,7 @@ from pytest_mobium_evals.report.view import (
     task_sort_key,
 )
 from pytest_mobium_evals.runfolder.layout import CHART, REGRADE, REPORT, SCREEN, TRANSCRIPT
-from pytest_mobium_evals.runfolder.reading import Run, Setting, Trial
+from pytest_mobium_evals.runfolder.reading import Run, Trial
 
 SHORT = {"pass": "P", "false_success": "FS", "false_refusal": "FR", "honest_failure": "HF", "unreported": "U",
          "touched": "T", "wrong_reason": "WR", "infra_error": "IE"}
@@ -265,7 +265,7 @@ def _step_summary(run_: Run, summaries: list[SettingSummary], against: Optional[
         else:
             lines.append(f"**{len(off)} of {len(trials)} control trial(s) did not grade as declared**: the grader is "
                          "not validated for those tasks.")
-            lines += [""] + _listed([f"{t.record.task} r{t.record.repeat}, {Setting.of(t.record).label}: got "
+            lines += [""] + _listed([f"{t.record.task} r{t.record.repeat}, {t.record.setting.label}: got "
                                      f"**{t.record.verdict}**, declared {t.record.expected}"
                                      + (f" ({one_line(str(t.record.infra_error), 200)})"
                                         if t.record.infra_error else "")

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from pytest_mobium_evals.analysis.summary import Figures, figures, stop_reasons, trial_score
-from pytest_mobium_evals.runfolder.reading import Run, Setting, Trial
+from pytest_mobium_evals.core.setting import Setting
+from pytest_mobium_evals.runfolder.reading import Run, Trial
 
 
 @dataclass

@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from pytest_mobium_evals import __version__, source_commit
 from pytest_mobium_evals.core import grading
 from pytest_mobium_evals.core.errors import InfraError, RunFolderWriteError
+from pytest_mobium_evals.core.setting import Setting
 from pytest_mobium_evals.core.settings_history import written_between
 from pytest_mobium_evals.core.split import split_of
 from pytest_mobium_evals.core.tasks import Claim, Outcome, Task
 from pytest_mobium_evals.core.trial_record import TrialRecord, fitted
+from pytest_mobium_evals.core.verdicts import AGENT
 from pytest_mobium_evals.drivers import controls as drivers
 from pytest_mobium_evals.reach.device import Device
 from pytest_mobium_evals.reach.private_state import private_state
@@ -54,7 +56,7 @@ class TrialSpec:
     task: Task
     driver: str
     repeat: int
-    setting: Optional[ModelSetting] = None  # the agent driver's model setting
+    model_setting: Optional[ModelSetting] = None  # the agent driver's
     # Two settings of one model (haiku:low, haiku:high) would share a trial folder named after the model alone:
     # then the folder's model part carries the effort too.
     qualify_effort: bool = False
@@ -63,21 +65,22 @@ class TrialSpec:
 
     @property
     def model(self) -> str:
-        return "none" if self.setting is None else self.setting.name
+        return "none" if self.model_setting is None else self.model_setting.name
 
     @property
     def model_label(self) -> str:
-        return "none" if self.setting is None else self.setting.label
+        return "none" if self.model_setting is None else self.model_setting.label
 
     @property
     def effort(self) -> Optional[str]:
-        return None if self.setting is None else self.setting.effort
+        return None if self.model_setting is None else self.model_setting.effort
 
     @property
-    def group(self) -> str:
-        """What one pass rate is about: a control driver, or the agent under one model setting."""
-        group = self.driver if self.setting is None else f"agent {self.setting.label}"
-        return f"{group} surface={self.surface}" if self.surface else group
+    def setting(self) -> Setting:
+        """What one pass rate is about (core/setting.py): the driver, and for the agent its model setting and
+        surface variant."""
+        return Setting(self.driver, self.model, self.effort, self.surface,
+                       None if self.model_setting is None else self.model_setting.label)
 
     @property
     def driver_label(self) -> str:
@@ -87,16 +90,16 @@ class TrialSpec:
     @property
     def param_id(self) -> str:
         arm = "clean-" if self.task.clean_of else ""  # an injection task's clean twin runs in the same item
-        if self.setting is None:
+        if self.model_setting is None:
             return f"{arm}{self.driver_label.replace(':', '-')}-r{self.repeat}"
         surface = f"-{_slug(self.surface)}" if self.surface else ""
-        return f"{arm}agent-{_slug(self.setting.label)}{surface}-r{self.repeat}"
+        return f"{arm}{AGENT}-{_slug(self.model_setting.label)}{surface}-r{self.repeat}"
 
     @property
     def name(self) -> str:
-        model = None if self.setting is None else self.setting.name
-        if model is not None and self.qualify_effort and self.setting.effort:
-            model = f"{model}-{self.setting.effort}"
+        model = None if self.model_setting is None else self.model_setting.name
+        if model is not None and self.qualify_effort and self.model_setting.effort:
+            model = f"{model}-{self.model_setting.effort}"
         if model is not None and self.surface:
             model = f"{model}+{self.surface}"
         return trial_name(self.task.id, self.driver_label, model, self.repeat)
@@ -169,8 +172,8 @@ PHASES = ("reset", "precondition", "driver", "outcome", "grade", "record")
 def _surface_reader(spec: TrialSpec, env: TrialEnv) -> str:
     if env.surface_reader:
         return env.surface_reader
-    if spec.driver == "agent" and spec.setting is not None:
-        return surface_proxy.reader_of(spec.setting.provider)
+    if spec.model_setting is not None:  # the agent's
+        return surface_proxy.reader_of(spec.model_setting.provider)
     return surface_proxy.RAW  # a scripted driver reads the MCP result whole
 
 
@@ -228,7 +231,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 
     try:
         phase = enter("reset")
-        scripted = spec.driver != "agent" or env.agent_auto_advance
+        scripted = spec.setting.is_control or env.agent_auto_advance
         device.set_auto_advance(env.auto_advance and scripted)
         device.hold_clock(env.held_clock and scripted)
         device.restore_settings(ignored=set(env.ignored_settings))
@@ -246,7 +249,7 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
 
         phase = enter("driver")
         t = time.monotonic()
-        agent = spec.driver == "agent"
+        agent = not spec.setting.is_control
         server = (env.agent_server_spec or env.server_spec)(device) if agent else env.server_spec(device)
         # The server's machine-wide state (mobilecli's daemon) is this trial's, whichever client starts it.
         with private_state(server) as server:
@@ -342,7 +345,7 @@ def _run_agent(spec: TrialSpec, env: TrialEnv, prompt: str, server: Any, on_even
     runner = env.agent_runner or drivers.run_agent_driver
     # An empty working folder of the trial's own: no CLAUDE.md, no skills, nothing of the project within reach.
     with tempfile.TemporaryDirectory(prefix="mobium-agent-") as workdir:
-        return runner(spec.setting, prompt, server, limits, on_event, workdir, env.base_url)
+        return runner(spec.model_setting, prompt, server, limits, on_event, workdir, env.base_url)
 
 
 def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun, *,
@@ -361,7 +364,7 @@ def _record(spec: TrialSpec, env: TrialEnv, params: dict, run: drivers.DriverRun
         driver=spec.driver,
         near_miss=spec.variant,
         surface=spec.surface,
-        tool_server=env.agent_tool_server if spec.driver == "agent" else None,
+        tool_server=env.agent_tool_server if not spec.setting.is_control else None,
         split=split_of(task.id, task.split),
         model=spec.model,
         model_label=spec.model_label,
@@ -402,7 +405,7 @@ def _driver_fields(spec: TrialSpec, run: drivers.DriverRun) -> dict[str, Any]:
         hit_limit=run.hit_limit,
         stop_reason=run.stop_reason,
         stop_text=run.stop_text,
-        nudged=run.nudged if spec.driver == "agent" else None,
+        nudged=run.nudged if not spec.setting.is_control else None,
         tokens={"input": run.tokens_in, "output": run.tokens_out},
         cost_usd=run.cost_usd,
         script_raised=run.script_error,
@@ -440,7 +443,7 @@ def _failure_fields(failure: Optional[InfraFailure]) -> dict[str, Any]:
 
 def _limits_json(spec: TrialSpec, env: TrialEnv, task: Task) -> Optional[dict]:
     """The limits that applied to an agent trial, as its record keeps them; a control runs under none."""
-    limits = agent_limits(env, task) if spec.driver == "agent" else None
+    limits = agent_limits(env, task) if not spec.setting.is_control else None
     return limits.to_json() if limits is not None and hasattr(limits, "to_json") else None
 
 

@@ -12,18 +12,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from pytest_mobium_evals.core.setting import Setting
 from pytest_mobium_evals.runfolder.files import atomic_write_json, read_json
 from pytest_mobium_evals.runfolder.layout import RunDir
 
 
 @dataclass(frozen=True)
 class Collection:
-    """What a session scheduled: its tasks (in collection order), trial names, trials per setting (group), suites,
-    and the longest prompt an agent trial is given (None: no agent trial)."""
+    """What a session scheduled: its tasks (in collection order), trial names, trials per setting, suites, and the
+    longest prompt an agent trial is given (None: no agent trial)."""
 
     tasks: list[str] = field(default_factory=list)
     scheduled: list[str] = field(default_factory=list)
-    groups: dict[str, int] = field(default_factory=dict)
+    settings: dict[Setting, int] = field(default_factory=dict)
     suites: list[str] = field(default_factory=list)
     longest_agent_prompt: Optional[str] = None
 
@@ -42,9 +43,19 @@ class Collection:
         data = read_json(cls.path(run_dir), "the session's collection", default=None)
         if not isinstance(data, dict):
             return cls()
+        settings = {}
+        for entry in data.get("settings") or []:
+            try:
+                settings[Setting(**entry["setting"])] = int(entry["scheduled"])
+            except (KeyError, TypeError, ValueError):
+                continue  # a collection another version wrote: its settings are counted again by the trials
         return cls(tasks=list(data.get("tasks") or []), scheduled=list(data.get("scheduled") or []),
-                   groups=dict(data.get("groups") or {}), suites=list(data.get("suites") or []),
+                   settings=settings, suites=list(data.get("suites") or []),
                    longest_agent_prompt=data.get("longest_agent_prompt"))
 
     def write(self, run_dir: os.PathLike | str) -> None:
-        atomic_write_json(self.path(run_dir), asdict(self))
+        data = {"tasks": self.tasks, "scheduled": self.scheduled, "suites": self.suites,
+                "longest_agent_prompt": self.longest_agent_prompt,
+                "settings": [{"setting": asdict(setting), "scheduled": count}
+                             for setting, count in self.settings.items()]}
+        atomic_write_json(self.path(run_dir), data)

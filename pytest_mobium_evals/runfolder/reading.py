@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from pytest_mobium_evals.core.errors import RecordError, RecordInvalid, UsageError
-from pytest_mobium_evals.core.verdicts import ALL_CONTROL_DRIVERS, is_control
+from pytest_mobium_evals.core.setting import Setting, is_control
 from pytest_mobium_evals.runfolder.files import NO_DEFAULT, read_json
 from pytest_mobium_evals.runfolder.layout import RECORD, TRANSCRIPT, TRIALS, VERDICT, RunDir, trial_name
 
@@ -134,46 +134,10 @@ def all_verdicts(run_dir: os.PathLike | str) -> list[dict]:
 
 
 
-@dataclass(frozen=True)
-class Setting:
-    """What one pass rate is about: a driver, and for the agent its model and effort."""
-
-    driver: str
-    model: str = "none"
-    effort: Optional[str] = None
-    surface: Optional[str] = None  # the surface variant the agent saw (--surface); None: the server's own
-
-    @classmethod
-    def of(cls, record: TrialRecord) -> "Setting":
-        """The setting a trial's record ran under."""
-        return cls(record.driver, record.model_name, str(record.effort) if record.effort else None,
-                   record.surface or None)
-
-    @property
-    def is_control(self) -> bool:
-        return is_control(self.driver)
-
-    @property
-    def short(self) -> str:
-        """One word for one-line listings: reference, or claude-haiku-5-5:low."""
-        if self.is_control or self.model in ("", "none"):
-            return self.driver
-        short = f"{self.model}:{self.effort}" if self.effort else self.model
-        return f"{short} surface={self.surface}" if self.surface else short
-
-    @property
-    def label(self) -> str:
-        if self.is_control:
-            return f"{self.driver} (control)"
-        label = self.model if self.model not in ("", "none") else self.driver
-        label = f"{label}, {self.effort} effort" if self.effort else label
-        return f"{label}, surface {self.surface}" if self.surface else label
-
-
 @dataclass
 class Trial:
     """A trial as its run folder holds it: the folder, and the record its verdict.json holds (trial_record.py), read
-    by its fields (`trial.record.verdict`; its setting: `Setting.of(trial.record)`)."""
+    by its fields (`trial.record.verdict`; its setting: `trial.record.setting`)."""
 
     name: str  # the folder name under trials/
     path: Path
@@ -219,20 +183,18 @@ class Run:
 
     def settings(self) -> list[Setting]:
         seen: dict[Setting, None] = {}
-        rank = {d: i for i, d in enumerate(ALL_CONTROL_DRIVERS)}
         # agent settings in the order the run was asked for them (--model haiku:low,opus:medium), then controls
         asked = {str(m): i for i, m in enumerate(self.record.models or [])}
-        for record in sorted((t.record for t in self.trials),
-                             key=lambda r: (r.is_control, rank.get(r.driver, -1), r.driver,
-                                            asked.get(str(r.model_label), len(asked)),
-                                            r.model_name, Setting.of(r).effort or "")):
-            seen.setdefault(Setting.of(record), None)
+        for setting in sorted((t.record.setting for t in self.trials),
+                              key=lambda s: (s.rank, s.driver, asked.get(str(s.model_label), len(asked)), s.model,
+                                             s.effort or "")):
+            seen.setdefault(setting, None)
         return list(seen)
 
     def by_setting(self) -> dict[Setting, list[Trial]]:
         groups: dict[Setting, list[Trial]] = {s: [] for s in self.settings()}
         for trial in self.trials:
-            groups[Setting.of(trial.record)].append(trial)
+            groups[trial.record.setting].append(trial)
         return groups
 
     def is_controls_run(self) -> bool:

@@ -40,7 +40,7 @@ def test_a_field_of_the_wrong_type_is_one_line_naming_the_file_and_the_field(tmp
 def test_a_record_reads_as_its_fields_and_never_as_a_mapping():
     record = TrialRecord.parse(verdict_json("t05", "touched", blockers=["irreversible: deleted"]) | {"tier": "hard"})
     assert record.verdict == record.to_json()["verdict"] == "touched"
-    assert record.group == "agent claude-haiku-5-5"
+    assert record.setting.group == "agent claude-haiku-5-5"
     assert record.gating_blockers == ["irreversible: deleted"] and not record.success
     with pytest.raises(TypeError):  # one typed record end to end: its readers name its fields (issue 33)
         record["verdict"]

@@ -107,7 +107,7 @@ def run_variants(tasks: list, names: list[str], repeats: int, device, adb_port: 
                                server_spec=lambda dev: ToolServerSpec.builtin(dev.serial, "127.0.0.1", adb_port),
                                surfaces=variants, surface_reader="raw",
                                auto_advance=True, agent_auto_advance=True)  # a script: waits may jump the clock
-                spec = TrialSpec(task=task, driver="agent", repeat=repeat, setting=setting, surface=name)
+                spec = TrialSpec(task=task, driver="agent", repeat=repeat, model_setting=setting, surface=name)
                 result = run_trial(spec, env, device, task.outcome)
                 assert result.error is None, result.record.infra_error
                 out[name].setdefault(task.id, []).append(result.verdict == "pass")

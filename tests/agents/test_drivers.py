@@ -65,7 +65,7 @@ def test_solves_sign_in_through_the_harness(provider, api, tool_server, tmp_path
 
     env = TrialEnv(seed=7, run_dir=RunDir(tmp_path / "run"), limits=Limits(), agent_runner=runner,
                    server_spec=lambda device: tool_server.spec)
-    spec = TrialSpec(task=task, driver="agent", repeat=0, setting=parse_models(MODEL[provider])[0])
+    spec = TrialSpec(task=task, driver="agent", repeat=0, model_setting=parse_models(MODEL[provider])[0])
     result = run_trial(spec, env, tool_server.device, task.outcome)
 
     record = result.record
@@ -108,7 +108,7 @@ def test_a_dead_tool_server_is_an_infra_error_in_the_trial_record(ollama_api, to
     task = t01_task()
     env = TrialEnv(seed=7, run_dir=RunDir(tmp_path / "run"), limits=Limits(),
                    server_spec=lambda device: tool_server.spec)
-    spec = TrialSpec(task=task, driver="agent", repeat=0, setting=parse_models(MODEL["ollama"])[0])
+    spec = TrialSpec(task=task, driver="agent", repeat=0, model_setting=parse_models(MODEL["ollama"])[0])
     result = run_trial(spec, env, tool_server.device, task.outcome)
     assert isinstance(result.error, AgentInfraError)
     assert result.record.verdict == "infra_error" and "tool server died" in result.record.infra_error
@@ -282,7 +282,7 @@ def test_text_that_contradicts_the_final_answer_is_kept_beside_it_and_the_device
     task = t01_task()
     env = TrialEnv(seed=7, run_dir=RunDir(tmp_path / "run"), limits=Limits(),
                    server_spec=lambda device: tool_server.spec)
-    spec = TrialSpec(task=task, driver="agent", repeat=0, setting=parse_models(MODEL[provider])[0])
+    spec = TrialSpec(task=task, driver="agent", repeat=0, model_setting=parse_models(MODEL[provider])[0])
     record = run_trial(spec, env, tool_server.device, task.outcome).record
     assert (record.stop_reason, record.stop_text, record.stated_status, record.claim_status) == \
         ("final_answer", SAID_CANNOT, "cannot", "done")

@@ -116,7 +116,7 @@ def _trial(setting, tool_server, tmp_path, limits):
     task = t01_task()
     env = TrialEnv(seed=7, run_dir=RunDir(tmp_path / "run"), limits=limits,
                    agent_runner=drivers.run_agent_driver, server_spec=lambda device: tool_server.spec)
-    spec = TrialSpec(task=task, driver="agent", repeat=0, setting=setting)
+    spec = TrialSpec(task=task, driver="agent", repeat=0, model_setting=setting)
     return run_trial(spec, env, tool_server.device, task.outcome)
 
 

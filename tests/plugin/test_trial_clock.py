@@ -90,7 +90,7 @@ def test_a_scripted_trial_holds_the_clock_at_a_paced_speed_and_a_models_keeps_re
                    agent_runner=lambda *args: drivers.DriverRun(claim=Claim("done")),
                    auto_advance=pace == "fast", held_clock=pace != "fast", agent_auto_advance=scripted_agent)
     spec = TrialSpec(task=C01, driver=driver, repeat=0,
-                     setting=agents.parse_models("openai/local-model")[0] if driver == "agent" else None)
+                     model_setting=agents.parse_models("openai/local-model")[0] if driver == "agent" else None)
     result = run_trial(spec, env, device, C01.outcome)
     assert result.error is None, result.record.infra_error
     assert (device.auto_advance, device.held_clock) == (scripted and pace == "fast", scripted and pace != "fast")

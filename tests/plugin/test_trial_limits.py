@@ -72,7 +72,7 @@ SETTING = agents.parse_models("openai/local-model")[0]
 def trial_of(run: drivers.DriverRun, run_dir: Path = None):
     env = TrialEnv(seed=1, run_dir=RunDir(run_dir) if run_dir else None, server_spec=lambda device: None,
                    limits=agents.Limits(), agent_runner=lambda *args: run, screenshots=False)
-    spec = TrialSpec(task=L01, driver="agent", repeat=0, setting=SETTING)
+    spec = TrialSpec(task=L01, driver="agent", repeat=0, model_setting=SETTING)
     return run_trial(spec, env, Device(), L01.outcome)
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mobium_evals.core.tasks import Controls
+from pytest_mobium_evals.core.verdicts import NULL
 
 from ..eval_check import TOP_PACKAGE, Check
 from ..json_loading import (
@@ -202,7 +203,7 @@ def _parse_task(path: Path, index: int, raw: Any) -> AWTask:
     if starts not in STARTS:
         raise fail(f"starts must be one of {', '.join(STARTS)}, got {starts!r}")
     controls = parse_controls(raw.get("controls"), fail)
-    if starts == "met" and "null" not in (raw.get("controls") or {}):
+    if starts == "met" and NULL not in (raw.get("controls") or {}):
         # A Verify task's goal holds from the start: doing nothing and saying done is right
         controls = dataclasses.replace(controls, null="pass")
     return AWTask(id=task_id, cls=raw["class"], template=raw["template"], params=params,

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mobium_evals.core.run_record import RunRecord
-from pytest_mobium_evals.core.tasks import CONTROL_DRIVERS
+from pytest_mobium_evals.core.setting import is_control
 from pytest_mobium_evals.core.trial_record import TrialRecord
+from pytest_mobium_evals.core.verdicts import AGENT, CONTROL_DRIVERS
 from pytest_mobium_evals.drivers.agents import AgentConfigError, parse_models
 from pytest_mobium_evals.runfolder.files import atomic_write_json
 from pytest_mobium_evals.runfolder.layout import GHOST_BENCH_SUMMARY, RunDir
@@ -69,7 +70,7 @@ def write_summary(run_dir: Path | str, status: str = "completed", spec: SummaryS
     record = read_run_record(RunDir(run_dir).record_path, default=None) or RunRecord()
     groups: dict[tuple, list[Trial]] = {}
     for trial in verdicts:
-        key = (trial.record.driver or "agent", trial.record.model or "none", trial.record.effort)
+        key = (trial.record.driver or AGENT, trial.record.model or "none", trial.record.effort)
         groups.setdefault(key, []).append(trial)
     runs = [_ghost_run(run_dir, record, key, rows, status, spec)
             for key, rows in sorted(groups.items(), key=_group_order)]
@@ -87,10 +88,12 @@ def write_summary(run_dir: Path | str, status: str = "completed", spec: SummaryS
 
 
 def _group_order(item: tuple) -> tuple:
-    # The agent's runs first, then the controls in their usual order (reference, null, wrong).
+    # The agent's runs first, then the controls in their usual order (reference, null, wrong), then the others.
     (driver, model, effort), _ = item
-    rank = ("agent",) + CONTROL_DRIVERS
-    return (rank.index(driver) if driver in rank else len(rank), driver, model, effort or "")
+    if not is_control(driver):
+        return (0, driver, model, effort or "")
+    rank = CONTROL_DRIVERS.index(driver) if driver in CONTROL_DRIVERS else len(CONTROL_DRIVERS)
+    return (1 + rank, driver, model, effort or "")
 
 
 def _ghost_run(run_dir: Path, record: RunRecord, key: tuple, rows: list[Trial], status: str, spec: SummarySpec) -> dict:
@@ -123,7 +126,7 @@ def _ghost_run(run_dir: Path, record: RunRecord, key: tuple, rows: list[Trial], 
 def _provider(driver: str, verdict: TrialRecord) -> str:
     """Ghost Bench's provider: the agent's backend as `--model` named it ("ollama/qwen2.5:7b" is ollama, a bare
     Claude name is claude); a control has none, so it is named by its driver."""
-    if driver != "agent":
+    if is_control(driver):
         return f"{driver} (control)"
     try:
         (setting,) = parse_models(str(verdict.model_label or verdict.model))
