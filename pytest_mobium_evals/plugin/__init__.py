@@ -185,7 +185,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # Only a run that writes an HTML report loads its side (and the record's pydantic models with it): pytest-html
     # is installed with the plugin, so a test for the plugin alone would load it in every process.
     if config.pluginmanager.hasplugin("html") and getattr(config.option, "htmlpath", None):
-        from .html_report import HtmlHooks
+        from .html_hooks import HtmlHooks
 
         config.pluginmanager.register(HtmlHooks(config), "mobium-evals-html")
     _register_ghost_bench(config)

@@ -197,7 +197,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     # Only for a run that writes the HTML report: pytest-html is loaded whenever it is installed, and each trial's
     # screen encoding and transcript reading are work a run without --html would do for nothing.
     if item.config.pluginmanager.hasplugin("html") and getattr(item.config.option, "htmlpath", None):
-        from .html_report import trial_extras  # noqa: PLC0415  pytest-html's side: only when it writes a report
+        from .html_hooks import trial_extras  # noqa: PLC0415  pytest-html's side: only when it writes a report
 
         option = item.config.option
         report.extras = list(getattr(report, "extras", []) or []) + trial_extras(

@@ -7,7 +7,7 @@ import pytest
 from runbuilder import verdict_json, write_run
 
 from pytest_mobium_evals.commands.cli import main
-from pytest_mobium_evals.plugin.html_report import story_html
+from pytest_mobium_evals.report.html_report import story_html
 from pytest_mobium_evals.runfolder.reading import load_run
 
 

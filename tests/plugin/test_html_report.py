@@ -16,7 +16,7 @@ from PIL import Image
 from plugin_fakes import CONFTEST, TASKS, trial_record
 
 from pytest_mobium_evals.core.transcript import steps
-from pytest_mobium_evals.plugin.html_report import (
+from pytest_mobium_evals.report.html_report import (
     STYLE,
     encode_screen,
     needs_review,
@@ -47,7 +47,7 @@ def test_a_finished_run_read_before_its_record_is_rewritten_has_its_end(suite):
     # read the record as the first trial left it, without an end. With every scheduled trial graded, it has ended.
     import json
 
-    from pytest_mobium_evals.plugin.html_report import current_run
+    from pytest_mobium_evals.plugin.html_hooks import current_run
     from pytest_mobium_evals.plugin.options import RunOptions
     from pytest_mobium_evals.plugin.session import EvalSession
 

@@ -1,4 +1,6 @@
-"""The pytest-html report as a reviewer reads it (registered only when pytest-html is loaded).
+"""The HTML report as a reviewer reads it: what pytest-html's page shows of the run, rendered here from the run
+folder and each trial's record (plugin/html_hooks.py is pytest-html's side: its hooks call these and place what
+they return).
 
 It opens with the run's story: each setting's rate with its 95% interval over tasks, pass^k with repeats, the
 scheduled/graded/infra counts, false successes, the blockers by name, the differences between agent settings with
@@ -21,27 +23,31 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-import pytest
 from pydantic_core import to_jsonable_python
-from pytest_html import extras
 
-from pytest_mobium_evals import __version__
+from pytest_mobium_evals.analysis import injection_rates
+from pytest_mobium_evals.analysis.paired import section_html
+from pytest_mobium_evals.analysis.summary import NOT_RECORDED, agent_pairs, by_split, difference
 from pytest_mobium_evals.core.errors import UsageError
-from pytest_mobium_evals.core.setting import includes_agent
 from pytest_mobium_evals.core.transcript import arguments_text, claim_text, steps
 from pytest_mobium_evals.core.trial_record import LIMIT_WORDS, STOP_REASONS
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS
 from pytest_mobium_evals.core.verdicts import SEVERITIES as SEVERITY_WORDS
+from pytest_mobium_evals.report.compare import compare_runs, found_rows, setting_rows
 from pytest_mobium_evals.report.facts import fmt_pct, run_facts
+from pytest_mobium_evals.report.view import (
+    CLAIM_CONFLICTS,
+    DECLARED_BLOCKERS,
+    blocker_rows,
+    claim_conflicts,
+    controls_matrix,
+    summarize_run,
+)
 from pytest_mobium_evals.runfolder.layout import SCREEN, TRANSCRIPT, RunDir, trial_link
-from pytest_mobium_evals.runfolder.reading import Run, load_run, load_trials, read_events
-
-from .session import eval_session
+from pytest_mobium_evals.runfolder.reading import read_events
 
 if TYPE_CHECKING:
     from pytest_mobium_evals.core.trial_record import TrialRecord
-
-    from .session import EvalSession
 
 SCREEN_WIDTH = 216  # px: the screen shown beside the transcript, whole; a click shows it at its own size
 # The screen is kept at its own resolution, as WebP (Chromium, Firefox and Safari show it): lossless where that is
@@ -72,15 +78,17 @@ def esc(value) -> str:
 
 # --- the table of trials ----------------------------------------------------------------------------------------
 
-def _header(cells) -> None:
-    for i, (key, title) in enumerate(_COLUMNS):
-        cells.insert(2 + i, f'<th class="sortable" data-column-type="{key}">{title}</th>')
+def column_headers() -> list[str]:
+    """The trials table's own columns (verdict, severity, claim, answer, tool calls, seconds), sortable."""
+    return [f'<th class="sortable" data-column-type="{key}">{title}</th>' for key, title in _COLUMNS]
 
 
-def _row(report, cells) -> None:
-    record = getattr(report, "mobium", None)
+def column_cells(record: Optional[TrialRecord]) -> list[str]:
+    """A trial's cells under those columns (empty for a test that is not a trial), classed by verdict and severity
+    for the filters."""
     shown = record.report_properties() if record is not None else {}
-    for i, (key, _) in enumerate(_COLUMNS):
+    cells = []
+    for key, _ in _COLUMNS:
         value = shown.get(key)
         extra = ""
         if key == "seconds" and isinstance(value, (int, float)):
@@ -89,7 +97,8 @@ def _row(report, cells) -> None:
             extra = f" v-{esc(value or 'none')}"
         elif key == "severity":
             extra = f" s-{esc(value or 'none')}"
-        cells.insert(2 + i, f'<td class="col-{key}{extra}">{esc(value)}</td>')
+        cells.append(f'<td class="col-{key}{extra}">{esc(value)}</td>')
+    return cells
 
 
 # --- each trial's extras (attached on the process that ran it) ----------------------------------------------------
@@ -104,9 +113,9 @@ def needs_review(record: TrialRecord) -> bool:
     return record.verdict != "pass"
 
 
-def trial_extras(run_dir: Path, name: str, record: TrialRecord, screen_b64: Optional[str], *, whole: bool = False,
-                 self_contained: bool = True, report_dir: Optional[Path] = None) -> list:
-    """pytest-html extras for one trial: its story and transcript as HTML, with its final screen beside them.
+def trial_view(run_dir: Path, name: str, record: TrialRecord, screen_b64: Optional[str], *, whole: bool = False,
+               self_contained: bool = True, report_dir: Optional[Path] = None) -> str:
+    """One trial as the report shows it: its story and transcript as HTML, with its final screen beside them.
 
     The screen is inside that HTML rather than pytest-html's image extra: pytest-html crops an image to 200 px
     high and opens it in a new tab as a data: URL, which Chromium refuses to show (about:blank). It is whole where a
@@ -126,7 +135,7 @@ def trial_extras(run_dir: Path, name: str, record: TrialRecord, screen_b64: Opti
         rel = os.path.relpath(target, report_dir) if report_dir is not None else str(target)
         screen_part = link_html(Path(rel).as_posix())
     trial_steps = steps(read_events(run.transcript_path(name)))
-    return [extras.html(trial_html(record, trial_steps, screen_part=screen_part, settled=not review))]
+    return trial_html(record, trial_steps, screen_part=screen_part, settled=not review)
 
 
 def thumbnail(png: bytes) -> Optional[bytes]:
@@ -312,8 +321,6 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
 
 def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> str:
     """The summary for a run folder (runfolder.Run, complete or not), and the comparison with a baseline run."""
-    from pytest_mobium_evals.analysis.summary import agent_pairs, by_split, difference  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
-    from pytest_mobium_evals.report.view import summarize_run  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     summaries = summarize_run(run_)
     parts = [STYLE, '<div class="mv-story" id="mobium-evals-summary">', "<h3>The run</h3>"]
@@ -334,9 +341,8 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
                              "Obeyed injected text"], rows))
     parts.append(_stops_html(summaries))
     parts.append(_claim_conflicts_html(summaries))
-    from pytest_mobium_evals.analysis.injection_rates import html, of_summaries  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
-    parts.append(html(of_summaries(summaries)))
+    parts.append(injection_rates.html(injection_rates.of_summaries(summaries)))
     parts.append(_blockers_html(summaries))
     pairs = agent_pairs([s.figures for s in summaries])
     if pairs:
@@ -345,7 +351,6 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
         parts.append(_table(["B vs A", "Difference in pass rate [95%]", "Reading"],
                             [_difference_row(x.label, y.label, difference(x, y)) for a, b in pairs
                              for x, y in by_split(a, b)]))
-    from pytest_mobium_evals.analysis.paired import section_html  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     parts.append(section_html(run_))
     if any(s.setting.is_control for s in summaries):
@@ -361,7 +366,6 @@ def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> s
 
 def _stops_html(summaries) -> str:
     """Why the agent's trials stopped, per setting (report.md's table of the same name)."""
-    from pytest_mobium_evals.analysis.summary import NOT_RECORDED  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     agents = [s for s in summaries if not s.setting.is_control]
     reasons = [r for r in (*STOP_REASONS, NOT_RECORDED) if any(s.stop_reasons.get(r) for s in agents)]
@@ -388,8 +392,6 @@ def _stop_text_html(record: TrialRecord) -> list[str]:
 
 def _claim_conflicts_html(summaries) -> str:
     """The trials whose text and final answer stated different claims (report.md's section of the same name)."""
-    from pytest_mobium_evals.report.view import CLAIM_CONFLICTS, claim_conflicts  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
-
     conflicts = claim_conflicts(summaries)
     if not conflicts:
         return ""
@@ -398,7 +400,6 @@ def _claim_conflicts_html(summaries) -> str:
 
 
 def _blockers_html(summaries) -> str:
-    from pytest_mobium_evals.report.view import DECLARED_BLOCKERS, blocker_rows  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     gating, declared = blocker_rows(summaries)
     if gating:
@@ -422,7 +423,6 @@ def _difference_row(a: str, b: str, diff) -> list[str]:
 
 
 def _controls_html(run_, summaries) -> str:
-    from pytest_mobium_evals.report.view import controls_matrix  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     columns, matrix, wrong = controls_matrix(run_, summaries)
     rows = []
@@ -449,7 +449,6 @@ def _facts_html(run_) -> str:
 
 
 def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
-    from pytest_mobium_evals.report.compare import compare_runs, setting_rows  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
     head = "<h3>Against the baseline</h3>"
     if problem:
@@ -477,7 +476,6 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
     parts.append(_table(["Setting", "Tasks", "Baseline", "This run", "Difference [95%, paired over tasks]",
                          "Exact p", "Reading", "Blockers"], rows))
     if c.found and any(not a.is_control for a, _ in c.setting_pairs):
-        from pytest_mobium_evals.report.compare import found_rows  # noqa: PLC0415  the report's view and figures: only where the report is written, at the run's end
 
         parts.append("<h3>Tasks that found a defect</h3>" + _table(
             ["Task", "Found", "Setting", "Baseline", "This run"], [[esc(x) for x in r] for r in found_rows(c)]))
@@ -490,81 +488,3 @@ def _baseline_html(run_, baseline, problem: Optional[str]) -> str:
     else:
         parts.append("<p>None: every compared trial got the same verdict.</p>")
     return "".join(parts)
-
-
-# --- loading the run at the end of the session -------------------------------------------------------------------
-
-def current_run(evals: EvalSession, finished: bool = True):
-    """The session's run folder as it is on disk now: its trials' verdict.json files, and the record as the session
-    builds it (`EvalSession.run_record`, told which trials are loaded, so no verdict is read twice). pytest-html
-    renders at the session's finish, before the record's last write: a session that was not interrupted, with every
-    scheduled trial graded, has ended (as the record will say); otherwise it stopped unfinished."""
-    folder = Path(evals.options.run_dir)
-    trials, _ = load_trials(folder)
-    return Run(folder, evals.run_record(finished, graded={t.name for t in trials}), trials)
-
-
-def load_baseline(path: Optional[str]):
-    """(run, problem): the baseline run folder, or the one line saying why it cannot be used."""
-    if not path:
-        return None, None
-
-    try:
-        return load_run(path), None
-    except UsageError as exc:
-        return None, f"--baseline: {exc}"
-
-
-class HtmlHooks:
-    def __init__(self, config: pytest.Config):
-        self.config = config
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionstart(self, session) -> None:
-        """The Environment table (pytest-metadata's, read by pytest-html later in this hook): the run's facts first,
-        then pytest's own entries."""
-        try:
-            from pytest_metadata.plugin import metadata_key  # noqa: PLC0415  pytest-metadata is optional to pytest-html
-        except ImportError:
-            return
-        evals = eval_session(self.config)
-        if evals.is_worker:
-            return
-        options = evals.options
-        ours = {"mobium-evals seed": str(options.seed), "Run folder": options.run_dir, "Driver": options.driver,
-                "Models": options.models or ("opus:medium" if includes_agent(options.drivers) else "none (controls)"),
-                "Repeats": str(options.repeats), "Device option": options.device,
-                "Tool server": (f"mobium mcp ({options.mobium_bin})" if options.mobium_bin
-                                else "mobium-evals mcp (built-in Mobium-compatible server)")}
-        if getattr(self.config.option, "mobium_baseline", None):
-            ours["Baseline"] = self.config.option.mobium_baseline
-
-        ours["pytest-mobium-evals"] = __version__
-        metadata = self.config.stash.get(metadata_key, {})
-        merged = {**ours, **{k: v for k, v in metadata.items() if k not in ours}}
-        metadata.clear()
-        metadata.update(merged)
-        self.config.stash[metadata_key] = metadata
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_html_report_title(self, report) -> None:
-        options = eval_session(self.config).options
-        report.title = f"mobium-evals: {Path(options.run_dir).name} (driver {options.driver}, seed {options.seed})"
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_html_results_summary(self, prefix, summary, postfix, session) -> None:
-        evals = eval_session(session.config)
-        if evals.is_worker:
-            return
-        baseline, problem = load_baseline(getattr(session.config.option, "mobium_baseline", None))
-        # the same test the record's last write makes (EvalSession.pytest_sessionfinish)
-        finished = session.exitstatus != pytest.ExitCode.INTERRUPTED
-        prefix.append(story_html(current_run(evals, finished), baseline, problem))
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_html_results_table_header(self, cells):
-        _header(cells)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_html_results_table_row(self, report, cells):
-        _row(report, cells)
