@@ -45,9 +45,26 @@ MARKERS = {
 }
 
 
+#: The plugin's options that take a value (`--mobium PATH`), filled as they are added: pytest's parser says which do
+#: only through its internals, and `_refuse_values_taken_for_paths` must know.
+TAKES_VALUE: set[str] = set()
+
+
+class _Options:
+    """The plugin's option group, noting each option that takes a value as it is added."""
+
+    def __init__(self, group: pytest.OptionGroup):
+        self.group = group
+
+    def addoption(self, *names: str, **attrs) -> None:
+        if attrs.get("action") not in ("store_true", "store_false", "count"):
+            TAKES_VALUE.update(names)
+        self.group.addoption(*names, **attrs)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
-    g = parser.getgroup(GROUP, "mobium-evals: agents driving Android apps through Mobium's MCP tools, graded on "
-                               "the device's own state")
+    g = _Options(parser.getgroup(GROUP, "mobium-evals: agents driving Android apps through Mobium's MCP tools, "
+                                        "graded on the device's own state"))
     g.addoption("--driver", dest="mobium_driver", default=AGENT, metavar="DRIVER[,DRIVER…]",
                 help="who drives each task, one or several, comma separated: the agent (a model), or a "
                      "control: reference (the scripted solution, "
@@ -220,28 +237,21 @@ def _refuse_values_taken_for_paths(early_config: pytest.Config, parser: pytest.P
         # the time it starts, --run-dir's folder exists, and would read as a test path that moves the rootdir when
         # it did not. Only those arguments are let through: any other run (a pytester run inside a test) is checked.
         return
-    group = parser.getgroup(GROUP)
-    takes_value = {name for option in group.options if option.attrs().get("nargs") != 0 for name in option.names()}
     spaced = []
     for option, value in zip(args, args[1:]):
         if option == "--":
             break
-        if option in takes_value:
+        if option in TAKES_VALUE:
             spaced.append((option, value))
     if not spaced:
         return
-    from _pytest.config.findpaths import determine_setup
+    from .pytest_private import setup_for
 
-    known = early_config.known_args_namespace
-
-    def setup(values: list[str]) -> tuple:
-        rootdir, inipath, _, _ = determine_setup(
-            inifile=known.inifilename, override_ini=known.override_ini, args=[*known.file_or_dir, *values],
-            rootdir_cmd_arg=known.rootdir or None, invocation_dir=early_config.invocation_params.dir)
-        return rootdir, inipath
-
-    meant = setup([])
-    misled = [(option, value) for option, value in spaced if setup([value]) != meant]
+    free = list(early_config.known_args_namespace.file_or_dir)
+    meant = setup_for(early_config, free)
+    if meant is None:
+        return  # this pytest chooses its rootdir another way: nothing to compare with
+    misled = [(option, value) for option, value in spaced if setup_for(early_config, [*free, value]) != meant]
     if not misled:
         os.environ[CHECKED_ARGS] = json.dumps(args)  # inherited by this run's xdist workers
     if misled:

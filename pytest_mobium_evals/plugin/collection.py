@@ -61,12 +61,12 @@ def pytest_pycollect_makeitem(collector, name: str, obj):
 def mark(fn, task) -> None:
     """The pytest marks a task function carries, put on it as pytest is about to make it an item (the task core,
     tasks.py, knows no pytest): its suite (`-m mobiumapp`), its tier when it is hard (`-m hard`), `regression` when
-    its failure once found a Mobium defect, `injection` for an injection task (`-m injection`), and the trial
-    fixture that the plugin parametrizes over driver × model × repeat. Once per function, however many modules hold
-    it."""
+    its failure once found a Mobium defect, `injection` for an injection task (`-m injection`), the trial fixture
+    that the plugin parametrizes over driver × model × repeat, and `mobium_trial_env`, the seam a conftest may
+    override (protocol.py reads it from the item's fixtures). Once per function, however many modules hold it."""
     if getattr(fn, "__mobium_marked__", False):
         return
-    marks = [pytest.mark.usefixtures("mobium_trial"), getattr(pytest.mark, task.suite)]
+    marks = [pytest.mark.usefixtures("mobium_trial", "mobium_trial_env"), getattr(pytest.mark, task.suite)]
     if task.tier == "hard":
         marks.append(pytest.mark.hard)
     if task.regression:

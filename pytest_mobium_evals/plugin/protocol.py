@@ -7,6 +7,7 @@ controller) and a few report attributes and user_properties."""
 from __future__ import annotations
 
 import base64
+import inspect
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -99,7 +100,9 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
                    auto_advance=evals.devices.pace == "fast", held_clock=evals.devices.pace != "fast",
                    surface_reader=pyfuncitem.config.stash.get(SURFACE_READER, None))
     _customize_env(pyfuncitem, env)
-    argnames = pyfuncitem._fixtureinfo.argnames
+    # the test function's own arguments, as pytest passes them: those without a default
+    argnames = [name for name, p in inspect.signature(pyfuncitem.function).parameters.items()
+                if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
     def outcome_check(dev, params, claim=None):
         kwargs = {name: pyfuncitem.funcargs[name] for name in argnames}
@@ -140,7 +143,7 @@ def _stored_record(run_dir, name: str):
 def _customize_env(item: pytest.Function, env) -> None:
     """The seam for the plugin's own tests: a conftest that overrides the `mobium_trial_env` fixture with a
     callable gets to edit each trial's env (a fake MCP client, a fake agent) before the trial runs."""
-    hook = item._request.getfixturevalue("mobium_trial_env")
+    hook = item.funcargs.get("mobium_trial_env")  # every trial requests it (collection.mark)
     if callable(hook):
         hook(env)
 
