@@ -31,6 +31,7 @@ from pytest_mobium_evals.analysis.injection_rates import inspect_metrics, of_sum
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.transcript import claim_text, steps
 from pytest_mobium_evals.report.facts import run_facts
+from pytest_mobium_evals.report.view import summarize_run
 from pytest_mobium_evals.runfolder.layout import SCREEN, TRANSCRIPT, inspect_log
 from pytest_mobium_evals.runfolder.reading import load_run, read_events
 
@@ -66,8 +67,6 @@ def run(args: argparse.Namespace) -> int:
 
 def build_log(run_):
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalResults, EvalScore, EvalSpec, EvalStats
-
-    from pytest_mobium_evals.report.view import summarize_run  # noqa: PLC0415  loads pydantic: the CLI imports this module for its options
 
     summaries = summarize_run(run_)
     samples = [_sample(s, t, run_) for s in summaries for t in s.trials]
@@ -119,7 +118,6 @@ def _sample(summary, trial, run_):
     from inspect_ai.log import EvalSample
     from inspect_ai.model import ModelUsage
     from inspect_ai.scorer import Score
-
 
     trial_steps = steps(read_events(trial.path / TRANSCRIPT))
     prompt = next((s.text for s in trial_steps if s.role == "prompt"), "")

@@ -26,12 +26,12 @@ def destination(config) -> tuple[Optional[Path], bool]:
 
 def against_lines(config, run_) -> list[str]:
     """The before/after table: --baseline's per-setting comparison, and the surface variants' table."""
-    from pytest_mobium_evals.analysis.paired import section_markdown  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
+    from pytest_mobium_evals.analysis.paired import section_markdown  # noqa: PLC0415  the summary's figures and renderers: only where it is written, at the run's end
 
     lines: list[str] = []
     baseline = getattr(config.option, "mobium_baseline", None)
     if baseline:
-        from pytest_mobium_evals.report.compare import compare_runs, per_setting_table  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
+        from pytest_mobium_evals.report.compare import compare_runs, per_setting_table  # noqa: PLC0415  the summary's figures and renderers: only where it is written, at the run's end
 
         lines += ["### Against the baseline", ""]
         try:
@@ -50,8 +50,8 @@ def pytest_mobium_run_finished(config, run_dir, status) -> None:
     path, append = destination(config)
     if path is None:
         return
-    from pytest_mobium_evals.report.markdown import render_step_summary  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
-    from pytest_mobium_evals.report.view import summarize_run  # noqa: PLC0415  the run folder's loader (pydantic): only where the summary is written, at the run's end
+    from pytest_mobium_evals.report.markdown import render_step_summary  # noqa: PLC0415  report.md's renderer (the records' pydantic models): only where the summary is written, at the run's end
+    from pytest_mobium_evals.report.view import summarize_run  # noqa: PLC0415  the summary's figures and renderers: only where it is written, at the run's end
 
     run_ = load_run(run_dir, require_complete=False)
     text = render_step_summary(run_, summarize_run(run_), against_lines(config, run_))

@@ -86,12 +86,12 @@ def test_check_ready_ollama(bare_env, monkeypatch, ollama_api):
     with pytest.raises(AgentConfigError, match="no model 'mistral:7b': run `ollama pull mistral:7b`"):
         check_ready(parse_models("ollama/mistral:7b")[0])
     # Without OLLAMA_HOST, Ollama's default address is tried (here pointed at the stand-in, then at a closed port).
-    import pytest_mobium_evals.drivers.agents as agents
+    from pytest_mobium_evals.drivers.agents import endpoints
 
-    monkeypatch.setattr(agents, "OLLAMA_DEFAULT_HOST", os.environ["OLLAMA_HOST"].split("://")[-1])
+    monkeypatch.setattr(endpoints, "OLLAMA_DEFAULT_HOST", os.environ["OLLAMA_HOST"].split("://")[-1])
     monkeypatch.delenv("OLLAMA_HOST")
     check_ready(setting)
-    monkeypatch.setattr(agents, "OLLAMA_DEFAULT_HOST", f"127.0.0.1:{_closed_port()}")
+    monkeypatch.setattr(endpoints, "OLLAMA_DEFAULT_HOST", f"127.0.0.1:{_closed_port()}")
     with pytest.raises(AgentConfigError, match="OLLAMA_HOST is not set and nothing answers at 127.0.0.1:"):
         check_ready(setting)
     monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{_closed_port()}")

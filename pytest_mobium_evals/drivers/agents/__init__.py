@@ -24,8 +24,10 @@ from urllib.parse import urlsplit
 
 from pytest_mobium_evals.reach.private_state import private_state
 
+from . import endpoints
 from .base import AgentConfigError, AgentInfraError, AgentRun, InfraError, Limits, ModelSetting
 from .claude import credential_source, run_claude
+from .endpoints import ollama_host, openai_base_url
 from .loop import run_loop
 
 __all__ = ["ModelSetting", "parse_models", "check_ready", "Limits", "AgentRun", "run_agent", "AgentInfraError",
@@ -78,19 +80,6 @@ def _parse_one(item: str) -> ModelSetting:
     return ModelSetting(provider="claude", name=full, effort=effort or None, label=item)
 
 
-OLLAMA_DEFAULT_HOST = "127.0.0.1:11434"  # where `ollama serve` listens unless told otherwise
-
-
-def ollama_host() -> str:
-    """OLLAMA_HOST as a URL, else Ollama's own default address (what the manual's model providers page promises)."""
-    host = os.environ.get("OLLAMA_HOST", "").strip() or OLLAMA_DEFAULT_HOST
-    return host if "://" in host else f"http://{host}"
-
-
-def openai_base_url(base_url: Optional[str] = None) -> Optional[str]:
-    return (base_url or os.environ.get("OPENAI_BASE_URL", "")).strip() or None
-
-
 def _reachable(url: str, timeout: float = 3.0) -> Optional[str]:
     """None when something listens at the URL's host and port, else why not."""
     parts = urlsplit(url)
@@ -129,8 +118,8 @@ def check_ready(setting: ModelSetting, base_url: Optional[str] = None) -> None:
         if why := _reachable(host):
             if not os.environ.get("OLLAMA_HOST", "").strip():
                 raise AgentConfigError(f"{setting.label}: OLLAMA_HOST is not set and nothing answers at "
-                                       f"{OLLAMA_DEFAULT_HOST} ({why}): start `ollama serve`, or set OLLAMA_HOST "
-                                       f"to the Ollama server")
+                                       f"{endpoints.OLLAMA_DEFAULT_HOST} ({why}): start `ollama serve`, or set "
+                                       f"OLLAMA_HOST to the Ollama server")
             raise AgentConfigError(f"{setting.label}: OLLAMA_HOST {host} is unreachable ({why})")
         models = _listed_models(f"{host.rstrip('/')}/api/tags", "models", "name")
         wanted = setting.name if ":" in setting.name else f"{setting.name}:latest"

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .base import AgentConfigError, ModelSetting
+from .endpoints import ollama_host, openai_base_url
 
 #: Characters a token in the estimate: fewer than any BPE vocabulary gives on this text, so it over-counts.
 ESTIMATE_CHARS_PER_TOKEN = 3
@@ -97,8 +98,6 @@ def measure(setting: ModelSetting, functions: list[dict], system: str, task: str
     """The first request under this setting, counted as well as its server allows; its context, when the server
     says; for Ollama, the num_ctx that holds it."""
     if setting.provider == "ollama":
-        from . import ollama_host  # noqa: PLC0415  the package's __init__ imports this module (through loop): a cycle at module level
-
         host = ollama_host().rstrip("/")
         fixed, _ = _estimate(first_messages(system, ""), functions)
         tokens, method = _estimate(first_messages(system, task), functions)
@@ -107,8 +106,6 @@ def measure(setting: ModelSetting, functions: list[dict], system: str, task: str
         return PromptSize(setting.label, tokens, fixed, len(functions), method, False, None, context, where,
                           num_ctx)
     if setting.provider == "openai":
-        from . import openai_base_url  # noqa: PLC0415  the package's __init__ imports this module (through loop): a cycle at module level
-
         root = server_root(openai_base_url(base_url) or "")
         counted = _server_count(root, first_messages(system, task), functions)
         if counted is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .base import REQUEST_TIMEOUT_S, ModelAPIError, ModelSetting, RetryableAPIError, tls_context
+from .endpoints import ollama_host
 from .provider import Reply, ToolCall
 
 
@@ -14,8 +15,6 @@ class OllamaProvider:
     def __init__(self, setting: ModelSetting, request_timeout: float = REQUEST_TIMEOUT_S,
                  num_ctx: Optional[int] = None, max_output_tokens: Optional[int] = None):
         import ollama  # noqa: PLC0415  ollama, only for ollama/ models
-
-        from . import ollama_host  # noqa: PLC0415  the package's __init__ imports this module (through loop): a cycle at module level
 
         host = ollama_host()
         self.setting = setting

@@ -12,6 +12,7 @@ import os
 from typing import Any, Optional
 
 from .base import REQUEST_TIMEOUT_S, AgentInfraError, ModelAPIError, ModelSetting, RetryableAPIError, tls_context
+from .endpoints import openai_base_url
 from .provider import Reply, ToolCall
 
 PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the client insists on one
@@ -21,8 +22,6 @@ class OpenAIProvider:
     def __init__(self, setting: ModelSetting, base_url: Optional[str], request_timeout: float = REQUEST_TIMEOUT_S,
                  max_output_tokens: Optional[int] = None):
         import openai  # noqa: PLC0415  openai, only for openai/ models
-
-        from . import openai_base_url  # noqa: PLC0415  the package's __init__ imports this module (through loop): a cycle at module level
 
         url = openai_base_url(base_url)
         if url is None:
