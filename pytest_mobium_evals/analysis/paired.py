@@ -190,7 +190,7 @@ def task_split(trial) -> str:
 
 
 def compare_run(run) -> list[PairedComparison]:
-    """Every variant against baseline, per model setting and split, from one run folder (runfolder.Run)."""
+    """Every variant against baseline, per model setting and split, from one run folder (runfolder.reading.Run)."""
     by_model: dict[str, dict[str, list]] = {}
     for t in run.trials:
         surface = t.record.surface
@@ -235,9 +235,9 @@ def compare_outcomes(model: str, variant: str, split: str, base: dict[str, list[
 
 
 def compare_trials(model: str, variant: str, split: str, base: list, mine: list) -> PairedComparison:
-    """One variant's trials against another's (runfolder.Trial lists of one split): what compare_run computes for
-    each variant against baseline, for any two (the hillclimb compares its candidates with the variant it began
-    from)."""
+    """One variant's trials against another's (runfolder.reading.Trial lists of one split): what compare_run
+    computes for each variant against baseline, for any two (the hillclimb compares its candidates with the variant it
+    began from)."""
     return _compare(model, variant, split, base, mine)
 
 

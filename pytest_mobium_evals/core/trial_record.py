@@ -1,4 +1,4 @@
-"""A trial's record, in one shape: what `trial.py` grades, what a worker's test report carries to the controller
+"""A trial's record, in one shape: what `run/trial.py` grades, what a worker's test report carries to the controller
 under xdist, what `verdict.json` holds, and what every after-run command (report, compare, judge, verify, export)
 reads back. A field is declared here once and flows through all of them: the writer fills it, the report
 attachment and the run folder carry it, the loader validates it.

@@ -3,9 +3,9 @@
 plugin/ holds the only modules that import pytest; this `__init__` is the pytest11 entry point
 (`pytest_mobium_evals.plugin`), which registers the others.
 
-A task is a test function carrying a `Task` (`@task(...)`, tasks.py) whose body reads the outcome from the device.
+A task is a test function carrying a `Task` (`@task(...)`, core/tasks.py) whose body reads the outcome from the device.
 This plugin parametrizes each over driver × model setting × repeat (ids such as `reference-r0`,
-`agent-opus-medium-r1`), runs the trial protocol (trial.py) in place of the plain call, and turns the verdict into
+`agent-opus-medium-r1`), runs the trial protocol (run/trial.py) in place of the plain call, and turns the verdict into
 the test report: the outcome stays passed/failed (so junitxml, pytest-html and xdist work unchanged) and the verdict
 travels as report attributes, a terminal word and letter, user_properties, html columns and a summary per setting.
 

@@ -93,7 +93,7 @@ class RunOptions:
     trial_timeout: Union[float, str]  # seconds, or SETTING=S entries (parse_trial_timeout)
     enforce_max_steps: bool
     base_url: Optional[str]
-    surface: Optional[str] = None  # --surface: variant names, comma separated (surfaces.py)
+    surface: Optional[str] = None  # --surface: variant names, comma separated (surface/variants.py)
     tool_server: Optional[str] = None  # --tool-server: the agent's stdio MCP server in place of Mobium, as typed
     mobium_driver: Optional[str] = None  # --mobium-driver: `mobium mcp --driver NAME`
     mobium_env: Optional[dict] = None  # --mobium-env NAME=VALUE…: added to the Mobium server's environment

@@ -1,5 +1,5 @@
 """The trial protocol inside pytest: the fixtures a task's outcome check takes, the trial run in place of the
-plain call (trial.py), and the verdict carried on the test report. The outcome stays pytest's own (passed/failed),
+plain call (run/trial.py), and the verdict carried on the test report. The outcome stays pytest's own (passed/failed),
 so junitxml, pytest-html and xdist work unchanged; the trial's record (trial_record.py) travels beside it, as
 `report.mobium` (the `TrialRecord` itself; under xdist its JSON form on the wire, made a `TrialRecord` again on the
 controller) and a few report attributes and user_properties."""

@@ -1,6 +1,6 @@
 """The run's Markdown summary where CI shows it: `--md-summary=FILE`, or `$GITHUB_STEP_SUMMARY` when GitHub Actions
 sets it (appended there, as every step of a job appends to the one page). Written on the controller when the run
-ends, rendered by report_markdown.render_step_summary from the same view as report.md, under GitHub's 1 MiB."""
+ends, rendered by report/markdown.py's render_step_summary from the same view as report.md, under GitHub's 1 MiB."""
 
 from __future__ import annotations
 

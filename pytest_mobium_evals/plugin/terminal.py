@@ -72,8 +72,8 @@ def _teststatus(report):
 
 
 def group_figures(reports, scheduled: dict[Setting, int]) -> list:
-    """summary.py's figures per setting (a control driver, or the agent under one model setting), labelled by its
-    group, from the trials' records: the same function report.md and the HTML use on the verdict.json files."""
+    """analysis/summary.py's figures per setting (a control driver, or the agent under one model setting), labelled
+    by its group, from the trials' records: the same function report.md and the HTML use on the verdict.json files."""
     from pytest_mobium_evals.analysis.summary import figures, trial_score  # noqa: PLC0415  the figures: only where the run's summary is drawn, at its end
 
     by_setting: dict[Setting, list] = defaultdict(list)

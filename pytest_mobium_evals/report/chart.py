@@ -1,4 +1,4 @@
-"""pass-rate.png, the report's chart, drawn from the run's computed view (reports.py)."""
+"""pass-rate.png, the report's chart, drawn from the run's computed view (report/view.py)."""
 
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ trial's extras carry its claim, the outcome read from the device, the side effec
 final screen beside them, whole, opening at its own size on a click.
 
 The story is built from the run folder on disk (each trial's verdict.json, the record), not from the order in which
-hooks ran: under xdist the controller writes the HTML from what the workers wrote. The figures come from summary.py,
-as the terminal's and report.md's do."""
+hooks ran: under xdist the controller writes the HTML from what the workers wrote. The figures come from
+analysis/summary.py, as the terminal's and report.md's do."""
 
 from __future__ import annotations
 
@@ -320,7 +320,7 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
 
 
 def story_html(run_, baseline=None, baseline_problem: Optional[str] = None) -> str:
-    """The summary for a run folder (runfolder.Run, complete or not), and the comparison with a baseline run."""
+    """The summary for a run folder (runfolder.reading.Run, complete or not), and the comparison with a baseline run."""
 
     summaries = summarize_run(run_)
     parts = [STYLE, '<div class="mv-story" id="mobium-evals-summary">', "<h3>The run</h3>"]

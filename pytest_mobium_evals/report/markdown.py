@@ -1,4 +1,4 @@
-"""report.md, rendered from the run's computed view (reports.py).
+"""report.md, rendered from the run's computed view (report/view.py).
 
 Per setting: the pass rate with a 95% interval bootstrapped over tasks (three repeats of one task are not three
 independent samples), the verdict counts, what was scheduled, graded and lost to infrastructure, each blocker on its

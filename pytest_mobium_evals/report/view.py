@@ -1,7 +1,8 @@
 """The computed view of a run folder, shared by every renderer of it: per setting its trials, verdict counts,
-per-task results, blockers and figures (`summarize_run`, over summary.py's one computation), and the controls
-table (`controls_matrix`). report.md (report_markdown.py), the chart (report_chart.py), the HTML report, compare,
-runs and the Inspect export render from it; `mobium-evals report` is report_cli.py."""
+per-task results, blockers and figures (`summarize_run`, over analysis/summary.py's one computation), and the controls
+table (`controls_matrix`). report.md (report/markdown.py), the chart (report/chart.py), the HTML report
+(report/html_report.py), compare, runs and the Inspect export render from it; `mobium-evals report` is
+commands/report.py."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ class SettingSummary:
     tokens_out: int = 0
     cost_usd: float = 0.0
     cost_known: bool = False
-    figures: Optional[Figures] = None  # summary.py's figures: the same numbers the terminal and the HTML show
+    figures: Optional[Figures] = None  # analysis/summary.py's figures: the same numbers the terminal and the HTML show
     stop_reasons: Counter = field(default_factory=Counter)  # why each trial's driver stopped (summary.stop_reasons)
 
     @property

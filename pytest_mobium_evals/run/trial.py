@@ -131,7 +131,7 @@ class TrialEnv:
     ignored_settings: dict = field(default_factory=lambda: dict(grading.DRIFTING_SETTINGS))
     # Told each phase as the trial enters it (PHASES): how a fault plan fires "in phase X".
     on_phase: Optional[Callable[[str], None]] = None
-    surfaces: dict = field(default_factory=dict)  # --surface: variant name → its plain JSON (surfaces.py)
+    surfaces: dict = field(default_factory=dict)  # --surface: variant name → its plain JSON (surface/variants.py)
     # A control's tool server may jump the virtual device's clock when it waits (the device at the fast pace):
     # an agent's trials keep real time, since a model's thinking is time the app lives through ...
     auto_advance: bool = False

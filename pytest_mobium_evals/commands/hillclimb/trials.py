@@ -1,6 +1,6 @@
 """Trials under a surface variant, through the one trial machinery there is: a pytest run of the tasks with
 `--surface=<variant files>`, `--model`, `--repeats` and `--seed`, into a run folder of its own, read back with the
-run loader (`runfolder.load_run`, `TrialRecord`). No second trial runner: what a hillclimb evaluates is what
+run loader (`runfolder.reading.load_run`, `TrialRecord`). No second trial runner: what a hillclimb evaluates is what
 `pytest --surface` measures, on the same devices (`--device`, the virtual one by default).
 
 A trial once recorded under a variant file is not run again: the same variant, task, seed and repeat have their
@@ -57,7 +57,8 @@ class TrialSetup:
 
 @dataclass
 class Trials:
-    """Trials by (surface label, task, repeat), each a runfolder.Trial; and how many were run now (not cached)."""
+    """Trials by (surface label, task, repeat), each a runfolder.reading.Trial; and how many were run now (not
+    cached)."""
 
     by_key: dict[tuple[str, str, int], Trial] = field(default_factory=dict)
     ran: int = 0

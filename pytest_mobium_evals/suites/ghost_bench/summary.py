@@ -1,5 +1,5 @@
 """Ghost Bench's run summary (`<run_dir>/ghost_bench.json`), from our stored verdicts (each trial's TrialRecord,
-loaded as every after-run reader loads it: `runfolder.load_trials`), in Ghost Bench's run shape.
+loaded as every after-run reader loads it: `runfolder.reading.load_trials`), in Ghost Bench's run shape.
 It is rewritten after every trial (status "running") and once more when the run ends ("completed" or "stopped").
 Another suite writes the same shape with its own score (`SummarySpec`): AndroidWorld's `androidworld.json`."""
 
@@ -60,8 +60,8 @@ def write_summary(run_dir: Path | str, status: str = "completed", spec: SummaryS
     if status not in STATUSES:
         raise ValueError(f"summary status must be one of {', '.join(STATUSES)}, got {status!r}")
     run_dir = Path(run_dir)
-    # A folder without a verdict.json is a trial still running (records.py writes it last); one that does not load
-    # is left out here and named by `mobium-evals report`, which refuses the run. Neither stops the summary.
+    # A folder without a verdict.json is a trial still running (runfolder/writing.py writes it last); one that does not
+    # load is left out here and named by `mobium-evals report`, which refuses the run. Neither stops the summary.
     trials, _ = load_trials(run_dir)
     verdicts = [t for t in trials if t.record.suite == spec.suite]
     if not verdicts:
