@@ -144,12 +144,6 @@ def set_switch(tools: Tools, label: str, on: bool) -> bool:
     return wait_switch(tools, label, on)
 
 
-def open_from_launcher(tools: Tools, label: str) -> None:
-    """Press home and tap the app's icon, as a person opens an app."""
-    tools.call("app_press", button="home")
-    tap_label(tools, label)
-
-
 def launch_fresh(tools: Tools, package: str) -> None:
     """Stop the app, then launch it: an app resumes on the page it was left on, so a script that walks from the
     app's first page starts it cold."""

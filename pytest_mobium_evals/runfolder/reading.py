@@ -119,17 +119,6 @@ def has_verdicts(run_dir: os.PathLike | str) -> bool:
                                            for folder in run.trials_dir.iterdir())
 
 
-def all_verdicts(run_dir: os.PathLike | str) -> list[dict]:
-    run = RunDir(run_dir)
-    out = []
-    if run.trials_dir.is_dir():
-        for folder in sorted(run.trials_dir.iterdir()):
-            data = graded(run, folder.name)
-            if data is not None:
-                out.append(data)
-    return out
-
-
 # ---- a whole run, loaded for the after-run commands ----
 
 

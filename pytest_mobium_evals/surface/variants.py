@@ -180,10 +180,6 @@ class LoadedVariant:
         self.variant = variant
         self.file_sha = file_sha
 
-    @property
-    def is_identity(self) -> bool:
-        return self.variant.model_dump(exclude={"about"}) == Variant().model_dump(exclude={"about"})
-
     def plain(self) -> dict:
         """What the proxy applies: the variant as plain JSON (defaults included, so the proxy needs no schema)."""
         return {"name": self.name, **self.variant.model_dump()}

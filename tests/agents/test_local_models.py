@@ -17,12 +17,11 @@ import pytest
 from standins import Answer, Call, Fail, LlamaCppStandin, Text, solve_t01
 
 from pytest_mobium_evals.drivers import controls as drivers
-from pytest_mobium_evals.drivers.agents import AgentConfigError, Limits, parse_models, run_agent
+from pytest_mobium_evals.drivers.agents import Limits, parse_models, run_agent
 from pytest_mobium_evals.drivers.agents.base import MAX_OUTPUT_TOKENS
 from pytest_mobium_evals.drivers.agents.context import (
     CONVERSATION_ROOM,
     ESTIMATE_CHARS_PER_TOKEN,
-    check_fits,
     first_messages,
     measure,
     request_chars,
@@ -100,9 +99,8 @@ def test_a_prompt_over_the_models_context_is_refused_in_one_line(provider, ollam
         llama_cpp.n_ctx = 4096
         size = measure(OPENAI, FUNCTIONS, SYSTEM_PROMPT, PROMPT, llama_cpp.base_url)
         where = "the server's /props n_ctx"
-    with pytest.raises(AgentConfigError) as refused:
-        check_fits(size)
-    message = str(refused.value)
+    assert not size.fits()
+    message = size.refusal()  # what the session refuses the run with, in one line
     assert "\n" not in message and "4,096" in message and where in message and "--tools" in message
 
 

@@ -37,7 +37,7 @@ def test_the_long_form_and_the_shorthand_read_the_same(tools):
     short = one_step({"check": {"target": "testid=termsCheck", "checked": False}})
     a, b = parse_file(long, tools)[0], parse_file(short, tools)[0]
     assert a is not None and b is not None
-    assert a.tests[0].steps[0].long_form() == b.tests[0].steps[0].long_form()
+    assert a.tests[0].steps[0] == b.tests[0].steps[0]
 
 
 @pytest.mark.parametrize("step, tool, arguments", [

@@ -248,6 +248,3 @@ def _folder(path: Path) -> Path:
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
-
-def optional(value: Optional[float]) -> str:
-    return "–" if value is None else f"{value:+.0f}"

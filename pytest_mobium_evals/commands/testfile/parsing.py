@@ -47,23 +47,6 @@ class Step:
     def label(self) -> str:
         return f"expect {self.tool}" if self.expect else self.tool
 
-    @property
-    def is_assertion(self) -> bool:
-        return self.expect is not None or self.tool == ASSERTION_TOOL
-
-    def long_form(self) -> dict:
-        """The step as the long form writes it (what `--debug` prints in Mobium)."""
-        if self.expect:
-            e = self.expect
-            body: dict = {"expect": {"tool": e.tool, "arguments": e.arguments, "field": e.field, "equals": e.equals,
-                                     **({"timeout_ms": e.timeout_ms} if e.timeout_ms is not None else {})}}
-        else:
-            body = {"name": self.tool, "arguments": self.arguments}
-        if self.soft:
-            body["soft"] = True
-        if self.description:
-            body["description"] = self.description
-        return body
 
 
 @dataclass(frozen=True)

@@ -122,12 +122,6 @@ def measure(setting: ModelSetting, functions: list[dict], system: str, task: str
     raise AgentConfigError(f"{setting.label}: the prompt is counted only for the tool loop's providers")
 
 
-def check_fits(size: PromptSize) -> None:
-    """AgentConfigError (one line) when the first request cannot fit the model's context."""
-    if not size.fits():
-        raise AgentConfigError(size.refusal())
-
-
 def truncation(size: Optional[PromptSize], read: int) -> Optional[str]:
     """Why a reply whose usage says it read `read` prompt tokens was given a cut prompt, or None. A server that
     reports no usage (0) is not judged."""
