@@ -4,11 +4,11 @@ the Inspect AI export all read the events from here, so they see the same steps;
 folder is `runfolder.reading.read_events`.
 
 Events come from two recorders: the agent's (prompt, model, assistant, tool_call, tool_result, error, text_tool_call,
-nudge, final) and the harness's MCP client (call, answer or result, infra_error), which also sees every call an agent
-makes; the trial adds the prompt and the claim (`final`) of a control, and a control's script_error. When the agent's
-own tool_call events are there, the client's duplicates are left out. An event's kind is read here only
-(`event_kind`, `is_call`, `is_response`, `event_tool`, `prompt_text`): the grader, the drivers' call counter, the
-reports and the commands all ask this module.
+nudge, final) and the harness's MCP client (call, answer, infra_error), which also sees every call an agent makes; the
+trial adds the prompt and the claim (`final`) of a control, and a control's script_error. When the agent's own
+tool_call events are there, the client's duplicates are left out. Every kind is spelt once, as an `EventKind`, which
+the writers name; an event's kind is read here only (`event_kind`, `is_call`, `is_response`, `event_tool`,
+`prompt_text`): the grader, the drivers' call counter, the reports and the commands all ask this module.
 
 A call may name its target by a map ref (`@e3`), which means what the last map the agent read said it was. Each
 tool step carries its arguments as sent and, in `resolved`, with each ref replaced by that map's line for it (its
@@ -21,6 +21,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import Any, Iterable, Optional
 
 
@@ -49,17 +50,38 @@ class Step:
     resolved: dict = field(default_factory=dict)  # a tool step's arguments, each map ref as what it named
 
 
+class EventKind(StrEnum):
+    """Every kind of event a transcript holds, by who writes it. A string, so an event is plain JSON."""
+
+    # the agents' recorder (drivers/agents/base.Recorder); the trial writes a control's prompt and final claim too
+    PROMPT = "prompt"
+    MODEL = "model"  # a model's reply came: its tokens and seconds
+    ASSISTANT = "assistant"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    ERROR = "error"  # an API, infrastructure or limit error, with `where`
+    TEXT_TOOL_CALL = "text_tool_call"  # a tool call written as text: no tool ran
+    NUDGE = "nudge"  # what the harness told the model then (--nudge-text-calls)
+    OUTPUT_LIMIT = "output_limit"  # a reply cut at its token bound (--max-output-tokens), with the bound
+    FINAL = "final"  # the claim
+    # the harness's MCP client (reach/toolserver.Tools), which sees every call
+    CALL = "call"
+    ANSWER = "answer"
+    INFRA_ERROR = "infra_error"  # the tool server failed the call
+    # a control's script raised (drivers/controls.py)
+    SCRIPT_ERROR = "script_error"
+
+
 #: The kinds of a tool call: the agent's own, and the harness's MCP client's (which sees every call).
-CALL_KINDS = ("tool_call", "call")
-#: The kinds of event that carry what the tool server answered (the MCP client's and the agents' recorders; `error`
-#: and `tool_error` carry a failed answer's text).
-RESPONSE_KINDS = ("answer", "result", "tool_result", "response", "error", "tool_error")
+CALL_KINDS = (EventKind.TOOL_CALL, EventKind.CALL)
+#: The kinds of event that carry what the tool server answered (the MCP client's and the agents' recorders; an
+#: `error` carries a failed answer's text).
+RESPONSE_KINDS = (EventKind.ANSWER, EventKind.TOOL_RESULT, EventKind.ERROR)
 
 
 def event_kind(event: dict) -> str:
-    """An event's kind: `kind` as both recorders write it (`type` or `event` where a foreign transcript says so);
-    "" when it has none."""
-    return str(event.get("kind") or event.get("type") or event.get("event") or "")
+    """An event's kind, as every writer puts it (`kind`); "" when it has none."""
+    return str(event.get("kind") or "")
 
 
 def event_tool(event: dict) -> Optional[str]:
@@ -78,7 +100,7 @@ def is_response(event: dict) -> bool:
 def prompt_text(events: Iterable[dict]) -> str:
     """The task's prompt as the driver was given it (the first `prompt` event's text); "" when there is none."""
     for e in events:
-        if event_kind(e) == "prompt":
+        if event_kind(e) == EventKind.PROMPT:
             return str(e.get("text") or "")
     return ""
 
@@ -91,7 +113,7 @@ MAP_LINE = re.compile(r"^(@e\d+) (.+)$", re.M)
 
 def steps(events: Iterable[dict]) -> list[Step]:
     events = list(events)
-    agent_calls = any(event_kind(e) == "tool_call" for e in events)
+    agent_calls = any(event_kind(e) == EventKind.TOOL_CALL for e in events)
     out: list[Step] = []
     open_calls: dict[str, Step] = {}  # call id (or tool name) -> the step awaiting its answer
     refs: dict[str, str] = {}  # the ref table as the agent last read it: "@e3" -> its map line
@@ -99,19 +121,19 @@ def steps(events: Iterable[dict]) -> list[Step]:
         kind = event_kind(e)
         at = event_time(e)
         before = len(out)
-        if kind == "model":
+        if kind == EventKind.MODEL:
             out.append(Step("model", extra={k: e[k] for k in ("tokens", "seconds", "id") if e.get(k) is not None}))
-        elif kind == "prompt":
+        elif kind == EventKind.PROMPT:
             out.append(Step("prompt", text=str(e.get("text") or ""),
                             extra={k: e[k] for k in ("params", "model", "driver", "system") if e.get(k) is not None}))
-        elif kind == "assistant":
+        elif kind == EventKind.ASSISTANT:
             if e.get("thinking"):
                 out.append(Step("assistant", text=str(e["thinking"]), extra={"thinking": True}))
             if e.get("text"):
                 out.append(Step("assistant", text=str(e["text"])))
             if e.get("structured_output") is not None:
                 out.append(Step("assistant", text=_json(e["structured_output"])))
-        elif kind == "tool_call" or (kind == "call" and not agent_calls):
+        elif kind == EventKind.TOOL_CALL or (kind == EventKind.CALL and not agent_calls):
             name = str(event_tool(e) or "?")
             step = Step("tool", tool=name, call_id=e.get("id"), arguments=_dict(e.get("arguments")))
             step.resolved = resolve_refs(step.arguments, refs)
@@ -121,7 +143,7 @@ def steps(events: Iterable[dict]) -> list[Step]:
                                           if isinstance(st, dict) else st for st in step.arguments["steps"]]
             out.append(step)
             open_calls[str(e.get("id") or name)] = step
-        elif kind == "tool_result" or (kind in ("answer", "result") and not agent_calls):
+        elif kind == EventKind.TOOL_RESULT or (kind == EventKind.ANSWER and not agent_calls):
             name = str(event_tool(e) or "?")
             step = open_calls.pop(str(e.get("id") or name), None)
             if step is None:
@@ -134,18 +156,18 @@ def steps(events: Iterable[dict]) -> list[Step]:
             step.ended, step.answered = at, index
             if step.started is None:
                 step.started = at
-        elif kind in ("error", "infra_error"):
-            where = e.get("where") or ("tool server" if kind == "infra_error" else None)
+        elif kind in (EventKind.ERROR, EventKind.INFRA_ERROR):
+            where = e.get("where") or ("tool server" if kind == EventKind.INFRA_ERROR else None)
             message = str(e.get("message") or e.get("error") or "")
             out.append(Step("error", text=f"{where}: {message}" if where else message, is_error=True))
-        elif kind == "text_tool_call":  # the reply's text is its assistant step; this says what it was
+        elif kind == EventKind.TEXT_TOOL_CALL:  # the reply's text is its assistant step; this says what it was
             out.append(Step("error", text=f"a call to {e.get('tool')} written as text: no tool ran", is_error=True))
-        elif kind == "output_limit":  # the reply before it stopped at its token bound, not where the model ended it
+        elif kind == EventKind.OUTPUT_LIMIT:  # the reply before it stopped at its token bound, not at its own end
             out.append(Step("error", text=str(e.get("message") or "the reply was cut at its output bound"),
                             is_error=True))
-        elif kind == "nudge":  # what the harness told the model then (--nudge-text-calls)
+        elif kind == EventKind.NUDGE:  # what the harness told the model then (--nudge-text-calls)
             out.append(Step("prompt", text=str(e.get("text") or "")))
-        elif kind == "final":
+        elif kind == EventKind.FINAL:
             out.append(Step("final", text=claim_text(e), extra={k: e.get(k) for k in ("status", "answer", "reason")}))
         for step in out[before:]:  # the steps this event began
             step.started, step.opened = at, index

@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 
 from pytest_mobium_evals.core.errors import MobiumEvalsError
 from pytest_mobium_evals.core.tasks import Claim, Said, Task
-from pytest_mobium_evals.core.transcript import is_call
+from pytest_mobium_evals.core.transcript import EventKind, is_call
 from pytest_mobium_evals.core.verdicts import (
     ALL_CONTROL_DRIVERS,
     METAMORPHIC_DRIVERS,
@@ -160,7 +160,7 @@ def run_control(driver: str, task: Task, spec: Any, params: dict, on_event: Call
             raise exc if isinstance(exc, InfraError) else InfraError(cause) from exc
         script_error = f"{task.id} {driver} script raised {type(exc).__name__}: {exc}\n" + \
             "".join(traceback.format_exception(exc)[-6:])
-        on_event({"kind": "script_error", "driver": driver, "error": f"{type(exc).__name__}: {exc}"})
+        on_event({"kind": EventKind.SCRIPT_ERROR, "driver": driver, "error": f"{type(exc).__name__}: {exc}"})
         claim = Claim()
     finally:
         tools.close()

@@ -38,6 +38,7 @@ from pathlib import PurePosixPath
 from typing import Any, Callable, Optional
 
 from pytest_mobium_evals.core.errors import InfraError, MobiumEvalsError
+from pytest_mobium_evals.core.transcript import EventKind
 
 from .private_state import private_state
 
@@ -380,7 +381,7 @@ class Tools:
         # name is positional-only: several Mobium tools take an argument called name (app_upload, app_download)
         self.calls += 1
         started = time.time()
-        self._record({"t": started, "kind": "call", "name": name, "arguments": arguments})
+        self._record({"t": started, "kind": EventKind.CALL, "name": name, "arguments": arguments})
 
         async def go(session):
             return await session.call_tool(name, arguments)
@@ -388,10 +389,10 @@ class Tools:
         try:
             raw = self._submit(go, timeout or self.timeout)
         except InfraError as exc:
-            self._record({"t": time.time(), "kind": "infra_error", "name": name, "error": str(exc)})
+            self._record({"t": time.time(), "kind": EventKind.INFRA_ERROR, "name": name, "error": str(exc)})
             raise
         res = _to_result(raw)
-        entry: dict[str, Any] = {"t": time.time(), "kind": "answer", "name": name, "text": res.text,
+        entry: dict[str, Any] = {"t": time.time(), "kind": EventKind.ANSWER, "name": name, "text": res.text,
                                  "data": res.data, "is_error": res.is_error, "image": res.image is not None,
                                  "elapsed_ms": int((time.time() - started) * 1000)}
         self._record(entry)

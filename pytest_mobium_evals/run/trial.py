@@ -27,6 +27,7 @@ from pytest_mobium_evals.core.setting import Setting
 from pytest_mobium_evals.core.settings_history import written_between
 from pytest_mobium_evals.core.split import split_of
 from pytest_mobium_evals.core.tasks import Claim, Outcome, Task
+from pytest_mobium_evals.core.transcript import EventKind
 from pytest_mobium_evals.core.trial_record import TrialRecord, fitted
 from pytest_mobium_evals.core.verdicts import AGENT
 from pytest_mobium_evals.drivers import controls as drivers
@@ -259,12 +260,12 @@ def run_trial(spec: TrialSpec, env: TrialEnv, device: Device,
                 # The agent driver records its own prompt (with the system prompt) and final answer.
                 run = _run_agent(spec, env, prompt, server, events.append, task)
             else:
-                events.append({"kind": "prompt", "driver": spec.driver, "text": prompt, "params": params})
+                events.append({"kind": EventKind.PROMPT, "driver": spec.driver, "text": prompt, "params": params})
                 run = drivers.run_control(spec.driver, task, server, params, events.append,
                                           tools_factory=env.tools_factory, tool_timeout=env.tool_timeout,
                                           device_alive=lambda: device_answers(device, env.tool_timeout),
                                           variant=spec.variant, pass_time=device.pass_time)
-                events.append({"kind": "final", **run.claim.to_json()})
+                events.append({"kind": EventKind.FINAL, **run.claim.to_json()})
         timings["driver_s"] = time.monotonic() - t
         surface_seen = seen.read()
 

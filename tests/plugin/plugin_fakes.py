@@ -87,7 +87,7 @@ class FakeTools:
             self.device.settings[tuple(args["key"].split("/"))] = args["value"]
         elif name == "leak":
             text = "the password is hunter2"
-        self.on_event({"kind": "result", "tool": name, "text": text})
+        self.on_event({"kind": "answer", "tool": name, "text": text})  # as the MCP client writes it
         return text
 
     def close(self):

@@ -58,7 +58,7 @@ def test_controls_grade_as_declared_and_the_run_is_recorded(suite):
     assert record["plugin_dirty"] is source_commit()[1]
     transcript = (suite.path / "run/trials/f01-reference-none-r0/transcript.jsonl").read_text().splitlines()
     kinds = [json.loads(line)["kind"] for line in transcript]
-    assert kinds == ["prompt", "call", "result", "final"]
+    assert kinds == ["prompt", "call", "answer", "final"]
 
 
 def test_the_device_pace_is_chosen_and_recorded(suite):

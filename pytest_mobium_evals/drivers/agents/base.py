@@ -14,6 +14,7 @@ from typing import Any, Awaitable, Callable, Iterable, Optional, TypeVar
 
 from pytest_mobium_evals.core.errors import MobiumEvalsError
 from pytest_mobium_evals.core.tasks import Claim
+from pytest_mobium_evals.core.transcript import EventKind
 from pytest_mobium_evals.reach.toolserver import InfraError
 
 
@@ -154,7 +155,7 @@ class Recorder:
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
-    def __call__(self, kind: str, **fields: Any) -> None:
+    def __call__(self, kind: EventKind, **fields: Any) -> None:
         event = {"kind": kind, "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
                  "elapsed_s": round(self.elapsed(), 3), **fields}
         self._on_event(event)
@@ -188,7 +189,7 @@ async def with_retries(call: Callable[[], Awaitable[T]], what: str, record: Reco
         try:
             return await call()
         except RetryableAPIError as exc:
-            record("error", where="api", message=str(exc), attempt=attempt, of=API_ATTEMPTS)
+            record(EventKind.ERROR, where="api", message=str(exc), attempt=attempt, of=API_ATTEMPTS)
             if attempt == API_ATTEMPTS:
                 raise ModelAPIError(f"{what}: still failing after {API_ATTEMPTS} attempts: {exc}") from exc
             await asyncio.sleep(delay)

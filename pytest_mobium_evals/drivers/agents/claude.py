@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from pytest_mobium_evals.core.tasks import Claim
+from pytest_mobium_evals.core.transcript import EventKind
 
 from . import base
 from .base import AgentInfraError, AgentRun, Limits, ModelAPIError, ModelSetting, Recorder, stop_reason, written_call
@@ -245,7 +246,7 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
     from claude_agent_sdk import ClaudeSDKClient, ClaudeSDKError  # noqa: PLC0415  claude_agent_sdk, only for Claude models
 
     record = Recorder(on_event)
-    record("prompt", model=setting.label, system=limits.system_prompt or SYSTEM_PROMPT, text=prompt)
+    record(EventKind.PROMPT, model=setting.label, system=limits.system_prompt or SYSTEM_PROMPT, text=prompt)
     trial = _Trial(setting, limits, record)
     trial.server = server_name(spec)
     stderr_tail: list[str] = []
@@ -265,21 +266,21 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
             if not trial.server_up:
                 # The time went on starting the CLI and its tool server, before the model saw a tool.
                 message = f"the tool server did not connect within the trial's {limits.max_seconds:g} s"
-                record("error", where="infra", message=message)
+                record(EventKind.ERROR, where="infra", message=message)
                 await _interrupt(client)
                 raise AgentInfraError(message) from None
             trial.hit_limit = trial.hit_limit or "time"
-            record("error", where="limit", message=f"time limit ({limits.max_seconds:g} s) reached")
+            record(EventKind.ERROR, where="limit", message=f"time limit ({limits.max_seconds:g} s) reached")
             # Abort the turn in flight first: a CLI waiting on the API ignores stdin's end for its 5 s grace.
             await _interrupt(client)
         except AgentInfraError as exc:
-            record("error", where="infra", message=str(exc))
+            record(EventKind.ERROR, where="infra", message=str(exc))
             raise
         except ClaudeSDKError as exc:
             message = trial.api_error or f"Claude CLI failed: {exc}"
             if trial.hit_limit is None:
                 tail = "; ".join(stderr_tail[-3:])
-                record("error", where="infra", message=message, stderr=tail)
+                record(EventKind.ERROR, where="infra", message=message, stderr=tail)
                 error = ModelAPIError if trial.api_error else AgentInfraError
                 raise error(message + (f" ({tail})" if tail and not trial.api_error else "")) from exc
         finally:
@@ -295,10 +296,10 @@ async def run_claude(setting: ModelSetting, prompt: str, spec: Any, limits: Limi
     # Why it stopped, read as the tool loop reads it: a call written as text is text_tool_call, with its text.
     written = trial.written_call() if trial.hit_limit is None else None
     if written is not None:
-        record("text_tool_call", tool=written, text=trial.stop_text)
+        record(EventKind.TEXT_TOOL_CALL, tool=written, text=trial.stop_text)
     why = stop_reason(trial.hit_limit, claim, text_call=written is not None)
     stop_text = trial.stop_text if trial.hit_limit is None else None
-    record("final", **claim.to_json(), hit_limit=trial.hit_limit, stop_reason=why, tool_calls=trial.tool_calls,
+    record(EventKind.FINAL, **claim.to_json(), hit_limit=trial.hit_limit, stop_reason=why, tool_calls=trial.tool_calls,
            tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
     return AgentRun(claim=claim, tool_calls=trial.tool_calls, tokens_in=tokens_in, tokens_out=tokens_out,
                     cost_usd=cost, hit_limit=trial.hit_limit, model=setting.label, stop_reason=why,
@@ -351,33 +352,33 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
             if message.message_id and message.usage:
                 if message.message_id not in trial.usage_by_message:
                     # The transcript's model step: one per reply (the CLI hands over a reply block by block).
-                    record("model", id=message.message_id, tokens={
+                    record(EventKind.MODEL, id=message.message_id, tokens={
                         "input": _tokens_in(message.usage), "output": int(message.usage.get("output_tokens") or 0)})
                 trial.usage_by_message[message.message_id] = message.usage
             if message.error:
                 trial.api_error = f"API error ({message.error})"
             for block in message.content:
                 if isinstance(block, TextBlock):
-                    record("assistant", text=block.text)
+                    record(EventKind.ASSISTANT, text=block.text)
                     if block.text.strip():
                         trial.stop_text = block.text
                 elif isinstance(block, ThinkingBlock):
-                    record("assistant", thinking=block.thinking)
+                    record(EventKind.ASSISTANT, thinking=block.thinking)
                 elif isinstance(block, ToolUseBlock):
                     short = block.name.removeprefix(trial.prefix)
                     trial.tool_names[block.id] = short
                     if block.name == STRUCTURED_OUTPUT_TOOL:
-                        record("assistant", structured_output=block.input)
+                        record(EventKind.ASSISTANT, structured_output=block.input)
                     else:
                         trial.stop_text = None  # it went on calling tools: what it said before was not its stop
-                        record("tool_call", id=block.id, tool=short, arguments=block.input)
+                        record(EventKind.TOOL_CALL, id=block.id, tool=short, arguments=block.input)
         elif isinstance(message, UserMessage) and isinstance(message.content, list):
             for block in message.content:
                 if isinstance(block, ToolResultBlock):
                     tool = trial.tool_names.get(block.tool_use_id, "")
                     if tool == STRUCTURED_OUTPUT_TOOL:
                         continue
-                    record("tool_result", id=block.tool_use_id, tool=tool, text=_block_text(block.content),
+                    record(EventKind.TOOL_RESULT, id=block.tool_use_id, tool=tool, text=_block_text(block.content),
                            is_error=bool(block.is_error))
                     trial.check_server(_block_text(block.content), bool(block.is_error))
         elif isinstance(message, ResultMessage):
@@ -395,7 +396,7 @@ async def _converse(client: Any, trial: _Trial, prompt: str) -> None:
             return
         if trial.stop.is_set() and not interrupted:
             interrupted = True
-            record("error", where="limit", message=f"tool-call limit ({trial.limits.max_tool_calls}) reached")
+            record(EventKind.ERROR, where="limit", message=f"tool-call limit ({trial.limits.max_tool_calls}) reached")
             await client.interrupt()
 
 

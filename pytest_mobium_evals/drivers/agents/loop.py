@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from pytest_mobium_evals.core.tasks import Claim
+from pytest_mobium_evals.core.transcript import EventKind
 
 from .base import (
     AgentInfraError,
@@ -84,7 +85,7 @@ async def run_loop(setting: ModelSetting, prompt: str, spec: Any, limits: Limits
                    base_url: Optional[str] = None) -> AgentRun:
     record = Recorder(on_event)
     system = limits.system_prompt or SYSTEM_PROMPT
-    record("prompt", model=setting.label, system=system, text=prompt)
+    record(EventKind.PROMPT, model=setting.label, system=system, text=prompt)
     provider = make_provider(setting, base_url, limits)
     # Ollama's prompt_eval_count leaves out what its cache held, so only an OpenAI-compatible server's count (the
     # whole prompt, cached or not) tells a cut prompt; Ollama is given a num_ctx that holds it instead.
@@ -100,19 +101,19 @@ async def run_loop(setting: ModelSetting, prompt: str, spec: Any, limits: Limits
                 # The time went on starting the server, before the model saw a tool: the infrastructure's.
                 exc = AgentInfraError(f"the tool server did not finish its handshake within the trial's "
                                       f"{limits.max_seconds:g} s{_stderr_note(scratch)}")
-                record("error", where="infra", message=str(exc))
+                record(EventKind.ERROR, where="infra", message=str(exc))
                 raise exc from None
             state.hit_limit = state.hit_limit or "time"
             state.claim = Claim()
-            record("error", where="limit", message=f"time limit ({limits.max_seconds:g} s) reached")
+            record(EventKind.ERROR, where="limit", message=f"time limit ({limits.max_seconds:g} s) reached")
         except AgentInfraError as exc:
-            record("error", where="infra", message=str(exc))
+            record(EventKind.ERROR, where="infra", message=str(exc))
             raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     claim = state.claim if state.hit_limit is None else Claim()
     why = stop_reason(state.hit_limit, claim, text_call=state.text_call is not None)
-    record("final", **claim.to_json(), hit_limit=state.hit_limit, stop_reason=why, tool_calls=state.tool_calls,
+    record(EventKind.FINAL, **claim.to_json(), hit_limit=state.hit_limit, stop_reason=why, tool_calls=state.tool_calls,
            tokens_in=state.tokens_in, tokens_out=state.tokens_out, cost_usd=None)
     return AgentRun(claim=claim, tool_calls=state.tool_calls, tokens_in=state.tokens_in,
                     tokens_out=state.tokens_out, cost_usd=None, hit_limit=state.hit_limit, model=setting.label,
@@ -142,7 +143,7 @@ class _State:
         tokens = {"input": reply.tokens_in, "output": reply.tokens_out}
         if reply.cached is not None:
             tokens["cached"] = reply.cached
-        record("model", tokens=tokens, seconds=round(seconds, 3))
+        record(EventKind.MODEL, tokens=tokens, seconds=round(seconds, 3))
         cut = truncation(self.prompt_size, reply.tokens_in)
         if cut is not None:
             raise ModelAPIError(cut)
@@ -238,7 +239,7 @@ async def _turns(provider: Provider, system: str, prompt: str, functions: list[d
         require = False
         state.add(reply, record, time.monotonic() - asked)
         if reply.thinking or reply.text:
-            record("assistant", **({"text": reply.text} if reply.text else {}),
+            record(EventKind.ASSISTANT, **({"text": reply.text} if reply.text else {}),
                    **({"thinking": reply.thinking} if reply.thinking else {}))
         note_cut(reply, limits, record)
         messages.append(reply.message)
@@ -247,21 +248,21 @@ async def _turns(provider: Provider, system: str, prompt: str, functions: list[d
             written = written_tool_call(reply.text, functions)
             if written is None:
                 break
-            record("text_tool_call", tool=written, text=reply.text)
+            record(EventKind.TEXT_TOOL_CALL, tool=written, text=reply.text)
             if limits.nudge_text_calls and not state.nudged:
                 # Once, and said in the transcript and the record: a model that wrote a call as prose is told the
                 # call did not happen, and may make it.
                 state.nudged = True
-                record("nudge", text=NUDGE)
+                record(EventKind.NUDGE, text=NUDGE)
                 messages.append({"role": "user", "content": NUDGE})
                 continue
             state.text_call = reply.text
             break
         for call in reply.tool_calls:
-            record("tool_call", id=call.id, tool=call.name, arguments=call.arguments)
+            record(EventKind.TOOL_CALL, id=call.id, tool=call.name, arguments=call.arguments)
             if state.tool_calls >= limits.max_tool_calls:
                 state.hit_limit = "tool_calls"
-                record("error", where="limit", message=f"tool-call limit ({limits.max_tool_calls}) reached")
+                record(EventKind.ERROR, where="limit", message=f"tool-call limit ({limits.max_tool_calls}) reached")
                 return None
             state.tool_calls += 1
             try:
@@ -280,7 +281,7 @@ async def _turns(provider: Provider, system: str, prompt: str, functions: list[d
                 raise _ServerGone(repr(exc)) from exc
             else:
                 text, is_error = result_text(result), bool(result.is_error)
-            record("tool_result", id=call.id, tool=call.name, text=text, is_error=is_error)
+            record(EventKind.TOOL_RESULT, id=call.id, tool=call.name, text=text, is_error=is_error)
             messages.append(provider.tool_message(call, text))
 
     return messages
@@ -293,7 +294,7 @@ def note_cut(reply: Reply, limits: Limits, record: Recorder) -> None:
     if reply.finish_reason != "length":
         return
     bound = limits.max_output_tokens
-    record("output_limit", tokens=reply.tokens_out, bound=bound,
+    record(EventKind.OUTPUT_LIMIT, tokens=reply.tokens_out, bound=bound,
            message=(f"the reply reached the output bound of {bound:,} tokens (--max-output-tokens) and was cut"
                     if bound else "the reply reached the server's own output bound and was cut"))
 
@@ -308,11 +309,11 @@ async def _final_answer(provider: Provider, messages: list[dict], functions: lis
     asked = time.monotonic()
     reply = await with_retries(lambda: provider.final(messages, FINAL_SCHEMA, functions), provider.label, record)
     state.add(reply, record, time.monotonic() - asked)
-    record("assistant", structured_output=reply.text)
+    record(EventKind.ASSISTANT, structured_output=reply.text)
     note_cut(reply, limits, record)
     state.claim = claim_from_output(reply.text)
     if state.claim.status is None:
-        record("error", where="final", message="the final answer does not match the schema; no claim")
+        record(EventKind.ERROR, where="final", message="the final answer does not match the schema; no claim")
 
 
 #: What a model that wrote a tool call as text is told, once, under --nudge-text-calls.
