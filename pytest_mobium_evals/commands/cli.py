@@ -22,7 +22,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "judge": ("pytest_mobium_evals.commands.judge", "regrade a run's answers with a local model through Ollama"),
     "verify": ("pytest_mobium_evals.commands.verify", "run the regression tasks on two Mobium commits and compare"),
     "test": ("pytest_mobium_evals.commands.testfile", "run a Mobium *.test.json file over the MCP tools"),
-    "plan": ("pytest_mobium_evals.analysis.paired",
+    "plan": ("pytest_mobium_evals.commands.plan",
              "what held-out tasks and repeats decide with the exact paired test: "
              "the smallest difference at 80% power, or the smallest held-out sets for a difference"),
     "surface": ("pytest_mobium_evals.commands.surface", "surface variants: check a variant file, capture a real "

@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pytest_mobium_evals.analysis.paired import compare_run, table_markdown
+from pytest_mobium_evals.analysis.paired import compare_run
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.reach.toolserver import InfraError, Tools, ToolServerSpec
+from pytest_mobium_evals.report.surfaces import table_markdown
 from pytest_mobium_evals.runfolder.reading import load_run
 
 PROVOKED = (("app_tap", {"target": "@e999"}), ("app_map", {"no_such_argument": True}))

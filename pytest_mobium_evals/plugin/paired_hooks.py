@@ -1,12 +1,13 @@
 """The surface comparison's two pytest hooks: the before/after table left beside record.json when a run ends, and
-its lines in the terminal summary. They live apart from paired.py, which the after-run commands (report, compare)
-read and which therefore imports no pytest."""
+its lines in the terminal summary. They live apart from analysis/paired.py and report/surfaces.py, which the
+after-run commands (report, compare) read and which therefore import no pytest."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_mobium_evals.analysis.paired import _pts, compare_run, section_markdown
+from pytest_mobium_evals.analysis.paired import compare_run
+from pytest_mobium_evals.report.surfaces import pts, section_markdown
 from pytest_mobium_evals.runfolder.files import atomic_write_text
 from pytest_mobium_evals.runfolder.layout import SURFACES
 from pytest_mobium_evals.runfolder.reading import is_run, load_run
@@ -39,9 +40,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     terminalreporter.section("surface variants against baseline (the call: exact paired test over tasks; "
                              "task-clustered 95% interval)")
     for c in comparisons:
-        interval = "" if c.low is None else f" [{_pts(c.low)} to {_pts(c.high)}]"
+        interval = "" if c.low is None else f" [{pts(c.low)} to {pts(c.high)}]"
         terminalreporter.write_line(
-            f"{c.variant} vs baseline, {c.model}, {c.split}: {_pts(c.delta)} points{interval} over {c.tasks} "
+            f"{c.variant} vs baseline, {c.model}, {c.split}: {pts(c.delta)} points{interval} over {c.tasks} "
             f"task{'s' if c.tasks != 1 else ''}: {c.call}; better on {', '.join(c.better) or 'none'}, worse on "
             f"{', '.join(c.worse) or 'none'}")
     terminalreporter.write_line(f"the table: {run_dir / SURFACES}")

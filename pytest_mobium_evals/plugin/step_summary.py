@@ -26,7 +26,7 @@ def destination(config) -> tuple[Optional[Path], bool]:
 
 def against_lines(config, run_) -> list[str]:
     """The before/after table: --baseline's per-setting comparison, and the surface variants' table."""
-    from pytest_mobium_evals.analysis.paired import section_markdown  # noqa: PLC0415  the summary's figures and renderers: only where it is written, at the run's end
+    from pytest_mobium_evals.report.surfaces import section_markdown  # noqa: PLC0415  the summary's figures and renderers: only where it is written, at the run's end
 
     lines: list[str] = []
     baseline = getattr(config.option, "mobium_baseline", None)

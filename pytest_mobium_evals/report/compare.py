@@ -20,11 +20,11 @@ from typing import Optional
 
 from pytest_mobium_evals.analysis import paired
 from pytest_mobium_evals.analysis.intervals import Rate, bootstrap_over_tasks
-from pytest_mobium_evals.analysis.paired import section_markdown
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.setting import Setting
 from pytest_mobium_evals.core.split import SPLITS
 from pytest_mobium_evals.report.facts import describe_device, describe_mobium, fmt_pct, join
+from pytest_mobium_evals.report.surfaces import section_markdown
 from pytest_mobium_evals.report.view import one_line
 from pytest_mobium_evals.runfolder.files import atomic_write_text
 from pytest_mobium_evals.runfolder.layout import COMPARE

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Optional
 from pydantic_core import to_jsonable_python
 
 from pytest_mobium_evals.analysis import injection_rates
-from pytest_mobium_evals.analysis.paired import section_html
 from pytest_mobium_evals.analysis.summary import NOT_RECORDED, agent_pairs, by_split, difference
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.transcript import arguments_text, claim_text, steps
@@ -35,6 +34,7 @@ from pytest_mobium_evals.core.verdicts import ALL_VERDICTS
 from pytest_mobium_evals.core.verdicts import SEVERITIES as SEVERITY_WORDS
 from pytest_mobium_evals.report.compare import compare_runs, found_rows, setting_rows
 from pytest_mobium_evals.report.facts import fmt_pct, run_facts
+from pytest_mobium_evals.report.surfaces import section_html
 from pytest_mobium_evals.report.view import (
     CLAIM_CONFLICTS,
     DECLARED_BLOCKERS,

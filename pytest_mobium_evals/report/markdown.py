@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Optional
 
 from pytest_mobium_evals.analysis import injection_rates
-from pytest_mobium_evals.analysis.paired import section_markdown
 from pytest_mobium_evals.analysis.regrade import verdicts_changed
 from pytest_mobium_evals.analysis.summary import NOT_RECORDED, agent_pairs, difference_lines
 from pytest_mobium_evals.core.trial_record import STOP_REASONS
 from pytest_mobium_evals.core.verdicts import ALL_VERDICTS as KNOWN_VERDICTS
 from pytest_mobium_evals.report.facts import fmt_pct, run_facts
+from pytest_mobium_evals.report.surfaces import section_markdown
 from pytest_mobium_evals.report.view import (
     CLAIM_CONFLICTS,
     DECLARED_BLOCKERS,

@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from pytest_mobium_evals.analysis import paired
+from pytest_mobium_evals.analysis import paired, planning
 
 
 def test_the_exact_sign_flip_test_counts_every_flip():
@@ -87,16 +87,16 @@ def test_only_held_out_calls_a_variant_better_and_five_tasks_never_can():
 
 def test_planning_with_the_exact_test():
     # The power the plan quotes is the exact test's, simulated: none below 6 tasks, and more with more repeats.
-    assert paired.power(5, 5, 0.3, 0.4) == 0.0
-    assert paired.power(12, 1, 0.3, 0.4) < paired.power(12, 3, 0.3, 0.4)
-    mde = paired.detectable_difference(24, 3, 0.2)
-    assert paired.power(24, 3, mde, 0.2) >= 0.8 > paired.power(24, 3, mde - 0.01, 0.2)
-    need = paired.smallest_tasks(3, 0.2, 0.3)
-    assert paired.power(need, 3, 0.2, 0.3) >= 0.8 > paired.power(need - 1, 3, 0.2, 0.3)
+    assert planning.power(5, 5, 0.3, 0.4) == 0.0
+    assert planning.power(12, 1, 0.3, 0.4) < planning.power(12, 3, 0.3, 0.4)
+    mde = planning.detectable_difference(24, 3, 0.2)
+    assert planning.power(24, 3, mde, 0.2) >= 0.8 > planning.power(24, 3, mde - 0.01, 0.2)
+    need = planning.smallest_tasks(3, 0.2, 0.3)
+    assert planning.power(need, 3, 0.2, 0.3) >= 0.8 > planning.power(need - 1, 3, 0.2, 0.3)
     with pytest.raises(ValueError):
-        paired.detectable_difference(0, 1, 0.1)
+        planning.detectable_difference(0, 1, 0.1)
     with pytest.raises(ValueError, match="needs at least that share"):
-        paired.power(10, 1, 0.3, 0.2)
+        planning.power(10, 1, 0.3, 0.2)
 
 
 def test_the_plan_command(capsys):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pytest_mobium_evals.analysis.paired import table_markdown
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.report.surfaces import table_markdown
 from pytest_mobium_evals.runfolder.files import atomic_write_bytes, atomic_write_json, read_json
 from pytest_mobium_evals.runfolder.reading import is_run, load_run
 from pytest_mobium_evals.surface.variants import load
