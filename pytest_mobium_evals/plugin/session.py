@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 SESSION = pytest.StashKey["EvalSession"]()
 # How the run's agent passes a tool's answer to its model, when a plugin replaces the model's client with something
-# else (surface_proxy.READERS; the offline stand-in agent reads the raw MCP result): what a variant must change.
+# else (surface.rewrite.READERS; the offline stand-in agent reads the raw MCP result): what a variant must change.
 SURFACE_READER = pytest.StashKey[str]()
 
 
@@ -173,7 +173,7 @@ class EvalSession:
         return self._surfaces
 
     def surface_reader(self, setting: ModelSetting) -> str:
-        from pytest_mobium_evals.surface.proxy import reader_of  # noqa: PLC0415  the surface variants: only with --surface
+        from pytest_mobium_evals.surface.rewrite import reader_of  # noqa: PLC0415  the surface variants: only with --surface
 
         override = self.config.stash.get(SURFACE_READER, None) if self.config is not None else None
         return override or reader_of(setting.provider)
@@ -182,7 +182,7 @@ class EvalSession:
         """Before any trial: a surface variant none of whose edits can reach a model's client, or a model setting
         that cannot run (no credential, endpoint down), in one line."""
         from pytest_mobium_evals.drivers import agents  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
-        from pytest_mobium_evals.surface.proxy import refusal  # noqa: PLC0415  the surface variants: only with --surface
+        from pytest_mobium_evals.surface.rewrite import refusal  # noqa: PLC0415  the surface variants: only with --surface
 
         for setting in self.model_settings():
             for variant in self.surface_variants().values():
@@ -429,7 +429,7 @@ def offered_functions(variant: Optional[dict]) -> list[dict]:
     tools/list as the surface variant shows it (its hidden tools left out, its descriptions edited)."""
     from pytest_mobium_evals.drivers.agents.loop import function_schema  # noqa: PLC0415  mcp and the tool loop: only for a tool-loop model's offered functions
     from pytest_mobium_evals.mobium_server.server import tool_list  # noqa: PLC0415  mcp and the tool loop: only for a tool-loop model's offered functions
-    from pytest_mobium_evals.surface.proxy import apply_tools  # noqa: PLC0415  mcp and the tool loop: only for a tool-loop model's offered functions
+    from pytest_mobium_evals.surface.rewrite import apply_tools  # noqa: PLC0415  mcp and the tool loop: only for a tool-loop model's offered functions
 
     listed = [tool.model_dump(by_alias=True, exclude_none=True) for tool in tool_list()]
     if variant:

@@ -36,6 +36,7 @@ from pytest_mobium_evals.reach.private_state import private_state
 from pytest_mobium_evals.runfolder.layout import RunDir, trial_name
 from pytest_mobium_evals.runfolder.writing import write_trial
 from pytest_mobium_evals.surface import proxy as surface_proxy
+from pytest_mobium_evals.surface import rewrite as surface_rewrite
 
 if TYPE_CHECKING:
     from pytest_mobium_evals.drivers.agents import Limits, ModelSetting
@@ -142,7 +143,7 @@ class TrialEnv:
     # At a paced speed, the same trials (a control's, a scripted stand-in's) hold the virtual device's clock
     # (Device.hold_clock): it lives only through what is done to it, so no verdict there depends on the host's load.
     held_clock: bool = False
-    # How the agent's client passes a tool's answer to its model (surface_proxy.READERS), which is what a variant's
+    # How the agent's client passes a tool's answer to its model (surface_rewrite.READERS), which is what a variant's
     # surface_seen hashes; None: the model setting's own client. An injected agent that reads the raw MCP result
     # says "raw".
     surface_reader: Optional[str] = None
@@ -174,8 +175,8 @@ def _surface_reader(spec: TrialSpec, env: TrialEnv) -> str:
     if env.surface_reader:
         return env.surface_reader
     if spec.model_setting is not None:  # the agent's
-        return surface_proxy.reader_of(spec.model_setting.provider)
-    return surface_proxy.RAW  # a scripted driver reads the MCP result whole
+        return surface_rewrite.reader_of(spec.model_setting.provider)
+    return surface_rewrite.RAW  # a scripted driver reads the MCP result whole
 
 
 @dataclass(frozen=True)

@@ -1,2 +1,3 @@
-"""Surface variants of Mobium's tools: the variant files and their checks, and the stdio proxy that shows one to the
-agent and writes what it saw."""
+"""Surface variants of Mobium's tools: the variant files and their checks (variants), what a variant changes in what
+a client shows its model (rewrite), and the stdio proxy that applies one for the agent and writes what it saw
+(proxy)."""

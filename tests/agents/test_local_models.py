@@ -415,7 +415,7 @@ def test_the_stop_reason_of_each_ending():
 # --- --tools: a trimmed tool list, recorded as a variant ------------------------------------------------------------
 
 def test_tools_selection_is_a_variant_hiding_the_rest():
-    from pytest_mobium_evals.surface.proxy import unknown_to
+    from pytest_mobium_evals.surface.rewrite import unknown_to
     from pytest_mobium_evals.surface.variants import SurfaceError, only_tools
 
     alone = only_tools({}, "app_map, app_tap")

@@ -129,11 +129,12 @@ def what_the_model_got(requests: list[dict]) -> dict:
 def test_surface_seen_differs_from_baselines_exactly_when_the_models_request_does(provider, api, tool_server,
                                                                                  tmp_path):
     from pytest_mobium_evals.surface import proxy as surface_proxy
+    from pytest_mobium_evals.surface import rewrite as surface_rewrite
 
     got, hashes, refused = {}, {}, {}
     for name, edits in VARIANTS.items():
         variant = plain(name, edits)
-        refused[name] = surface_proxy.refusal(variant, READER[provider])
+        refused[name] = surface_rewrite.refusal(variant, READER[provider])
         tool_server.device.reset_app(APP, ready_testid="homeList")
         api.script(list(SLIDER_VISIT))
         asked = len(api.requests)

@@ -9,6 +9,7 @@ import pytest
 
 from pytest_mobium_evals.reach.toolserver import Tools, ToolServerSpec
 from pytest_mobium_evals.surface import proxy as surface_proxy
+from pytest_mobium_evals.surface import rewrite as surface_rewrite
 from pytest_mobium_evals.surface import variants as surfaces
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +27,7 @@ def raw_spec(sim_server):
     return ToolServerSpec.builtin(sim_server.serials[0], "127.0.0.1", sim_server.port)
 
 
-def session(spec, variant, reader=surface_proxy.RAW):
+def session(spec, variant, reader=surface_rewrite.RAW):
     wrapped, seen = surface_proxy.wrap_for_trial(spec, variant, reader)
     return Tools(wrapped, timeout=60), seen
 
@@ -45,7 +46,7 @@ def test_the_identity_changes_nothing_the_agent_reads(raw_spec, tmp_path):
         direct_map = slider_screen(direct)
         direct_error = direct.call("app_tap", target="@e999", check=False)
         defs = direct.tool_defs
-    tools, seen = session(raw_spec, surfaces.load("baseline", ROOT).plain(), surface_proxy.TEXT)
+    tools, seen = session(raw_spec, surfaces.load("baseline", ROOT).plain(), surface_rewrite.TEXT)
     with tools:
         assert tools.tool_defs == defs
         assert slider_screen(tools).text == direct_map.text
@@ -63,7 +64,7 @@ def test_descriptions_hidden_tools_errors_and_the_map_change_as_named(raw_spec, 
                     '[tools.app_clipboard]\nhidden = true\n'
                     '[errors.no_such_element]\nremedy = "MAP FIRST"\nshow_remedy = true\n'
                     '[map]\nvalues = "labelled"\nlayout = "verbose"\n', tmp_path)
-    tools, seen = session(raw_spec, variant, surface_proxy.TEXT)
+    tools, seen = session(raw_spec, variant, surface_rewrite.TEXT)
     with tools:
         by_name = {d["name"]: d for d in tools.tool_defs}
         assert "app_clipboard" not in by_name and len(by_name) == len(surfaces.builtin_tools()) - 1
@@ -96,7 +97,7 @@ def test_what_was_seen_hashes_apart_when_the_surface_differs(raw_spec, tmp_path)
 def test_what_a_client_never_passes_on_hashes_as_baseline(raw_spec):
     """The hash is of what the model received: a remedy taken out of the structured payload, which a model reads
     only as the error's text, changes nothing a text reader's or the Claude CLI's model gets."""
-    for reader in (surface_proxy.TEXT, surface_proxy.CLAUDE_CLI):
+    for reader in (surface_rewrite.TEXT, surface_rewrite.CLAUDE_CLI):
         hashes = {}
         for name in ("baseline", "no-remedies", "remedies-in-text"):
             tools, seen = session(raw_spec, surfaces.load(name, ROOT).plain(), reader)
@@ -108,12 +109,12 @@ def test_what_a_client_never_passes_on_hashes_as_baseline(raw_spec):
 
 def test_a_variant_none_of_whose_edits_reach_a_client_is_refused_for_it():
     variant = {"name": "quiet", "errors": {"*": {"remedy": ""}}, "map": {"layout": "verbose"}}
-    assert surface_proxy.refusal(variant, surface_proxy.RAW) is None
-    assert surface_proxy.refusal(variant, surface_proxy.TEXT) is None  # the verbose layout is in the text
-    assert surface_proxy.refusal(variant, surface_proxy.CLAUDE_CLI) == (
+    assert surface_rewrite.refusal(variant, surface_rewrite.RAW) is None
+    assert surface_rewrite.refusal(variant, surface_rewrite.TEXT) is None  # the verbose layout is in the text
+    assert surface_rewrite.refusal(variant, surface_rewrite.CLAUDE_CLI) == (
         "surface variant quiet cannot change what the Claude CLI passes to its model (its edits: "
         "errors.*.remedy (without show_remedy), map.layout = verbose)")
-    assert surface_proxy.refusal({"name": "copy"}, surface_proxy.CLAUDE_CLI) is None  # a null control runs
+    assert surface_rewrite.refusal({"name": "copy"}, surface_rewrite.CLAUDE_CLI) is None  # a null control runs
 
 
 ELEMENTS = [{"ref": "@e1", "label": "Volume", "role": "slider", "value": "70",
@@ -127,7 +128,7 @@ TEXT = ('@e1 Volume (slider, 70)\n@e2 Terms (unchecked, covered by "Toast")\n(no
 def mapped(edit: dict) -> list[str]:
     result = {"content": [{"type": "text", "text": TEXT}],
               "structuredContent": {"elements": ELEMENTS, "loading": ["Loading"], "keyboard": {"shown": True}}}
-    out = surface_proxy.apply_map({"map": edit}, result)
+    out = surface_rewrite.apply_map({"map": edit}, result)
     return out["content"][0]["text"].split("\n")
 
 
@@ -137,7 +138,7 @@ def mapped(edit: dict) -> list[str]:
                                 None, None, None]),
     ({"covered": "hidden"}, [None, "@e2 Terms (unchecked)", None, None, None]),
     ({"roleless_state": "hidden"}, [None, "@e2 Terms", None, None, None]),
-    ({"loading": "terse"}, [None, None, None, surface_proxy.TERSE_LOADING, None]),
+    ({"loading": "terse"}, [None, None, None, surface_rewrite.TERSE_LOADING, None]),
     ({"loading": "hidden"}, [None, None, None, "the keyboard is up over the bottom"]),
     ({"notes": "hidden"}, [None, None, None]),
 ])
@@ -149,11 +150,11 @@ def test_each_map_transform_changes_its_own_part(edit, lines):
 
 @pytest.mark.parametrize("edit, changed", [
     ({"values": "hidden"}, lambda d: "value" not in d["elements"][0]),
-    ({"values": "labelled"}, lambda d: d["elements"][0]["value_is"] == surface_proxy.VALUE_IS),
+    ({"values": "labelled"}, lambda d: d["elements"][0]["value_is"] == surface_rewrite.VALUE_IS),
     ({"covered": "explained"}, lambda d: d["elements"][1]["covered_means"] == 'a tap on it lands on "Toast"'),
     ({"covered": "hidden"}, lambda d: "covered" not in d["elements"][1]),
     ({"roleless_state": "hidden"}, lambda d: set(d["elements"][1]) == {"ref", "label"}),
-    ({"loading": "terse"}, lambda d: d["loading"] == surface_proxy.TERSE_LOADING),
+    ({"loading": "terse"}, lambda d: d["loading"] == surface_rewrite.TERSE_LOADING),
     ({"loading": "hidden"}, lambda d: "loading" not in d),
     ({"notes": "hidden"}, lambda d: "loading" not in d and "keyboard" not in d),
     ({"layout": "compact"}, lambda d: [el["ref"] for el in d["elements"]] == ["@e1", "@e2"]),
@@ -161,10 +162,10 @@ def test_each_map_transform_changes_its_own_part(edit, lines):
 def test_each_map_transform_changes_the_structured_content_the_claude_cli_shows(edit, changed):
     result = {"content": [{"type": "text", "text": TEXT}],
               "structuredContent": {"elements": ELEMENTS, "loading": ["Loading"], "keyboard": {"shown": True}}}
-    out = surface_proxy.apply_map({"map": edit}, result)
+    out = surface_rewrite.apply_map({"map": edit}, result)
     assert changed(out["structuredContent"])
-    assert surface_proxy.model_view(surface_proxy.CLAUDE_CLI, out) != surface_proxy.model_view(
-        surface_proxy.CLAUDE_CLI, result)
+    assert surface_rewrite.model_view(surface_rewrite.CLAUDE_CLI, out) != surface_rewrite.model_view(
+        surface_rewrite.CLAUDE_CLI, result)
     assert result["structuredContent"]["elements"] == ELEMENTS  # the server's answer itself is left as it was
 
 
@@ -176,7 +177,7 @@ def test_compact_leaves_out_the_lines_without_a_ref():
 def test_a_map_line_the_proxy_cannot_rebuild_is_left_as_the_server_wrote_it():
     result = {"content": [{"type": "text", "text": "@e1 Something else entirely\nnote"}],
               "structuredContent": {"elements": [ELEMENTS[0]]}}
-    out = surface_proxy.apply_map({"map": {"values": "labelled", "notes": "hidden"}}, result)
+    out = surface_rewrite.apply_map({"map": {"values": "labelled", "notes": "hidden"}}, result)
     assert out["content"][0]["text"] == "@e1 Something else entirely"  # the notes go; the line is kept
 
 

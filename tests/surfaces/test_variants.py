@@ -97,18 +97,18 @@ def test_the_stand_in_reads_the_loading_fact_from_app_maps_description(tmp_path)
     from surface_standin import knows_loading
 
     from pytest_mobium_evals.mobium_server.schemas import TOOLS
-    from pytest_mobium_evals.surface import proxy as surface_proxy
+    from pytest_mobium_evals.surface import rewrite as surface_rewrite
 
     listed = [{"name": name, "description": spec.description} for name, spec in TOOLS.items()]
     assert knows_loading(SimpleNamespace(tool_defs=listed))
     write(tmp_path, "plain-map", '[tools.app_map]\ndescription = "Read the screen."\n')
-    stripped = surface_proxy.apply_tools(surfaces.load("plain-map", tmp_path).plain(), listed)
+    stripped = surface_rewrite.apply_tools(surfaces.load("plain-map", tmp_path).plain(), listed)
     assert not knows_loading(SimpleNamespace(tool_defs=stripped))
 
 
 def test_a_system_prompt_variant_is_an_edit_every_client_passes_on():
     from pytest_mobium_evals.drivers.agents.prompt import SYSTEM_PROMPT, system_prompt_of
-    from pytest_mobium_evals.surface.proxy import READER_NAMES, edits_seen_by, refusal
+    from pytest_mobium_evals.surface.rewrite import READER_NAMES, edits_seen_by, refusal
 
     loaded = surfaces.load("small-model-prompt", ROOT)
     assert not is_identity(loaded)
