@@ -1,8 +1,8 @@
 """pytest-html's side of the HTML report (registered only when pytest-html writes one): its hooks, each thin, call
-report/html_report.py, which renders, and place what it returns: the run's story above the trials table, the table's
-verdict columns, each trial's extras (`trial_extras`, attached where the trial ran), the Environment table and the
-title. The story is built from the run folder on disk, not from the order in which hooks ran: under xdist the
-controller writes the HTML from what the workers wrote."""
+report/html_report.py and report/html_trial.py, which render, and place what they return: the run's story above the
+trials table, the table's verdict columns, each trial's extras (`trial_extras`, attached where the trial ran), the
+Environment table and the title. The story is built from the run folder on disk, not from the order in which hooks
+ran: under xdist the controller writes the HTML from what the workers wrote."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from pytest_html import extras
 from pytest_mobium_evals import __version__
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.setting import includes_agent
-from pytest_mobium_evals.report.html_report import column_cells, column_headers, story_html, trial_view
+from pytest_mobium_evals.report.html_report import story_html
+from pytest_mobium_evals.report.html_trial import column_cells, column_headers, trial_view
 from pytest_mobium_evals.runfolder.reading import Run, load_run, load_trials
 
 from .session import eval_session
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 def trial_extras(run_dir: Path, name: str, record: TrialRecord, screen_b64: Optional[str], *, whole: bool = False,
                  self_contained: bool = True, report_dir: Optional[Path] = None) -> list:
-    """pytest-html's extras for one trial: the trial as report/html_report.py shows it."""
+    """pytest-html's extras for one trial: the trial as report/html_trial.py shows it."""
     return [extras.html(trial_view(run_dir, name, record, screen_b64, whole=whole, self_contained=self_contained,
                                    report_dir=report_dir))]
 

@@ -52,7 +52,7 @@ def test_claims_that_disagree_are_shown_with_both_and_the_verdict_they_gave(tmp_
 
 def test_the_html_trial_shows_the_text_beside_the_final_answer():
     from pytest_mobium_evals.core.trial_record import TrialRecord
-    from pytest_mobium_evals.report.html_report import trial_html
+    from pytest_mobium_evals.report.html_trial import trial_html
 
     record = TrialRecord.parse(dict(_with("final_answer", "t01", 1, "false_success"), stop_text=SAID,
                                     stated_status="cannot"))

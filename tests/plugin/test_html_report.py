@@ -16,14 +16,8 @@ from PIL import Image
 from plugin_fakes import CONFTEST, TASKS, trial_record
 
 from pytest_mobium_evals.core.transcript import steps
-from pytest_mobium_evals.report.html_report import (
-    STYLE,
-    encode_screen,
-    needs_review,
-    screen_html,
-    story_html,
-    trial_html,
-)
+from pytest_mobium_evals.report.html_report import STYLE, story_html
+from pytest_mobium_evals.report.html_trial import encode_screen, needs_review, screen_html, trial_html
 from pytest_mobium_evals.runfolder.reading import load_run
 
 pytest_plugins = ["pytester"]
