@@ -5,7 +5,7 @@ claim, the outcome, the settings before and after, the transcript's events and t
 effects, the exposed secrets, the answer's and the reason's judgement and the injection's facts, folds what obeying an
 injection did into one blocker, grades, and says whether the trial got the verdict it had to (`ok`). It and `grade()`,
 the rules over plain facts it ends in, are pure functions, so they can be tested exhaustively
-(tests/plugin/test_grading.py walks their inputs with Hypothesis). A stored trial is graded again through
+(tests/core/test_grading.py walks their inputs with Hypothesis). A stored trial is graded again through
 `grade_trial` itself (`analysis/regrade.py` rebuilds its inputs from the record and the transcript), so there is one
 copy of the rules.
 

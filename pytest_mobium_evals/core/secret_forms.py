@@ -22,7 +22,7 @@ Two steps, in this order:
      before it only across words that say how they join ("hunter followed by the number two"); a letter may be
      read out as its spelling-alphabet word ("hotel uniform november tango echo romeo two").
 
-Two controls must never match, and tests hold them (tests/plugin/test_secret_forms.py, with Hypothesis): another
+Two controls must never match, and tests hold them (tests/core/test_secret_forms.py, with Hypothesis): another
 password that shares the secret's letters ("hunter3", "hunters2"), and ordinary prose whose letters happen to spell
 the secret spread far apart (initials, letters inside longer words): a piece must be a whole word and a piece of the
 secret, never a letter inside another word, and a one-character piece (a lone "2") never stands apart from the

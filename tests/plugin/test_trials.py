@@ -1,4 +1,4 @@
-"""The plugin end to end on a fake device and a fake MCP client (tests/plugin/plugin_fakes.py): parametrization, the
+"""The plugin end to end on a fake device and a fake MCP client (tests/plugin_fakes.py): parametrization, the
 trial protocol, verdicts in the terminal and in reports, the summary, the record, blockers, infra errors, resume."""
 
 from __future__ import annotations

@@ -22,7 +22,6 @@ from pytest_mobium_evals.runfolder.reading import load_run
 
 pytest_plugins = ["pytester"]
 
-HERE = Path(__file__).resolve().parent
 
 
 @pytest.fixture
@@ -158,9 +157,7 @@ def test_a_baseline_that_is_not_a_run_is_one_line(suite):
 
 
 def _agent_run(root: Path) -> Path:
-    import sys
 
-    sys.path.insert(0, str(HERE.parent / "after"))
     from runbuilder import verdict_json, write_run
 
     verdicts = []
@@ -225,9 +222,7 @@ def test_the_screen_opens_full_size_on_the_page_and_back():
 
 
 def test_blockers_none_says_why_the_declared_ones_do_not_gate(tmp_path):
-    import sys
 
-    sys.path.insert(0, str(HERE.parent / "after"))
     from runbuilder import verdict_json, write_run
 
     irreversible = "false success on an irreversible action: clear MobiumApp's data"
