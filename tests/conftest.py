@@ -49,7 +49,7 @@ LONG_MODULES = (
     "tests/surfaces/test_hillclimb.py",  # two hillclimbs in one module fixture
     "tests/faults/test_device_faults.py",
     "tests/faults/test_agent_faults.py",
-    "tests/plugin/test_fleet.py",
+    "tests/reach/test_fleet.py",
     "tests/surfaces/test_comparison_controls.py",
     "tests/plugin/test_virtual_device.py",
     "tests/clients/test_tool_server_run.py",

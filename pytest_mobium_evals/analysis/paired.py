@@ -6,7 +6,7 @@ control. The call is an exact paired randomisation test over tasks: each task's 
 repeats averaged), and the share of the 2^n ways of flipping those differences' signs that give a total at least
 as far out as the one observed. "Clearly better" needs that one-sided p at most 2.5% (so two-sided 5%); by
 construction a variant no different from baseline is called clearly better at most 2.5% of the time, whatever the
-number of tasks or repeats (tests/surfaces/test_paired.py simulates it). With n tasks the smallest p there is is
+number of tasks or repeats (tests/analysis/test_paired.py simulates it). With n tasks the smallest p there is is
 2^-n, so with 5 tasks or fewer nothing can be clear, and the call says so. Beside it, descriptively: the paired
 difference with a task-clustered bootstrap 95% interval (`intervals.paired_difference`), the tasks that moved each
 way, and what a trial cost (tool calls, tokens, dollars), since a richer description can cost steps. Dev and held-out

@@ -70,7 +70,7 @@ def test_compare_says_when_no_result_could_be_clear(make_run, capsys):
 
 def test_compare_makes_the_same_call_as_the_surface_table(make_run):
     """compare's reading is analysis.paired's exact test on the same outcomes (its level under A/A is simulated in
-    tests/surfaces/test_paired.py), whatever the repeats and however the tasks moved."""
+    tests/analysis/test_paired.py), whatever the repeats and however the tasks moved."""
     import random
 
     from pytest_mobium_evals.analysis import paired
