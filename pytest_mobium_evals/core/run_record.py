@@ -1,7 +1,7 @@
-"""A run's record, `record.json`, in one shape: what the session writes (built once, by `EvalSession.run_record`),
-what the HTML report shows as the run's facts while the run ends, and what every after-run command (report, compare,
-runs, export, verify, the suites' summaries) reads back through `runfolder`. It is read by its fields, never as a
-mapping.
+"""A run's record, `record.json`, in one shape: what the session writes (built once, by
+`plugin.run_books.RunBooks.run_record`), what the HTML report shows as the run's facts while the run ends, and what
+every after-run command (report, compare, runs, export, verify, the suites' summaries) reads back through
+`runfolder`. It is read by its fields, never as a mapping.
 
 The schema is versioned (`schema`). Every field has a default, the value a record that lacks it means: records of
 every age load (the oldest said little more than seed, tasks, device and mobium), and `load_run` says which facts

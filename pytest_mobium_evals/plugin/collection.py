@@ -7,17 +7,21 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import pytest
 
-from pytest_mobium_evals.core.setting import includes_agent
+from pytest_mobium_evals.core.setting import includes_agent, is_control
 from pytest_mobium_evals.core.tasks import task_of
 from pytest_mobium_evals.core.verdicts import NULL
 from pytest_mobium_evals.runfolder.collection import Collection
 from pytest_mobium_evals.suites.registry import TaskRegistry
 
 from .session import EvalSession, eval_session
+
+if TYPE_CHECKING:
+    from pytest_mobium_evals.core.tasks import Task
+    from pytest_mobium_evals.run.trial import TrialSpec
 
 ONLY_RERUN = "TrialInfraError"  # the class name --reruns is narrowed to (trial.TrialInfraError)
 
@@ -83,12 +87,39 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if task is None or "mobium_trial" not in metafunc.fixturenames:
         return
     evals = eval_session(metafunc.config)
-    specs = evals.trial_specs(task)
+    specs = trial_specs(evals, task)
     if task.injection is not None:
         # Its clean twin runs beside it, under every driver, so a fall in utility under attack can be told from
         # the task being hard.
-        specs += evals.trial_specs(task.clean_twin())
+        specs += trial_specs(evals, task.clean_twin())
     metafunc.parametrize("mobium_trial", specs, ids=[s.param_id for s in specs], indirect=True)
+
+
+def trial_specs(evals: EvalSession, task: Task) -> list[TrialSpec]:
+    """The trials a task runs as in this run: each --driver's, a control once per variant it declares, the agent
+    once per model setting and surface variant; each as many times as --repeats."""
+    from pytest_mobium_evals.run.trial import TrialSpec  # noqa: PLC0415  run.trial loads the agents and pydantic
+
+    specs = []
+    controls = task.control_drivers()
+    repeats = evals.options.repeats
+    for driver in evals.options.drivers:
+        if is_control(driver):
+            for control, variant in controls:
+                if control == driver:
+                    specs += [TrialSpec(task=task, driver=driver, repeat=repeat, variant=variant)
+                              for repeat in range(repeats)]
+            continue
+        settings = evals.agents.settings()
+        names = Counter(s.name for s in settings if s is not None)
+        for setting in settings:
+            qualify = setting is not None and names[setting.name] > 1
+            for repeat in range(repeats):
+                # Each repeat runs every variant in turn: the same task and seed, interleaved in time.
+                for surface in list(evals.agents.surface_variants()) or [None]:
+                    specs.append(TrialSpec(task=task, driver=driver, repeat=repeat, model_setting=setting,
+                                           qualify_effort=qualify, surface=surface))
+    return specs
 
 
 @pytest.hookimpl(trylast=True)
@@ -106,16 +137,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         _graded_by_running_first(items)
     longest = longest_agent_prompt(evals, trials)
     if includes_agent(evals.options.drivers) and not evals.is_worker:  # under xdist the controller checks (XdistHooks)
-        problem = evals.agent_problem()
-        if problem:
-            raise pytest.UsageError(problem)
-        evals.prompt_lines, problem = evals.prompt_problem(longest or "")
+        evals.agents.prompt_lines, problem = evals.agents.problem(longest or "")
         if problem:
             raise pytest.UsageError(problem)
     elif evals.is_worker and longest is not None:
-        evals.prompt_sizes(longest)  # each worker counts as the controller did, for its trials' limits
+        evals.agents.prompt_sizes(longest)  # each worker counts as the controller did, for its trials' limits
     _write_collection(evals, trials, longest)
-    evals.begin_record()
+    if not evals.is_worker:
+        evals.books.begin()
 
 
 def _graded_by_running_first(items: list) -> None:
@@ -158,7 +187,7 @@ def _write_collection(evals: EvalSession, items: list, longest_prompt: Optional[
     processes that do not collect (under xdist every worker collects the same items, so they all write the same
     file; the controller reads it)."""
     specs = [spec_of(item) for item in items]
-    evals.collected(Collection(
+    evals.books.collected(Collection(
         tasks=list(dict.fromkeys(s.task.id for s in specs)), scheduled=[s.name for s in specs],
         settings=dict(Counter(s.setting for s in specs)), suites=sorted({s.task.suite for s in specs}),
         # The controller under xdist collects nothing: it counts the first request with this.

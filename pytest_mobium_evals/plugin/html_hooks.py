@@ -36,12 +36,12 @@ def trial_extras(run_dir: Path, name: str, record: TrialRecord, screen_b64: Opti
 
 def current_run(evals: EvalSession, finished: bool = True):
     """The session's run folder as it is on disk now: its trials' verdict.json files, and the record as the session
-    builds it (`EvalSession.run_record`, told which trials are loaded, so no verdict is read twice). pytest-html
+    builds it (`RunBooks.run_record`, told which trials are loaded, so no verdict is read twice). pytest-html
     renders at the session's finish, before the record's last write: a session that was not interrupted, with every
     scheduled trial graded, has ended (as the record will say); otherwise it stopped unfinished."""
     folder = Path(evals.options.run_dir)
     trials, _ = load_trials(folder)
-    return Run(folder, evals.run_record(finished, graded={t.name for t in trials}), trials)
+    return Run(folder, evals.books.run_record(finished, graded={t.name for t in trials}), trials)
 
 
 def load_baseline(path: Optional[str]):

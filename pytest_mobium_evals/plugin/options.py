@@ -99,7 +99,7 @@ class RunOptions:
     mobium_env: Optional[dict] = None  # --mobium-env NAME=VALUE…: added to the Mobium server's environment
     request_timeout: float = 300.0  # one model request (older records: the fixed 300 s it was)
     nudge_text_calls: bool = False  # --nudge-text-calls
-    tools: Optional[str] = None  # --tools: the only tools offered, comma separated (session.surface_variants)
+    tools: Optional[str] = None  # --tools: the only tools offered, comma separated (AgentSetup.surface_variants)
     # --max-output-tokens (0: none sent); older records: None, no bound was sent then
     max_output_tokens: Optional[int] = None
     require_first_call: bool = False  # --require-first-call
@@ -168,7 +168,7 @@ class RunOptions:
         if options["max_output_tokens"] is not None and options["max_output_tokens"] < 0:
             raise pytest.UsageError(f"--max-output-tokens {options['max_output_tokens']}: must be a number of "
                                     f"tokens, or 0 for no bound")
-        if (options["require_first_call"] and "agent" in parse_drivers(options["driver"])
+        if (options["require_first_call"] and includes_agent(parse_drivers(options["driver"]))
                 and not any(m.strip().startswith("openai/") for m in str(options["models"] or "").split(","))):
             # tool_choice is OpenAI's: Ollama's chat API has none, and the Claude CLI chooses for itself.
             raise pytest.UsageError(f"--require-first-call: sends tool_choice \"required\", which only an "

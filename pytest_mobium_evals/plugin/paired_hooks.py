@@ -17,7 +17,7 @@ from .session import eval_session
 
 def pytest_mobium_run_finished(config, run_dir, status) -> None:
     """A run with variants leaves its before/after table beside record.json."""
-    if not eval_session(config).surface_variants():
+    if not eval_session(config).agents.surface_variants():
         return
 
     text = section_markdown(load_run(run_dir, require_complete=False))
@@ -28,7 +28,7 @@ def pytest_mobium_run_finished(config, run_dir, status) -> None:
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     """The variants against baseline, one line each, dev and held out apart (the table is in surfaces.md)."""
     # the session's variants, as the record holds them: --surface and --tools, restored by --resume
-    if getattr(config, "workerinput", None) is not None or not eval_session(config).surface_variants():
+    if getattr(config, "workerinput", None) is not None or not eval_session(config).agents.surface_variants():
         return
 
     run_dir = Path(eval_session(config).options.run_dir)

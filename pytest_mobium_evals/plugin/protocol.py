@@ -90,13 +90,13 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     device = pyfuncitem.funcargs["device"]
     limits = None
     if spec.model_setting is not None:  # the agent's
-        limits = evals.limits_for(spec.model_setting, spec.surface)
+        limits = evals.agents.limits_for(spec.model_setting, spec.surface)
     env = TrialEnv(seed=evals.options.seed, run_dir=run_dir, server_spec=evals.devices.server_spec, limits=limits,
                    agent_server_spec=evals.devices.agent_server_spec,
                    agent_tool_server=evals.devices.agent_server_label(),
                    base_url=evals.options.base_url, device_info=evals.devices.info,
                    enforce_max_steps=evals.options.enforce_max_steps, tool_timeout=evals.options.tool_timeout,
-                   on_phase=evals.devices.enter_phase, surfaces=evals.surface_variants(),
+                   on_phase=evals.devices.enter_phase, surfaces=evals.agents.surface_variants(),
                    auto_advance=evals.devices.pace == "fast", held_clock=evals.devices.pace != "fast",
                    surface_reader=pyfuncitem.config.stash.get(SURFACE_READER, None))
     _customize_env(pyfuncitem, env)

@@ -1,37 +1,28 @@
-"""The run's state, as one object: its options (options.RunOptions, frozen, made once on the controller and handed
-to every xdist worker unchanged), the device this process leased (devices.DeviceLease), and the trials' results as
-they come in. It is registered as a plugin (as pytest-xdist's DSession is), so the hooks that keep the run's books are
-its methods: checking the devices before any trial, collecting each trial's final report, writing record.json, and
-telling listeners (hookspecs.py) how the run is going."""
+"""The run's session, as the plugin object pytest calls (registered as pytest-xdist's DSession is): what the run was
+asked (options.RunOptions, frozen, made once on the controller and handed to every xdist worker unchanged), the device
+this process leases (devices.DeviceLease), the agent trials' settings (agent_setup.AgentSetup: models, surfaces,
+prompt sizes, limits) and the run's books (run_books.RunBooks: what was scheduled, each trial's record, record.json),
+each an object of its own. Its hooks are thin: they check the devices before any trial, hand each trial's final
+report to the books, and tell listeners (hookspecs.py) how the run is going."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional
 
 import pytest
 
-from pytest_mobium_evals import __version__, source_commit
-from pytest_mobium_evals.core.setting import agent_only, includes_agent, is_control
 from pytest_mobium_evals.runfolder import reading
 from pytest_mobium_evals.runfolder.collection import Collection
-from pytest_mobium_evals.runfolder.layout import RunDir
-from pytest_mobium_evals.runfolder.writing import utc_now, write_record
 
-from .options import RunOptions, parse_trial_timeout
+from .agent_setup import AgentSetup
+from .options import RunOptions
+from .run_books import RunBooks
 
 if TYPE_CHECKING:
-    from pytest_mobium_evals.core.run_record import RunRecord
-    from pytest_mobium_evals.core.tasks import Task
     from pytest_mobium_evals.core.trial_record import TrialRecord
-    from pytest_mobium_evals.drivers.agents import Limits, ModelSetting
-    from pytest_mobium_evals.drivers.agents.context import PromptSize
     from pytest_mobium_evals.reach.devices import DeviceLease
-    from pytest_mobium_evals.run.trial import TrialSpec
 
 SESSION = pytest.StashKey["EvalSession"]()
 # How the run's agent passes a tool's answer to its model, when a plugin replaces the model's client with something
@@ -45,24 +36,21 @@ def eval_session(config: pytest.Config) -> "EvalSession":
 
 @dataclass(eq=False)  # a plugin object: hashed by identity, as pluggy needs
 class EvalSession:
-    """Run-wide choices, made once on the controller and handed to workers unchanged (`options`: every option is
-    read there), and the run's books."""
-
     options: RunOptions
     config: Optional[pytest.Config] = None
     sim_port: Optional[int] = None  # sim:N: the controller's shared virtual ADB server
     is_worker: bool = False
     workerinput: dict[str, Any] = field(default_factory=dict)  # xdist's, on a worker
-    # controller-side collections
-    reports: dict[str, TrialRecord] = field(default_factory=dict)  # nodeid -> each trial's final record
-    record_started: bool = False
-    record_written: bool = False
-    prompt_lines: list[str] = field(default_factory=list)  # the header's lines on them, once collection is done
+    agents: AgentSetup = field(init=False)
+    books: RunBooks = field(init=False)
     _lease: Optional[DeviceLease] = None  # the device this process drives, and what serves it (`devices`)
-    _collection: Optional[Collection] = None  # what this process scheduled, when it collected (`collection()`)
-    _surfaces: Optional[dict[str, dict]] = None  # --surface's variants, loaded once (surface_variants)
-    # each setting's first request, counted once (prompt_sizes): (setting label, surface variant) -> its size
-    _prompt_sizes: Optional[dict[tuple[str, Optional[str]], PromptSize]] = None
+
+    def __post_init__(self) -> None:
+        config = self.config
+        root = Path(config.rootpath) if config is not None else Path.cwd()
+        self.agents = AgentSetup(self.options, root, lambda: config.stash.get(SURFACE_READER, None)
+                                 if config is not None else None)
+        self.books = RunBooks(self.options, self.agents, lambda: self.devices.agent_server_label())
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "EvalSession":
@@ -72,169 +60,11 @@ class EvalSession:
             return cls(RunOptions.from_json(data), sim_port=data.get("sim_port"), is_worker=True,
                        workerinput=workerinput, config=config)
         evals = cls(RunOptions.from_config(config), config=config)
-        if includes_agent(evals.options.drivers):
-            evals.model_settings()  # a bad --model is a usage error now, not a collection error per file
-            evals.check_trial_timeouts()
-        evals.surface_variants()  # so is a bad --surface
+        evals.agents.check()  # a bad --model, --trial-timeout or --surface is a usage error now, not per file
         return evals
 
     def to_workerinput(self) -> dict:
         return self.options.to_json() | {"sim_port": self.devices.sim_port}
-
-    def model_settings(self) -> list[ModelSetting]:
-        from pytest_mobium_evals.drivers import agents  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
-
-        try:
-            return agents.parse_models(self.options.models)
-        except agents.AgentConfigError as exc:
-            raise pytest.UsageError(str(exc)) from None
-
-    def check_trial_timeouts(self) -> None:
-        """--trial-timeout's SETTING=S entries each name a --model setting: a typo would silently leave that
-        setting at the default."""
-        labels = [s.label for s in self.model_settings()]
-        trial_timeout = self.options.trial_timeout
-        for label in parse_trial_timeout(trial_timeout)[1]:
-            if label not in labels:
-                raise pytest.UsageError(f"--trial-timeout {trial_timeout}: {label!r} is not one of the --model "
-                                        f"settings ({', '.join(labels)})")
-
-    def limits_for(self, setting: ModelSetting, surface: Optional[str] = None) -> Limits:
-        """An agent trial's limits under this model setting (agents.Limits): its own time limit when
-        --trial-timeout gives it one, and its first request as counted before the run."""
-        from pytest_mobium_evals.drivers.agents import Limits  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
-
-        options = self.options
-        seconds, own = options.trial_timeout_for(setting.label)
-        return Limits(max_tool_calls=options.max_tool_calls, max_seconds=seconds, tool_timeout=options.tool_timeout,
-                      request_timeout=options.request_timeout, max_seconds_for=own,
-                      nudge_text_calls=options.nudge_text_calls,
-                      # The tool loop's bounds: the Claude CLI sets its own, so its records say none was sent.
-                      max_output_tokens=None if setting.provider == "claude" else options.max_output_tokens or None,
-                      require_first_call=options.require_first_call and setting.provider == "openai",
-                      prompt_size=self.prompt_sizes().get((setting.label, surface)),
-                      system_prompt=self.system_prompt(surface))
-
-    def system_prompt(self, surface: Optional[str]) -> Optional[str]:
-        """The system prompt a surface variant's `[prompt] system` tells the model instead of the default, or None
-        (the default)."""
-        from pytest_mobium_evals.drivers.agents.prompt import SYSTEM_PROMPT, system_prompt_of  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
-
-        text = system_prompt_of(self.surface_variants().get(surface))
-        return None if text == SYSTEM_PROMPT else text
-
-    def prompt_sizes(self, task_prompt: Optional[str] = None) -> dict[tuple[str, Optional[str]], PromptSize]:
-        """Each tool-loop model setting's first request, counted once per process ((label, surface variant) →
-        agents.context.PromptSize): the built-in server's tools/list as the variant shows it, the system prompt,
-        and the longest task prompt this run schedules (`task_prompt`, given once it is known)."""
-        if self._prompt_sizes is None or task_prompt is not None:
-            self._prompt_sizes = {}
-            if not includes_agent(self.options.drivers):
-                return self._prompt_sizes
-            from pytest_mobium_evals.drivers.agents.context import measure  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
-            from pytest_mobium_evals.drivers.agents.prompt import system_prompt_of  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
-
-            for setting in self.model_settings():
-                if setting.provider not in ("ollama", "openai"):
-                    continue  # the Claude CLI builds its own requests
-                for surface in list(self.surface_variants()) or [None]:
-                    functions = offered_functions(self.surface_variants().get(surface))
-                    self._prompt_sizes[(setting.label, surface)] = measure(
-                        setting, functions, system_prompt_of(self.surface_variants().get(surface)),
-                        task_prompt or "", self.options.base_url)
-        return self._prompt_sizes
-
-    def prompt_problem(self, task_prompt: str) -> tuple[list[str], Optional[str]]:
-        """Before any trial: the header's lines on each setting's first request, and the first setting whose
-        prompt cannot fit its model's context (one line), or None."""
-        sizes = self.prompt_sizes(task_prompt)
-        lines, problem = [], None
-        for (_, surface), size in sizes.items():
-            lines.append(size.line() + (f" [surface {surface}]" if surface else ""))
-            if problem is None and not size.fits():
-                problem = size.refusal()
-        return lines, problem
-
-    def surface_variants(self) -> dict[str, dict]:
-        """--surface's variants, name → the plain JSON the proxy applies, each with --tools' selection; {} with
-        neither option."""
-        if not self.options.surface and not self.options.tools:
-            return {}
-        if self._surfaces is None:
-            from pytest_mobium_evals.surface.variants import SurfaceError, load_all, only_tools  # noqa: PLC0415  the surface variants: only with --surface
-
-            root = Path(self.config.rootpath) if self.config is not None else Path.cwd()
-            surface, tools = self.options.surface, self.options.tools
-            try:
-                variants = {v.name: v.plain() for v in load_all(surface, root)} if surface else {}
-                self._surfaces = only_tools(variants, tools) if tools else variants
-            except SurfaceError as exc:
-                raise pytest.UsageError(str(exc)) from None
-        return self._surfaces
-
-    def surface_reader(self, setting: ModelSetting) -> str:
-        from pytest_mobium_evals.surface.rewrite import reader_of  # noqa: PLC0415  the surface variants: only with --surface
-
-        override = self.config.stash.get(SURFACE_READER, None) if self.config is not None else None
-        return override or reader_of(setting.provider)
-
-    def agent_problem(self) -> Optional[str]:
-        """Before any trial: a surface variant none of whose edits can reach a model's client, or a model setting
-        that cannot run (no credential, endpoint down), in one line."""
-        from pytest_mobium_evals.drivers import agents  # noqa: PLC0415  the agents and what their settings read: only where a run has agent trials
-        from pytest_mobium_evals.surface.rewrite import refusal  # noqa: PLC0415  the surface variants: only with --surface
-
-        for setting in self.model_settings():
-            for variant in self.surface_variants().values():
-                problem = refusal(variant, self.surface_reader(setting))
-                if problem:
-                    return f"--surface: {problem}, so under --model {setting.label} it would only measure noise"
-        for setting in self.model_settings():
-            try:
-                agents.check_ready(setting, self.options.base_url)
-            except agents.AgentConfigError as exc:
-                return str(exc)
-        return None
-
-    def trial_specs(self, task: Task) -> list[TrialSpec]:
-        from pytest_mobium_evals.run.trial import TrialSpec  # noqa: PLC0415  a trial's machinery (asyncio, the MCP client, the drivers): only in a process that runs trials
-
-        specs = []
-        controls = task.control_drivers()
-        for driver in self.options.drivers:
-            if is_control(driver):
-                for control, variant in controls:
-                    if control == driver:
-                        specs += [TrialSpec(task=task, driver=driver, repeat=repeat, variant=variant)
-                                  for repeat in range(self.options.repeats)]
-                continue
-            settings = self.model_settings()
-            names = Counter(s.name for s in settings if s is not None)
-            for setting in settings:
-                qualify = setting is not None and names[setting.name] > 1
-                for repeat in range(self.options.repeats):
-                    # Each repeat runs every variant in turn: the same task and seed, interleaved in time.
-                    for surface in list(self.surface_variants()) or [None]:
-                        specs.append(TrialSpec(task=task, driver=driver, repeat=repeat, model_setting=setting,
-                                               qualify_effort=qualify, surface=surface))
-        return specs
-
-    # ---- what the run scheduled (runfolder.collection.Collection) ----
-
-    def collected(self, collection: Collection) -> None:
-        """What this process scheduled: kept here for this process, and written to `.session/collection.json` for
-        the processes that did not collect it (xdist's controller)."""
-        self._collection = collection
-        collection.write(self.options.run_dir)
-
-    def collection(self) -> Collection:
-        """What the run scheduled: the object this process made when it collected; otherwise (xdist's controller,
-        whose workers collect) the file a worker wrote, or an empty one before any has."""
-        if self._collection is not None:
-            return self._collection
-        return Collection.read(self.options.run_dir)
-
-    # ---- the device this process drives (devices.DeviceLease) ----
 
     @property
     def devices(self) -> DeviceLease:
@@ -248,29 +78,7 @@ class EvalSession:
                                       tool_server=options.tool_server)
         return self._lease
 
-    def close(self) -> None:
-        if self._lease is not None:
-            self._lease.close()
-
-    def mobium_info(self) -> Union[str, dict[str, Any]]:
-        if not self.options.mobium_bin:
-            return "built-in"
-        info = {"binary": self.options.mobium_bin, "commit": None, "dirty": None}
-        repo = os.environ.get("MOBIUM_REPO") or str(Path(self.options.mobium_bin).resolve().parent.parent)
-        try:
-            head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True, text=True,
-                                  timeout=10)
-            info["commit"] = head.stdout.strip() if head.returncode == 0 and head.stdout.strip() else None
-            if info["commit"]:
-                # Without a commit there is no tree to differ from: "dirty" stays None (unknown), never False.
-                status = subprocess.run(["git", "-C", repo, "status", "--porcelain"], capture_output=True,
-                                        text=True, timeout=10)
-                info["dirty"] = bool(status.stdout.strip()) if status.returncode == 0 else None
-        except (OSError, subprocess.SubprocessError):
-            pass
-        return info
-
-    # ---- hooks: the run's books ----
+    # ---- hooks ----
 
     @pytest.hookimpl
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
@@ -286,7 +94,7 @@ class EvalSession:
     @pytest.hookimpl
     def pytest_report_collectionfinish(self, config: pytest.Config, items) -> list[str]:
         """The header's second half, once the trials are known: each model setting's first request, counted."""
-        return list(self.prompt_lines)
+        return list(self.agents.prompt_lines)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -315,27 +123,16 @@ class EvalSession:
         except DeviceUnavailable as exc:
             raise pytest.UsageError(str(exc)) from None
 
-    def begin_record(self) -> None:
-        """record.json as soon as the controller knows trials are scheduled, before any of them ends: a run killed
-        (SIGKILL, no cleanup) after its first verdict.json but before its first report must still be resumable."""
-        if self.is_worker or self.record_written:
-            return
-        self.record_written = True
-        self.write_record(finished=False)
-
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report) -> None:
-        """Keeps each trial's final report data (after reruns) where the summary and the record are made: the
-        controller under xdist, the only process otherwise."""
+        """Hands each trial's final report data (after reruns) to the books, where the summary and the record are
+        made: the controller under xdist, the only process otherwise."""
         record: Optional[TrialRecord] = getattr(report, "mobium", None)  # protocol.py's; rebuilt under xdist
         if record is None or report.outcome == "rerun" or self.is_worker:
             return
         if report.when == "call" or (report.when == "setup" and report.failed):
-            self.reports[report.nodeid] = record
             run_dir = Path(self.options.run_dir)
-            if not self.record_started:
-                self.record_started = True
-                self.write_record(finished=False)
+            if self.books.trial_recorded(report.nodeid, record):
                 self.config.hook.pytest_mobium_run_started(config=self.config, run_dir=run_dir)
             self.config.hook.pytest_mobium_trial_recorded(config=self.config, run_dir=run_dir, record=record)
 
@@ -343,107 +140,21 @@ class EvalSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
         if self.is_worker:
             return
+        books = self.books
         # A run stopped between a trial's verdict.json and its report still gets its record: without one, the
         # folder could not be resumed.
-        if self.reports or self._has_trials():
-            finished = self.write_record(finished=session.exitstatus != pytest.ExitCode.INTERRUPTED)
+        if books.reports or reading.has_verdicts(self.options.run_dir):
+            finished = books.write(finished=session.exitstatus != pytest.ExitCode.INTERRUPTED)
             session.config.hook.pytest_mobium_run_finished(config=session.config, run_dir=Path(self.options.run_dir),
                                                            status="completed" if finished else "stopped")
-        gating = [b for record in self.reports.values() for b in record.gating_blockers]
+        gating = [b for record in books.reports.values() for b in record.gating_blockers]
         if gating and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     @pytest.hookimpl
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        self.close()
-
-    def _has_trials(self) -> bool:
-        return reading.has_verdicts(self.options.run_dir)
-
-    def run_record(self, finished: bool, graded: Optional[set[str]] = None) -> RunRecord:
-        """The run's record (record.json, core.run_record.RunRecord) as it stands now: what the run is (seed,
-        options, device, tool server, tasks) and how far it got, `finished` when asked and every scheduled trial has
-        its verdict (`graded`: the trials a caller has already loaded, else each verdict.json is checked). The one place
-        it is built: `write_record` writes it, and the HTML report shows its facts while the session ends."""
-        from pytest_mobium_evals.core.run_record import SCHEMA, RunRecord  # noqa: PLC0415  pydantic, left to the first trial's record: this module loads in every pytest run
-
-        run = RunDir(self.options.run_dir)
-        collection = self.collection()
-        devices = reading.session_devices(run)
-        previous = reading.read_run_record(run.record_path, default=None) or RunRecord()
-        settings = [s.label for s in self.model_settings()] if agent_only(self.options.drivers) else []
-        # A resumed run may select fewer trials than it first scheduled: the record keeps the union, and "finished"
-        # means every one of them has its verdict.json (an interrupted or partial run says so; --resume completes
-        # it).
-        scheduled = list(dict.fromkeys(list(previous.scheduled or []) + collection.scheduled))
-        finished = finished and (set(scheduled) <= graded if graded is not None
-                                 else all(reading.graded(run, name) is not None for name in scheduled))
-        commit, dirty = source_commit()
-        return RunRecord(
-            schema_version=SCHEMA,
-            run=run.path.name,
-            plugin="pytest-mobium-evals",
-            plugin_version=__version__,
-            plugin_commit=commit,
-            plugin_dirty=dirty,
-            started=previous.started or utc_now(),
-            finished=finished,
-            ended=utc_now() if finished else None,
-            seed=self.options.seed,
-            driver=self.options.driver,
-            drivers=list(self.options.drivers),
-            models=settings,
-            efforts={s.label: s.effort for s in self.model_settings()} if settings else {},
-            repeats=self.options.repeats,
-            tasks=list(dict.fromkeys(list(previous.tasks or []) + collection.tasks))
-            or sorted({r.task for r in self.reports.values()}),
-            suites=collection.suites,
-            scheduled=scheduled,
-            device=devices[0] if devices else previous.device,
-            devices=devices or previous.devices or [],
-            mobium=self.mobium_info(),
-            tool_server="mobium mcp" if self.options.mobium_bin else "mobium-evals mcp (built-in)",
-            # --tool-server: the agents' own server (the controls keep the one above)
-            agent_tool_server=self.devices.agent_server_label(),
-            surfaces=list(self.surface_variants()),
-            options=self.options.stored(),
-            resumed=self.options.resumed,
-            counts=dict(Counter(r.verdict for r in self.reports.values())),
-        )
-
-    def write_record(self, finished: bool) -> bool:
-        """record.json, as `run_record` builds it. Returns whether every scheduled trial has its verdict."""
-        run = RunDir(self.options.run_dir)
-        record = self.run_record(finished)
-        try:
-            write_record(run, record)
-        except OSError as exc:
-            message = (f"mobium-evals: cannot write {exc.filename or run.record_path}: {exc.strerror or exc}; "
-                       f"the run stopped, and what it wrote before is intact")
-            pytest.exit(message, returncode=pytest.ExitCode.INTERNAL_ERROR)
-        return bool(record.finished)
-
-
-def offered_functions(variant: Optional[dict]) -> list[dict]:
-    """The functions a tool-loop model is offered (agents.loop.function_schema), from the built-in server's
-    tools/list as the surface variant shows it (its hidden tools left out, its descriptions edited)."""
-    from pytest_mobium_evals.drivers.agents.loop import function_schema  # noqa: PLC0415  mcp and the tool loop: only for a tool-loop model's offered functions
-    from pytest_mobium_evals.mobium_server.server import tool_list  # noqa: PLC0415  mcp and the tool loop: only for a tool-loop model's offered functions
-    from pytest_mobium_evals.surface.rewrite import apply_tools  # noqa: PLC0415  mcp and the tool loop: only for a tool-loop model's offered functions
-
-    listed = [tool.model_dump(by_alias=True, exclude_none=True) for tool in tool_list()]
-    if variant:
-        listed = apply_tools(variant, listed)
-    return [function_schema(_Listed(t)) for t in listed]
-
-
-class _Listed:
-    """A tools/list entry read as the MCP client's Tool is (function_schema reads attributes)."""
-
-    def __init__(self, entry: dict):
-        self.name = entry["name"]
-        self.description = entry.get("description")
-        self.input_schema = entry.get("inputSchema")
+        if self._lease is not None:
+            self._lease.close()
 
 
 def xdist_workers(config: pytest.Config) -> int:
@@ -471,15 +182,13 @@ class XdistHooks:
     def pytest_xdist_node_collection_finished(self, node, ids) -> None:
         evals = eval_session(node.config)
         if Collection.exists(evals.options.run_dir):  # the workers scheduled trials
-            evals.begin_record()
+            evals.books.begin()
         # the collection a worker wrote before xdist heard it had collected: the longest prompt of its agent trials
-        if self.checked or evals.collection().longest_agent_prompt is None:
+        longest = evals.books.collection().longest_agent_prompt
+        if self.checked or longest is None:
             return
         self.checked = True
-        problem = evals.agent_problem()
-        if problem:
-            pytest.exit(f"mobium-evals: {problem}", returncode=pytest.ExitCode.USAGE_ERROR)
-        lines, problem = evals.prompt_problem(evals.collection().longest_agent_prompt or "")
+        lines, problem = evals.agents.problem(longest)
         reporter = node.config.pluginmanager.get_plugin("terminalreporter")
         for line in lines:
             if reporter is not None:

@@ -90,13 +90,13 @@ def group_figures(reports, scheduled: dict[Setting, int]) -> list:
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     evals = eval_session(config)
-    if evals.is_worker or not evals.reports:
+    if evals.is_worker or not evals.books.reports:
         return
     from pytest_mobium_evals.analysis.summary import agent_pairs, difference_lines, stop_reasons, stop_reasons_text  # noqa: PLC0415  the figures: only where the run's summary is drawn, at its end
 
     tr = terminalreporter
-    scheduled = evals.collection().settings
-    all_figures = group_figures(evals.reports.values(), scheduled)
+    scheduled = evals.books.collection().settings
+    all_figures = group_figures(evals.books.reports.values(), scheduled)
     tr.write_sep("=", "mobium-evals summary")
     tr.write_line(f"seed {evals.options.seed}, run dir {evals.options.run_dir}")
     letters = config.stash.get(LETTERS_SHOWN, set())
@@ -107,24 +107,24 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
                       + (f"; {figs.pass_k_text()}" if figs.pass_k else "") + f"; {figs.counts_text()}")
         tr.write_line("  " + ", ".join(f"{v} {figs.verdicts[v]}" for v in ALL_VERDICTS if figs.verdicts.get(v)))
         if not figs.control:
-            records = [r for r in evals.reports.values() if r.setting.group == figs.label]
+            records = [r for r in evals.books.reports.values() if r.setting.group == figs.label]
             tr.write_line("  stopped: " + (stop_reasons_text(stop_reasons(records)) or "no trial yet"))
-    _tier_lines(tr, evals.reports.values())
-    _injection_lines(tr, evals.reports.values())
+    _tier_lines(tr, evals.books.reports.values())
+    _injection_lines(tr, evals.books.reports.values())
     pairs = agent_pairs(all_figures)
     if pairs:
         tr.write_sep("-", "differences between settings (paired over tasks, 95% interval)")
         for a, b in pairs:
             for line in difference_lines(a, b):
                 tr.write_line(line)
-    mismatched = [r for r in evals.reports.values()
+    mismatched = [r for r in evals.books.reports.values()
                   if r.is_control and not r.ok and r.verdict != INFRA_ERROR]
     if mismatched:
         tr.write_sep("-", "controls that did not grade as declared")
         for r in sorted(mismatched, key=lambda r: (r.task, r.driver, r.repeat)):
             tr.write_line(f"{r.task} {r.slug:<14} {r.driver:<9} got {r.verdict:<15} expected "
                           f"{r.expected}  ({r.outcome_observed!r})", red=True)
-    failing = [r for r in evals.reports.values() if not r.is_control and r.verdict not in ("pass", INFRA_ERROR)]
+    failing = [r for r in evals.books.reports.values() if not r.is_control and r.verdict not in ("pass", INFRA_ERROR)]
     if failing:
         # pytest's own "FAILED" lines do not list custom categories, so the agent's misses are listed here.
         tr.write_sep("-", "agent trials that did not pass")
@@ -132,12 +132,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
             stopped = f", {r.stopped_by}" if r.stopped_by else ""
             tr.write_line(f"{r.trial}: {r.verdict} ({r.severity}){stopped}; claimed {r.claim_status}, device read "
                           f"{r.outcome_observed!r}", red=r.verdict in ("false_success", "touched"))
-    blockers = [(r, b) for r in evals.reports.values() for b in r.gating_blockers]
+    blockers = [(r, b) for r in evals.books.reports.values() for b in r.gating_blockers]
     if blockers:
         tr.write_sep("-", f"BLOCKERS ({len(blockers)}): the session fails whatever the pass rate", red=True)
         for r, b in blockers:
             tr.write_line(f"{r.trial}: {b}", red=True)
-    infra = [r for r in evals.reports.values() if r.verdict == INFRA_ERROR]
+    infra = [r for r in evals.books.reports.values() if r.verdict == INFRA_ERROR]
     if infra:
         tr.write_sep("-", "infrastructure errors (not charged to the driver; in the denominator)")
         for r in infra:

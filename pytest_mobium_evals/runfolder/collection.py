@@ -1,9 +1,9 @@
 """`.session/collection.json`: what a session scheduled (its name and place are layout.py's).
 
-Made by every process that collects, which keeps the object (`EvalSession.collection()`) and writes the file (under
-xdist every worker collects the same items, so they all write the same file). The file is read where the object is
-not at hand: by xdist's controller (its checks once the workers have collected, the record, the terminal summary and
-the HTML report), which collects nothing itself."""
+Made by every process that collects, which keeps the object (`plugin.run_books.RunBooks.collection()`) and writes the
+file (under xdist every worker collects the same items, so they all write the same file). The file is read where the
+object is not at hand: by xdist's controller (its checks once the workers have collected, the record, the terminal
+summary and the HTML report), which collects nothing itself."""
 
 from __future__ import annotations
 

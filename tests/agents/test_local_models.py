@@ -28,8 +28,8 @@ from pytest_mobium_evals.drivers.agents.context import (
     truncation,
 )
 from pytest_mobium_evals.drivers.agents.prompt import SYSTEM_PROMPT
+from pytest_mobium_evals.plugin.agent_setup import offered_functions
 from pytest_mobium_evals.plugin.options import parse_trial_timeout
-from pytest_mobium_evals.plugin.session import offered_functions
 from pytest_mobium_evals.run.trial import TrialEnv, TrialSpec, run_trial
 from pytest_mobium_evals.runfolder.layout import RunDir
 from pytest_mobium_evals.suites.catalog import load_task_definitions
