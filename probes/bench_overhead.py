@@ -110,10 +110,10 @@ def one_trial(provider: str, endpoint, base_url, server, device, t01, run_dir: R
     timings = result.record.timings
     return {
         "wall": wall, "model": model, "device": device_s, "overhead": wall - model - device_s,
-        "  reset": timings["reset_s"],
+        "  reset": timings.reset_s,
         "  driver start-up": first_request - driver_start,
         "  agent turns": (driver_end - first_request) - model - device_s,
-        "  after": wall - timings["reset_s"] - (driver_end - driver_start),
+        "  after": wall - timings.reset_s - (driver_end - driver_start),
     }
 
 

@@ -128,15 +128,33 @@ def record_page() -> str:
             (TrialRecord, "A trial: `verdict.json`", "One per scheduled trial, graded or `infra_error`."),
             (RunRecord, "The run: `record.json`", "One per run folder, written by the session.")):
         schema = model.model_json_schema(by_alias=True, mode="serialization")
-        required = set(schema.get("required", ()))
         out.append(f"## {title}\n\n{intro}\n\n| Field | Type | Required | Default | What |\n"
                    "| --- | --- | --- | --- | --- |\n")
-        for name, prop in schema["properties"].items():
-            default = "–" if name in required or "default" not in prop else code(_json(prop["default"]))
-            out.append(f"| {code(name)} | {cell(_type(prop))} | {'yes' if name in required else 'no'} | "
-                       f"{cell(default)} | {cell(prop.get('description', ''))} |\n")
+        out += _field_rows(schema)
+        out.append("\n")
+    # A field whose value has fields of its own (a claim, the tokens, a side effect) is a part: its fields, as the
+    # validation schema describes them (a part is written with the keys it was given, so its serialization schema
+    # says only "object").
+    parts = TrialRecord.model_json_schema(by_alias=True, mode="validation").get("$defs", {})
+    out.append("## The record's parts\n\nA part keeps the keys it was given and any it does not know; each field "
+               "may be absent from an older record.\n\n")
+    for name in sorted(parts):
+        part = parts[name]
+        out.append(f"### {name}\n\n{part.get('description', '')}\n\n| Field | Type | Required | Default | What |\n"
+                   "| --- | --- | --- | --- | --- |\n")
+        out += _field_rows(part)
         out.append("\n")
     return "".join(out).rstrip("\n") + "\n"
+
+
+def _field_rows(schema: dict) -> list[str]:
+    required = set(schema.get("required", ()))
+    rows = []
+    for name, prop in schema["properties"].items():
+        default = "–" if name in required or "default" not in prop else code(_json(prop["default"]))
+        rows.append(f"| {code(name)} | {cell(_type(prop))} | {'yes' if name in required else 'no'} | "
+                    f"{cell(default)} | {cell(prop.get('description', ''))} |\n")
+    return rows
 
 
 def _json(value: Any) -> str:
@@ -147,6 +165,9 @@ def _type(prop: dict) -> str:
     """A JSON-schema property's type in words: `string`, `integer or null`, `"time" or "tool_calls"`."""
     if "anyOf" in prop:
         return " or ".join(_type(p) for p in prop["anyOf"])
+    if "$ref" in prop:  # a part of the record: its fields are under its own heading
+        name = prop["$ref"].rsplit("/", 1)[-1]
+        return f"[{name}](#{name.lower()})"
     if "enum" in prop:
         return " or ".join(code(_json(v)) for v in prop["enum"])
     kind = prop.get("type")

@@ -177,8 +177,7 @@ def _cost(trials) -> SideCost:
     if not trials:
         return SideCost()
     n = len(trials)
-    tokens = sum(((t.record.tokens or {}).get("input") or 0) + ((t.record.tokens or {}).get("output") or 0)
-                 for t in trials)
+    tokens = sum(t.record.tokens.total for t in trials if t.record.tokens is not None)
     return SideCost(n, sum(t.record.tool_calls or 0 for t in trials) / n, tokens / n,
                     sum(t.record.cost_usd or 0.0 for t in trials) / n)
 
@@ -242,7 +241,7 @@ def compare_trials(model: str, variant: str, split: str, base: list, mine: list)
 def _compare(model: str, variant: str, split: str, base: list, mine: list) -> PairedComparison:
     c = compare_outcomes(model, variant, split, _outcomes(base), _outcomes(mine))
     c.cost, c.base_cost = _cost(mine), _cost(base)
-    c.surface_hashes = sorted({(t.record.surface_seen or {}).get("hash") or "?" for t in mine})
+    c.surface_hashes = sorted({(t.record.surface_seen.hash if t.record.surface_seen else None) or "?" for t in mine})
     for t in sorted(mine, key=lambda t: (t.record.task, t.record.repeat)):
         c.trials.setdefault(t.record.task, []).append(t.name)
     return c

@@ -88,14 +88,15 @@ def regrade_record(task: Task, record: TrialRecord, transcript: Optional[Path] =
     if record.settings_changed is not None:
         before, after, written = grading.snapshots_of(c.model_dump() for c in record.settings_changed)
     else:  # an older record: only the changes its task did not allow were kept
-        before, after, written = grading.snapshots_of(record.side_effects or [])
+        before, after, written = grading.snapshots_of(e.model_dump() for e in record.side_effects or [])
     events = read_events(transcript) if transcript is not None and transcript.is_file() else None
     facts = events if events else grading.TranscriptFacts(
         password_exposures=tuple(_exposures(record.password_exposures)),
         injection_begun=record.injection_begun,
         done_by_answered=None)
+    claim = Claim.from_json(record.claim.model_dump() if record.claim is not None else None)
     return grading.grade_trial(
-        task, Claim.from_json(record.claim), outcome, before, after, facts, params, driver=record.driver,
+        task, claim, outcome, before, after, facts, params, driver=record.driver,
         near_miss=record.near_miss,
         # what the control's script raised; an older record kept it only in script_error
         script_error=record.script_raised if record.settings_changed is not None else record.script_error,

@@ -122,15 +122,15 @@ def _sample(summary, trial, run_):
     trial_steps = steps(read_events(trial.path / TRANSCRIPT))
     prompt = next((s.text for s in trial_steps if s.role == "prompt"), "")
     record = trial.record
-    claim = claim_text(record.claim or {})
-    timings = record.timings or {}
-    total = _seconds(timings.get("total_s"))
-    start = _start(trial, trial_steps, timings, run_)
+    claim = claim_text(record.claim)
+    total = _seconds(record.timings.total_s if record.timings else None)
+    reset = _seconds(record.timings.reset_s if record.timings else None) or 0.0
+    start = _start(trial, trial_steps, reset, run_)
     end = start + total if start is not None and total is not None else _last_time(trial_steps)
     model = _model_name(trial)
     clock = _Clock(start if start is not None else _first_time(trial_steps))
     # the driver begins once the device is reset: the first turn is counted from there
-    driving = start + (_seconds(timings.get("reset_s")) or 0.0) if start is not None else None
+    driving = start + reset if start is not None else None
     messages, events = _conversation(trial_steps, claim, model, clock, driving, scripted=trial.record.is_control)
     screen = _screen_message(trial.path / SCREEN)
     if screen is not None:
@@ -142,9 +142,8 @@ def _sample(summary, trial, run_):
                   metadata={"severity": record.severity, "blockers": trial.record.blocker_lines})
     target = str(record.expected or "pass")
     events.append(ScoreEvent(score=score, target=target, timestamp=clock.at(end), working_start=clock.since(end)))
-    tokens = record.tokens or {}
-    usage = {model: ModelUsage(input_tokens=int(tokens.get("input") or 0), output_tokens=int(tokens.get("output") or 0),
-                               total_tokens=int(tokens.get("input") or 0) + int(tokens.get("output") or 0),
+    tokens_in, tokens_out = (int(record.tokens.input or 0), int(record.tokens.output or 0)) if record.tokens else (0, 0)
+    usage = {model: ModelUsage(input_tokens=tokens_in, output_tokens=tokens_out, total_tokens=tokens_in + tokens_out,
                                total_cost=record.cost_usd)}
     working = sum(e.working_time or 0.0 for e in events if e.event in ("model", "tool"))
     return EvalSample(id=sample_id(trial), epoch=trial.record.repeat + 1, input=prompt, target=target,
@@ -326,7 +325,7 @@ def _last_time(trial_steps):
     return max(times) if times else None
 
 
-def _start(trial, trial_steps, timings: dict, run_):
+def _start(trial, trial_steps, reset: float, run_):
     """When the trial began: its record says (since it records it), else its first timed step less the reset, else
     the run's start."""
     recorded = _utc(trial.record.started_at)
@@ -334,7 +333,7 @@ def _start(trial, trial_steps, timings: dict, run_):
         return datetime.fromisoformat(recorded).timestamp()
     first = _first_time(trial_steps)
     if first is not None:
-        return first - (_seconds(timings.get("reset_s")) or 0.0)
+        return first - reset
     started = _utc(run_.record.started)
     return datetime.fromisoformat(started).timestamp() if started else None
 

@@ -117,10 +117,9 @@ def run(args) -> int:
     out = Path(args.out or suite / f"test_{args.id}_{slug.replace('-', '_')}.py")
     if out.exists():
         raise UsageError(f"{out}: exists; choose another --id, --slug or --out")
-    claim = trial.record.claim or {}
-    said = claim.get("status") or "no claim"
-    if claim.get("answer"):
-        said += f" ({claim['answer']!r})"
+    said = trial.record.claim_status or "no claim"
+    if trial.record.answer:
+        said += f" ({trial.record.answer!r})"
     observed = trial.record.outcome_observed
     found = (f"{trial.path}: {trial.record.verdict} under surface {trial.record.surface or 'baseline'}, model "
              f"{trial.record.model_name}; the agent said {said}, the device showed {observed!r}")

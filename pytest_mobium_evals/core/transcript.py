@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 
 @dataclass
@@ -265,16 +265,20 @@ def event_time(event: dict) -> Optional[float]:
     return None
 
 
-def claim_text(claim: dict) -> str:
-    """"done", "cannot: <reason>", "done, answer '42'", or "no claim"."""
-    status = claim.get("status")
+def claim_text(claim) -> str:
+    """"done", "cannot: <reason>", "done, answer '42'", or "no claim": of a `final` event, or of a record's claim
+    (record_parts.RecordedClaim; None when it has none)."""
+    if claim is None:
+        return "no claim"
+    status, answer, reason = ((claim.get("status"), claim.get("answer"), claim.get("reason"))
+                              if isinstance(claim, Mapping) else (claim.status, claim.answer, claim.reason))
     if not status:
         return "no claim"
     text = str(status)
-    if claim.get("answer") is not None:
-        text += f", answer {claim['answer']!r}"
-    if claim.get("reason"):
-        text += f": {claim['reason']}"
+    if answer is not None:
+        text += f", answer {answer!r}"
+    if reason:
+        text += f": {reason}"
     return text
 
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pytest_mobium_evals.core.errors import RecordInvalid
 
 from .grading import is_blocking
+from .record_parts import AnswerForm, LimitsApplied, RecordedClaim, RecordedSideEffect, SurfaceSeen, Timings, Tokens
 from .setting import Setting, is_control
 from .verdicts import ALL_VERDICTS, INFRA_ERROR
 
@@ -111,7 +112,7 @@ class TrialRecord(BaseModel):
     """The trial's blockers, one line each (a list; the oldest records wrote one string)."""
     ok: Optional[bool]
     """The trial got the verdict it had to: a pass for the agent, the declared verdict for a control."""
-    claim: Optional[dict]
+    claim: Optional[RecordedClaim]
     """What the driver claimed: `{status: done|cannot|null, answer, reason}` (null: it never said)."""
     answer_ok: Optional[bool]
     """The task's answer rule on the answer; none when the task has no rule or nothing was answered."""
@@ -119,19 +120,20 @@ class TrialRecord(BaseModel):
     """The device shows the asked-for state (a refusal task: its target left alone); none when not graded."""
     outcome_observed: Any
     """What the outcome check read on the device, as it read it."""
-    side_effects: Optional[list]
-    """Settings changed that the task does not allow: `[{namespace, key, before, after}]`."""
+    side_effects: Optional[list[RecordedSideEffect]]
+    """Settings changed that the task does not allow: `[{namespace, key, before, after}]`, with `put_back` when one
+    was changed and put back."""
     password_exposures: Optional[list]
     """Where the demo password showed in a tool response, however written (one entry each)."""
 
     # ---- what it cost and where it ran (required) ----
     tool_calls: Optional[int]
     """The tool calls the driver made."""
-    tokens: Optional[dict]
+    tokens: Optional[Tokens]
     """The model's tokens: `{input, output}` (0 for a control)."""
     cost_usd: Optional[float]
     """What the model's API said the trial cost, in US dollars; none where it says nothing."""
-    timings: Optional[dict]
+    timings: Optional[Timings]
     """Seconds per phase: `reset_s`, `driver_s`, `grade_s`, `total_s`."""
     device: Any
     """The device it ran on: serial, ADB server, kind (`virtual` or a real one), model, Android release and SDK,
@@ -154,7 +156,7 @@ class TrialRecord(BaseModel):
     """The task's own step budget (Ghost Bench: complexity × 10), enforced with `--enforce-max-steps`."""
     hit_limit: Optional[HitLimit] = None
     """Which limit stopped the agent (`tool_calls`, `time`); none: it stopped on its own."""
-    limits: Optional[dict] = None
+    limits: Optional[LimitsApplied] = None
     """An agent trial's limits as they applied (agents.Limits.to_json): tool calls, the trial's time limit and
     whether its model setting had its own (trial_timeout_for), one request's and one tool call's timeouts, one reply's
     token bound (max_output_tokens, null when none was sent) and whether the first reply had to be a call
@@ -194,7 +196,7 @@ class TrialRecord(BaseModel):
     """The outcome check could not read its evidence (graded as not reached)."""
     injection_obeyed: Optional[bool] = None
     """The attacked arm's device shows the injected goal carried out."""
-    answer_forms: Optional[list] = None
+    answer_forms: Optional[list[AnswerForm]] = None
     """For `reference+answers`: each form of the answer tried, `[{text, right, accepted}]`."""
     plugin_version: Optional[str] = None
     """The pytest-mobium-evals that wrote the record."""
@@ -204,8 +206,9 @@ class TrialRecord(BaseModel):
     """When the trial began (UTC, ISO 8601); its timings say how long it took."""
     surface: Optional[str] = None
     """The agent's surface variant (`--surface`); none: Mobium's surface as it is."""
-    surface_seen: Optional[dict] = None
-    """What the proxy showed the agent: `{variant, hash, tools_hash}`."""
+    surface_seen: Optional[SurfaceSeen] = None
+    """What the proxy showed the agent: its variant, the hashes of what the model read and of its tools/list, the
+    reader, and how many answers and tools it changed."""
     tool_server: Optional[str] = None
     """An agent's server in place of Mobium's (`--tool-server`): `NAME: COMMAND`."""
     split: Optional[str] = None
@@ -298,7 +301,7 @@ class TrialRecord(BaseModel):
 
     @property
     def claim_status(self) -> Optional[str]:
-        return (self.claim or {}).get("status")
+        return self.claim.status if self.claim is not None else None
 
     @property
     def claims_disagree(self) -> bool:
@@ -313,15 +316,15 @@ class TrialRecord(BaseModel):
 
     @property
     def answer(self) -> Optional[str]:
-        return (self.claim or {}).get("answer")
+        return self.claim.answer if self.claim is not None else None
 
     @property
     def reason(self) -> Optional[str]:
-        return (self.claim or {}).get("reason")
+        return self.claim.reason if self.claim is not None else None
 
     @property
     def seconds(self) -> Optional[float]:
-        return (self.timings or {}).get("total_s")
+        return self.timings.total_s if self.timings is not None else None
 
     @property
     def is_infra_error(self) -> bool:

@@ -162,8 +162,8 @@ def _raise_unless_ok(spec, record: TrialRecord) -> None:
     if record.answer_ok is not None:
         lines.append(f"answer accepted: {record.answer_ok}")
     for effect in record.side_effects or []:
-        lines.append(f"side effect: {effect['namespace']}/{effect['key']}: {effect['before']} -> {effect['after']}"
-                     + (" (changed and put back)" if effect.get("put_back") else ""))
+        lines.append(f"side effect: {effect.name}: {effect.before} -> {effect.after}"
+                     + (" (changed and put back)" if effect.put_back else ""))
     for blocker in record.blocker_lines:
         lines.append(f"BLOCKER: {blocker}")
     if record.script_error:

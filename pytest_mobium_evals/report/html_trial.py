@@ -190,7 +190,6 @@ def _cut(text: str, limit: int) -> str:
 def trial_html(record: TrialRecord, trial_steps: list, screen: Optional[bytes] = None, *, screen_part: str = "",
                settled: bool = False) -> str:
     """A trial's story and transcript; `settled` (no reviewer needs it whole): its tool calls without answers."""
-    claim = record.claim or {}
     # what the task's check observed, as verdict.json holds it (a tuple as a list): the same words live and reloaded
     observed = to_jsonable_python(record.outcome_observed, fallback=str)
     lines = ["<div class=mv-trial><div class=mv-text>",
@@ -199,15 +198,14 @@ def trial_html(record: TrialRecord, trial_steps: list, screen: Optional[bytes] =
              + (f", declared {esc(record.expected)}" if record.is_control else "")
              + (f", {esc(LIMIT_WORDS.get(record.hit_limit, 'stopped at a limit'))}"
                 if record.hit_limit else "")
-             + f" · <b>claim</b> {esc(claim_text(claim))}</p>",
+             + f" · <b>claim</b> {esc(claim_text(record.claim))}</p>",
              *_stop_text_html(record),
              f"<p><b>Outcome read from the device</b> "
              f"{'reached' if record.outcome_reached else 'not reached'}: "
              f"{esc(repr(observed))}</p>"]
     effects = record.side_effects or []
     lines.append("<p><b>Side effects</b> " + ("; ".join(
-        f"{esc(e.get('namespace'))}/{esc(e.get('key'))}: {esc(e.get('before'))} → {esc(e.get('after'))}"
-        + (" (changed and put back)" if e.get("put_back") else "")
+        f"{esc(e.name)}: {esc(e.before)} → {esc(e.after)}" + (" (changed and put back)" if e.put_back else "")
         for e in effects) if effects else "none") + "</p>")
     for blocker in record.blockers or []:
         lines.append(f"<p class=mv-bad><b>Blocker</b> {esc(blocker)}</p>")

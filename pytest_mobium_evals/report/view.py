@@ -65,9 +65,9 @@ def summarize(setting: Setting, trials: list[Trial], task_order: list[str], miss
         declared_blockers=[t for t in trials if t.record.blocker_lines and not t.record.gating_blockers], figures=figs,
         stop_reasons=stop_reasons(t.record for t in trials))
     for t in trials:
-        tokens = t.record.tokens or {}
-        summary.tokens_in += int(tokens.get("input") or 0)
-        summary.tokens_out += int(tokens.get("output") or 0)
+        if t.record.tokens is not None:
+            summary.tokens_in += int(t.record.tokens.input or 0)
+            summary.tokens_out += int(t.record.tokens.output or 0)
         if t.record.cost_usd is not None:
             summary.cost_usd += float(t.record.cost_usd)
             summary.cost_known = True

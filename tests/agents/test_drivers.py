@@ -69,11 +69,11 @@ def test_solves_sign_in_through_the_harness(provider, api, tool_server, tmp_path
     result = run_trial(spec, env, tool_server.device, task.outcome)
 
     record = result.record
-    assert (record.verdict, record.claim["status"], record.tool_calls) == ("pass", "done", 6)
+    assert (record.verdict, record.claim.status, record.tool_calls) == ("pass", "done", 6)
     assert record.blockers == [] and record.password_exposures == []
     # Usage is the API's own count, summed over every request the model answered.
     requests = len(api.requests)
-    assert record.tokens == {"input": TOKENS_IN * requests, "output": TOKENS_OUT * requests}
+    assert record.tokens.model_dump() == {"input": TOKENS_IN * requests, "output": TOKENS_OUT * requests}
     assert (record.cost_usd is not None) == (provider == "claude")
     folder = tmp_path / "run" / "trials" / spec.name
     assert json.loads((folder / "verdict.json").read_text())["verdict"] == "pass"
@@ -95,7 +95,7 @@ def test_solves_sign_in_through_the_harness(provider, api, tool_server, tmp_path
     # each reply the model gave is a model step with its tokens, before what it said (the Inspect export's turns)
     replies = [e for e in agent_events if e["kind"] == "model"]
     assert len(replies) == requests
-    assert sum(r["tokens"]["input"] for r in replies) == record.tokens["input"]
+    assert sum(r["tokens"]["input"] for r in replies) == record.tokens.input
     assert kinds.index("model") < kinds.index("tool_call")
     if provider == "claude":
         check_claude_requests(api.requests)

@@ -153,11 +153,12 @@ def test_the_record_says_which_limits_applied(openai_api, tool_server, tmp_path)
     limits = Limits(max_seconds=900, max_seconds_for="openai/local-model", request_timeout=1200, tool_timeout=30)
     record = _trial(OPENAI, tool_server, tmp_path, limits).record
     assert record.verdict == "pass"
-    assert record.limits == {"max_tool_calls": 40, "trial_timeout_s": 900, "trial_timeout_for": "openai/local-model",
-                             "request_timeout_s": 1200, "tool_timeout_s": 30, "nudge_text_calls": False,
-                             "max_output_tokens": MAX_OUTPUT_TOKENS, "require_first_call": False}
+    assert record.limits.model_dump() == {
+        "max_tool_calls": 40, "trial_timeout_s": 900, "trial_timeout_for": "openai/local-model",
+        "request_timeout_s": 1200, "tool_timeout_s": 30, "nudge_text_calls": False,
+        "max_output_tokens": MAX_OUTPUT_TOKENS, "require_first_call": False}
     stored = json.loads((tmp_path / "run" / "trials" / record.trial / "verdict.json").read_text())
-    assert stored["limits"] == record.limits
+    assert stored["limits"] == record.limits.model_dump()
 
 
 def test_the_final_request_keeps_the_turns_prefix_and_the_cache(llama_cpp, tool_server, tmp_path):

@@ -4,12 +4,22 @@ field is one line naming the file and the field, and a key the schema does not k
 from __future__ import annotations
 
 import json
+import typing
 from pathlib import Path
 
 import pytest
 from runbuilder import verdict_json, write_run
 
 from pytest_mobium_evals.core.errors import UsageError
+from pytest_mobium_evals.core.record_parts import (
+    AnswerForm,
+    LimitsApplied,
+    RecordedClaim,
+    RecordedSideEffect,
+    SurfaceSeen,
+    Timings,
+    Tokens,
+)
 from pytest_mobium_evals.core.trial_record import SCHEMA, RecordInvalid, TrialRecord
 from pytest_mobium_evals.runfolder.reading import load_run
 
@@ -59,3 +69,43 @@ def test_not_an_object_and_an_unknown_verdict_are_refused():
         TrialRecord.parse([1, 2])
     with pytest.raises(RecordInvalid, match="unknown verdict 'maybe'"):
         TrialRecord.parse(verdict_json("t01") | {"verdict": "maybe"})
+
+
+#: The record's fields whose value has fields of its own: each is a part (core/record_parts.py), read by its
+#: attributes wherever it is read, never unpacked as a mapping.
+PARTS = {"claim": RecordedClaim, "tokens": Tokens, "timings": Timings, "side_effects": RecordedSideEffect,
+         "limits": LimitsApplied, "surface_seen": SurfaceSeen, "answer_forms": AnswerForm}
+
+
+def test_the_fields_with_fields_of_their_own_are_typed_parts():
+    for name, part in PARTS.items():
+        annotation = TrialRecord.model_fields[name].annotation
+        assert part in _types_in(annotation), (name, annotation)
+
+
+def _types_in(annotation) -> set:
+    args = typing.get_args(annotation)
+    return {annotation} if not args else {t for a in args for t in _types_in(a)}
+
+
+def test_every_kept_trial_is_written_back_as_it_was_read():
+    verdicts = list(EVIDENCE.glob("*/trials/*/verdict.json"))
+    assert len(verdicts) > 100
+    for path in verdicts:
+        stored = json.loads(path.read_text())
+        record = TrialRecord.parse(stored)
+        assert record.to_json() == {**record.to_json(), **stored}, path  # nothing it held is changed or dropped
+        for name in PARTS:
+            if stored.get(name) is not None:
+                assert record.to_json()[name] == stored[name], (path, name)
+
+
+def test_a_part_keeps_the_keys_it_was_given_and_its_numbers_as_written():
+    record = TrialRecord.parse(verdict_json("t01") | {
+        "tokens": {"output": 3, "input": 2.0, "cached": 9}, "timings": {"total_s": 12},
+        "side_effects": [{"namespace": "secure", "key": "k", "before": None, "after": "1", "put_back": True}]})
+    assert (record.tokens.input, record.tokens.output, record.tokens.total, record.seconds) == (2.0, 3, 5.0, 12)
+    assert record.side_effects[0].name == "secure/k" and record.side_effects[0].put_back
+    stored = record.to_json()
+    assert stored["tokens"] == {"input": 2.0, "output": 3, "cached": 9} and stored["timings"] == {"total_s": 12}
+    assert json.dumps(stored["timings"]) == '{"total_s": 12}'  # not 12.0, and no reset_s: null

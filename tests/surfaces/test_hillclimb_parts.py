@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_mobium_evals.commands.hillclimb import search, wording
+from pytest_mobium_evals.core.record_parts import Tokens
 
 
 def test_plain_wording_takes_out_the_push_and_keeps_the_facts():
@@ -30,7 +31,7 @@ def test_a_plain_candidate_changes_prose_only():
 
 def _trials(calls: float, tokens: float, passed: list[bool]) -> list:
     return [SimpleNamespace(record=SimpleNamespace(task=f"h{i}", repeat=0, passed=p, tool_calls=calls,
-                                                   tokens={"input": tokens, "output": 0}, cost_usd=0.0, surface="v"))
+                                                   tokens=Tokens(input=tokens, output=0), cost_usd=0.0, surface="v"))
             for i, p in enumerate(passed)]
 
 

@@ -31,7 +31,7 @@ def _cost(folders: list[Path]) -> tuple[int, float, int]:
         for t in run.trials:
             trials += 1
             dollars += t.record.cost_usd or 0.0
-            tokens += sum((t.record.tokens or {}).get(k) or 0 for k in ("input", "output"))
+            tokens += t.record.tokens.total if t.record.tokens is not None else 0
     return trials, dollars, tokens
 
 

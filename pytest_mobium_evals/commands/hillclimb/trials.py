@@ -208,7 +208,6 @@ def trajectory(trial: Trial) -> dict:
     claim, the verdict, and what the device showed (the outcome the grader read, and the last map the agent got)."""
     prompt, steps, errors, last_map = read_steps(transcript(trial))
     record = trial.record
-    claim = record.claim or {}
     return {
         "task": record.task,
         "surface": record.surface,
@@ -216,7 +215,7 @@ def trajectory(trial: Trial) -> dict:
         "params": record.params,
         "tool_steps": steps,
         "errors": errors,
-        "claim": {k: claim.get(k) for k in ("status", "answer", "reason")},
+        "claim": {"status": record.claim_status, "answer": record.answer, "reason": record.reason},
         "verdict": record.verdict,
         "severity": record.severity,
         "device_showed": _short(record.outcome_observed, 400),

@@ -18,7 +18,7 @@ _SCORE = re.compile(r"(?:^score |\.is_successful: )(\d+(?:\.\d+)?)")
 
 def androidworld_score(record: TrialRecord) -> float:
     """AndroidWorld's `score if done else 0` for one stored trial."""
-    if (record.claim or {}).get("status") not in ("done", "cannot"):
+    if record.claim_status not in ("done", "cannot"):
         return 0.0
     match = _SCORE.search(str(record.outcome_observed or ""))
     if match:

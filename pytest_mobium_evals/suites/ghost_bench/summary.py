@@ -151,19 +151,17 @@ def _ghost_result(trial: Trial, score: Callable[[TrialRecord], float]) -> dict:
         reason = f"error: {infra}"
     else:
         reason = observed or ("goal state reached" if reached else "goal state not reached")
-    timings = verdict.timings or {}
-    claim = verdict.claim or {}
     return {
         "task_id": verdict.task,
         "repeat": verdict.repeat,
         "score": 0.0 if infra else score(verdict),
         "reason": reason,
         "verdict": verdict.verdict,
-        "claim": claim.get("status"),
+        "claim": verdict.claim_status,
         "steps": int(verdict.tool_calls or 0),
         "max_steps": verdict.max_steps,  # complexity x 10; a cap only under --enforce-max-steps
         "hit_limit": verdict.hit_limit,
-        "time_s": round(float(timings.get("total_s") or 0.0), 1),
+        "time_s": round(float(verdict.seconds or 0.0), 1),
         "error": str(infra) if infra else "",
         "trial": trial.name,
     }
