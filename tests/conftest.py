@@ -3,21 +3,8 @@
 from __future__ import annotations
 
 import os
-import sys
-import tempfile
 
 import pytest
-
-# The suite starts some hundreds of Python processes over the same sources (pytester's subprocess runs and their
-# xdist workers, tool servers, virtual devices, stand-in agents): each compiled the package from source again on a
-# machine that sets PYTHONDONTWRITEBYTECODE, half of a small run's CPU. Here the bytecode is kept, outside the
-# checkout as that setting asks (PYTHONPYCACHEPREFIX, which pytest's assertion rewriting honours too), set before
-# xdist starts its workers so that every process below this one inherits it.
-if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
-    os.environ.setdefault("PYTHONPYCACHEPREFIX",
-                          os.path.join(tempfile.gettempdir(), f"pytest-mobium-evals-pycache-{os.getuid()}"))
-    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
-    sys.dont_write_bytecode = False
 
 
 @pytest.fixture(scope="module")
