@@ -236,8 +236,9 @@ class DeviceLease:
                 target = lease(spec.targets, index, workers).on(parse_adb(self.adb))
                 serial, host, port = target.serial, target.host, target.port
             if not self.mobium_bin and self.prepared is None:
-                # Started now, it imports while the device is checked and the first trial resets.
-                self.prepared = PreparedServer()
+                # Started now, it imports while the device is checked and the first trial resets; offered to the
+                # processes a trial starts (t25's runs of an answer).
+                self.prepared = PreparedServer(offer=True)
             # No single device command outlasts the tool timeout: a device that hangs ends the trial in time.
             bound = min(30.0, self.tool_timeout)
             device = Device.connect(serial, host, port, shell_timeout=bound, socket_timeout=bound)
