@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_mobium_evals.core.errors import RecordError
 from pytest_mobium_evals.core.verdicts import INFRA_ERROR
+from pytest_mobium_evals.runfolder import shipping
 from pytest_mobium_evals.runfolder.writing import RunDir
 
 from .collection import spec_of
@@ -231,6 +233,11 @@ def pytest_report_to_serializable(config: pytest.Config, report):
     record = getattr(report, "mobium", None)
     if isinstance(data, dict) and record is not None:
         data["mobium"] = record.to_wire()
+        evals = eval_session(config)
+        if evals.sends_run_files:
+            # A worker on another host: the trial's files (and the run's .session/) go with it (runfolder/shipping)
+            data["mobium_files"] = shipping.packed(evals.options.run_dir, getattr(report, "mobium_trial", None),
+                                                   evals.sent_run_files)
     return data
 
 
@@ -238,6 +245,13 @@ def pytest_report_to_serializable(config: pytest.Config, report):
 def pytest_report_from_serializable(config: pytest.Config, data):
     """pytest's own report rebuilt from its JSON (on xdist's controller), with `mobium` a `TrialRecord` again, as
     it was on the worker that made it."""
+    files = data.pop("mobium_files", None) if isinstance(data, dict) else None
+    if files:
+        # Written before anything reads the report, so that the run folder holds the trial it speaks of.
+        try:
+            shipping.unpack(eval_session(config).options.run_dir, files)
+        except RecordError as exc:
+            pytest.exit(f"mobium-evals: {exc}", returncode=pytest.ExitCode.INTERNAL_ERROR)
     report = yield
     carried = getattr(report, "mobium", None)
     if isinstance(carried, dict):

@@ -50,6 +50,10 @@ class EvalSession:
     sim_port: Optional[int] = None  # sim:N: the controller's shared virtual ADB server
     is_worker: bool = False
     workerinput: dict[str, Any] = field(default_factory=dict)  # xdist's, on a worker
+    # A worker on another host than the controller's (xdist's ssh or socket gateways) sends its run folder's files
+    # with its reports (runfolder/shipping.py); what of `.session/` it has sent, as it was then.
+    sends_run_files: bool = False
+    sent_run_files: dict[str, tuple[int, int]] = field(default_factory=dict)
     # controller-side collections
     reports: dict[str, TrialRecord] = field(default_factory=dict)  # nodeid -> each trial's final record
     record_started: bool = False
@@ -67,7 +71,8 @@ class EvalSession:
         if workerinput is not None and "mobium_state" in workerinput:
             data = dict(workerinput["mobium_state"])
             return cls(RunOptions.from_json(data), sim_port=data.get("sim_port"), is_worker=True,
-                       workerinput=workerinput, config=config)
+                       workerinput=workerinput, config=config,
+                       sends_run_files=bool(workerinput.get("mobium_remote")))
         evals = cls(RunOptions.from_config(config), config=config)
         if "agent" in evals.options.drivers:
             evals.model_settings()  # a bad --model is a usage error now, not a collection error per file
@@ -487,6 +492,8 @@ class XdistHooks:
     def pytest_configure_node(self, node) -> None:
         evals = eval_session(node.config)
         node.workerinput["mobium_state"] = evals.to_workerinput()
+        # Not started by popen: on another host, whose disk the controller cannot read (runfolder/shipping.py).
+        node.workerinput["mobium_remote"] = not node.gateway.spec.popen
         shared = evals.devices.sim
         if shared is not None:  # sim:N: the controller's virtual devices, leased by worker index
             node.workerinput["mobium_sim_serials"] = list(shared.serials)
