@@ -33,6 +33,7 @@ def pytest_xdist_auto_num_workers(config):
 # first: they start first, so they overlap the many short ones instead of ending the run alone.
 LONG_MODULES = (
     "tests/after/test_one_grader.py",  # the main job, every task's controls, then regraded
+    "tests/hosts/test_two_hosts.py",  # two simulated hosts over ssh, and one host's run beside them
     "tests/surfaces/test_hillclimb.py",  # two hillclimbs in one module fixture
     "tests/faults/test_device_faults.py",
     "tests/faults/test_agent_faults.py",
