@@ -1,7 +1,7 @@
-"""The README's recipe across machines, for real: two hosts (Linux network namespaces made and removed here), each
-with its own sshd, its own virtual device behind an ADB server on its address, and its own copy of the checkout;
-the controller in a third namespace runs the main job's controls over xdist's ssh gateways, one worker a host
-driving that host's device (`HOST:PORT/SERIAL`), with no folder the hosts share and no `--rsyncdir`.
+"""The manual's recipe across machines (docs/how-to/parallel-devices.md), for real: two hosts (Linux network namespaces
+made and removed here), each with its own sshd, its own virtual device behind an ADB server on its address, and its
+own copy of the checkout; the controller in a third namespace runs the main job's controls over xdist's ssh gateways,
+one worker a host driving that host's device (`HOST:PORT/SERIAL`), with no folder the hosts share and no `--rsyncdir`.
 
 Its verdicts are one host's with the same seed, trial by trial, and the run folder is whole where the controller
 writes record.json, though each worker wrote its trials on its own host's disk (runfolder/shipping.py). Skipped,
