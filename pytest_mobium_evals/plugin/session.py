@@ -247,7 +247,7 @@ class EvalSession:
             self._lease = DeviceLease(options.device, options.adb, options.clock_speed, options.device_pace,
                                       options.tool_timeout, options.mobium_bin, self.workerinput, self.sim_port,
                                       mobium_driver=options.mobium_driver, mobium_env=options.mobium_env,
-                                      tool_server=options.tool_server)
+                                      tool_server=options.tool_server, run_dir=options.run_dir)
         return self._lease
 
     def close(self) -> None:
@@ -474,6 +474,10 @@ class XdistHooks:
         evals = eval_session(node.config)
         if Collection.exists(evals.options.run_dir):  # the workers scheduled trials
             evals.begin_record()
+            if node.gateway.spec.popen:
+                # Before any trial is handed out: one prepared tool server for the workers on this machine
+                # (devices.DeviceLease.prepare_for_workers), named in the run folder where they look for it.
+                evals.devices.prepare_for_workers(evals.options.run_dir)
         if self.checked or "agent" not in evals.options.drivers or not any("[agent-" in i for i in ids):
             return
         self.checked = True

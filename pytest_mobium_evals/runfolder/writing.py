@@ -31,6 +31,7 @@ VERDICT = "verdict.json"
 TRANSCRIPT = "transcript.jsonl"
 SCREEN = "screen.png"
 SESSION = ".session"  # what the run's processes share while it runs: the collection, the leased devices
+PREPARED_SERVER = "prepared-server.json"  # in .session/: the controller's prepared tool server, for its workers
 
 
 def trial_name(task: str, driver: str, model: Optional[str], repeat: int) -> str:
@@ -58,6 +59,17 @@ class RunDir:
     def write_session_device(self, worker: int, info: dict) -> None:
         """The device a process (its xdist worker index; 0 without xdist) leased, for the record."""
         atomic_write_json(self.session_dir / f"device-{worker}.json", info)
+
+    def write_session_prepared_server(self, command: list[str]) -> None:
+        """The command that attaches to the tool server xdist's controller prepared for its workers on its machine."""
+        atomic_write_json(self.session_dir / PREPARED_SERVER, command)
+
+    def session_prepared_server(self) -> Optional[list[str]]:
+        """The controller's prepared tool server's attach command, or None when it prepared none."""
+        command = read_json(self.session_dir / PREPARED_SERVER, default=None)
+        if isinstance(command, list) and command and all(isinstance(part, str) for part in command):
+            return command
+        return None
 
     def session_devices(self) -> list[dict]:
         """The devices this run's processes leased (`.session/device-*.json`), in their files' order."""
