@@ -22,7 +22,11 @@ device doing --per-device trials. Besides the rate, it prints the harness's CPU 
 device by part: the pytest worker, the tool server (the prepared server and its per-trial forks, and the attach
 command), the agent client (the Claude CLI), and the virtual device itself for scale. Loopback only.
 
-    python probes/bench_scale.py --agent [--devices 1,2,4,8,16,32] [--per-device 2] [--seed 7]
+    python probes/bench_scale.py --agent [--devices 1,2,4,8,16,32] [--per-device 2] [--seed 7] [--checkout DIR ...]
+
+`harness/trial` is the harness's CPU seconds per trial (worker, tool server and agent client; not the device), the
+figure issue 45 set at 1.2. With --checkout given twice, each device count runs on both checkouts in turn, against
+the same stand-in, so the old and new figures share the machine's load.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -103,14 +108,18 @@ def part_of(cmdline: list[str]) -> str | None:
 
 
 class Sampler:
-    """Every process under this one, read from /proc twice a second: each process's last CPU time (user + system)
-    and each part's peak summed PSS. A process that ends between two looks loses its last half second of CPU:
-    the figures are a lower bound."""
+    """Every process under this one, read from /proc twice a second: each process's last CPU time (user + system),
+    and every few seconds each part's peak summed PSS. A process that ends between two looks loses its last half
+    second of CPU: the figures are a lower bound. Reading PSS walks a process's page tables, and with 32 devices
+    there are some 150 processes: read twice a second it took a good part of a core from the run it measured, so
+    memory is read less often (a device's memory holds for the trial) and the sampler's own CPU is printed."""
 
-    def __init__(self, root: int, period: float = 0.5):
-        self.root, self.period = root, period
+    def __init__(self, root: int, period: float = 0.5, memory_every: int = 8):
+        self.root, self.period, self.memory_every = root, period, memory_every
         self.cpu: dict[int, tuple[str, float]] = {}
         self.peak = {p: 0.0 for p in PARTS}
+        self.own_cpu = 0.0  # the sampler thread's CPU seconds
+        self._parts: dict[int, Optional[str]] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -137,24 +146,38 @@ class Sampler:
             below |= frontier
         return {pid: parents[pid] for pid in below}
 
+    def _part(self, pid: int) -> Optional[str]:
+        # A process's part is read once: a tool server's start logger execs the server with the same arguments.
+        if pid not in self._parts:
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_text().split("\0")
+            except OSError:
+                return None
+            self._parts[pid] = part_of([c for c in cmdline if c])
+        return self._parts[pid]
+
     def _run(self) -> None:
+        tick = 0
         while not self._stop.wait(self.period):
-            memory = {p: 0.0 for p in PARTS}
+            started = time.thread_time()
+            tick += 1
+            memory = {p: 0.0 for p in PARTS} if tick % self.memory_every == 1 else None
             for pid in self._children():
-                try:
-                    cmdline = Path(f"/proc/{pid}/cmdline").read_text().split("\0")
-                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                    pss = next((int(line.split()[1]) for line in Path(f"/proc/{pid}/smaps_rollup").read_text()
-                                .splitlines() if line.startswith("Pss:")), 0)
-                except (OSError, StopIteration, ValueError):
-                    continue
-                part = part_of([c for c in cmdline if c])
+                part = self._part(pid)
                 if part is None:
                     continue
+                try:
+                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                    if memory is not None:
+                        memory[part] += next(int(line.split()[1]) for line in Path(f"/proc/{pid}/smaps_rollup")
+                                             .read_text().splitlines() if line.startswith("Pss:")) / 1024
+                except (OSError, StopIteration, ValueError):
+                    continue
                 self.cpu[pid] = (part, (int(fields[11]) + int(fields[12])) / TICKS)
-                memory[part] += pss / 1024
-            for part in PARTS:
-                self.peak[part] = max(self.peak[part], memory[part])
+            if memory is not None:
+                for part in PARTS:
+                    self.peak[part] = max(self.peak[part], memory[part])
+            self.own_cpu += time.thread_time() - started
 
     def cpu_by_part(self) -> dict[str, float]:
         out = {p: 0.0 for p in PARTS}
@@ -180,11 +203,12 @@ def model_standin(seed: int):
     return Thinking(solve_t01())
 
 
-def agent_round(devices: int, per_device: int, folder: Path, endpoint) -> dict:
+def agent_round(devices: int, per_device: int, folder: Path, endpoint, checkout: Path = ROOT) -> dict:
     trials = devices * per_device
     with server_processes(devices, pace="emulator") as servers:
         fleet = ",".join(f"{s.adb}/{s.serials[0]}" for s in servers)
-        command = [sys.executable, "-m", "pytest", str(ROOT / "tasks"), "-k", "t01", "--driver=agent",
+        command = [str(checkout / ".venv" / "bin" / "python"), "-m", "pytest", str(checkout / "tasks"), "-k", "t01",
+                   "--driver=agent",
                    "--model=haiku:low", f"--repeats={trials}", "--device", fleet, "-n", str(devices),
                    "--run-dir", str(folder / f"n{devices}"), "-p", "no:cacheprovider", "-q"]
         env = {**os.environ, "ANTHROPIC_API_KEY": "sk-ant-standin", "ANTHROPIC_BASE_URL": endpoint.url}
@@ -204,21 +228,34 @@ def agent_round(devices: int, per_device: int, folder: Path, endpoint) -> dict:
                          f"\n{proc.stdout[-1500:]}{proc.stderr[-800:]}")
     return {"devices": devices, "trials": len(verdicts), "graded": len(graded),
             "passed": sum(v.get("verdict") == "pass" for v in verdicts), "wall": wall,
-            "window": trials_window(folder / f"n{devices}"), "cpu": sampler.cpu_by_part(), "peak": sampler.peak}
+            "window": trials_window(folder / f"n{devices}"), "cpu": sampler.cpu_by_part(), "peak": sampler.peak,
+            "sampler": sampler.own_cpu}
 
 
-def agent_main(counts: list[int], per_device: int, seed: int) -> int:
+def agent_main(counts: list[int], per_device: int, seed: int, checkouts: list[Path]) -> int:
     load_before = os.getloadavg()[0]
-    rows = []
+    rows: dict[Path, list[dict]] = {c: [] for c in checkouts}
     with tempfile.TemporaryDirectory(prefix="bench-scale-agent-") as tmp, model_standin(seed) as endpoint:
-        agent_round(1, 1, Path(tmp), endpoint)  # unmeasured: the bytecode cache filled, as on a user's second run
+        for i, checkout in enumerate(checkouts):
+            # Unmeasured: the bytecode cache filled, as on a user's second run.
+            (Path(tmp) / f"warm{i}").mkdir()
+            agent_round(1, 1, Path(tmp) / f"warm{i}", endpoint, checkout)
         for n in counts:
-            folder = Path(tmp) / f"r{n}"
-            folder.mkdir()
-            rows.append(agent_round(n, per_device, folder, endpoint))
-    print(f"t01 agent trials (Claude CLI, model stand-in 2-4 s a turn, seed {seed}), {per_device} a device, "
-          f"devices at the emulator pace, each behind an ADB server process of its own")
+            for i, checkout in enumerate(checkouts):
+                folder = Path(tmp) / f"c{i}-r{n}"
+                folder.mkdir()
+                rows[checkout].append(agent_round(n, per_device, folder, endpoint, checkout))
+    for checkout in checkouts:
+        print_agent_table(checkout, rows[checkout], per_device, seed)
+    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
+    return 0
+
+
+def print_agent_table(checkout: Path, rows: list[dict], per_device: int, seed: int) -> None:
+    print(f"{checkout}: t01 agent trials (Claude CLI, model stand-in 2-4 s a turn, seed {seed}), {per_device} a "
+          f"device, devices at the emulator pace, each behind an ADB server process of its own")
     print(f"{'devices':>7} {'trials':>6} {'pass':>5} {'wall s':>7} {'trials/min':>10} {'vs 1':>6} {'busy':>5}"
+          f" {'harness/trial':>13} {'probe s':>8}"
           f" | CPU s per device: {'worker':>6} {'tools':>6} {'agent':>6} {'device':>6}"
           f" | MB per device: {'worker':>6} {'tools':>6} {'agent':>6} {'device':>6}")
     base = None
@@ -228,14 +265,15 @@ def agent_main(counts: list[int], per_device: int, seed: int) -> int:
         n = r["devices"]
         cpu, peak = r["cpu"], r["peak"]
         busy = sum(cpu.values()) / r["wall"]
+        harness = sum(cpu[p] for p in PARTS if p != "virtual device") / r["trials"]
         print(f"{n:>7} {r['trials']:>6} {r['passed']:>5} {r['wall']:>7.1f} {rate:>10.1f} {rate / base:>5.2f}x"
-              f" {busy:>5.2f} |                   " + " ".join(f"{cpu[p] / n:>6.1f}" for p in PARTS)
+              f" {busy:>5.2f} {harness:>13.2f} {r['sampler']:>8.1f} |                   "
+              + " ".join(f"{cpu[p] / n:>6.1f}" for p in PARTS)
               + " |                " + " ".join(f"{peak[p] / n:>6.0f}" for p in PARTS))
     print("trials/min over the trials' window (first start to last end); busy: the run's CPU seconds over its "
-          "wall time, in cores; CPU and memory are the run's totals (memory: the peak of the summed PSS) over "
-          "its devices")
-    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
-    return 0
+          "wall time, in cores; harness/trial: worker, tool server and agent client CPU seconds over the trials; "
+          "probe s: the CPU this probe's sampling took from the run; CPU and memory per device are the run's totals "
+          "(memory: the peak of the summed PSS) over its devices")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -265,16 +303,16 @@ def main(argv: list[str] | None = None) -> int:
     if not counts or min(counts) < 1 or args.repeats < 1:
         print("bench_scale: device counts and --repeats must be at least 1", file=sys.stderr)
         return 2
-    if args.agent:
-        if args.per_device < 1 or max(counts) > 64:
-            print("bench_scale: --per-device must be at least 1, and at most 64 devices", file=sys.stderr)
-            return 2
-        return agent_main(counts, args.per_device, args.seed)
+    if args.agent and (args.per_device < 1 or max(counts) > 64):
+        print("bench_scale: --per-device must be at least 1, and at most 64 devices", file=sys.stderr)
+        return 2
     checkouts = [c.resolve() for c in (args.checkout or [ROOT])]
     missing = [str(c) for c in checkouts if not (c / ".venv" / "bin" / "python").exists()]
     if missing:
         print(f"bench_scale: --checkout {', '.join(missing)}: no .venv/bin/python there", file=sys.stderr)
         return 2
+    if args.agent:
+        return agent_main(counts, args.per_device, args.seed, checkouts)
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
     load_before = os.getloadavg()[0]
     rows: dict[Path, list] = {c: [] for c in checkouts}

@@ -3,21 +3,8 @@
 from __future__ import annotations
 
 import os
-import sys
-import tempfile
 
 import pytest
-
-# The suite starts some hundreds of Python processes over the same sources (pytester's subprocess runs and their
-# xdist workers, tool servers, virtual devices, stand-in agents): each compiled the package from source again on a
-# machine that sets PYTHONDONTWRITEBYTECODE, half of a small run's CPU. Here the bytecode is kept, outside the
-# checkout as that setting asks (PYTHONPYCACHEPREFIX, which pytest's assertion rewriting honours too), set before
-# xdist starts its workers so that every process below this one inherits it.
-if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
-    os.environ.setdefault("PYTHONPYCACHEPREFIX",
-                          os.path.join(tempfile.gettempdir(), f"pytest-mobium-evals-pycache-{os.getuid()}"))
-    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
-    sys.dont_write_bytecode = False
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +33,7 @@ def pytest_xdist_auto_num_workers(config):
 # first: they start first, so they overlap the many short ones instead of ending the run alone.
 LONG_MODULES = (
     "tests/after/test_one_grader.py",  # the main job, every task's controls, then regraded
+    "tests/hosts/test_two_hosts.py",  # two simulated hosts over ssh, and one host's run beside them
     "tests/surfaces/test_hillclimb.py",  # two hillclimbs in one module fixture
     "tests/faults/test_device_faults.py",
     "tests/faults/test_agent_faults.py",

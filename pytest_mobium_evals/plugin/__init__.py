@@ -21,7 +21,7 @@ import os
 import pytest
 
 from pytest_mobium_evals.core.verdicts import AGENT
-from pytest_mobium_evals.plugin import broken_tasks, collection, protocol, terminal
+from pytest_mobium_evals.plugin import broken_tasks, bytecode, collection, protocol, terminal
 from pytest_mobium_evals.runfolder.layout import RECORD
 
 from .session import SESSION, EvalSession, XdistHooks
@@ -185,6 +185,8 @@ def pytest_addhooks(pluginmanager) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Before xdist starts a worker or a trial a tool server: each inherits where bytecode is kept (bytecode.py).
+    bytecode.keep_bytecode_outside_sources()
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
     evals = EvalSession.from_config(config)

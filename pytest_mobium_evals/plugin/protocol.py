@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_mobium_evals.core.errors import RecordError
 from pytest_mobium_evals.core.verdicts import INFRA_ERROR
 from pytest_mobium_evals.runfolder.layout import RunDir
 from pytest_mobium_evals.runfolder.reading import graded
@@ -235,6 +236,10 @@ def pytest_report_to_serializable(config: pytest.Config, report):
     record = getattr(report, "mobium", None)
     if isinstance(data, dict) and record is not None:
         data["mobium"] = record.to_wire()
+        # A worker on another host: the trial's files (and the run's .session/) go with it (runfolder/shipping)
+        files = eval_session(config).books.files_to_send(getattr(report, "mobium_trial", None))
+        if files is not None:
+            data["mobium_files"] = files
     return data
 
 
@@ -242,6 +247,13 @@ def pytest_report_to_serializable(config: pytest.Config, report):
 def pytest_report_from_serializable(config: pytest.Config, data):
     """pytest's own report rebuilt from its JSON (on xdist's controller), with `mobium` a `TrialRecord` again, as
     it was on the worker that made it."""
+    files = data.pop("mobium_files", None) if isinstance(data, dict) else None
+    if files:
+        # Written before anything reads the report, so that the run folder holds the trial it speaks of.
+        try:
+            eval_session(config).books.files_received(files)
+        except RecordError as exc:
+            pytest.exit(f"mobium-evals: {exc}", returncode=pytest.ExitCode.INTERNAL_ERROR)
     report = yield
     carried = getattr(report, "mobium", None)
     if isinstance(carried, dict):

@@ -1,6 +1,8 @@
 """The run's books, as one object, kept on the controller (the only process without xdist): what the run scheduled
 (runfolder.collection.Collection), each trial's final record as its report comes in, and record.json, the one place
-the run's record (core.run_record.RunRecord) is built and written."""
+the run's record (core.run_record.RunRecord) is built and written. On a worker on another host than the
+controller's, the books are also what of the run folder it has sent with its reports (runfolder/shipping.py), so
+that the controller's run folder is whole with no folder the hosts share."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import pytest
 
 from pytest_mobium_evals import __version__, source_commit
 from pytest_mobium_evals.core.setting import agent_only
-from pytest_mobium_evals.runfolder import reading
+from pytest_mobium_evals.runfolder import reading, shipping
 from pytest_mobium_evals.runfolder.collection import Collection
 from pytest_mobium_evals.runfolder.layout import RunDir
 from pytest_mobium_evals.runfolder.writing import utc_now, write_record
@@ -39,6 +41,22 @@ class RunBooks:
     record_started: bool = False  # the first trial's report came in (pytest_mobium_run_started was told)
     record_begun: bool = False  # record.json was written once trials were known to be scheduled
     _collection: Optional[Collection] = None  # what this process scheduled, when it collected (`collection()`)
+    # A worker on another host (xdist's ssh or socket gateways) sends its run folder's files with its reports
+    # (runfolder/shipping.py); what of `.session/` it has sent, as it was then.
+    ships_files: bool = False
+    _shipped: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def files_to_send(self, trial: Optional[str]) -> Optional[dict[str, str]]:
+        """On a worker on another host: what goes with a report (the trial's folder, and what changed in
+        `.session/`); None on one that shares the controller's folder."""
+        if not self.ships_files:
+            return None
+        return shipping.packed(self.options.run_dir, trial, self._shipped)
+
+    def files_received(self, files: dict[str, str]) -> None:
+        """On the controller: a remote worker's files written into the run folder, before its report is read (a
+        `RecordError` for a path outside a trial's folder or `.session/`)."""
+        shipping.unpack(self.options.run_dir, files)
 
     def collected(self, collection: Collection) -> None:
         """What this process scheduled: kept here for this process, and written to `.session/collection.json` for

@@ -50,7 +50,8 @@ class EvalSession:
         root = Path(config.rootpath) if config is not None else Path.cwd()
         self.agents = AgentSetup(self.options, root, lambda: config.stash.get(SURFACE_READER, None)
                                  if config is not None else None)
-        self.books = RunBooks(self.options, self.agents, lambda: self.devices.agent_server_label())
+        self.books = RunBooks(self.options, self.agents, lambda: self.devices.agent_server_label(),
+                              ships_files=bool(self.workerinput.get("mobium_remote")))
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "EvalSession":
@@ -75,7 +76,7 @@ class EvalSession:
             self._lease = DeviceLease(options.device, options.adb, options.clock_speed, options.device_pace,
                                       options.tool_timeout, options.mobium_bin, self.workerinput, self.sim_port,
                                       mobium_driver=options.mobium_driver, mobium_env=options.mobium_env,
-                                      tool_server=options.tool_server)
+                                      tool_server=options.tool_server, run_dir=options.run_dir)
         return self._lease
 
     # ---- hooks ----
@@ -183,6 +184,10 @@ class XdistHooks:
         evals = eval_session(node.config)
         if Collection.exists(evals.options.run_dir):  # the workers scheduled trials
             evals.books.begin()
+            if node.gateway.spec.popen:
+                # Before any trial is handed out: one prepared tool server for the workers on this machine
+                # (devices.DeviceLease.prepare_for_workers), named in the run folder where they look for it.
+                evals.devices.prepare_for_workers(evals.options.run_dir)
         # the collection a worker wrote before xdist heard it had collected: the longest prompt of its agent trials
         longest = evals.books.collection().longest_agent_prompt
         if self.checked or longest is None:
@@ -200,6 +205,8 @@ class XdistHooks:
     def pytest_configure_node(self, node) -> None:
         evals = eval_session(node.config)
         node.workerinput["mobium_state"] = evals.to_workerinput()
+        # Not started by popen: on another host, whose disk the controller cannot read (runfolder/shipping.py).
+        node.workerinput["mobium_remote"] = not node.gateway.spec.popen
         shared = evals.devices.sim
         if shared is not None:  # sim:N: the controller's virtual devices, leased by worker index
             node.workerinput["mobium_sim_serials"] = list(shared.serials)

@@ -11,15 +11,18 @@ the plugin), never a traceback halfway through a run. HOST:PORT is read in one p
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from dataclasses import dataclass
 from typing import Optional
 
 from pytest_mobium_evals.core.errors import DeviceUnavailable
-from pytest_mobium_evals.runfolder.writing import write_session_device
+from pytest_mobium_evals.runfolder.reading import session_prepared_server
+from pytest_mobium_evals.runfolder.writing import write_session_device, write_session_prepared_server
 
 from .device import Device, DeviceError
-from .toolserver import PreparedServer, ToolServerSpec, server_name, tool_server_words
+from .toolserver import PREPARED_SERVER_ENV, PreparedServer, ToolServerSpec, server_name, tool_server_words
 from .toolserver_faults import wrap_if_asked
 
 DEFAULT_ADB_PORT = 5037
@@ -193,7 +196,7 @@ class DeviceLease:
     def __init__(self, device: str, adb: str, clock_speed: float, pace: str, tool_timeout: float,
                  mobium_bin: Optional[str], workerinput: Optional[dict] = None, sim_port: Optional[int] = None,
                  mobium_driver: Optional[str] = None, mobium_env: Optional[dict] = None,
-                 tool_server: Optional[str] = None):
+                 tool_server: Optional[str] = None, run_dir: Optional[str] = None):
         self.spec_text, self.adb = device, adb
         self.clock_speed, self.pace = clock_speed, pace  # a virtual device's clock and pace (--device-pace)
         self.tool_timeout, self.mobium_bin = tool_timeout, mobium_bin
@@ -203,6 +206,7 @@ class DeviceLease:
         # the virtual device then serves an emulator console, as an emulator does.
         self.console = bool(tool_server)
         self.workerinput = workerinput or {}
+        self.run_dir = run_dir  # where a controller names the tool server it prepared for its workers
         self.sim_port = sim_port  # sim:N: the controller's shared virtual ADB server
         self.sim = None
         self.device = None
@@ -235,9 +239,10 @@ class DeviceLease:
             else:
                 target = lease(spec.targets, index, workers).on(parse_adb(self.adb))
                 serial, host, port = target.serial, target.host, target.port
-            if not self.mobium_bin and self.prepared is None:
-                # Started now, it imports while the device is checked and the first trial resets.
-                self.prepared = PreparedServer()
+            if not self.mobium_bin and self.prepared is None and not self._use_the_controllers_server():
+                # Started now, it imports while the device is checked and the first trial resets; offered to the
+                # processes a trial starts (t25's runs of an answer).
+                self.prepared = PreparedServer(offer=True)
             # No single device command outlasts the tool timeout: a device that hangs ends the trial in time.
             bound = min(30.0, self.tool_timeout)
             device = Device.connect(serial, host, port, shell_timeout=bound, socket_timeout=bound)
@@ -249,6 +254,30 @@ class DeviceLease:
             raise DeviceError(str(exc)) from None
         self.device = device
         return device
+
+    def prepare_for_workers(self, run_dir: str) -> None:
+        """On xdist's controller, once its workers have collected trials and before it hands any out: one built-in
+        server prepared for the workers on this machine (each trial's server a fresh fork of it, as it would be of
+        a worker's own), named in the run folder's `.session/` where they look when they lease their device. The
+        server is imported once a machine, not once a worker (its CPU, and about 70 MB a worker), and lives as
+        long as the controller. Workers on other hosts prepare their own."""
+        if self.mobium_bin or self.prepared is not None:
+            return
+        self.prepared = PreparedServer(offer=True)
+        command = self.prepared.attach_command()  # its socket is bound before it says so: workers may attach at once
+        if command is not None:
+            write_session_prepared_server(run_dir, command)
+
+    def _use_the_controllers_server(self) -> bool:
+        """Whether this worker forks its trials' servers from the one its controller prepared (`prepare_for_workers`):
+        offered then to this process and those it starts, as a server of its own would be."""
+        if not self.run_dir or self.workerinput.get("mobium_remote"):
+            return False
+        command = session_prepared_server(self.run_dir)
+        if command is None:
+            return False
+        os.environ[PREPARED_SERVER_ENV] = json.dumps(command)
+        return True
 
     def write_info(self, run_dir: str) -> None:
         """The leased device's properties under the run folder's .session/, where the record gathers them."""

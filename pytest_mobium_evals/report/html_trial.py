@@ -118,8 +118,10 @@ def thumbnail(png: bytes) -> Optional[bytes]:
     try:
         with Image.open(io.BytesIO(png)) as img:
             img = img.convert("RGB")
+            # reducing_gap: boxed down to about three times the thumbnail first, then Lanczos, a sixth of the CPU
+            # of Lanczos over the whole screen (35 ms a trial, the main job's largest cost in its report).
             small = img.resize((THUMB_WIDTH, max(1, round(img.height * THUMB_WIDTH / img.width))),
-                               Image.Resampling.LANCZOS)
+                               Image.Resampling.LANCZOS, reducing_gap=3.0)
             buf = io.BytesIO()
             small.save(buf, SCREEN_FORMAT, quality=THUMB_QUALITY, method=6)
             return buf.getvalue()

@@ -8,6 +8,7 @@
     <run>/.session/                                    what the run's processes share while it runs:
         collection.json                                what was scheduled (runfolder.collection)
         device-<worker>.json                           the device each process leased
+        prepared-server.json                           the tool server xdist's controller prepared for its workers
     <run>/report.md, pass-rate.png, regrade.md         `mobium-evals report` (--regrade)
     <run>/compare.md, judge.md, surfaces.md            compare or verify, judge, a run with --surface
     <run>/ghost_bench.json, androidworld.json          a suite's own summary
@@ -32,6 +33,7 @@ SESSION = ".session"
 COLLECTION = "collection.json"
 SESSION_DEVICE = "device-{worker}.json"  # one per process: its xdist worker index, 0 without xdist
 SESSION_DEVICES = "device-*.json"
+PREPARED_SERVER = "prepared-server.json"  # the controller's prepared tool server's attach command, for its workers
 
 REPORT = "report.md"
 CHART = "pass-rate.png"
@@ -44,8 +46,9 @@ ANDROIDWORLD_SUMMARY = "androidworld.json"
 INSPECT_LOG = "{run}.eval"
 
 #: Every name above: what a run folder may hold (tests/runfolder/test_layout.py greps the package for them).
-NAMES = (RECORD, TRIALS, VERDICT, TRANSCRIPT, SCREEN, SESSION, COLLECTION, SESSION_DEVICE, SESSION_DEVICES, REPORT,
-         CHART, REGRADE, COMPARE, JUDGE, SURFACES, GHOST_BENCH_SUMMARY, ANDROIDWORLD_SUMMARY, INSPECT_LOG)
+NAMES = (RECORD, TRIALS, VERDICT, TRANSCRIPT, SCREEN, SESSION, COLLECTION, SESSION_DEVICE, SESSION_DEVICES,
+         PREPARED_SERVER, REPORT, CHART, REGRADE, COMPARE, JUDGE, SURFACES, GHOST_BENCH_SUMMARY, ANDROIDWORLD_SUMMARY,
+         INSPECT_LOG)
 
 
 def trial_name(task: str, driver: str, model: Optional[str], repeat: int) -> str:
@@ -108,6 +111,10 @@ class RunDir:
 
     def session_device_path(self, worker: int) -> Path:
         return self.session_dir / SESSION_DEVICE.format(worker=worker)
+
+    @property
+    def prepared_server_path(self) -> Path:
+        return self.session_dir / PREPARED_SERVER
 
     def session_device_paths(self) -> list[Path]:
         """The devices' files the run's processes wrote, in their names' order."""

@@ -72,6 +72,15 @@ def session_devices(run_dir: os.PathLike | str) -> list[dict]:
     return [d for p in RunDir(run_dir).session_device_paths() if (d := read_json(p, default=None))]
 
 
+def session_prepared_server(run_dir: os.PathLike | str) -> Optional[list[str]]:
+    """The controller's prepared tool server's attach command (layout.PREPARED_SERVER), or None when it prepared
+    none."""
+    command = read_json(RunDir(run_dir).prepared_server_path, default=None)
+    if isinstance(command, list) and command and all(isinstance(part, str) for part in command):
+        return command
+    return None
+
+
 def graded(run_dir: os.PathLike | str, name: str) -> Optional[dict]:
     """The stored verdict of a completed trial, or None (absent, unreadable, or half-written: then the trial runs
     again)."""

@@ -1,5 +1,6 @@
 """Writing a run folder: `record.json` for the run, per trial `verdict.json`, `transcript.jsonl` and `screen.png`,
-and the device each process leased under `.session/` (the names and places are layout.py's).
+and under `.session/` the device each process leased and the controller's prepared tool server (the names and
+places are layout.py's).
 
 Every file is written atomically (files.py: a temp file in the same folder, then `os.replace`), mode 0644, a trial's
 `verdict.json` is written last, so its presence means the trial is complete: an interrupted run loses no graded
@@ -41,6 +42,11 @@ def write_trial(run_dir: os.PathLike | str, name: str, verdict: dict, transcript
 def write_session_device(run_dir: os.PathLike | str, worker: int, info: dict) -> None:
     """The device a process (its xdist worker index; 0 without xdist) leased, for the record."""
     atomic_write_json(RunDir(run_dir).session_device_path(worker), info)
+
+
+def write_session_prepared_server(run_dir: os.PathLike | str, command: list[str]) -> None:
+    """The command that attaches to the tool server xdist's controller prepared for its workers on its machine."""
+    atomic_write_json(RunDir(run_dir).prepared_server_path, command)
 
 
 def utc_now() -> str:

@@ -102,8 +102,10 @@ def _console_sockets(count: int) -> list:
 
 
 def start(devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int | None = None,
-          fault: str | None = None, pace: str | None = None, console: bool = False) -> SimServer:
-    """Starts `devices` virtual devices behind an ADB server on 127.0.0.1:`port` (0 = any free port). `fault` is a
+          fault: str | None = None, pace: str | None = None, console: bool = False,
+          host: str = "127.0.0.1") -> SimServer:
+    """Starts `devices` virtual devices behind an ADB server on `host`:`port` (0 = any free port; the host
+    127.0.0.1 unless the devices are served to other machines, as `adb -a` does). `fault` is a
     fault spec (sim/faults.py): the devices then misbehave on purpose, for testing the harness; without one, the
     spec in MOBIUM_EVALS_SIM_FAULT, if set (how a test reaches the device a pytest run starts itself). `pace` is
     how long commands take (sim/pace.py): `fast` (default) or `emulator`; without one, MOBIUM_EVALS_SIM_PACE's.
@@ -114,4 +116,4 @@ def start(devices: int = 1, port: int = 0, clock_speed: float = 1.0, seed: int |
     if pace is None:
         pace = os.environ.get(PACE_ENV) or "fast"
     return SimServer(devices=devices, port=port, clock_speed=clock_speed, seed=seed, fault=fault, pace=pace,
-                     console=console)
+                     console=console, host=host)

@@ -15,7 +15,10 @@ DEFAULT_PORT = 5037  # adb's own default, so `adb devices` finds it without -P w
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
-                        help=f"TCP port on 127.0.0.1 for the ADB server (default {DEFAULT_PORT}; 0 picks a free one)")
+                        help=f"TCP port for the ADB server (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="the address the ADB server listens on (default 127.0.0.1, this machine only; 0.0.0.0 "
+                             "serves the devices to other hosts, as `adb -a` does, for workers there)")
     parser.add_argument("--devices", type=int, default=1, help="how many devices: emulator-5554, emulator-5556, …")
     parser.add_argument("--clock-speed", type=float, default=1.0,
                         help="device time per real second (default 1.0: real time)")
@@ -48,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         return _refuse(f"--clock-speed must be > 0, got {args.clock_speed}")
     try:
         server = start(devices=args.devices, port=args.port, clock_speed=args.clock_speed, seed=args.seed,
-                       fault=args.fault, pace=args.pace, console=args.console)
+                       fault=args.fault, pace=args.pace, console=args.console, host=args.host)
     except FaultSpecError as exc:
         return _refuse(f"--fault: {exc}")
     except PaceError as exc:
@@ -59,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
+        reach = ("" if server.host == "127.0.0.1" else f"-H {server.host} ") + f"-P {server.port}"
         print(f"port={server.port} serials={','.join(server.serials)} pace={server.pace.name} "
-              f"(adb -P {server.port} devices)", flush=True)
+              f"(adb {reach} devices)", flush=True)
         while not stop.wait(0.5):
             pass
     except KeyboardInterrupt:

@@ -8,6 +8,7 @@ scroll offsets to honour and regions to leave out; `device.py` stacks the window
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Callable, Iterable, Iterator
 
 SCREEN_W, SCREEN_H = 1080, 2400
@@ -339,10 +340,16 @@ def scroll_container_at(root: Placed, x: int, y: int, axis: str) -> Placed | Non
 # ---------------------------------------------------------------------------------------------------------------
 # the uiautomator dump
 
+# A character xml_attribute writes otherwise than as itself; most values (ids, plain labels) hold none.
+_ESCAPED = re.compile('[&<>"\x00-\x1f\ud800-\udfff\ufffe\uffff]')
+
+
 def xml_attribute(value: str, unholdable: str = ".") -> str:
     """An attribute value as KXmlSerializer writes it: markup escaped, whitespace as character references, and each
     character XML 1.0 cannot hold replaced by `unholdable` ('.' as the AOSP dumper does; Appium's UiAutomator2
     server's toSafeString makes it '?')."""
+    if not _ESCAPED.search(value):
+        return value
     out = []
     for ch in value:
         o = ord(ch)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,3 +24,17 @@ def test_interval_contains_the_rate(outcomes):
     rate = bootstrap_over_tasks(outcomes, resamples=200)
     assert 0 <= rate.low <= rate.rate <= rate.high <= 1
     assert rate.total == sum(len(v) for v in outcomes.values())
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 64, 65, 100, 1000])
+def test_the_bootstraps_draw_the_numbers_randrange_draws(n):
+    """The intervals draw tasks through a quicker loop than Random.randrange, and must draw the very same tasks in
+    the same order: an interval printed before still reprints identically."""
+    import itertools
+    import random
+
+    from pytest_mobium_evals.analysis.intervals import _draws
+
+    for seed in (0, 20261011):
+        plain = random.Random(seed)
+        assert list(itertools.islice(_draws(random.Random(seed), n), 500)) == [plain.randrange(n) for _ in range(500)]

@@ -9,10 +9,12 @@ import os
 import select
 import signal
 import subprocess
+import sys
 
 import pytest
+from polling import wait_for
 
-from pytest_mobium_evals.reach.toolserver import PreparedServer, ToolError, Tools, ToolServerSpec
+from pytest_mobium_evals.reach.toolserver import PREPARED_SERVER_ENV, PreparedServer, ToolError, Tools, ToolServerSpec
 
 APP = "dev.mobium.mobiumapp"
 
@@ -143,3 +145,31 @@ def test_a_prepared_server_that_died_still_gives_a_working_server(sim_server):
     with Tools(built) as tools:
         assert "app_map" in tools.tool_names
     server.close()
+
+
+def test_an_offered_prepared_server_serves_the_processes_below_until_it_closes(sim_server, tmp_path, monkeypatch):
+    """A session's server is offered to the processes it starts: t25's `mobium-evals test` runs get a fork of it,
+    not an interpreter importing the server from nothing."""
+    monkeypatch.delenv(PREPARED_SERVER_ENV, raising=False)
+    serial, adb = sim_server.serials[0], f"127.0.0.1:{sim_server.port}"
+    server = PreparedServer(offer=True)
+    try:
+        command = server.attach_command()
+        assert ToolServerSpec.builtin(serial, "127.0.0.1", sim_server.port).command[:len(command)] == command
+        test_file = tmp_path / "home.test.json"
+        test_file.write_text(json.dumps({"app": APP, "tests": [
+            {"name": "the menu shows", "steps": [{"wait_for": "label=Login Demo"}]}]}))
+        run = subprocess.Popen([sys.executable, "-m", "pytest_mobium_evals.commands.cli", "test", str(test_file),
+                                "--device", serial, "--adb", adb], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+        try:
+            wait_for(lambda: _children(server._proc.pid) or run.poll() is not None, timeout=60,
+                     what="the run's tool server, forked from the prepared one")
+            assert _children(server._proc.pid), "the run started a tool server of its own"
+        finally:
+            out, err = run.communicate(timeout=120)
+        assert run.returncode == 0, out + err
+    finally:
+        server.close()
+    assert PREPARED_SERVER_ENV not in os.environ
+    assert "attach.py" not in " ".join(ToolServerSpec.builtin(serial, "127.0.0.1", sim_server.port).command)

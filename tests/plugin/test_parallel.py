@@ -66,3 +66,32 @@ def test_under_xdist_the_trials_graded_by_running_the_answer_go_first_one_to_eac
     # trials lead gw0's batch (0-3) and gw1's (4-7); the null control's grade reads nothing it ran
     assert [i.name for i in items][:9] == ["d", "a", "b", "c", "e", "plain", "x0", "x1", "x2"]
     assert sorted(i.name for i in items) == sorted(names)
+
+
+def test_the_workers_on_this_machine_fork_their_tool_servers_from_one_prepared_server(pytester, monkeypatch):
+    """The controller prepares the built-in server once its workers have collected trials, and each worker's trials
+    fork theirs from it, rather than every worker importing a server of its own (its CPU and about 70 MB)."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from pytest_mobium_evals.reach.toolserver import PREPARED_SERVER_ENV
+
+    monkeypatch.delenv(PREPARED_SERVER_ENV, raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    root = Path(__file__).resolve().parents[2]
+    shutil.copytree(root / "tasks" / "mobiumapp_tasks", pytester.path / "mobiumapp_tasks")
+    pytester.makeconftest(f"""
+        import json, os
+
+        def pytest_runtest_teardown(item):
+            worker = os.environ.get("PYTEST_XDIST_WORKER")
+            with open(f"offered-{{worker}}-{{item.name}}.json", "w") as out:
+                json.dump(os.environ.get({PREPARED_SERVER_ENV!r}), out)
+    """)
+    result = pytester.runpytest_subprocess("-k", "t04", "--driver=reference,null", "--repeats=2", "-n", "2",
+                                           "-p", "no:cacheprovider")
+    assert result.ret == 0, result.stdout.str()
+    seen = {path.name.split("-")[1]: json.loads(path.read_text()) for path in pytester.path.glob("offered-gw*.json")}
+    assert sorted(seen) == ["gw0", "gw1"]
+    assert seen["gw0"] is not None and seen["gw0"] == seen["gw1"]  # one server, the controller's

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import adbutils
+import pytest
 
 # the console script's entry point, called as `mobium-evals` calls it
 CLI = [sys.executable, "-c", "import sys; from pytest_mobium_evals.commands.cli import main; sys.exit(main())"]
@@ -28,6 +29,29 @@ def test_sim_command_serves_until_sigterm():
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
+
+
+def test_sim_command_serves_other_hosts_only_when_asked():
+    """--host 0.0.0.0 serves the devices on every address, as `adb -a` does (workers on other hosts reach them);
+    the default listens on 127.0.0.1 alone, so 127.0.0.2, another address of this machine, finds nothing there."""
+    for host, reached in (("0.0.0.0", True), ("127.0.0.1", False)):
+        proc = subprocess.Popen([*CLI, "sim", "--port", "0", "--host", host], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "ADBUTILS_ADB_PATH": "/bin/false"})
+        try:
+            line = proc.stdout.readline()
+            m = re.fullmatch(r"port=(\d+) serials=emulator-5554 pace=fast \(adb (-H \S+ )?-P \d+ devices\)\n", line)
+            assert m and bool(m.group(2)) == (host != "127.0.0.1"), line
+            client = adbutils.AdbClient("127.0.0.2", int(m.group(1)), socket_timeout=10)
+            if reached:
+                assert client.device("emulator-5554").shell("getprop ro.serialno") == "emulator-5554"
+            else:
+                with pytest.raises(adbutils.AdbError):
+                    client.device_list()
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=20)
+        assert proc.returncode == 0, err
 
 
 def test_sim_command_bad_arguments_are_one_line_errors():

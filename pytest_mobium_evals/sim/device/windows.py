@@ -103,21 +103,21 @@ class DeviceWindows:
                 return self._app_window(nxt, screen)
             node = Node("android.widget.FrameLayout")
         content_box = screen.content_box
+        # Placed and clipped to its content box: the window's content never draws over the system bars.
         content = views.layout(node, content_box, rec.scroll_offsets)
         package = rec.package.name
         decor = Placed(Node("android.widget.FrameLayout"), screen.box, 0, 0, None)
         linear = Placed(Node("android.widget.LinearLayout"), screen.box, 0, 0, decor)
         frame = Placed(Node("android.widget.FrameLayout", id="android:id/content"), content_box, 0, 0, linear)
-        content.parent = frame
-        frame.children = [content]
         linear.children = [frame]
         status = Placed(Node(id="android:id/statusBarBackground"), (0, 0, screen.width, screen.status_bottom), 1, 0,
                         decor)
         nav = Placed(Node(id="android:id/navigationBarBackground"), (0, screen.nav_top, screen.width, screen.height),
                      2, 0, decor)
         decor.children = [linear, status, nav]
-        views._clip(decor, screen.box, False)
-        views._clip(content, content_box, False)  # the window's content never draws over the system bars
+        views._clip(decor, screen.box, False)  # the window's own views; its content was clipped as it was placed
+        content.parent = frame
+        frame.children = [content]
         app = rec.app
         dark = self.night_mode and getattr(app, "follows_night_mode", False)
         bg = getattr(app, "dark_background", "#141826") if dark else app.background
