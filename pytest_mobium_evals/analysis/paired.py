@@ -20,15 +20,16 @@ import random
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.split import SPLITS, split_of
 
 from .intervals import bootstrap_over_tasks, paired_difference
+from .sequential import LEVEL, Schedule
+from .sequential import power as sequential_power
 
 BASELINE = "baseline"
-LEVEL = 0.025  # one side's level: "clearly better" and "clearly worse" each at most this often by chance
 SPLIT_WORDS = {"dev": "dev", "held_out": "held-out"}
 
 
@@ -137,16 +138,29 @@ class PairedComparison:
     base_cost: SideCost = field(default_factory=SideCost)
     surface_hashes: list[str] = field(default_factory=list)
     trials: dict[str, list[str]] = field(default_factory=dict)  # task → the variant's trial folders, by repeat
+    # sequential.SequentialTest: the hillclimb's held-out test, run in looks; when set, it makes the call (one-sided:
+    # clearly better or not), since the fixed test's p over data gathered in looks would not hold its level
+    sequential: Optional[Any] = None
 
     @property
     def clear(self) -> bool:
         """The exact test's call, one side at LEVEL; the bootstrap interval is description, never the call."""
+        if self.sequential is not None:
+            return self.sequential.decision == "clearly better"
         return self.test is not None and (self.test.better <= LEVEL or self.test.worse <= LEVEL)
 
     @property
     def p(self) -> Optional[float]:
         """The exact test's two-sided p."""
         return None if self.test is None else self.test.two_sided
+
+    @property
+    def p_better(self) -> Optional[float]:
+        """The one-sided p that the variant is better: the sequential test's stage-wise p when the comparison was
+        made in looks, else the exact test's. The hillclimb says this one p, and says it is one-sided."""
+        if self.sequential is not None:
+            return self.sequential.p
+        return None if self.test is None else self.test.better
 
     @property
     def call(self) -> str:
@@ -158,6 +172,8 @@ class PairedComparison:
         if not self.test.decidable:
             which = f"{SPLIT_WORDS[self.split]} " if self.split in SPLIT_WORDS else ""
             return f"cannot be clear with {self.tasks} {which}task{'s' if self.tasks != 1 else ''}"
+        if self.sequential is not None:
+            return "clearly better" if self.clear else "not clear"
         if not self.clear:
             return "not clear"
         if self.test.better > LEVEL:
@@ -265,22 +281,29 @@ def _pct(x: Optional[float]) -> str:
     return "–" if x is None else f"{100 * x:.0f}%"
 
 
+def _p(x: Optional[float]) -> str:
+    return "–" if x is None else f"{x:.3g}"
+
+
 def _pts(x: Optional[float]) -> str:
     return "–" if x is None else f"{100 * x:+.0f}"
 
 
-def table_markdown(comparisons: list[PairedComparison]) -> str:
-    """The before/after table: per variant, dev and held out apart."""
+def table_markdown(comparisons: list[PairedComparison], one_sided: bool = False) -> str:
+    """The before/after table: per variant, dev and held out apart. Its p is the exact test's two-sided p, or with
+    `one_sided` the one-sided p that the variant is better (`p_better`), as the hillclimb says it; the header says
+    which."""
     if not comparisons:
         return ""
     lines = ["| model | variant | split | tasks | baseline | variant (95% CI) | paired Δ pts (95% CI) | call | "
-             "exact p | better | worse | cost a trial (variant vs baseline) |",
+             f"{'one-sided p (better)' if one_sided else 'exact p'} | better | worse | cost a trial (variant vs "
+             "baseline) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in comparisons:
         lines.append(
             f"| {c.model} | {c.variant} | {c.split} | {c.tasks} | {_pct(c.base_rate)} | {_pct(c.rate)} "
             f"({_pct(c.rate_low)}–{_pct(c.rate_high)}) | {_pts(c.delta)} ({_pts(c.low)} to {_pts(c.high)}) | "
-            f"{c.call} | {'–' if c.p is None else f'{c.p:.3g}'} | {_linked(c, c.better)} | "
+            f"{c.call} | {_p(c.p_better if one_sided else c.p)} | {_linked(c, c.better)} | "
             f"{_linked(c, c.worse)} | {c.cost.tool_calls:.1f} vs {c.base_cost.tool_calls:.1f} calls, "
             f"{c.cost.tokens:,.0f} vs {c.base_cost.tokens:,.0f} tokens, ${c.cost.cost_usd:.4f} vs "
             f"${c.base_cost.cost_usd:.4f} |")
@@ -426,17 +449,25 @@ def add_arguments(parser) -> None:
                         "(unless given) its held-out task count and its repeats")
     parser.add_argument("--difference", type=float, help="a difference in pass rate to decide (0.1 = 10 points): "
                         "the chance this run calls it clear, and the smallest held-out sets that would")
+    parser.add_argument("--looks", type=int, metavar="N", help="as the hillclimb's held-out test: a look after "
+                        "every --repeats repeats, at most N; its power, its trials on average, and the smallest "
+                        "held-out sets for it")
 
 
-def plan_lines(tasks: Optional[int], repeats: int, discordance: float, difference: Optional[float]) -> list[str]:
+def plan_lines(tasks: Optional[int], repeats: int, discordance: float, difference: Optional[float],
+               looks: Optional[int] = None) -> list[str]:
     """What `plan` prints: the exact test's reach at these held-out tasks and repeats, and (for a difference) the
-    smallest held-out sets and repeats that decide it."""
+    smallest held-out sets and repeats that decide it; with `looks`, the same for the hillclimb's held-out test in
+    looks (sequential.py)."""
     fewest = min_tasks_to_decide()
     lines = []
     shape = f"{tasks} held-out tasks x {repeats} repeats, discordance {100 * discordance:.1f}%"
     if tasks is not None and tasks < fewest:
+        # One line, and nothing after it for these tasks: no repeats or looks can reach the level.
         lines.append(f"{shape}: cannot be clear with {tasks} held-out tasks (the exact test's smallest p is "
                      f"1/{2 ** tasks}, over the {100 * LEVEL:g}% a side it needs; {fewest} tasks at least)")
+        if looks:
+            return lines + sequential_lines(None, repeats, looks, discordance, difference)
     elif tasks is not None and difference is None:
         mde = detectable_difference(tasks, repeats, discordance)
         lines.append(f"{shape}: no difference is decided at 80% power" if mde is None else
@@ -454,7 +485,36 @@ def plan_lines(tasks: Optional[int], repeats: int, discordance: float, differenc
                         else f"over {PLAN_MAX_TASKS} tasks x {r} repeat{'s' if r > 1 else ''}")
         lines.append(f"to decide a {100 * difference:.0f}-point difference at 80% power (discordance "
                      f"{100 * discordance:.1f}%), the smallest held-out sets: {'; '.join(sets)}")
+    if looks:
+        lines += sequential_lines(tasks, repeats, looks, discordance, difference)
     return lines
+
+
+def sequential_lines(tasks: Optional[int], repeats: int, looks: int, discordance: float,
+                     difference: Optional[float]) -> list[str]:
+    """`plan --looks`: the hillclimb's held-out test (a look after every `repeats`, at most `looks`): its power at
+    `difference` over `tasks`, and the fewest held-out tasks that give it 80%."""
+    schedule = Schedule(repeats, looks)
+    lines = []
+    if difference is None:
+        return [f"the hillclimb's held-out test ({schedule.words()}): give --difference for its power"]
+    if tasks is not None:
+        chance, trials = sequential_power(tasks, schedule, difference, discordance)
+        lines.append(f"the hillclimb's held-out test over {tasks} tasks ({schedule.words()}): a "
+                     f"{100 * difference:.0f}-point difference is called clearly better {100 * chance:.0f}% of the "
+                     f"time, in {trials:.0f} trials on average (at most {2 * tasks * schedule.max_repeats})")
+    low, high = min_tasks_to_decide(), PLAN_MAX_TASKS
+    if sequential_power(high, schedule, difference, discordance)[0] < POWER:
+        return lines + [f"the hillclimb's held-out test: over {PLAN_MAX_TASKS} held-out tasks to decide a "
+                        f"{100 * difference:.0f}-point difference at 80% power"]
+    while low < high:
+        mid = (low + high) // 2
+        if sequential_power(mid, schedule, difference, discordance)[0] >= POWER:
+            high = mid
+        else:
+            low = mid + 1
+    return lines + [f"the hillclimb's held-out test decides a {100 * difference:.0f}-point difference at 80% power "
+                    f"with {low} held-out tasks or more"]
 
 
 def run(args) -> int:
@@ -479,7 +539,9 @@ def run(args) -> int:
     if discordance == 0:
         raise UsageError("a discordance of 0: no trial pair differed, so no difference is measurable; state a rate")
     try:
-        for line in plan_lines(tasks, repeats or 1, discordance, args.difference):
+        if args.looks is not None and args.looks < 1:
+            raise ValueError(f"--looks {args.looks}: must be at least 1")
+        for line in plan_lines(tasks, repeats or 1, discordance, args.difference, args.looks):
             print(line)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
