@@ -163,10 +163,23 @@ def transcript(trial: Trial) -> list[dict]:
     return read_events(trial.path / TRANSCRIPT)
 
 
-def read_steps(events: list[dict]) -> tuple[str, list[str], list[str], Optional[str]]:
+def coded_error(answer: str, seen: Optional[dict]) -> dict:
+    """What the surface proxy recorded of an error the model read as `answer` (surface_seen's `error_codes`): its
+    Mobium code and the remedy its client did not pass on; {} when the trial had no proxy or the text is not there.
+    A model client passes an error's text alone, so its transcript has neither."""
+    for entry in (seen or {}).get("error_codes") or []:
+        text = entry.get("text") or ""
+        if text and (text == answer or text in answer or answer in text):
+            return entry
+    return {}
+
+
+def read_steps(events: list[dict], seen: Optional[dict] = None) -> tuple[str, list[str], list[str], Optional[str]]:
     """The prompt, the tool steps and the errors as the agent read them, and the last map it got, through
     core.transcript's one reader (each driver records a call's tool under its own key; the reader knows them all).
-    An error's text is what reached the model: a remedy the client did not pass on is not in it."""
+    An error's text is what reached the model: a remedy the client did not pass on is not in it. Its code (and the
+    remedy not passed on) come from the payload where the recorder kept it, else from what the surface proxy saw
+    (`seen`, the trial's surface_seen): a remedy can then be proposed for the code that needs it, not for every code."""
     events = list(events)
     prompt = ""
     lines: list[str] = []
@@ -185,12 +198,15 @@ def read_steps(events: list[dict]) -> tuple[str, list[str], list[str], Optional[
                 # agent reading it directly uses); a model client's record is the text its model got, and no more.
                 data = events[step.answered].get("data") if step.answered is not None else None
                 data = data if isinstance(data, dict) else {}
-                code = f" [{data['code']}]" if data.get("code") else ""
-                line = f"ERROR{code} from {step.tool}: {_short(step.answer, 300)}"
+                proxied = {} if data.get("code") else coded_error(step.answer, seen)
+                code = data.get("code") or proxied.get("code")
+                line = f"ERROR{f' [{code}]' if code else ''} from {step.tool}: {_short(step.answer, 300)}"
                 if data.get("remedy") and data["remedy"] not in step.answer:
                     line += f" | remedy: {data['remedy']}"
                 elif not data.get("remedy") and "remedy" not in step.answer.lower():
-                    line += " | (no remedy given)"
+                    hidden = proxied.get("remedy_not_shown")
+                    line += (f" | (no remedy given; the server's, which the agent's client did not pass on: {hidden})"
+                             if hidden else " | (no remedy given)")
                 errors.append(line)
                 lines.append(line)
             else:
@@ -205,7 +221,7 @@ def read_steps(events: list[dict]) -> tuple[str, list[str], list[str], Optional[
 def trajectory(trial: Trial) -> dict:
     """What the reflection model reads of one trial: the prompt, the tool calls and answers (errors flagged), the
     claim, the verdict, and what the device showed (the outcome the grader read, and the last map the agent got)."""
-    prompt, steps, errors, last_map = read_steps(transcript(trial))
+    prompt, steps, errors, last_map = read_steps(transcript(trial), trial.record.surface_seen)
     record = trial.record
     claim = record.claim or {}
     return {
