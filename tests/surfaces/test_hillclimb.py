@@ -255,3 +255,27 @@ def test_the_command_list_shows_hillclimb_and_promote(capsys):
     assert done.value.code == 0
     said = capsys.readouterr().out
     assert "hillclimb" in said and "promote" in said and "80% power" in said
+
+
+def test_a_look_that_adds_repeats_runs_only_those(sim_server, tmp_path, monkeypatch):
+    """The held-out test's next look asks for more repeats of the same trials: only the new repeats run (by their
+    pytest ids), so no trial is run twice, none is held twice in the folders, and the budget counts what ran."""
+    from pytest_mobium_evals.commands.hillclimb.trials import TrialSetup, ensure
+    from pytest_mobium_evals.suites.catalog import load_task_definitions
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT / "tests" / "agents"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-standin")
+    node = load_task_definitions([ROOT / "tasks" / "mobiumapp_tasks"])["t04"].source
+    setup = TrialSetup(root=ROOT, task_paths=("tasks/mobiumapp_tasks",), model="haiku:low", seed=3,
+                       pytest_args=("-p", "surface_standin_plugin", "--device-pace=fast",
+                                    f"--device=127.0.0.1:{sim_server.port}/{sim_server.serials[0]}"),
+                       task_nodes=(("t04", node),))
+    folder = tmp_path / "accept-held-out"
+    assert ensure(setup, folder, ["baseline", "no-remedies"], ["t04"], 1).ran == 2
+    again = ensure(setup, folder, ["baseline", "no-remedies"], ["t04"], 3)
+    assert again.ran == 4 and sorted(again.by_key) == [(s, "t04", r) for s in ("baseline", "no-remedies")
+                                                       for r in range(3)]
+    held = sorted((v["surface"], v["repeat"]) for p in folder.glob("*/trials/*/verdict.json")
+                  for v in [json.loads(p.read_text())])
+    assert held == [(s, r) for s in ("baseline", "no-remedies") for r in range(3)]  # each trial once

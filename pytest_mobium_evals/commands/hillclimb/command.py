@@ -37,9 +37,11 @@ from typing import Optional
 from pytest_mobium_evals.analysis.paired import min_tasks_to_decide
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.split import split_of
+from pytest_mobium_evals.core.tasks import task_of
 from pytest_mobium_evals.drivers.agents import AgentConfigError, check_ready, parse_models
 from pytest_mobium_evals.runfolder.files import atomic_write_json, read_json
 from pytest_mobium_evals.suites.catalog import load_task_definitions
+from pytest_mobium_evals.suites.registry import import_task_module
 
 from .reflection import ReflectionError, ReflectionModel, resolve
 
@@ -140,8 +142,25 @@ def _tasks(args, root: Path, suites: list[str]) -> tuple[list[str], list[str], d
                        f"test cannot call a variant clear with fewer than {fewest} (its smallest p is "
                        f"1/{2 ** len(held_out)}, over the 2.5% a side it needs); add held-out tasks "
                        f"(`mobium-evals plan --difference D` says how many)")
-    files = {t: defined[t].source.split("::", 1)[0] for t in wanted if "::" in (defined[t].source or "")}
-    return dev, held_out, files
+    return dev, held_out, task_nodes(defined, wanted, root)
+
+
+def task_nodes(defined: dict, wanted: list[str], root: Path) -> dict[str, str]:
+    """Each Python task's pytest node, `file::name`, as pytest names it: the name the task function is bound to in
+    its module (a task made in a loop and bound under another name is collected under that name, not its own
+    __name__). A task not found so (a JSON suite's) has none, and its trials are named by file and -k."""
+    nodes = {}
+    for file in sorted({(defined[t].source or "").split("::", 1)[0] for t in wanted if "::" in (defined[t].source
+                                                                                                  or "")}):
+        try:
+            module = import_task_module(root / file)
+        except Exception:  # the catalog read it already; a file that will not import again is run by -k
+            continue
+        for name, value in vars(module).items():
+            task = task_of(value)
+            if task is not None and task.id in wanted and name.startswith("test"):
+                nodes.setdefault(task.id, f"{file}::{name}")
+    return nodes
 
 
 def run(args) -> int:
@@ -168,7 +187,7 @@ def run(args) -> int:
         seed_candidate = components_of(start, tools)
     except CandidateError as exc:
         raise UsageError(str(exc)) from None
-    dev, held_out, files = _tasks(args, root, suites)
+    dev, held_out, nodes = _tasks(args, root, suites)
     out = Path(args.run_dir or f"runs/hillclimb-{datetime.now().strftime('%Y%m%d-%H%M%S')}")
     settings = _settings(args, dev, held_out, tools, suites)
     recorded = out / SETTINGS
@@ -207,7 +226,7 @@ def run(args) -> int:
                                                                                  _argv(args))})
     reflection = ReflectionModel(label, answer, _folder(out / "reflections"))
     setup = TrialSetup(root=root, task_paths=tuple(suites), model=args.model, seed=args.seed,
-                       pytest_args=tuple(args.pytest_args), task_files=tuple(sorted(files.items())))
+                       pytest_args=tuple(args.pytest_args), task_nodes=tuple(sorted(nodes.items())))
     print(f"hillclimb: {len(dev)} dev tasks ({', '.join(dev)}), {len(held_out)} held out ({', '.join(held_out)}); "
           f"components {', '.join(component_names(tools))}; starting from {plan.start_label}; budget "
           f"{plan.search_budget} search + {acceptance} acceptance trials, {args.reflect_tokens:,} reflection tokens")
