@@ -155,6 +155,68 @@ def table(out: Path, arms: list[str]) -> list[str]:
     return lines
 
 
+def gate_costs(seed: Path) -> dict:
+    """What the search's gate let through in one hillclimb and what it cost: each proposal the gate passed, whether
+    the other rule would have decided otherwise (after issue 40 the gate is the minibatch's total rising, and each
+    round records what the rule before it, no task fell and one rose, would have said; before, the rounds hold the
+    totals, so what the total rule would have said), whether it then failed to become the final candidate (beaten or
+    no gain at the dev check, or not carried to it), and the trials it took after the gate (its evaluation on every
+    dev task, and its dev check)."""
+    sys.path.insert(0, str(ROOT))
+    from pytest_mobium_evals.commands.hillclimb.components import candidate_id
+
+    settings = json.loads((seed / "hillclimb.json").read_text())
+    result = json.loads((seed / "result.json").read_text())
+    pool_file = seed / "gepa" / "candidates.json"
+    pool = json.loads(pool_file.read_text()) if pool_file.is_file() else []
+    start = Path(settings["surface"]).stem
+    labels = [start if i == 0 else f"{start}-c-{candidate_id(c)}" for i, c in enumerate(pool)]
+    dev = {c["variant"] for c in result.get("dev") or []}
+    per_check = settings["repeats"] * len(settings["dev"])
+    out = {"proposals": 0, "passed": 0, "other_rule_differs": 0, "failed_after_gate": 0,
+           "trials_failed_after_gate": 0}
+    for path in sorted((seed / "rounds").glob("*.json")):
+        r = json.loads(path.read_text())
+        gate, outcome = r.get("gate"), r.get("outcome") or {}
+        if r.get("unchanged"):  # the reflection gave the text back: the same candidate, no proposal to judge
+            continue
+        if gate:
+            passed, other = gate["kept"], gate["none_fell_and_one_rose"]
+        elif outcome:  # a round before issue 40: the old rule decided
+            passed = bool(outcome.get("kept"))
+            other = passed or outcome.get("new_score", 0) > outcome.get("old_score", 0)
+        else:
+            continue
+        out["proposals"] += 1
+        out["other_rule_differs"] += passed != other
+        if not passed:
+            continue
+        out["passed"] += 1
+        idx = outcome.get("candidate")
+        label = labels[idx] if isinstance(idx, int) and idx < len(labels) else None
+        if label != result.get("final"):
+            out["failed_after_gate"] += 1
+            out["trials_failed_after_gate"] += (r.get("trials") or {}).get("dev", 0) + (per_check if label in dev
+                                                                                         else 0)
+    return out
+
+
+def gate_table(out: Path, arms: list[str]) -> list[str]:
+    lines = ["| arm | proposals the gate judged | passed | the other rule would have decided otherwise | passed, "
+             "then not the final | trials those took after the gate |", "| --- | --- | --- | --- | --- | --- |"]
+    for arm in arms:
+        seeds = [p.parent for p in (out / arm).glob("seed-*/result.json")]
+        if not seeds:
+            continue
+        totals: dict[str, int] = {}
+        for seed in seeds:
+            for k, v in gate_costs(seed).items():
+                totals[k] = totals.get(k, 0) + v
+        lines.append(f"| {arm} | {totals['proposals']} | {totals['passed']} | {totals['other_rule_differs']} | "
+                     f"{totals['failed_after_gate']} | {totals['trials_failed_after_gate']} |")
+    return lines
+
+
 def keep(out: Path, arms: list[str], into: Path) -> None:
     """What evidence/ keeps of each seed: no run folders, no transcripts."""
     for arm in arms:
@@ -219,6 +281,9 @@ def main() -> int:
                 probe = json.loads((folder / "probe.json").read_text()) if (folder / "probe.json").is_file() else {}
                 print(f"{arm} {seed_line(seed, result, probe)}", flush=True)
     print("\n".join(table(out, arms)))
+    if any((out / arm).glob("seed-*/rounds/*.json") for arm in arms):
+        print()
+        print("\n".join(gate_table(out, arms)))
     if args.keep:
         keep(out, arms, Path(args.keep))
     return 0
