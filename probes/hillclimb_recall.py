@@ -131,8 +131,9 @@ def seed_line(seed: int, result: dict, probe: dict) -> str:
 
 
 def table(out: Path, arms: list[str]) -> list[str]:
-    lines = ["| arm | seeds | accepted | decided at | trials a seed (min–median–max) | trials in all | wall | CPU |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| arm | seeds | accepted | decided at | held-out looks taken | one look of 3 repeats would have accepted "
+             "| trials a seed (min–median–max) | trials in all | wall | CPU |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for arm in arms:
         folder = out / arm
         seeds = sorted((int(p.parent.name.split("-")[1]), p.parent) for p in folder.glob("seed-*/result.json"))
@@ -148,8 +149,16 @@ def table(out: Path, arms: list[str]) -> list[str]:
         wall = sum(p.get("wall_s", 0) for p in probes.values())
         cpu = sum(p.get("cpu_s", 0) for p in probes.values())
         accepted = stages.get("accepted", 0)
+        held = [r["held_out"] for r in results.values() if r.get("held_out")]
+        # A result from before issue 40 took one look of --repeats, at 2.5% one-sided.
+        looks = [len(h["looks"]) if "looks" in h else 1 for h in held]
+        # The first look is the fixed test of its repeats (its stage-wise p is the fixed p): what the acceptance
+        # before issue 40 would have called, on the same trials (a final that reached the held-out test).
+        single = [h["looks"][0]["p"] <= 0.025 if "looks" in h else h.get("call") == "clearly better" for h in held]
+        taken = ", ".join(f"{n} look{'s' if n > 1 else ''} {looks.count(n)}" for n in sorted(set(looks))) or "–"
         lines.append(f"| {arm} | {', '.join(map(str, results))} | {accepted} of {len(results)} | "
-                     + ", ".join(f"{k} {v}" for k, v in sorted(stages.items())) + " | "
+                     + ", ".join(f"{k} {v}" for k, v in sorted(stages.items())) + f" | {taken} | "
+                     f"{f'{sum(single)} of {len(single)}' if single else '–'} | "
                      f"{min(trials)}–{statistics.median(trials):g}–{max(trials)} | {sum(trials)} | "
                      f"{wall / 60:.0f} min | {cpu / 60:.0f} min |")
     return lines
