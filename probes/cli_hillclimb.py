@@ -100,7 +100,7 @@ def one(scenario: str, seed: int, repeats: int, out: Path) -> tuple[dict, float]
     command = [sys.executable, "-m", "pytest_mobium_evals.commands.cli", "hillclimb", "--model=haiku:low",
                f"--reflect=python:{reflect}", f"--surface={start}",
                "--suite=tests/surfaces/cli_suite", f"--repeats={repeats}", "--search-repeats=1", "--keep=1",
-               f"--rounds={rounds}", "--budget=80", f"--seed={seed}", f"--run-dir={out}", "--",
+               f"--rounds={rounds}", "--budget=80", "--looks=1", f"--seed={seed}", f"--run-dir={out}", "--",
                "-p", "cli_agent", "--device-pace=fast"]
     started = time.monotonic()
     with open(out.parent / f"{out.name}.log", "wb") as log:

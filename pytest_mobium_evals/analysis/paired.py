@@ -21,14 +21,14 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from pytest_mobium_evals.core.split import SPLITS, split_of
 
 from .intervals import bootstrap_over_tasks, paired_difference
+from .sequential import LEVEL
 
 BASELINE = "baseline"
-LEVEL = 0.025  # one side's level: "clearly better" and "clearly worse" each at most this often by chance
 SPLIT_WORDS = {"dev": "dev", "held_out": "held-out"}
 
 
@@ -137,16 +137,29 @@ class PairedComparison:
     base_cost: SideCost = field(default_factory=SideCost)
     surface_hashes: list[str] = field(default_factory=list)
     trials: dict[str, list[str]] = field(default_factory=dict)  # task → the variant's trial folders, by repeat
+    # sequential.SequentialTest: the hillclimb's held-out test, run in looks; when set, it makes the call (one-sided:
+    # clearly better or not), since the fixed test's p over data gathered in looks would not hold its level
+    sequential: Optional[Any] = None
 
     @property
     def clear(self) -> bool:
         """The exact test's call, one side at LEVEL; the bootstrap interval is description, never the call."""
+        if self.sequential is not None:
+            return self.sequential.decision == "clearly better"
         return self.test is not None and (self.test.better <= LEVEL or self.test.worse <= LEVEL)
 
     @property
     def p(self) -> Optional[float]:
         """The exact test's two-sided p."""
         return None if self.test is None else self.test.two_sided
+
+    @property
+    def p_better(self) -> Optional[float]:
+        """The one-sided p that the variant is better: the sequential test's stage-wise p when the comparison was
+        made in looks, else the exact test's. The hillclimb says this one p, and says it is one-sided."""
+        if self.sequential is not None:
+            return self.sequential.p
+        return None if self.test is None else self.test.better
 
     @property
     def call(self) -> str:
@@ -158,6 +171,8 @@ class PairedComparison:
         if not self.test.decidable:
             which = f"{SPLIT_WORDS[self.split]} " if self.split in SPLIT_WORDS else ""
             return f"cannot be clear with {self.tasks} {which}task{'s' if self.tasks != 1 else ''}"
+        if self.sequential is not None:
+            return "clearly better" if self.clear else "not clear"
         if not self.clear:
             return "not clear"
         if self.test.better > LEVEL:

@@ -10,6 +10,8 @@ import random
 from typing import Optional
 
 from .paired import BASELINE, LEVEL, min_tasks_to_decide, sign_flip_test, task_split
+from .sequential import Schedule
+from .sequential import power as sequential_power
 
 POWER = 0.80
 PLAN_DRAWS = 400  # simulated runs a power figure rests on: its error is about ±2 points
@@ -121,15 +123,20 @@ def held_out_shape(run) -> tuple[int, int]:
     return len(by_task), max((len(r) for r in by_task.values()), default=0)
 
 
-def plan_lines(tasks: Optional[int], repeats: int, discordance: float, difference: Optional[float]) -> list[str]:
+def plan_lines(tasks: Optional[int], repeats: int, discordance: float, difference: Optional[float],
+               looks: Optional[int] = None) -> list[str]:
     """What `plan` prints: the exact test's reach at these held-out tasks and repeats, and (for a difference) the
-    smallest held-out sets and repeats that decide it."""
+    smallest held-out sets and repeats that decide it; with `looks`, the same for the hillclimb's held-out test in
+    looks (sequential.py)."""
     fewest = min_tasks_to_decide()
     lines = []
     shape = f"{tasks} held-out tasks x {repeats} repeats, discordance {100 * discordance:.1f}%"
     if tasks is not None and tasks < fewest:
         lines.append(f"{shape}: cannot be clear with {tasks} held-out tasks (the exact test's smallest p is "
                      f"1/{2 ** tasks}, over the {100 * LEVEL:g}% a side it needs; {fewest} tasks at least)")
+        # One line, and nothing after it for these tasks: no repeats or looks can reach the level.
+        if looks:
+            return lines + sequential_lines(None, repeats, looks, discordance, difference)
     elif tasks is not None and difference is None:
         mde = detectable_difference(tasks, repeats, discordance)
         lines.append(f"{shape}: no difference is decided at 80% power" if mde is None else
@@ -147,4 +154,33 @@ def plan_lines(tasks: Optional[int], repeats: int, discordance: float, differenc
                         else f"over {PLAN_MAX_TASKS} tasks x {r} repeat{'s' if r > 1 else ''}")
         lines.append(f"to decide a {100 * difference:.0f}-point difference at 80% power (discordance "
                      f"{100 * discordance:.1f}%), the smallest held-out sets: {'; '.join(sets)}")
+    if looks:
+        lines += sequential_lines(tasks, repeats, looks, discordance, difference)
     return lines
+
+
+def sequential_lines(tasks: Optional[int], repeats: int, looks: int, discordance: float,
+                     difference: Optional[float]) -> list[str]:
+    """`plan --looks`: the hillclimb's held-out test (a look after every `repeats`, at most `looks`): its power at
+    `difference` over `tasks`, and the fewest held-out tasks that give it 80%."""
+    schedule = Schedule(repeats, looks)
+    lines = []
+    if difference is None:
+        return [f"the hillclimb's held-out test ({schedule.words()}): give --difference for its power"]
+    if tasks is not None:
+        chance, trials = sequential_power(tasks, schedule, difference, discordance)
+        lines.append(f"the hillclimb's held-out test over {tasks} tasks ({schedule.words()}): a "
+                     f"{100 * difference:.0f}-point difference is called clearly better {100 * chance:.0f}% of the "
+                     f"time, in {trials:.0f} trials on average (at most {2 * tasks * schedule.max_repeats})")
+    low, high = min_tasks_to_decide(), PLAN_MAX_TASKS
+    if sequential_power(high, schedule, difference, discordance)[0] < POWER:
+        return lines + [f"the hillclimb's held-out test: over {PLAN_MAX_TASKS} held-out tasks to decide a "
+                        f"{100 * difference:.0f}-point difference at 80% power"]
+    while low < high:
+        mid = (low + high) // 2
+        if sequential_power(mid, schedule, difference, discordance)[0] >= POWER:
+            high = mid
+        else:
+            low = mid + 1
+    return lines + [f"the hillclimb's held-out test decides a {100 * difference:.0f}-point difference at 80% power "
+                    f"with {low} held-out tasks or more"]

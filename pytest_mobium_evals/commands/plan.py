@@ -16,6 +16,9 @@ def add_arguments(parser) -> None:
                         "(unless given) its held-out task count and its repeats")
     parser.add_argument("--difference", type=float, help="a difference in pass rate to decide (0.1 = 10 points): "
                         "the chance this run calls it clear, and the smallest held-out sets that would")
+    parser.add_argument("--looks", type=int, metavar="N", help="as the hillclimb's held-out test: a look after "
+                        "every --repeats repeats, at most N; its power, its trials on average, and the smallest "
+                        "held-out sets for it")
 
 
 def run(args) -> int:
@@ -38,7 +41,9 @@ def run(args) -> int:
     if discordance == 0:
         raise UsageError("a discordance of 0: no trial pair differed, so no difference is measurable; state a rate")
     try:
-        for line in plan_lines(tasks, repeats or 1, discordance, args.difference):
+        if args.looks is not None and args.looks < 1:
+            raise ValueError(f"--looks {args.looks}: must be at least 1")
+        for line in plan_lines(tasks, repeats or 1, discordance, args.difference, args.looks):
             print(line)
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -34,18 +34,26 @@ def pts(x: Optional[float]) -> str:
     return "–" if x is None else f"{100 * x:+.0f}"
 
 
-def table_markdown(comparisons: list[PairedComparison]) -> str:
-    """The before/after table: per variant, dev and held out apart."""
+def p_value(x: Optional[float]) -> str:
+    """A p to three figures ("–" when there is none)."""
+    return "–" if x is None else f"{x:.3g}"
+
+
+def table_markdown(comparisons: list[PairedComparison], one_sided: bool = False) -> str:
+    """The before/after table: per variant, dev and held out apart. Its p is the exact test's two-sided p, or with
+    `one_sided` the one-sided p that the variant is better (`p_better`), as the hillclimb says it; the header says
+    which."""
     if not comparisons:
         return ""
     lines = ["| model | variant | split | tasks | baseline | variant (95% CI) | paired Δ pts (95% CI) | call | "
-             "exact p | better | worse | cost a trial (variant vs baseline) |",
+             f"{'one-sided p (better)' if one_sided else 'exact p'} | better | worse | cost a trial (variant vs "
+             "baseline) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in comparisons:
         lines.append(
             f"| {c.model} | {c.variant} | {c.split} | {c.tasks} | {pct(c.base_rate)} | {pct(c.rate)} "
             f"({pct(c.rate_low)}–{pct(c.rate_high)}) | {pts(c.delta)} ({pts(c.low)} to {pts(c.high)}) | "
-            f"{c.call} | {'–' if c.p is None else f'{c.p:.3g}'} | {_linked(c, c.better)} | "
+            f"{c.call} | {p_value(c.p_better if one_sided else c.p)} | {_linked(c, c.better)} | "
             f"{_linked(c, c.worse)} | {c.cost.tool_calls:.1f} vs {c.base_cost.tool_calls:.1f} calls, "
             f"{c.cost.tokens:,.0f} vs {c.base_cost.tokens:,.0f} tokens, ${c.cost.cost_usd:.4f} vs "
             f"${c.base_cost.cost_usd:.4f} |")

@@ -94,8 +94,7 @@ class TrialSpec:
         arm = "clean-" if self.task.clean_of else ""  # an injection task's clean twin runs in the same item
         if self.model_setting is None:
             return f"{arm}{self.driver_label.replace(':', '-')}-r{self.repeat}"
-        surface = f"-{_slug(self.surface)}" if self.surface else ""
-        return f"{arm}{AGENT}-{_slug(self.model_setting.label)}{surface}-r{self.repeat}"
+        return f"{arm}{agent_param_id(self.model_setting.label, self.surface, self.repeat)}"
 
     @property
     def name(self) -> str:
@@ -113,6 +112,12 @@ class TrialSpec:
 
 def _slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "._" else "-" for c in text)
+
+
+def agent_param_id(setting_label: str, surface: Optional[str], repeat: int) -> str:
+    """An agent trial's id among its task's items (`test_t01_sign_in[agent-haiku-low-baseline-r0]`): how a caller
+    names one exact trial to pytest (the hillclimb runs only the trials it does not have yet)."""
+    return f"{AGENT}-{_slug(setting_label)}{f'-{_slug(surface)}' if surface else ''}-r{repeat}"
 
 
 @dataclass

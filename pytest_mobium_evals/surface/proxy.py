@@ -7,10 +7,11 @@ rewrite.py's) — and the trial's side of it: the server spec behind the proxy, 
 
 VARIANT.json is `surfaces.LoadedVariant.plain()`, with `reader`: how the trial's client passes a tool's answer to its
 model (`model_view`). SEEN.json is rewritten (atomically) whenever what the model was shown grows: the variant's
-name, the tools/list as sent, each distinct error as the model read it, and a hash of what the variant changed in
-what the model received (the tools/list, and each answer whose model view the rewrite changed); the trial reads it
-after the driver. So a variant whose rewrite a client never passes on hashes as baseline does. Standard library
-only, and one JSON parse per line: the proxy is a pipe, not a second server."""
+name, the tools/list as sent, each distinct error as the model read it (and beside it its Mobium code and the
+remedy the client did not pass on: for the hillclimb's reflection, never for the model), and a hash of what the
+variant changed in what the model received (the tools/list, and each answer whose model view the rewrite changed);
+the trial reads it after the driver. So a variant whose rewrite a client never passes on hashes as baseline does.
+Standard library only, and one JSON parse per line: the proxy is a pipe, not a second server."""
 
 from __future__ import annotations
 
@@ -45,6 +46,9 @@ class Seen:
         self.path = path
         self.tools: list = []
         self.errors: list[str] = []
+        # each distinct error as the model read it, with Mobium's code for it and the remedy when the model's client
+        # did not pass it on: what the hillclimb's reflection reads beside the text (no client shows a model the code)
+        self.coded: list[dict] = []
         self.changed: list[str] = []  # each distinct answer whose model view the variant changed, as the model got it
 
     def saw_tools(self, tools: list) -> None:
@@ -57,6 +61,12 @@ class Seen:
         grew = False
         if after.get("isError") and view not in self.errors:
             self.errors.append(view)
+            payload = after.get("structuredContent")
+            if isinstance(payload, dict) and payload.get("code"):
+                coded = {"text": view, "code": payload["code"]}
+                if payload.get("remedy") and payload["remedy"] not in view:
+                    coded["remedy_not_shown"] = payload["remedy"]
+                self.coded.append(coded)
             grew = True
         if (before is None or model_view(self.reader, before) != view) and view not in self.changed:
             self.changed.append(view)
@@ -72,7 +82,8 @@ class Seen:
         out = {"variant": self.variant.get("name"), "reader": self.reader,
                "hash": hashlib.sha256(body.encode()).hexdigest()[:16],
                "tools_hash": hashlib.sha256(json.dumps(self.tools, sort_keys=True).encode()).hexdigest()[:16],
-               "tool_count": len(self.tools), "errors": self.errors, "changed_answers": len(self.changed)}
+               "tool_count": len(self.tools), "errors": self.errors, "error_codes": self.coded,
+               "changed_answers": len(self.changed)}
         atomic_write_json(self.path, out, indent=None, sort_keys=False, ensure_ascii=False)
 
 

@@ -4,9 +4,10 @@ the renderer that moves one character of a kept report fails here, with the diff
 someone reruns the evidence by hand.
 
 Only the kept runs' report.md is checked this way. The hillclimbs kept in evidence/ (hillclimb-offline,
-cli-hillclimb) have no such command: their hillclimb.md and result.json are written once, at the end of a
-hillclimb, from the search's own objects (commands/hillclimb/evidence.write), and cli-hillclimb's *.out files are a
-probe's printed output of live trials; regenerating either means running the hillclimb again."""
+cli-hillclimb, hillclimb-recall) have no such command: their hillclimb.md and result.json are written once, at the
+end of a hillclimb, from the search's own objects (commands/hillclimb/evidence.write), and cli-hillclimb's and
+hillclimb-recall's *.out files are a probe's printed output of live trials; regenerating either means running the
+hillclimb again."""
 
 from __future__ import annotations
 

@@ -2,8 +2,9 @@
 PYTHONPATH): it reads gepa's proposal prompt as a model would, the component's current text and the failed trials,
 and proposes the edit the failures point at, or the text unchanged when they point at nothing in this component.
 
-- `errors`: a refused call whose answer carried no remedy → a remedy for that code naming app_map (for every code,
-  "*", when the trial's record has the text alone, as a model client's does).
+- `errors`: a refused call whose answer carried no remedy → a remedy for that code naming app_map. The code is on
+  the error's line whenever the trial ran behind the surface proxy (a hillclimb's always do), which records it
+  beside the text a model client passes on; an error line without one gets the remedy for every code, "*".
 - `map`: a failed task about a slider whose map lines show a bare number → `values = labelled` (the map says the
   value is the app's own).
 - `tool.app_map`: a failed task about a list that loads as it scrolls, and a description that does not say a
@@ -31,7 +32,7 @@ def propose(component: str, current: str, side_info: str) -> str:
     failures = _failures(side_info)
     if component == "errors":
         codes = sorted({m.group(1) or "*" for f in failures
-                        for m in re.finditer(r"ERROR (?:\[([a-z_]+)\] )?from [^\n]*\(no remedy given\)", f)})
+                        for m in re.finditer(r"ERROR (?:\[([a-z_]+)\] )?from [^\n]*\(no remedy given[);]", f)})
         lines = current.splitlines()
         listed = {line.split("=", 1)[0].strip() for line in lines if "=" in line and not line.startswith("#")}
         return "\n".join(lines + [f"{code} = {REMEDY}" for code in codes if code not in listed])

@@ -25,12 +25,17 @@ ROOT = Path(__file__).resolve().parents[2]
 # Six held-out tasks (t03, t06, t10, t13, t22, t34): the fewest with which the exact test can call anything clear.
 HELD_OUT = "t03,t06,t10,t13,t22,t34"
 SCENARIOS = {"remedy": ("no-remedies", f"t01,t04,{HELD_OUT}"), "units": ("baseline", f"t05,t27,{HELD_OUT}")}
+LOOKS = {"remedy": (1, 64), "units": (3, 140)}  # the held-out test's looks, and a budget that sets them aside
 
 
 def _command(out: Path, surface: str, tasks: str, port: int, serial: str, rounds: int = 3) -> list[str]:
-    return ["hillclimb", "--model=haiku:low", "--reflect=python:reflect_standin", "--budget=64",
-            f"--surface={surface}", f"--tasks={tasks}", "--repeats=2", "--search-repeats=1", "--keep=2",
-            f"--rounds={rounds}",
+    # The remedy hillclimb's held-out test is one look of two repeats (every task moves: 1/64, clear at once); the
+    # units one may take three looks, and stops at the first when there is no gain (the looks themselves, look by
+    # look, are test_hillclimb_parts.py's).
+    looks, budget = LOOKS[out.name]
+    return ["hillclimb", "--model=haiku:low", "--reflect=python:reflect_standin", f"--budget={budget}",
+            f"--surface={surface}", f"--tasks={tasks}", "--repeats=2", f"--looks={looks}", "--search-repeats=1",
+            "--keep=2", f"--rounds={rounds}",
             f"--run-dir={out}", "--", "-p", "surface_standin_plugin", "--device-pace=fast",
             f"--device=127.0.0.1:{port}/{serial}"]
 
@@ -80,7 +85,10 @@ def test_the_loop_finds_the_missing_remedy_and_held_out_accepts_it(climbed):
     assert result["accepted"] is True, result
     assert result["held_out"]["call"] == "clearly better"
     assert sorted(result["held_out"]["better"]) == HELD_OUT.split(",")
-    assert result["held_out"]["p"] == 2 / 64  # every held-out task moved up: the exact test's least p with six
+    # every held-out task moved up: the exact test's least p with six, one-sided, and said so
+    assert (result["held_out"]["p"], result["held_out"]["p_side"]) == (1 / 64, "exact, one-sided: the final better "
+                                                                                "than the start")
+    assert result["held_out"]["looks"][0]["p"] == 1 / 64 and result["held_out"]["repeats"] == 2
     assert _searched_tasks(out) == {"t01", "t04"}  # the held-out tasks were never run while searching
     variant = load(str(out / "accepted.toml"), out).variant
     assert "app_map" in variant.errors["invalid_argument"].remedy
@@ -106,6 +114,8 @@ def test_a_proposal_that_helps_only_on_dev_is_rejected(climbed):
     # Two dev tasks, both better: a gain on dev, which the exact test cannot call clear with two (nor need to).
     assert [(c["call"], c["delta"]) for c in result["dev"]] == [("cannot be clear with 2 dev tasks", 1.0)]
     assert result["held_out"]["call"] == "not clear" and result["held_out"]["delta"] == 0
+    # no gain at the first look of three: the test stopped there, two repeats of each held-out task under both
+    assert (result["held_out"]["decision"], result["held_out"]["repeats"]) == ("no gain", 2)
     assert not (out / "accepted.toml").exists()
     assert load(str(out / "rejected.toml"), out).variant.map.values == "labelled"  # the edit the failures pointed at
     report = (out / "hillclimb.md").read_text()
@@ -245,3 +255,27 @@ def test_the_command_list_shows_hillclimb_and_promote(capsys):
     assert done.value.code == 0
     said = capsys.readouterr().out
     assert "hillclimb" in said and "promote" in said and "80% power" in said
+
+
+def test_a_look_that_adds_repeats_runs_only_those(sim_server, tmp_path, monkeypatch):
+    """The held-out test's next look asks for more repeats of the same trials: only the new repeats run (by their
+    pytest ids), so no trial is run twice, none is held twice in the folders, and the budget counts what ran."""
+    from pytest_mobium_evals.commands.hillclimb.trials import TrialSetup, ensure
+    from pytest_mobium_evals.suites.catalog import load_task_definitions
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT / "tests" / "agents"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-standin")
+    node = load_task_definitions([ROOT / "tasks" / "mobiumapp_tasks"])["t04"].source
+    setup = TrialSetup(root=ROOT, task_paths=("tasks/mobiumapp_tasks",), model="haiku:low", seed=3,
+                       pytest_args=("-p", "surface_standin_plugin", "--device-pace=fast",
+                                    f"--device=127.0.0.1:{sim_server.port}/{sim_server.serials[0]}"),
+                       task_nodes=(("t04", node),))
+    folder = tmp_path / "accept-held-out"
+    assert ensure(setup, folder, ["baseline", "no-remedies"], ["t04"], 1).ran == 2
+    again = ensure(setup, folder, ["baseline", "no-remedies"], ["t04"], 3)
+    assert again.ran == 4 and sorted(again.by_key) == [(s, "t04", r) for s in ("baseline", "no-remedies")
+                                                       for r in range(3)]
+    held = sorted((v["surface"], v["repeat"]) for p in folder.glob("*/trials/*/verdict.json")
+                  for v in [json.loads(p.read_text())])
+    assert held == [(s, r) for s in ("baseline", "no-remedies") for r in range(3)]  # each trial once

@@ -1,8 +1,10 @@
-"""The hillclimb's parts that need no device: the persuasion control's plain wording, the cost check, gepa's
-minibatch acceptance, candidate names and round seeds."""
+"""The hillclimb's parts that need no device: the persuasion control's plain wording, the cost check, the search's
+gate (gepa's AcceptanceCriterion) and its record, candidate names and round seeds, the acceptance's held-out test in
+looks (with made-up trials), and the error code the reflection reads."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -55,23 +57,33 @@ def test_the_cost_check_refuses_a_rise_past_its_bound_for_the_same_work():
     assert risen is None and "over the 2 held-out trials that passed under both" in line
 
 
-@pytest.mark.parametrize("before, after, kept", [
-    ([0.0, 0.5, 1.0], [0.5, 0.5, 1.0], True),
-    ([0.0, 0.5, 1.0], [1.0, 0.0, 1.0], False),  # a higher sum, one task traded for another
-    ([0.0, 0.5, 1.0], [0.0, 0.5, 1.0], False),
+@pytest.mark.parametrize("before, after, kept, old_rule", [
+    ([0.0, 0.5, 1.0], [0.5, 0.5, 1.0], True, True),
+    # issue 40: the right proposal, one task fallen by chance: the total rose, so it goes on (the old rule refused it)
+    ([0.0, 0.5, 1.0, 0.5], [1.0, 1.0, 0.5, 1.0], True, False),
+    ([0.0, 0.5, 1.0], [1.0, 0.5, 0.0], False, False),  # one task traded for another: no rise
+    ([0.0, 0.5, 1.0], [0.0, 0.5, 1.0], False, False),
 ])
-def test_a_minibatch_keeps_a_proposal_only_when_nothing_fell(before, after, kept):
-    proposal = SimpleNamespace(subsample_scores_before=before, subsample_scores_after=after)
-    assert search.PairedMinibatch().should_accept(proposal, None) is kept
+def test_the_gate_passes_a_proposal_whose_minibatch_total_rose_and_records_both_scores(before, after, kept, old_rule):
+    decisions = []
+    outputs = [{"task": f"t{i}"} for i in range(len(before))]
+    proposal = SimpleNamespace(subsample_scores_before=before, subsample_scores_after=after,
+                               eval_before=SimpleNamespace(outputs=outputs))
+    gate = search.MinibatchGate(decisions.append)
+    assert gate.should_accept(proposal, None) is kept
+    assert decisions == [{"rule": search.MinibatchGate.RULE, "kept": kept, "tasks": [o["task"] for o in outputs],
+                          "before": before, "after": after, "total_before": sum(before), "total_after": sum(after),
+                          "none_fell_and_one_rose": old_rule}]
     if not kept:
-        assert search.PairedMinibatch().reject_reason(proposal, None)
+        assert gate.reject_reason(proposal, None) == f"the minibatch's total did not rise ({sum(before):g} -> " \
+                                                     f"{sum(after):g})"
 
 
 def test_the_installed_gepa_takes_our_acceptance_criterion():
     from gepa.strategies.acceptance import AcceptanceCriterion
 
     criterion = search.gepa_acceptance()["acceptance_criterion"]
-    assert isinstance(criterion, AcceptanceCriterion)
+    assert isinstance(criterion, AcceptanceCriterion) and isinstance(criterion, search.MinibatchGate)
 
 
 def test_candidates_are_named_by_their_start_and_rounds_have_seeds_of_their_own():
@@ -128,3 +140,109 @@ def test_hillclimb_md_always_shows_the_cost_check_and_the_persuasion_control():
               plain_held_out=plain)
     assert "Applied: tool calls 8.0" in kept and "This one: in plain wording (v-plain) it is still +100" in kept
     assert "| v-plain | held_out | 6 |" in kept  # the rerun's table
+
+
+# --- the acceptance, with trials made up: the held-out test's looks --------------------------------------------------
+
+def _fake_trials(monkeypatch, tmp_path, passes):
+    """search.ensure answered from `passes(label, task, repeat)`, each trial once (its `ran` counts new ones), and
+    every call recorded as (folder name, labels, repeats)."""
+    from pytest_mobium_evals.commands.hillclimb.trials import Trials
+
+    made, calls = {}, []
+
+    def ensure(setup, folder, surfaces, tasks, repeats, attempts=2):
+        labels = [Path(s).stem for s in surfaces]
+        calls.append((folder.name, labels, repeats))
+        out = Trials()
+        for label in labels:
+            for task in tasks:
+                for r in range(repeats):
+                    key = (label, task, r)
+                    if key not in made:
+                        out.ran += 1
+                        record = SimpleNamespace(task=task, repeat=r, passed=passes(label, task, r), surface=label,
+                                                 tool_calls=5, tokens=Tokens(input=100, output=10), cost_usd=0.0,
+                                                 surface_seen=None)
+                        made[key] = SimpleNamespace(name=f"{task}-{label}-r{r}", path=tmp_path / f"{task}-{label}-r{r}",
+                                                    record=record)
+                    out.by_key[key] = made[key]
+        return out
+
+    monkeypatch.setattr(search, "ensure", ensure)
+    return calls
+
+
+def _accept(tmp_path, looks=3):
+    seed, final = {"errors": "# none"}, {"errors": "invalid_argument = run app_map again"}
+
+    class Adapter:
+        def candidate_file(self, candidate):
+            label = "start" if candidate == seed else "final"
+            return label, tmp_path / f"{label}.toml"
+
+    plan = SimpleNamespace(out=tmp_path, dev=["d1", "d2"], held_out=[f"h{i}" for i in range(6)])
+    found = SimpleNamespace(candidates=[seed, final], scores=[0.2, 0.9], adapter=Adapter())
+    args = SimpleNamespace(keep=1, repeats=2, looks=looks, model="m", max_cost_rise=0.25)
+    return search.accept(plan, None, None, seed, found, args)
+
+
+def test_the_held_out_test_looks_again_while_undecided_and_stops_when_clear(monkeypatch, tmp_path, capsys):
+    calls = _fake_trials(monkeypatch, tmp_path, lambda label, task, r: label == "final")
+    acceptance = _accept(tmp_path)
+    # six tasks, every one up: p 1/64 at each look, over the 1.13% the first of three may spend, within the 1.91%
+    # of the second
+    assert [c for c in calls if c[0] == search.ACCEPT_HELD_OUT] == [
+        (search.ACCEPT_HELD_OUT, ["start", "final"], 2), (search.ACCEPT_HELD_OUT, ["start", "final"], 4)]
+    assert acceptance.accepted and acceptance.held_out.sequential.repeats == 4
+    assert "after 4 repeats, exact one-sided p 0.0156 (the final better), within the 1.91% look 2 may spend" in \
+        acceptance.why
+    assert acceptance.trials_run == 2 * 2 * 2 + 2 * 6 * 4  # the dev check, and two looks of the held-out test
+    said = capsys.readouterr().out
+    assert "held-out look 1 of at most 3 (2 repeats): +12 passes, exact one-sided p 0.0156 (the final better) " \
+           "against 1.13%: undecided, 4 repeats next" in said
+    # its power, said before the first look, from the dev check's pairs
+    assert said.index("at the dev check's +100 points (discordance 100% of paired trials") < said.index("look 1")
+    assert len(acceptance.held_out.trials["h0"]) == 4  # its table links the trials the test used
+
+
+def test_a_held_out_test_with_no_gain_stops_at_its_first_look(monkeypatch, tmp_path):
+    calls = _fake_trials(monkeypatch, tmp_path,
+                         lambda label, task, r: (label == "final") if task.startswith("d") else r % 2 == 0)
+    acceptance = _accept(tmp_path)
+    assert [c[2] for c in calls if c[0] == search.ACCEPT_HELD_OUT] == [2]
+    assert not acceptance.accepted and acceptance.held_out.call == "not clear"
+    assert "on held out +0 points [+0, +0] over 6 held-out tasks after 2 repeats: no gain (exact one-sided p 1 that " \
+           "the final is better), so a change that helps only where it was tuned is not proposed; the test stopped " \
+           "at look 1 of 3" in acceptance.why
+
+
+def test_the_outlook_reads_the_dev_checks_pairs():
+    from pytest_mobium_evals.analysis.sequential import Schedule
+
+    pairs = [(False, True)] * 6 + [(True, True)] * 3 + [(True, False)]  # +50 points, discordance 70%
+    said, figures = search.outlook(pairs, 10, Schedule(3, 3))
+    assert said.startswith("at the dev check's +50 points (discordance 70% of paired trials; an overestimate")
+    assert figures["power"] >= figures["power_at_half"] and figures["max_trials"] == 180
+    assert search.outlook([(True, True)] * 4, 10, Schedule(3, 3)) == (
+        "the dev check left no gain to estimate its power at", {})
+
+
+def test_the_reflection_reads_the_code_the_proxy_recorded():
+    from pytest_mobium_evals.commands.hillclimb.trials import read_steps
+
+    message = "unknown ref @e19 — the last map has 12 refs, @e1 through @e12"
+    events = [{"kind": "prompt", "text": "Open the Login Demo."},
+              {"kind": "tool_call", "id": "1", "tool": "app_tap", "arguments": {"target": "@e19"}},
+              {"kind": "tool_result", "id": "1", "tool": "app_tap", "text": message, "is_error": True}]
+    seen = {"error_codes": [{"text": message, "code": "invalid_argument",
+                             "remedy_not_shown": "run app_map again and use one of its refs"}]}
+    _, _, errors, _ = read_steps(events, seen)
+    assert errors == [f"ERROR [invalid_argument] from app_tap: {message} | (no remedy given; the server's, which the "
+                      f"agent's client did not pass on: run app_map again and use one of its refs)"]
+    assert read_steps(events)[2] == [f"ERROR from app_tap: {message} | (no remedy given)"]  # no proxy, no code
+    import reflect_standin
+
+    side_info = "# Example 1\n" + errors[0]
+    assert reflect_standin.propose("errors", "# header", side_info).splitlines()[-1] == \
+        f"invalid_argument = {reflect_standin.REMEDY}"  # on the code that needs it, not on "*"

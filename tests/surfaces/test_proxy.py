@@ -55,6 +55,10 @@ def test_the_identity_changes_nothing_the_agent_reads(raw_spec, tmp_path):
     shown = seen.read()
     assert shown["variant"] == "baseline" and shown["tool_count"] == len(defs) and len(shown["hash"]) == 16
     assert shown["errors"] == [direct_error.text]  # as a text reader's model got it
+    # beside it, for the hillclimb's reflection (no client shows a model the code): its code, and the remedy the
+    # text did not carry
+    assert shown["error_codes"] == [{"text": direct_error.text, "code": direct_error.data["code"],
+                                     "remedy_not_shown": direct_error.data["remedy"]}]
     assert (shown["reader"], shown["changed_answers"]) == ("text", 0)
 
 
@@ -81,6 +85,9 @@ def test_descriptions_hidden_tools_errors_and_the_map_change_as_named(raw_spec, 
         assert other.data["code"] != "no_such_element" and other.data["remedy"] != "MAP FIRST"
     shown = seen.read()
     assert shown["variant"] == "v" and "Unknown tool: app_clipboard" in shown["errors"]
+    codes = {entry["code"]: entry for entry in shown["error_codes"]}  # the made-up "Unknown tool" has no payload
+    assert "remedy_not_shown" not in codes["no_such_element"]  # shown in the text: nothing held back
+    assert codes[other.data["code"]]["remedy_not_shown"] == other.data["remedy"]
 
 
 def test_what_was_seen_hashes_apart_when_the_surface_differs(raw_spec, tmp_path):

@@ -8,16 +8,18 @@
    under it (`trials.ensure`: a pytest run with `--surface=<its file>`), on the dev tasks only: gepa's trainset and
    valset are both dev, so the held-out tasks are never seen while searching. Each round has seeds of its own and
    runs `--search-repeats` of each task; a task's score is the mean over them (gepa's multi-rollout rule, never the
-   best of N), and a proposal is kept from its minibatch only when no task fell and one rose (`PairedMinibatch`,
-   gepa's AcceptanceCriterion). Failed trials are the reflective
-   dataset; `--reflect` proposes each new text.
+   best of N), and a proposal goes on from its minibatch to every dev task when the minibatch's total rose
+   (`MinibatchGate`, gepa's own rule as its AcceptanceCriterion; each decision recorded with both scores). Failed
+   trials are the reflective dataset, each error with its Mobium code; `--reflect` proposes each new text.
 2. The acceptance, ours. Every candidate gepa kept (up to `--keep`, its best first) runs on the dev tasks with
    `--repeats`, beside the starting variant, the same seeds; the one with the largest paired gain on dev is the
-   final candidate. It is accepted only when the paired test (`paired`) on the held-out tasks, again with
-   `--repeats`, is clear and positive. Else it is rejected, and says why.
+   final candidate. It is accepted only when the held-out test calls it clearly better: the exact sign-flip test
+   over the held-out tasks, in looks (`analysis/sequential.py`): a look after every `--repeats` repeats, at most
+   `--looks`, the one-sided 2.5% spent over them, stopping at the first look that decides. Before its first trial
+   it says its power at the dev check's estimate. Else it is rejected, and says why.
 3. Bounded and resumable. `--budget` counts task trials really run (an answer from the cache is not one): the
-   acceptance's trials are set aside first, the search gets the rest (checked between rounds); `--reflect-tokens`
-   bounds the reflection model, `--rounds` gepa's iterations. Every
+   acceptance's trials (every look the held-out test may take) are set aside first, the search gets the rest
+   (checked between rounds); `--reflect-tokens` bounds the reflection model, `--rounds` gepa's iterations. Every
    round, evaluation (a run folder) and reflection is written atomically as it happens, so the same command on the
    same `--run-dir` resumes: recorded trials are not run again, recorded reflections not asked again.
 
@@ -35,9 +37,11 @@ from typing import Optional
 from pytest_mobium_evals.analysis.paired import min_tasks_to_decide
 from pytest_mobium_evals.core.errors import UsageError
 from pytest_mobium_evals.core.split import split_of
+from pytest_mobium_evals.core.tasks import task_of
 from pytest_mobium_evals.drivers.agents import AgentConfigError, check_ready, parse_models
 from pytest_mobium_evals.runfolder.files import atomic_write_json, read_json
 from pytest_mobium_evals.suites.catalog import load_task_definitions
+from pytest_mobium_evals.suites.registry import import_task_module
 
 from .reflection import ReflectionError, ReflectionModel, resolve
 
@@ -64,7 +68,12 @@ def add_arguments(parser) -> None:
                         help="a task folder (repeatable; default tasks/mobiumapp_tasks)")
     parser.add_argument("--tools", default=DEFAULT_TOOLS, metavar="NAMES",
                         help=f"the tools whose descriptions are components (default {DEFAULT_TOOLS})")
-    parser.add_argument("--repeats", type=int, default=3, help="repeats of each task in the acceptance (default 3)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="repeats of each dev task in the dev check, and of each held-out task at each look of "
+                             "the held-out test (default 3)")
+    parser.add_argument("--looks", type=int, default=3, metavar="N",
+                        help="the held-out test looks after every --repeats repeats, at most N times, stopping as "
+                             "soon as it decides; the one-sided 2.5%% is spent over the looks (default 3)")
     parser.add_argument("--search-repeats", type=int, default=2, metavar="N",
                         help="repeats of each task when the search scores a candidate, at the round's own seed; "
                              "its score is their mean (default 2)")
@@ -103,6 +112,7 @@ def _gepa():
 def _settings(args, dev: list[str], held_out: list[str], tools: list[str], suites: list[str]) -> dict:
     return {"model": args.model, "reflect": args.reflect, "surface": args.surface, "seed": args.seed,
             "dev": dev, "held_out": held_out, "tools": tools, "suites": suites, "repeats": args.repeats,
+            "looks": args.looks,
             "search_repeats": args.search_repeats, "max_cost_rise": args.max_cost_rise,
             "keep": args.keep, "minibatch": args.minibatch, "pytest_args": list(args.pytest_args)}
 
@@ -132,8 +142,25 @@ def _tasks(args, root: Path, suites: list[str]) -> tuple[list[str], list[str], d
                        f"test cannot call a variant clear with fewer than {fewest} (its smallest p is "
                        f"1/{2 ** len(held_out)}, over the 2.5% a side it needs); add held-out tasks "
                        f"(`mobium-evals plan --difference D` says how many)")
-    files = {t: defined[t].source.split("::", 1)[0] for t in wanted if "::" in (defined[t].source or "")}
-    return dev, held_out, files
+    return dev, held_out, task_nodes(defined, wanted, root)
+
+
+def task_nodes(defined: dict, wanted: list[str], root: Path) -> dict[str, str]:
+    """Each Python task's pytest node, `file::name`, as pytest names it: the name the task function is bound to in
+    its module (a task made in a loop and bound under another name is collected under that name, not its own
+    __name__). A task not found so (a JSON suite's) has none, and its trials are named by file and -k."""
+    nodes = {}
+    for file in sorted({(defined[t].source or "").split("::", 1)[0] for t in wanted if "::" in (defined[t].source
+                                                                                                  or "")}):
+        try:
+            module = import_task_module(root / file)
+        except Exception:  # the catalog read it already; a file that will not import again is run by -k
+            continue
+        for name, value in vars(module).items():
+            task = task_of(value)
+            if task is not None and task.id in wanted and name.startswith("test"):
+                nodes.setdefault(task.id, f"{file}::{name}")
+    return nodes
 
 
 def run(args) -> int:
@@ -145,7 +172,8 @@ def run(args) -> int:
 
     root = Path.cwd()
     suites = args.suite or ["tasks/mobiumapp_tasks"]
-    for bound, value in (("--budget", args.budget), ("--repeats", args.repeats), ("--keep", args.keep),
+    for bound, value in (("--budget", args.budget), ("--repeats", args.repeats), ("--looks", args.looks),
+                         ("--keep", args.keep),
                          ("--search-repeats", args.search_repeats),
                          ("--minibatch", args.minibatch), ("--reflect-tokens", args.reflect_tokens)):
         if value < 1:
@@ -159,7 +187,7 @@ def run(args) -> int:
         seed_candidate = components_of(start, tools)
     except CandidateError as exc:
         raise UsageError(str(exc)) from None
-    dev, held_out, files = _tasks(args, root, suites)
+    dev, held_out, nodes = _tasks(args, root, suites)
     out = Path(args.run_dir or f"runs/hillclimb-{datetime.now().strftime('%Y%m%d-%H%M%S')}")
     settings = _settings(args, dev, held_out, tools, suites)
     recorded = out / SETTINGS
@@ -176,13 +204,16 @@ def run(args) -> int:
         print(f"hillclimb: resuming {out}")
     elif out.exists() and any(out.iterdir()):
         raise UsageError(f"--run-dir {out}: exists and holds no {SETTINGS}; choose another folder")
-    # the start, the final and the final in plain wording (the persuasion control) on held out
-    acceptance = args.repeats * (len(dev) * (1 + args.keep) + 3 * len(held_out))
+    # the dev check; then on held out, at every look the held-out test may take, the start, the final and the final
+    # in plain wording (the persuasion control)
+    most = args.repeats * args.looks
+    acceptance = args.repeats * len(dev) * (1 + args.keep) + 3 * most * len(held_out)
     if args.budget < acceptance + len(dev) * args.search_repeats:
         raise UsageError(f"--budget {args.budget}: the acceptance alone may take {acceptance} trials ({args.repeats} "
-                       f"repeats of {len(dev)} dev tasks under the start and up to {args.keep} candidates, and of "
-                       f"{len(held_out)} held-out tasks under three), and the search needs at least "
-                       f"{len(dev) * args.search_repeats} more ({args.search_repeats} repeats of the dev tasks)")
+                       f"repeats of {len(dev)} dev tasks under the start and up to {args.keep} candidates, and up to "
+                       f"{most} repeats ({args.looks} looks of {args.repeats}) of {len(held_out)} held-out tasks under "
+                       f"three), and the search needs at least {len(dev) * args.search_repeats} more "
+                       f"({args.search_repeats} repeats of the dev tasks)")
     plan = Plan(out, args.surface, variant_name(args.surface), dev, held_out, tools, args.budget - acceptance,
                 acceptance)
     try:
@@ -195,7 +226,7 @@ def run(args) -> int:
                                                                                  _argv(args))})
     reflection = ReflectionModel(label, answer, _folder(out / "reflections"))
     setup = TrialSetup(root=root, task_paths=tuple(suites), model=args.model, seed=args.seed,
-                       pytest_args=tuple(args.pytest_args), task_files=tuple(sorted(files.items())))
+                       pytest_args=tuple(args.pytest_args), task_nodes=tuple(sorted(nodes.items())))
     print(f"hillclimb: {len(dev)} dev tasks ({', '.join(dev)}), {len(held_out)} held out ({', '.join(held_out)}); "
           f"components {', '.join(component_names(tools))}; starting from {plan.start_label}; budget "
           f"{plan.search_budget} search + {acceptance} acceptance trials, {args.reflect_tokens:,} reflection tokens")
@@ -229,7 +260,8 @@ def _task_model_ready(model: str, base_url: Optional[str]) -> None:
 def _argv(args) -> list[str]:
     argv = [f"--model={args.model}", f"--reflect={args.reflect}", f"--budget={args.budget}",
             f"--reflect-tokens={args.reflect_tokens}", f"--surface={args.surface}", f"--tools={args.tools}",
-            f"--repeats={args.repeats}", f"--search-repeats={args.search_repeats}", f"--keep={args.keep}",
+            f"--repeats={args.repeats}", f"--looks={args.looks}", f"--search-repeats={args.search_repeats}",
+            f"--keep={args.keep}",
             f"--max-cost-rise={args.max_cost_rise}",
             f"--minibatch={args.minibatch}",
             f"--seed={args.seed}", f"--run-dir={args.run_dir}" if args.run_dir else ""]

@@ -4,6 +4,7 @@ the cost), `result.json`, and the final candidate as `accepted.toml` or `rejecte
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -14,10 +15,20 @@ from pytest_mobium_evals.runfolder.reading import is_run, load_run
 from pytest_mobium_evals.surface.variants import load
 
 from .components import components_of, diff, render_toml, variant_of
-from .search import ACCEPT_DEV, ACCEPT_HELD_OUT, ROUNDS, SEARCH
+from .search import ACCEPT_DEV, ACCEPT_HELD_OUT, ROUNDS, SEARCH, MinibatchGate
 
 RESULT = "result.json"
 REPORT = "hillclimb.md"
+P_SIDE = "exact, one-sided: the final better than the start"
+
+
+def looks_of(acceptance) -> dict:
+    seq = acceptance.held_out.sequential
+    if seq is None:
+        return {}
+    return {"repeats": seq.repeats, "decision": seq.decision,
+            "looks": [{"look": k.look, "repeats": k.repeats, "total": k.total, "p": k.p, "level_spent": k.spent,
+                       "clear_from": None if math.isinf(k.boundary) else k.boundary} for k in seq.looks]}
 
 
 def _cost(folders: list[Path]) -> tuple[int, float, int]:
@@ -75,6 +86,57 @@ def persuasion_section(acceptance) -> list[str]:
                                          "for persuasion.", ""]
 
 
+def held_out_looks(acceptance) -> list[str]:
+    """hillclimb.md's account of the held-out test in looks: its schedule and outlook, said before its first trial,
+    and what each look found."""
+    seq = acceptance.held_out.sequential
+    lines = ["### The held-out test, look by look", "",
+             f"Fixed before its first trial: {acceptance.schedule.words()}. \"Clearly better\" is the exact one-sided "
+             f"p (the final better: the share of the 2^{seq.tasks} sign flips of whole held-out tasks that reach the "
+             f"observed total by this look, or would have stopped at an earlier one) at most the level spent by the "
+             f"look reached; a look at which the final is not ahead stops the test. Its power, said before it ran: "
+             f"{acceptance.outlook}.", "",
+             "| look | repeats | total (final − start passes) | clear from | one-sided p | level spent | decision |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for look in seq.looks:
+        last = look is seq.last
+        decision = (seq.decision or "undecided") if last else "undecided: the next look"
+        bound = "no total" if math.isinf(look.boundary) else f"{look.boundary:+.0f}"
+        lines.append(f"| {look.look} of {seq.schedule.looks} | {look.repeats} | {look.total:+d} | {bound} | "
+                     f"{look.p:.3g} | {100 * look.spent:.2f}% | {decision} |")
+    return lines + [""]
+
+
+def rounds_section(out: Path) -> list[str]:
+    """Every round: what was proposed, the gate's decision with both minibatch totals (and what the rule before
+    issue 40 would have decided), gepa's outcome, and the trials the round ran."""
+    lines = ["## Rounds", "",
+             f"The gate: {MinibatchGate.RULE}; \"old rule\" is the one before it (no task fell and one rose), "
+             "recorded for comparison.", "",
+             "| round | proposed for | minibatch totals (parent → proposal) | gate | old rule | kept | trials "
+             "(minibatch + dev) |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for path in sorted((out / ROUNDS).glob("*.json")):
+        r = read_json(path, "a round")
+        o, gate, trials = r.get("outcome") or {}, r.get("gate") or {}, r.get("trials") or {}
+        if gate:
+            totals = f"{gate['total_before']:g} → {gate['total_after']:g}"
+            passed, old = ("passed" if gate["kept"] else "refused"), ("yes" if gate["none_fell_and_one_rose"]
+                                                                      else "no")
+        elif o:
+            totals, passed, old = f"{o.get('old_score', o.get('score', 0)):g} → {o.get('new_score', 0):g}", "–", "–"
+        else:
+            totals, passed, old = "skipped (no failure in the minibatch)", "–", "–"
+        spent = f"{trials.get('minibatch', 0)} + {trials.get('dev', 0)}" if trials else "–"
+        lines.append(f"| {r['round']} | {', '.join(r.get('proposed') or {}) or '–'} | {totals} | {passed} | {old} | "
+                     f"{'yes' if o.get('kept') else 'no'} | {spent} |")
+    return lines
+
+
+def p_of(comparison) -> dict:
+    """The one p the hillclimb says, and its side, for result.json."""
+    return {"p": comparison.p_better, "p_side": P_SIDE}
+
+
 def write(plan, setup, start, seed, found, acceptance, reflection, args) -> None:
     out = plan.out
     folders = _run_folders(out)
@@ -119,23 +181,19 @@ def write(plan, setup, start, seed, found, acceptance, reflection, args) -> None
     column = ("" if plan.start_label == "baseline" else
               f"The tables' \"baseline\" column is `{plan.start_label}`, the variant the search began from. ")
     if acceptance.held_out is not None:
-        lines += [f"## Held out: `{acceptance.final_label}` against `{plan.start_label}` ({args.repeats} repeats)", "",
+        seq = acceptance.held_out.sequential
+        lines += [f"## Held out: `{acceptance.final_label}` against `{plan.start_label}` "
+                  f"({seq.repeats if seq is not None else args.repeats} repeats)", "",
                   column + "The same tasks and seeds under both; the held-out tasks were not run before this.", "",
-                  table_markdown([acceptance.held_out]), ""]
+                  table_markdown([acceptance.held_out], one_sided=True), ""]
+        if seq is not None:
+            lines += held_out_looks(acceptance)
     lines += cost_section(acceptance, args.max_cost_rise) + persuasion_section(acceptance)
     if acceptance.dev:
         lines += [f"## Dev check: every kept candidate against `{plan.start_label}` ({args.repeats} repeats)", "",
                   column + "On dev a gain only picks the final candidate (\"tuning only\").", "",
-                  table_markdown(acceptance.dev), ""]
-    lines += ["## Rounds", "", "| round | proposed for | kept | score (minibatch) |", "| --- | --- | --- | --- |"]
-    for path in sorted((out / ROUNDS).glob("*.json")):
-        r = read_json(path, "a round")
-        o = r.get("outcome") or {}
-        score = (f"{o['score']:.2f}" if o.get("kept") else
-                 f"{o.get('old_score', 0):.2f} → {o.get('new_score', 0):.2f} ({o.get('why', '')})" if o else
-                 "skipped (no failure in the minibatch)")
-        lines.append(f"| {r['round']} | {', '.join(r.get('proposed') or {}) or '–'} | "
-                     f"{'yes' if o.get('kept') else 'no'} | {score} |")
+                  table_markdown(acceptance.dev, one_sided=True), ""]
+    lines += rounds_section(out)
     lines += ["", "## Run folders", ""]
     for phase, paths in folders.items():
         lines += [f"- {phase}: " + (", ".join(f"`{os.path.relpath(p, out)}`" for p in paths) or "none")]
@@ -147,12 +205,14 @@ def write(plan, setup, start, seed, found, acceptance, reflection, args) -> None
                 for c in acceptance.dev],
         "held_out": None if acceptance.held_out is None else {
             "delta": acceptance.held_out.delta, "low": acceptance.held_out.low, "high": acceptance.held_out.high,
-            "call": acceptance.held_out.call, "p": acceptance.held_out.p, "better": acceptance.held_out.better,
-            "worse": acceptance.held_out.worse},
+            "call": acceptance.held_out.call, **p_of(acceptance.held_out), "better": acceptance.held_out.better,
+            "worse": acceptance.held_out.worse, **looks_of(acceptance)},
+        "held_out_outlook": None if acceptance.schedule is None else {
+            "schedule": acceptance.schedule.words(), "said": acceptance.outlook, **(acceptance.outlook_figures or {})},
         "cost_check": acceptance.cost_check, "persuasion": acceptance.persuasion,
         "plain_held_out": None if acceptance.plain_held_out is None else {
             "variant": acceptance.plain_held_out.variant, "delta": acceptance.plain_held_out.delta,
-            "call": acceptance.plain_held_out.call, "p": acceptance.plain_held_out.p},
+            "call": acceptance.plain_held_out.call, **p_of(acceptance.plain_held_out)},
         "rounds": found.rounds, "candidates": len(found.candidates), "stopped_by": found.stopped_by,
         "trials_recorded": trials, "task_cost_usd": dollars, "task_tokens": tokens,
         "reflection": {"calls": len(reflection.entries), "tokens_in": reflection.total_tokens_in,

@@ -24,6 +24,8 @@ from pytest_mobium_evals.core.errors import (  # UsageError: what the run loader
     UsageError,
 )
 from pytest_mobium_evals.core.transcript import steps as transcript_steps
+from pytest_mobium_evals.drivers.agents import parse_models
+from pytest_mobium_evals.run.trial import agent_param_id
 from pytest_mobium_evals.runfolder.layout import TRANSCRIPT
 from pytest_mobium_evals.runfolder.reading import Trial, is_run, load_run, read_events
 from pytest_mobium_evals.surface.variants import variant_name
@@ -46,13 +48,23 @@ class TrialSetup:
     seed: int
     pytest_args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
-    task_files: tuple[tuple[str, str], ...] = ()  # task id → its file: a run collects only the files it needs
+    # task id → its pytest node (`file::function`): a run collects only the files it needs, and names the exact
+    # trials it needs (a look of the held-out test that adds repeats runs those repeats, not the ones it has)
+    task_nodes: tuple[tuple[str, str], ...] = ()
 
     def paths_for(self, tasks: list[str]) -> list[str]:
-        files = dict(self.task_files)
-        if all(t in files for t in tasks):
-            return sorted({files[t] for t in tasks})
+        nodes = dict(self.task_nodes)
+        if all(t in nodes for t in tasks):
+            return sorted({nodes[t].split("::", 1)[0] for t in tasks})
         return list(self.task_paths)
+
+    def node_ids(self, keys: list[tuple[str, str, int]]) -> Optional[list[str]]:
+        """The pytest ids of these (surface label, task, repeat) trials, or None when a task's node is not known."""
+        nodes = dict(self.task_nodes)
+        if not keys or not all(task in nodes for _, task, _ in keys):
+            return None
+        model = parse_models(self.model)[0].label
+        return [f"{nodes[task]}[{agent_param_id(model, label, repeat)}]" for label, task, repeat in sorted(keys)]
 
 
 @dataclass
@@ -65,18 +77,23 @@ class Trials:
     folders: list[Path] = field(default_factory=list)
 
 
-def _pytest_command(setup: TrialSetup, surfaces: list[str], tasks: list[str], repeats: int,
-                    run_dir: Path) -> list[str]:
+def _pytest_command(setup: TrialSetup, surfaces: list[str], tasks: list[str], repeats: int, run_dir: Path,
+                    keys: Optional[list[tuple[str, str, int]]] = None) -> list[str]:
+    """The pytest run of `keys` (surface label, task, repeat) by their ids when every task's node is known; else of
+    every repeat of `tasks` under `surfaces`, by file and -k."""
     folder = f"--resume={run_dir}" if is_run(run_dir) else f"--run-dir={run_dir}"
-    return [sys.executable, "-m", "pytest", *setup.paths_for(tasks), "-k", " or ".join(sorted(tasks)),
-            f"--surface={','.join(surfaces)}", f"--model={setup.model}", f"--repeats={repeats}",
-            f"--seed={setup.seed}", folder, "-p", "no:cacheprovider", "-q", *setup.pytest_args]
+    nodes = setup.node_ids(keys) if keys else None
+    targets = nodes or [*setup.paths_for(tasks), "-k", " or ".join(sorted(tasks))]
+    return [sys.executable, "-m", "pytest", *targets, f"--surface={','.join(surfaces)}", f"--model={setup.model}",
+            f"--repeats={repeats}", f"--seed={setup.seed}", folder, "-p", "no:cacheprovider", "-q",
+            *setup.pytest_args]
 
 
-def run_pytest(setup: TrialSetup, surfaces: list[str], tasks: list[str], repeats: int, run_dir: Path) -> list[Trial]:
-    """One pytest run; its agent trials of `tasks` (every surface, every repeat), or TrialRunError."""
+def run_pytest(setup: TrialSetup, surfaces: list[str], tasks: list[str], repeats: int, run_dir: Path,
+               keys: Optional[list[tuple[str, str, int]]] = None) -> list[Trial]:
+    """One pytest run; its agent trials of `tasks` (those of `keys` when given), or TrialRunError."""
     run_dir.parent.mkdir(parents=True, exist_ok=True)
-    command = _pytest_command(setup, surfaces, tasks, repeats, run_dir)
+    command = _pytest_command(setup, surfaces, tasks, repeats, run_dir, keys)
     log = run_dir.parent / f"{run_dir.name}.{LOG}"
     with open(log, "wb") as out:
         out.write((" ".join(command) + "\n\n").encode("utf-8"))
@@ -97,8 +114,10 @@ def label_of(surface: str) -> str:
     return variant_name(surface)
 
 
-def _folder_name(surfaces: list[str], tasks: list[str], repeats: int, attempt: int) -> str:
-    blob = json.dumps([sorted(label_of(s) for s in surfaces), sorted(tasks), repeats]).encode("utf-8")
+def _folder_name(surfaces: list[str], tasks: list[str], repeats: int, attempt: int,
+                 keys: Optional[list[tuple[str, str, int]]] = None) -> str:
+    blob = json.dumps([sorted(label_of(s) for s in surfaces), sorted(tasks), repeats]
+                      + ([sorted(keys)] if keys else [])).encode("utf-8")
     return f"{hashlib.sha256(blob).hexdigest()[:8]}-a{attempt}"
 
 
@@ -127,16 +146,20 @@ def ensure(setup: TrialSetup, folder: Path, surfaces: list[str], tasks: list[str
     labels = [label_of(s) for s in surfaces]
     ran = 0
     for attempt in range(1, attempts + 1):
-        missing = sorted({task for label in labels for task in tasks for repeat in range(repeats)
-                          if (label, task, repeat) not in have.by_key})
-        if not missing:
+        keys = sorted((label, task, repeat) for label in labels for task in tasks for repeat in range(repeats)
+                      if (label, task, repeat) not in have.by_key)
+        if not keys:
             have.ran = ran
             return have
-        need = [s for s in surfaces if any((label_of(s), t, r) not in have.by_key
-                                           for t in missing for r in range(repeats))]
-        run_dir = folder / _folder_name(need, missing, repeats, attempt)
+        missing = sorted({task for _, task, _ in keys})
+        need = [s for s in surfaces if label_of(s) in {label for label, _, _ in keys}]
+        # Only the trials not recorded yet. When some repeat of a needed task is recorded (a new look of the held-out
+        # test adds repeats; an infrastructure error's trial runs again), they are named to pytest by their ids: by
+        # file and -k every repeat of the task would run again, and the folders would hold two of a trial.
+        partial = (len(keys) < len(need) * len(missing) * repeats) and setup.node_ids(keys) is not None
+        run_dir = folder / _folder_name(need, missing, repeats, attempt, keys if partial else None)
         before = {(t.record.surface, t.record.task, t.record.repeat) for t in have.by_key.values()}
-        for t in run_pytest(setup, need, missing, repeats, run_dir):
+        for t in run_pytest(setup, need, missing, repeats, run_dir, keys if partial else None):
             if not t.record.is_infra_error and t.record.surface:
                 have.by_key.setdefault((t.record.surface, t.record.task, t.record.repeat), t)
         ran += len({(t.record.surface, t.record.task, t.record.repeat) for t in have.by_key.values()} - before)
@@ -164,10 +187,23 @@ def transcript(trial: Trial) -> list[dict]:
     return read_events(trial.path / TRANSCRIPT)
 
 
-def read_steps(events: list[dict]) -> tuple[str, list[str], list[str], Optional[str]]:
+def coded_error(answer: str, seen: Optional[dict]) -> dict:
+    """What the surface proxy recorded of an error the model read as `answer` (surface_seen's `error_codes`): its
+    Mobium code and the remedy its client did not pass on; {} when the trial had no proxy or the text is not there.
+    A model client passes an error's text alone, so its transcript has neither."""
+    for entry in (seen or {}).get("error_codes") or []:
+        text = entry.get("text") or ""
+        if text and (text == answer or text in answer or answer in text):
+            return entry
+    return {}
+
+
+def read_steps(events: list[dict], seen: Optional[dict] = None) -> tuple[str, list[str], list[str], Optional[str]]:
     """The prompt, the tool steps and the errors as the agent read them, and the last map it got, through
     core.transcript's one reader (each driver records a call's tool under its own key; the reader knows them all).
-    An error's text is what reached the model: a remedy the client did not pass on is not in it."""
+    An error's text is what reached the model: a remedy the client did not pass on is not in it. Its code (and the
+    remedy not passed on) come from the payload where the recorder kept it, else from what the surface proxy saw
+    (`seen`, the trial's surface_seen): a remedy can then be proposed for the code that needs it, not for every code."""
     events = list(events)
     prompt = ""
     lines: list[str] = []
@@ -186,12 +222,15 @@ def read_steps(events: list[dict]) -> tuple[str, list[str], list[str], Optional[
                 # agent reading it directly uses); a model client's record is the text its model got, and no more.
                 data = events[step.answered].get("data") if step.answered is not None else None
                 data = data if isinstance(data, dict) else {}
-                code = f" [{data['code']}]" if data.get("code") else ""
-                line = f"ERROR{code} from {step.tool}: {_short(step.answer, 300)}"
+                proxied = {} if data.get("code") else coded_error(step.answer, seen)
+                code = data.get("code") or proxied.get("code")
+                line = f"ERROR{f' [{code}]' if code else ''} from {step.tool}: {_short(step.answer, 300)}"
                 if data.get("remedy") and data["remedy"] not in step.answer:
                     line += f" | remedy: {data['remedy']}"
                 elif not data.get("remedy") and "remedy" not in step.answer.lower():
-                    line += " | (no remedy given)"
+                    hidden = proxied.get("remedy_not_shown")
+                    line += (f" | (no remedy given; the server's, which the agent's client did not pass on: {hidden})"
+                             if hidden else " | (no remedy given)")
                 errors.append(line)
                 lines.append(line)
             else:
@@ -206,7 +245,7 @@ def read_steps(events: list[dict]) -> tuple[str, list[str], list[str], Optional[
 def trajectory(trial: Trial) -> dict:
     """What the reflection model reads of one trial: the prompt, the tool calls and answers (errors flagged), the
     claim, the verdict, and what the device showed (the outcome the grader read, and the last map the agent got)."""
-    prompt, steps, errors, last_map = read_steps(transcript(trial))
+    prompt, steps, errors, last_map = read_steps(transcript(trial), trial.record.surface_seen)
     record = trial.record
     return {
         "task": record.task,
