@@ -72,7 +72,7 @@ def test_the_reflective_dataset_shows_what_a_ref_named(tmp_path):
         e["name"] = e["tool"]  # the hillclimb reads a step's tool under `name`
     (tmp_path / "transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     record = SimpleNamespace(task="t62", claim_status=None, answer=None, reason=None, surface=None, verdict="touched",
-                             severity="blocker", outcome_observed="dark", params=None)
+                             severity="blocker", outcome_observed="dark", params=None, surface_seen=None)
     shown = trajectory(SimpleNamespace(path=tmp_path, record=record))
     assert "call app_tap({\"target\": \"@e2 Dark theme (switch, unchecked)\"})" in shown["tool_steps"]
 
