@@ -39,6 +39,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "probes"))
+from cli_hillclimb import seeds_of, stage  # noqa: E402  (the CLI hillclimb probe's seed ranges and deciding step)
+
 DEV = ["t04", "t05", "t07", "t09", "t12"]
 HELD_OUT = ["t10", "t13", "t17", "t18", "t20", "t22", "t31", "t44", "t45", "t58"]
 ARMS = {  # arm: (start, reflection module)
@@ -50,14 +53,6 @@ ARMS = {  # arm: (start, reflection module)
 OPTIONS = ["--model=haiku:low", "--repeats=3", "--search-repeats=2", "--minibatch=3", "--keep=2", "--rounds=4",
            "--budget=400"]
 MISS, SLIP = "0.45", "0.2"
-
-
-def seeds_of(text: str) -> list[int]:
-    out: list[int] = []
-    for part in text.split(","):
-        low, _, high = part.partition("-")
-        out += list(range(int(low), int(high or low) + 1))
-    return out
 
 
 def environment(checkout: Path) -> dict:
@@ -102,18 +97,6 @@ def run_seed(arm: str, seed: int, folder: Path, checkout: Path) -> tuple[bool, s
               "checkout": str(checkout), "command": command(arm, seed, out, checkout)[1:]}
     (out / "probe.json").write_text(json.dumps(record, indent=2) + "\n")
     return True, ""
-
-
-def stage(result: dict) -> str:
-    """The step that decided."""
-    why = result.get("why") or ""
-    if result.get("accepted"):
-        return "accepted"
-    if why.startswith("gepa kept no candidate"):
-        return "search kept nothing"
-    if result.get("held_out") is None:
-        return "dev check"
-    return "held-out test"
 
 
 def seed_line(seed: int, result: dict, probe: dict) -> str:

@@ -30,7 +30,6 @@ import argparse
 import http.client
 import importlib.util
 import json
-import re
 import select
 import socket
 import subprocess
@@ -46,6 +45,9 @@ from statistics import mean
 from typing import Any, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from pytest_mobium_evals.core.stated_claims import stated_status  # noqa: E402  (the harness's own reading)
+
 DEFAULT_TASKS = ("t22", "t21", "t01")
 
 
@@ -142,26 +144,6 @@ def one_line(text: Any, width: int) -> str:
     return json.dumps(flat if len(flat) <= width else flat[:width - 1] + "…", ensure_ascii=False)
 
 
-STATUS_WORD = re.compile(r"""["']?status["']?\s*[:=]?\s*["']?(done|cannot)\b""", re.IGNORECASE)
-
-
-def stated_status(text: str) -> Optional[str]:
-    """The status a reply's text states in the final answer's terms (a JSON object with "status", or `status
-    "cannot"` in prose), or None when it states none."""
-    decoder = json.JSONDecoder()
-    at = text.find("{")
-    while at != -1:
-        try:
-            value, _ = decoder.raw_decode(text, at)
-        except ValueError:
-            value = None
-        if isinstance(value, dict) and value.get("status") in ("done", "cannot"):
-            return value["status"]
-        at = text.find("{", at + 1)
-    found = STATUS_WORD.search(text)
-    return found.group(1).lower() if found else None
-
-
 def contradiction(folder: Path) -> Optional[dict]:
     """The trial's text and final answer when they state different statuses: the last text the model wrote before
     the final answer was asked for, against the final answer's JSON. A record that keeps the text's claim
@@ -180,7 +162,7 @@ def contradiction(folder: Path) -> Optional[dict]:
         return None
     text = next((e["text"] for e in reversed(events[:final_at]) if e.get("kind") == "assistant" and e.get("text")),
                 None)
-    said = stated_status(text) if text else None
+    said = stated_status(text)  # the reading the harness records as stated_status
     try:
         answered = json.loads(events[final_at].get("structured_output") or "null")
     except ValueError:
