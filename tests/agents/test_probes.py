@@ -174,3 +174,40 @@ def test_local_model_probe_counts_a_text_that_says_cannot_before_a_final_answer_
     steps = local_model.turns(older)
     assert [(s["input"], s["cached"], s["reread"]) for s in steps] == [(2665, 0, 2665), (2720, 2700, 20)]
     assert steps[0]["did"][0].startswith('text "status \\"cannot\\"') and steps[1]["did"][0].startswith("final ")
+
+
+def test_claude_cli_cpu_compares_what_the_model_reads():
+    """Two first requests differ only where the model reads a difference: the trial's scratch folder and the date
+    are read alike, the metadata's ids aside; a changed system prompt, tool or message is named."""
+    cpu = load_probe("claude_cli_cpu")
+
+    def request(cwd: str, date: str, system="You operate an Android phone", tools=("mcp__mobium__app_map",)):
+        return {"system": [{"type": "text", "text": system}], "tools": [{"name": name} for name in tools],
+                "metadata": {"user_id": cwd},
+                "messages": [{"role": "user", "content": "sign in"}, {"role": "system", "content": [
+                    {"type": "text", "text": f"Primary working directory: {cwd}\nToday's date is {date}."}]}]}
+
+    base = request("/tmp/run/work/claude-ab12cd_3/cwd", "2026-12-06")
+    assert cpu.differences(base, request("/var/x/claude-zz9/cwd", "2026-12-07")) == []
+    assert cpu.differences(base, request("/tmp/run/work/claude-ab12cd_3/cwd", "2026-12-06",
+                                         system="You are a Claude agent")) == ["system"]
+    assert cpu.differences(base, request("/var/x/claude-zz9/cwd", "2026-12-06", tools=())) == ["tools"]
+    assert cpu.differences(base, {**base, "messages": base["messages"][:1]}) == ["messages"]
+
+
+@pytest.mark.slow
+def test_claude_cli_cpu_reads_the_cli_and_tells_a_flag_that_changes_the_request(capsys):
+    """The real CLI through the probe's launcher: its CPU read at its exit, and --bare (which drops the environment
+    message and the MCP server's instructions) reported as changing what the model reads, where a variable that
+    changes nothing the model is sent is reported as the same."""
+    cpu = load_probe("claude_cli_cpu")
+    assert cpu.main(["--trials", "1", "--answer-at-once", "--with-flag=--bare",
+                     "--with", "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1"]) == 1
+    assert "DIFFERS in messages, tools" in capsys.readouterr().out
+    assert cpu.main(["--trials", "1", "--answer-at-once", "--with", "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("+ CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1"))
+    assert row.endswith("the same")
+    baseline = next(line for line in out.splitlines() if line.startswith("the harness's options"))
+    trials, requests, seconds = baseline.split()[3:6]
+    assert (trials, requests) == ("1", "1") and 0.05 < float(seconds) < 30
