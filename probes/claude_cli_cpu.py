@@ -115,7 +115,7 @@ def parse_env(items: list[str]) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise SystemExit(f"claude_cli_cpu: --with {item}: expected NAME=VALUE")
+            raise ValueError(f"--with {item}: expected NAME=VALUE")
         env[name] = value
     return env
 
@@ -125,9 +125,9 @@ def parse_span(text: str) -> tuple[float, float]:
         low, _, high = text.partition("-")
         span = float(low), float(high or low)
     except ValueError:
-        raise SystemExit(f"claude_cli_cpu: --turn-seconds {text}: expected seconds, or LOW-HIGH") from None
+        raise ValueError(f"--turn-seconds {text}: expected seconds, or LOW-HIGH") from None
     if span[0] < 0 or span[1] < span[0]:
-        raise SystemExit(f"claude_cli_cpu: --turn-seconds {text}: expected 0 <= LOW <= HIGH")
+        raise ValueError(f"--turn-seconds {text}: expected 0 <= LOW <= HIGH")
     return span
 
 
@@ -234,9 +234,12 @@ def main(argv: list[str] | None = None) -> int:
     if not sys.platform.startswith("linux"):
         print("claude_cli_cpu: reads the CLI's CPU from /proc: Linux only", file=sys.stderr)
         return 2
-    span = parse_span(args.turn_seconds)
+    try:
+        span, env = parse_span(args.turn_seconds), parse_env(args.env)
+    except ValueError as problem:
+        print(f"claude_cli_cpu: {problem}", file=sys.stderr)
+        return 2
     arms: dict[str, tuple[list, dict]] = {"the harness's options": ([], {})}
-    env = parse_env(args.env)
     if env or args.with_flag:
         label = " ".join([*args.with_flag, *(f"{k}={v}" for k, v in env.items())])
         arms[f"+ {label}"] = (list(args.with_flag), env)

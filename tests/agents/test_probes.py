@@ -211,3 +211,13 @@ def test_claude_cli_cpu_reads_the_cli_and_tells_a_flag_that_changes_the_request(
     baseline = next(line for line in out.splitlines() if line.startswith("the harness's options"))
     trials, requests, seconds = baseline.split()[3:6]
     assert (trials, requests) == ("1", "1") and 0.05 < float(seconds) < 30
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--with", "NOVALUE"], "--with NOVALUE: expected NAME=VALUE"),
+    (["--turn-seconds", "soon"], "--turn-seconds soon: expected seconds, or LOW-HIGH"),
+    (["--turn-seconds", "4-2"], "--turn-seconds 4-2: expected 0 <= LOW <= HIGH"),
+    (["--trials", "0"], "--trials must be at least 1")])
+def test_claude_cli_cpu_rejects_bad_input_in_one_line(args, message, capsys):
+    assert load_probe("claude_cli_cpu").main(args) == 2
+    assert capsys.readouterr().err == f"claude_cli_cpu: {message}\n"
