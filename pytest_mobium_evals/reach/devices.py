@@ -22,7 +22,14 @@ from pytest_mobium_evals.runfolder.reading import session_prepared_server
 from pytest_mobium_evals.runfolder.writing import write_session_device, write_session_prepared_server
 
 from .device import Device, DeviceError
-from .toolserver import PREPARED_SERVER_ENV, PreparedServer, ToolServerSpec, server_name, tool_server_words
+from .toolserver import (
+    PREPARED_SERVER_ENV,
+    PreparedServer,
+    ToolServerSpec,
+    offered_from_above,
+    server_name,
+    tool_server_words,
+)
 from .toolserver_faults import wrap_if_asked
 
 DEFAULT_ADB_PORT = 5037
@@ -239,9 +246,11 @@ class DeviceLease:
             else:
                 target = lease(spec.targets, index, workers).on(parse_adb(self.adb))
                 serial, host, port = target.serial, target.host, target.port
-            if not self.mobium_bin and self.prepared is None and not self._use_the_controllers_server():
+            if (not self.mobium_bin and self.prepared is None and not self._use_the_controllers_server()
+                    and not offered_from_above()):
                 # Started now, it imports while the device is checked and the first trial resets; offered to the
-                # processes a trial starts (t25's runs of an answer).
+                # processes a trial starts (t25's runs of an answer). A run started under a process that offers
+                # one (a pytest run in a session's test) forks from that one instead.
                 self.prepared = PreparedServer(offer=True)
             # No single device command outlasts the tool timeout: a device that hangs ends the trial in time.
             bound = min(30.0, self.tool_timeout)
@@ -261,8 +270,8 @@ class DeviceLease:
         a worker's own), named in the run folder's `.session/` where they look when they lease their device. The
         server is imported once a machine, not once a worker (its CPU, and about 70 MB a worker), and lives as
         long as the controller. Workers on other hosts prepare their own."""
-        if self.mobium_bin or self.prepared is not None:
-            return
+        if self.mobium_bin or self.prepared is not None or offered_from_above():
+            return  # a server offered from above reaches the workers as it reached this process: in the environment
         self.prepared = PreparedServer(offer=True)
         command = self.prepared.attach_command()  # its socket is bound before it says so: workers may attach at once
         if command is not None:

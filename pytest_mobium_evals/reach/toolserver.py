@@ -197,6 +197,16 @@ def offered_attach_command() -> Optional[list[str]]:
     return None
 
 
+def offered_from_above() -> bool:
+    """Whether a process above this one offers a prepared server this process can fork its trials' servers from:
+    one of this interpreter (the same package), whose socket is there. A pytest run started under a session (the
+    plugin's own tests start hundreds) then prepares none of its own, about 0.65 CPU seconds a run; each trial's
+    server is a fresh fork all the same, started from the same code and told its device and ADB server by its own
+    command line (the server reads nothing else of its environment)."""
+    command = offered_attach_command()
+    return bool(command and len(command) >= 2 and command[0] == sys.executable and os.path.exists(command[-1]))
+
+
 class PreparedServer:
     """The built-in server made ready before any trial asks for it: one process per session that has imported the
     server once and forks a fresh one (its own ref tables and dialog rules) for each trial's client, which spawns

@@ -95,3 +95,59 @@ def test_the_workers_on_this_machine_fork_their_tool_servers_from_one_prepared_s
     seen = {path.name.split("-")[1]: json.loads(path.read_text()) for path in pytester.path.glob("offered-gw*.json")}
     assert sorted(seen) == ["gw0", "gw1"]
     assert seen["gw0"] is not None and seen["gw0"] == seen["gw1"]  # one server, the controller's
+
+
+def test_a_run_started_under_an_offered_server_forks_its_trials_servers_from_it(pytester, monkeypatch):
+    """A pytest run started by a process that offers a prepared server (as this suite's processes offer theirs to
+    the runs their tests start) prepares none of its own: neither its xdist controller for the workers nor a worker
+    for itself; the trials fork their servers from the one offered, and grade as they would with their own."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from pytest_mobium_evals.reach.toolserver import PREPARED_SERVER_ENV, PreparedServer
+
+    monkeypatch.delenv(PREPARED_SERVER_ENV, raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    root = Path(__file__).resolve().parents[2]
+    shutil.copytree(root / "tasks" / "mobiumapp_tasks", pytester.path / "mobiumapp_tasks")
+    pytester.makeconftest(f"""
+        import json, os
+
+        def pytest_runtest_teardown(item):
+            worker = os.environ.get("PYTEST_XDIST_WORKER")
+            with open(f"offered-{{worker}}-{{item.name}}.json", "w") as out:
+                json.dump(os.environ.get({PREPARED_SERVER_ENV!r}), out)
+    """)
+    server = PreparedServer(offer=True)
+    try:
+        offered = server.attach_command()
+        assert offered is not None, server.problem
+        result = pytester.runpytest_subprocess("-k", "t04", "--driver=reference,null", "-n", "2",
+                                               "--run-dir=run", "-p", "no:cacheprovider")
+    finally:
+        server.close()
+    assert result.ret == 0, result.stdout.str()
+    seen = {path.name: json.loads(path.read_text()) for path in pytester.path.glob("offered-gw*.json")}
+    assert len(seen) == 2 and all(json.loads(command) == offered for command in seen.values()), seen
+    assert not (pytester.path / "run" / ".session" / "prepared-server.json").exists()
+
+
+def test_an_offer_whose_server_is_gone_or_of_another_interpreter_is_not_taken(monkeypatch, tmp_path):
+    import json
+    import sys
+
+    from pytest_mobium_evals.reach.toolserver import PREPARED_SERVER_ENV, offered_from_above
+
+    socket_path = tmp_path / "s"
+    socket_path.touch()
+    attach = ["-I", "-S", "attach.py", str(socket_path)]
+    monkeypatch.setenv(PREPARED_SERVER_ENV, json.dumps([sys.executable, *attach]))
+    assert offered_from_above()
+    monkeypatch.setenv(PREPARED_SERVER_ENV, json.dumps(["/usr/bin/python3-other", *attach]))
+    assert not offered_from_above()
+    socket_path.unlink()
+    monkeypatch.setenv(PREPARED_SERVER_ENV, json.dumps([sys.executable, *attach]))
+    assert not offered_from_above()
+    monkeypatch.delenv(PREPARED_SERVER_ENV)
+    assert not offered_from_above()
