@@ -20,6 +20,19 @@ def phone():
         server.close()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def prepared_tool_server():
+    """One prepared built-in tool server a test process, offered to the pytest runs its tests start: each run's
+    trials fork their servers from it instead of the run preparing one of its own (about 0.65 CPU seconds a run,
+    and the suite starts hundreds; reach/devices.py). A test of how a run prepares its own removes the offer
+    (`monkeypatch.delenv(PREPARED_SERVER_ENV)`)."""
+    from pytest_mobium_evals.reach.toolserver import PreparedServer
+
+    server = PreparedServer(offer=True)
+    server.attach_command()  # offered from here on (or, if it did not come up, each run prepares its own)
+    yield
+    server.close()
+
 
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` for the plugin's own tests: three workers a core. Most of a test's time is waiting, not work (on
