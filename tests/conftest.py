@@ -42,23 +42,28 @@ def pytest_xdist_auto_num_workers(config):
     return 3 * (os.cpu_count() or 1)
 
 
-# The modules that take a minute or more of a worker (figures from `--durations` on 2 cores, 6 workers), longest
-# first: they start first, so they overlap the many short ones instead of ending the run alone.
+# The modules that take a minute or more of a worker (`--durations` on 2 cores, 6 workers: a module's span from its
+# first test's start to its last one's end), longest first: they start first, so they overlap the many short ones
+# instead of ending the run alone. The fault modules mostly wait (on a hung device's or tool server's deadline), so
+# they overlap the rest best when started early.
 LONG_MODULES = (
-    "tests/after/test_one_grader.py",  # the main job, every task's controls, then regraded
+    "tests/after/test_one_grader.py",  # the main job, every task's controls, then regraded (unless CI names its run)
     "tests/hosts/test_two_hosts.py",  # two simulated hosts over ssh, and one host's run beside them
     "tests/surfaces/test_hillclimb.py",  # two hillclimbs in one module fixture
-    "tests/faults/test_device_faults.py",
     "tests/faults/test_agent_faults.py",
-    "tests/reach/test_fleet.py",
-    "tests/surfaces/test_comparison_controls.py",
-    "tests/plugin/test_virtual_device.py",
-    "tests/clients/test_tool_server_run.py",
+    "tests/faults/test_device_faults.py",
     "tests/faults/test_limits.py",
     "tests/plugin/test_trials.py",
-    "tests/t25/test_t25_grading.py",
+    "tests/plugin/test_virtual_device.py",
     "tests/agents/test_what_the_model_reads.py",
+    "tests/agents/test_recorded_llama_server.py",
+    "tests/reach/test_fleet.py",
+    "tests/t25/test_t25_grading.py",
+    "tests/agents/test_local_models.py",
+    "tests/clients/test_tool_server_run.py",
+    "tests/surfaces/test_comparison_controls.py",
     "tests/conformance/test_mobium_app.py",
+    "tests/agents/test_drivers.py",
     "tests/conformance/test_dialogs.py",
     "tests/faults/test_server_and_disk_faults.py",
     "tests/faults/test_stop_and_resume.py",
