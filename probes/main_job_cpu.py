@@ -1,7 +1,7 @@
 """Where the main job's CPU goes, by kind of process: the controller, the xdist workers (each with its virtual device
 in it), the tool servers (the prepared server and the fork each trial gets), the attach commands that hand a trial's
 pipes to its fork, t25's `mobium-evals test` runs, and anything else the run starts. Prints CPU seconds per kind,
-exactly, and the wall time beside them.
+exactly (in user mode and in the kernel), and the wall time beside them.
 
 How it measures: the command runs in a control group of its own (cgroup v2's cpu.stat, or v1's cpuacct), one
 child group per kind; each process of the run is moved into its kind's group as soon as it is seen (it is looked for
@@ -82,12 +82,16 @@ class Groups:
         except OSError:
             return []
 
-    def seconds(self, kind: str) -> float:
+    def seconds(self, kind: str) -> tuple[float, float, float]:
+        """CPU seconds: in all, in user mode, in the kernel (a fork's page copies, its exit, pipes and sockets)."""
         folder = self.kinds[kind]
         if self.v2:
             stat = dict(line.split() for line in (folder / "cpu.stat").read_text().splitlines())
-            return int(stat["usage_usec"]) / 1e6
-        return int((folder / "cpuacct.usage").read_text()) / 1e9
+            return int(stat["usage_usec"]) / 1e6, int(stat["user_usec"]) / 1e6, int(stat["system_usec"]) / 1e6
+        ticks = dict(line.split() for line in (folder / "cpuacct.stat").read_text().splitlines())
+        hertz = os.sysconf("SC_CLK_TCK")
+        return (int((folder / "cpuacct.usage").read_text()) / 1e9, int(ticks["user"]) / hertz,
+                int(ticks["system"]) / hertz)
 
     def remove(self) -> None:
         parent = self.base.parent / "cgroup.procs"
@@ -154,10 +158,12 @@ def main(argv: list[str] | None = None) -> int:
           f"{'set' if os.environ.get('PYTHONDONTWRITEBYTECODE') else 'unset'}, load average "
           f"{' '.join(f'{v:.1f}' for v in load)} before, {' '.join(f'{v:.1f}' for v in os.getloadavg())} after, "
           f"{os.cpu_count()} cores")
-    print(f"{'kind':<14} {'CPU s':>8} {'processes':>10}")
+    print(f"{'kind':<14} {'CPU s':>8} {'user':>8} {'system':>8} {'processes':>10}")
     for kind in KINDS:
-        print(f"{kind:<14} {seconds[kind]:>8.1f} {counts[kind]:>10}")
-    print(f"{'total':<14} {sum(seconds.values()):>8.1f}")
+        total, user, system = seconds[kind]
+        print(f"{kind:<14} {total:>8.1f} {user:>8.1f} {system:>8.1f} {counts[kind]:>10}")
+    print(f"{'total':<14} {sum(s[0] for s in seconds.values()):>8.1f} {sum(s[1] for s in seconds.values()):>8.1f} "
+          f"{sum(s[2] for s in seconds.values()):>8.1f}")
     return status
 
 
