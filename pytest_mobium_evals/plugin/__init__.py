@@ -185,8 +185,11 @@ def pytest_addhooks(pluginmanager) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # Before xdist starts a worker or a trial a tool server: each inherits where bytecode is kept (bytecode.py).
-    bytecode.keep_bytecode_outside_sources()
+    # Before xdist starts a worker or a trial a tool server: each inherits where bytecode is kept (bytecode.py),
+    # filled once by the process that starts them, so that they do not all compile the same modules at once.
+    folder = bytecode.keep_bytecode_outside_sources()
+    if folder is not None and not os.environ.get("PYTEST_XDIST_WORKER"):
+        bytecode.seed_prefix(folder, _checkout_sources(config))
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
     evals = EvalSession.from_config(config)
@@ -208,6 +211,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(HtmlHooks(config), "mobium-evals-html")
     _register_ghost_bench(config)
+
+
+def _checkout_sources(config: pytest.Config) -> list:
+    """The folders of sources a run imports that may have no bytecode of their own beside them: the package (a
+    checkout, where it is installed editable) and the run's test paths (the task suites)."""
+    folders = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    for path in config.getini("testpaths"):
+        folder = config.rootpath / path
+        if folder.is_dir():
+            folders.append(folder)
+    return folders
 
 
 def _register_ghost_bench(config: pytest.Config) -> None:

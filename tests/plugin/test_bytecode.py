@@ -56,3 +56,47 @@ def test_xdist_workers_inherit_the_folder_and_nothing_lands_beside_the_sources(p
     kept = os.path.join(default_prefix(), *pytester.path.parts[1:])
     assert any(name.startswith("test_where.") and name.endswith(".pyc") for name in os.listdir(kept)), \
         f"no bytecode for the test module in {kept}"
+
+
+def test_the_folder_is_filled_once_before_the_workers_so_they_compile_nothing(tmp_path):
+    # A newcomer's first run: an empty folder. Each xdist worker compiled the standard library, the installed
+    # packages and the package into it at the same moment; filled first, a process that imports them finds them all.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from pytest_mobium_evals.plugin.bytecode import seed_prefix
+
+    folder = tmp_path / "pycache"
+    folder.mkdir(mode=0o700)
+    package = Path(__file__).resolve().parents[2] / "pytest_mobium_evals"
+    assert seed_prefix(str(folder), [package]) > 1000
+    before = sorted(str(path) for path in folder.rglob("*.pyc"))
+    # what a worker's virtual device and its harness's MCP client import, in a process of their own
+    subprocess.run([sys.executable, "-c", "import asyncio, json, xml.etree.ElementTree, pydantic, anyio, PIL.Image, "
+                    "adbutils, pytest_mobium_evals.sim, pytest_mobium_evals.reach.toolserver"],
+                   env={**os.environ, PREFIX: str(folder)} | {DONT_WRITE: ""}, check=True)
+    compiled = sorted(set(str(path) for path in folder.rglob("*.pyc")) - set(before))
+    assert compiled == [], compiled[:5]
+    assert seed_prefix(str(folder), [package]) == 0  # the stamps: a later run does nothing
+
+
+def test_bytecode_that_no_longer_matches_its_source_is_not_copied(tmp_path):
+    import py_compile
+    import sys
+
+    from pytest_mobium_evals.plugin.bytecode import _copy_beside, cached_path
+
+    source = tmp_path / "lib" / "module.py"
+    source.parent.mkdir()
+    source.write_text("VALUE = 1\n")
+    beside = source.parent / "__pycache__" / f"module.{sys.implementation.cache_tag}.pyc"
+    py_compile.compile(str(source), cfile=str(beside), doraise=True)  # beside it, as pip writes it
+    folder = tmp_path / "pycache"
+    assert _copy_beside(str(folder), str(source)) == 1
+    assert os.path.exists(cached_path(str(folder), str(source)))
+
+    source.write_text("VALUE = 22\n")  # edited since: its bytecode's size and time no longer match
+    other = tmp_path / "other"
+    assert _copy_beside(str(other), str(source)) == 0
+    assert not os.path.exists(cached_path(str(other), str(source)))
