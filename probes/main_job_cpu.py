@@ -1,6 +1,7 @@
 """Where the main job's CPU goes, by kind of process: the controller, the xdist workers (each with its virtual device
 in it), the tool servers (the prepared server and the fork each trial gets), the attach commands that hand a trial's
-pipes to its fork, t25's `mobium-evals test` runs, and anything else the run starts. Prints CPU seconds per kind,
+pipes to its fork, t25's `mobium-evals test` runs (their attach commands: a run itself is a fork of the prepared
+server since issue 45, and counts with the tool servers), and anything else the run starts. Prints CPU seconds per kind,
 exactly (in user mode and in the kernel), and the wall time beside them.
 
 How it measures: the command runs in a control group of its own (cgroup v2's cpu.stat, or v1's cpuacct), one
@@ -39,7 +40,8 @@ def kind_of(cmdline: list[str], is_root: bool) -> str:
     if cmdline and os.path.basename(cmdline[0]) == "claude":
         return "agent client"
     if "attach.py" in line:
-        return "attach"
+        # t25's runs are forks of the prepared tool server, counted with it; what they were asked with, here
+        return "t25 run" if " test " in f" {line} " else "attach"
     if "commands.cli test" in line:
         return "t25 run"
     if "--prefork" in line or " mcp " in f" {line} ":

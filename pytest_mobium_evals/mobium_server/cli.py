@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import Callable, Mapping
 
 from .prefork import add_arguments as add_prefork_arguments
 from .prefork import on_detach, serve_forks
@@ -26,17 +27,23 @@ def parse_adb(value: str) -> tuple[str, int] | None:
     return host, int(port)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, others: Mapping[str, Callable[[list[str]], int]] | None = None) -> int:
+    """`others`: the commands besides `mcp` a prepared server's fork may run for an attached client, by name, each
+    called with the client's whole command line (the caller's router: this package stands apart from it)."""
     if args.prefork:
         parser = argparse.ArgumentParser(prog="mobium-evals mcp", add_help=False)
         add_arguments(parser)
         parser.parse_args(["--device", "x", "--adb", "h:1"])  # argparse compiles its patterns once, here
-        return serve_forks(args.prefork, lambda argv: serve_args(parser, argv))
+        return serve_forks(args.prefork, lambda argv: serve_args(parser, argv, others or {}))
     return serve(args.device, args.adb)
 
 
-def serve_args(parser: argparse.ArgumentParser, argv: list[str]) -> int:
-    """One server for an attached client, from the command line it asked with (`mcp` and its options)."""
+def serve_args(parser: argparse.ArgumentParser, argv: list[str],
+               others: Mapping[str, Callable[[list[str]], int]] | None = None) -> int:
+    """One server for an attached client, from the command line it asked with (`mcp` and its options), or one of
+    the `others` commands it asked for."""
+    if argv[:1] and argv[0] in (others or {}):
+        return others[argv[0]](argv)
     if argv[:1] != ["mcp"]:
         print(f"mobium-evals mcp --prefork: an attached client asked for {argv[:1]}, not mcp", file=sys.stderr)
         return 2

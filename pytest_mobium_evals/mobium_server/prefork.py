@@ -8,7 +8,9 @@ its own `Mobium` (ref tables, dialog rules) and serves one client on the client'
 binds SOCKET, prints one JSON line `{"attach": [ARGV…]}` (the command to spawn, followed by `mcp` and the options
 of the server wanted, e.g. `mcp --device SERIAL --adb HOST:PORT`), then serves until its stdin closes: the process that
 started it holds the other end, so the prepared server never outlives it. The forks outlive it only as long as
-their own clients keep them."""
+their own clients keep them. A fork may itself be asked for another command its caller serves (`run_server` decides:
+t25's `mobium-evals test` runs, which have the MCP SDK imported here already); such a fork finds the attach command
+of the server it came from in `attach_command()`, for tool servers of its own."""
 
 from __future__ import annotations
 
@@ -25,6 +27,13 @@ import threading
 from pathlib import Path
 
 HEADER = 4  # the request's length, big-endian, before the NUL-separated command line
+_attach: list[str] = []  # this prepared server's attach command, which its forks inherit
+
+
+def attach_command() -> list[str] | None:
+    """In a fork of a prepared server, the command that attaches to that server (for a fresh fork of it); else
+    None."""
+    return list(_attach) or None
 
 
 def serve_forks(path: str, run_server) -> int:
@@ -35,6 +44,7 @@ def serve_forks(path: str, run_server) -> int:
     listener.bind(path)
     listener.listen(64)
     attach = [sys.executable, "-I", "-S", str(Path(__file__).with_name("attach.py")), path]
+    _attach[:] = attach
     sys.stdout.write(json.dumps({"attach": attach}) + "\n")
     sys.stdout.flush()
     # Clients that connect from here on wait in the backlog while the rest is imported.

@@ -2,9 +2,10 @@
 
 The agent is handed a long Mobium test of Morpho Market (`t25/market.test.json`, 97 steps in the long form) and
 returns, as its final answer, a shorter test file: the JSON text. The answer is graded by running it, each run in
-its own process with a time limit and its own fresh tool server (`mobium-evals test`), against three builds of the
-app: the correct build (the answer must pass) and two builds with a planted bug that the long test catches (the
-answer must fail on each). A test that passes under a bug no longer checks what the long test checked.
+its own process with a time limit and its own fresh tool server (`mobium-evals test`, forked from the session's
+prepared tool server where there is one), against three builds of the app: the correct build (the answer must
+pass) and two builds with a planted bug that the long test catches (the answer must fail on each). A test that
+passes under a bug no longer checks what the long test checked.
 
 "Shorter" is measured, not judged: the answer's compact JSON (`json.dumps` with no whitespace between tokens, so
 reformatting alone does not count) must be at most 75% of the long test's. Returning the long test unchanged passes
@@ -43,6 +44,7 @@ from pytest_mobium_evals.commands.testfile import decode
 from pytest_mobium_evals.core.errors import InfraError
 from pytest_mobium_evals.core.tasks import Claim, Controls, NearMiss, Outcome, task
 from pytest_mobium_evals.reach.device import Device
+from pytest_mobium_evals.reach.toolserver import offered_attach_command
 
 HERE = Path(__file__).resolve().parent  # the long test, the reference answer and the wrong fold sit beside it
 LONG_TEST = HERE / "market.test.json"
@@ -216,7 +218,10 @@ def run_on_build(path: Path, build: str, device: Device, *, timeout_s: float = R
     result; 2 is a bad file; anything else (the device or the tool server failed) is an infrastructure error."""
     use_build(device, build)
     out = path.with_suffix(f".{build}.json")
-    command = [sys.executable, "-m", "pytest_mobium_evals.commands.cli", "test", str(path), "--device", device.serial,
+    # Forked from the session's prepared tool server where it offers one (its MCP SDK imported already), else
+    # started from nothing: a process of its own either way, whose own tool servers are fresh.
+    start = offered_attach_command() or [sys.executable, "-m", "pytest_mobium_evals.commands.cli"]
+    command = [*start, "test", str(path), "--device", device.serial,
                "--adb", f"{device.adb_host}:{device.adb_port}", "--timeout", f"{TEST_TIMEOUT_S:g}",
                "--allow-tools", ",".join(TEST_TOOLS), "--json", str(out),
                # One failed test settles a run either way: the answer fails the correct build, or catches the bug.

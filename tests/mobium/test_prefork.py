@@ -173,3 +173,32 @@ def test_an_offered_prepared_server_serves_the_processes_below_until_it_closes(s
         server.close()
     assert PREPARED_SERVER_ENV not in os.environ
     assert "attach.py" not in " ".join(ToolServerSpec.builtin(serial, "127.0.0.1", sim_server.port).command)
+
+
+def test_a_test_run_asked_of_the_prepared_server_is_a_fork_whose_tool_servers_are_forks_too(sim_server, tmp_path,
+                                                                                            prepared):
+    """t25's runs go through the offered attach command: the prepared server forks the `mobium-evals test` run
+    itself (the MCP SDK its client needs is imported there already), and that run's tool server is another fork
+    of it, so the run imports nothing heavy; it still ends with the runner's own status and result."""
+    serial, adb = sim_server.serials[0], f"127.0.0.1:{sim_server.port}"
+    test_file, result = tmp_path / "home.test.json", tmp_path / "result.json"
+    test_file.write_text(json.dumps({"app": APP, "tests": [
+        {"name": "the menu shows", "steps": [{"wait_for": "label=Login Demo"}]}]}))
+    command = prepared.attach_command()
+    assert command is not None, prepared.problem
+    run = subprocess.Popen([*command, "test", str(test_file), "--device", serial, "--adb", adb, "--json", str(result)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    forks: set[int] = set()
+    try:
+        def both_forked() -> bool:
+            forks.update(_children(prepared._proc.pid))
+            return len(forks) >= 2 or run.poll() is not None
+        wait_for(both_forked, timeout=60, what="the run and its tool server, both forked from the prepared server")
+    finally:
+        out, err = run.communicate(timeout=120)
+    assert run.returncode == 0, out + err
+    assert len(forks) >= 2, f"forks of the prepared server seen: {forks}"
+    assert json.loads(result.read_text())["exit_code"] == 0
+
+    refused = subprocess.run([*command, "report", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "not mcp" in refused.stderr
