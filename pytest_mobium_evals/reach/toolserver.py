@@ -276,7 +276,8 @@ class Tools:
         self.transcript: list[dict] = []
         self.calls = 0
         self.tool_names: list[str] = []
-        self.tool_defs: list[dict] = []
+        self._listed: tuple = ()  # the tools/list answer's tools, as the SDK read them
+        self._tool_defs: Optional[list[dict]] = None
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._thread: Optional[threading.Thread] = None
         self._jobs: Optional[asyncio.Queue] = None
@@ -288,6 +289,14 @@ class Tools:
         self._stalled = False
         self._main_task: Optional[asyncio.Task] = None
         self.start()
+
+    @property
+    def tool_defs(self) -> list[dict]:
+        """The server's tools/list answer as plain JSON (each tool's name, description, input schema, annotations),
+        made when first asked: a control's script never asks, and dumping 60 tools cost every trial 2 ms."""
+        if self._tool_defs is None:
+            self._tool_defs = [t.model_dump(by_alias=True, exclude_none=True) for t in self._listed]
+        return self._tool_defs
 
     # --- lifecycle ----------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -329,7 +338,7 @@ class Tools:
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     listed = await session.list_tools()
-                    self.tool_defs = [t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools]
+                    self._listed = tuple(listed.tools)
                     self.tool_names = [t.name for t in listed.tools]
                     self._ready.set_result(True)
                     while True:

@@ -202,3 +202,15 @@ def test_a_test_run_asked_of_the_prepared_server_is_a_fork_whose_tool_servers_ar
 
     refused = subprocess.run([*command, "report", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "not mcp" in refused.stderr
+
+
+def test_the_tool_list_is_made_plain_json_only_when_asked(sim_server, prepared):
+    """A control's script only calls tools: the 60 tools' JSON, which t25's runner and the surface command read, is
+    made on the first ask (it cost every trial 2 ms), and then is the tools/list answer, in its order."""
+    with Tools(spec(sim_server, prepared)) as tools:
+        tools.call("app_map")
+        assert vars(tools)["_tool_defs"] is None
+        defs = tools.tool_defs
+        assert [d["name"] for d in defs] == tools.tool_names and "app_map" in tools.tool_names
+        assert all("inputSchema" in d and "annotations" in d for d in defs)
+        assert tools.tool_defs is defs

@@ -27,10 +27,10 @@ class _ToolFailed(Exception):
 class ToolsAdapter:
     """The two things the runner needs from an MCP client: the tool list and a call that returns (data, text) or
     raises _ToolFailed with the tool's error code. Wraps the harness's `Tools` (whose `tool_defs` is the server's
-    tools/list answer, read at the handshake), or any object with `tool_defs` and `call(name, check=, **args)`.
+    tools/list answer, listed at the handshake), or any object with `tool_defs` and `call(name, check=, **args)`.
 
-    `Tools` answers any unknown attribute with a tool caller (`tools.foo()` calls app_foo), so only its real
-    attributes are touched here."""
+    `Tools` answers any unknown attribute with a tool caller (`tools.foo()` calls app_foo), so a callable found for
+    `tool_defs` is such a caller, not a tool list."""
 
     # Keyword names Tools.call keeps for itself: an argument so named cannot travel through it.
     _RESERVED = ("name", "check", "timeout")
@@ -39,8 +39,8 @@ class ToolsAdapter:
         self.tools = tools
 
     def list_tools(self) -> Any:
-        defs = vars(self.tools).get("tool_defs") if hasattr(self.tools, "__dict__") else None
-        if defs is None:
+        defs = getattr(self.tools, "tool_defs", None)
+        if defs is None or callable(defs):  # callable: what Tools' __getattr__ makes of a name it does not have
             raise TypeError(f"{type(self.tools).__name__} has no tool_defs: it cannot say which tools it has")
         return defs
 
