@@ -294,3 +294,35 @@ def test_framebuffer_service_sends_a_version_2_raw_image(sim_server):
         header = struct.unpack("<14I", recv_exact(s, 56))
         assert header == (2, 32, 1, 1080 * 2400 * 4, 1080, 2400, 0, 8, 16, 8, 8, 8, 24, 8)
         assert len(recv_exact(s, header[3])) == header[3]
+
+
+def test_a_connections_thread_serves_the_next_connection_and_ends_with_the_server():
+    """A trial opens some thirty connections, one per command: each is served on a thread that served one before,
+    not a new thread each, and a connection still open holds its own thread while the next is served."""
+    from polling import wait_for
+
+    from pytest_mobium_evals import sim
+
+    with sim.start(devices=1) as server:
+        threads = server._server.connection_threads
+        serial = server.serials[0]
+        for i in range(20):
+            with connect(server) as s:
+                send(s, f"host:transport:{serial}")
+                assert recv_exact(s, 4) == b"OKAY"
+                send(s, f"shell:echo {i}")
+                assert recv_exact(s, 4) == b"OKAY"
+                assert read_all(s) == f"{i}\n".encode()
+            wait_for(lambda: threads._waiting == 1, timeout=10, what="the connection's thread free for the next")
+        assert threads.started == 1
+        held = connect(server)  # says nothing: its thread waits on it
+        with connect(server) as s:
+            send(s, "host:version")
+            assert recv_exact(s, 4) == b"OKAY"
+        held.close()
+
+        def alive() -> int:
+            return sum(t.name == threads.name for t in threading.enumerate())
+        assert alive() >= 1
+    # the waiting threads end with the server
+    wait_for(lambda: alive() == 0, timeout=10, what="the server's waiting threads to end")
