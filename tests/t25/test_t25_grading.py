@@ -151,11 +151,16 @@ def test_the_precondition_puts_the_correct_build_back(t25, market_device):
     assert market_device.foreground_package() == t25.PACKAGE
 
 
-def test_a_run_that_crashes_is_an_infrastructure_error_not_a_caught_bug(t25, market_device, tmp_path, monkeypatch):
-    # A runner that dies with a traceback exits 1, as a failed test does; the grader must not count it as a catch.
-    monkeypatch.setattr(t25.sys, "executable", str(tmp_path / "python-that-crashes"))
-    (tmp_path / "python-that-crashes").write_text("#!/bin/sh\necho 'Traceback: boom' >&2\nexit 1\n")
-    (tmp_path / "python-that-crashes").chmod(0o755)
+@pytest.mark.parametrize("start", ["interpreter", "prepared server"])
+def test_a_run_that_crashes_is_an_infrastructure_error_not_a_caught_bug(t25, market_device, tmp_path, monkeypatch,
+                                                                        start):
+    # A runner that dies with a traceback exits 1, as a failed test does; the grader must not count it as a catch,
+    # whether the run was started from nothing or forked from the session's prepared server.
+    crasher = tmp_path / "python-that-crashes"
+    crasher.write_text("#!/bin/sh\necho 'Traceback: boom' >&2\nexit 1\n")
+    crasher.chmod(0o755)
+    monkeypatch.setattr(t25.sys, "executable", str(crasher))
+    monkeypatch.setattr(t25, "offered_attach_command", lambda: [str(crasher)] if start == "prepared server" else None)
     path = tmp_path / "answer.test.json"
     path.write_text(t25.REFERENCE_TEST.read_text())
     with pytest.raises(t25.InfraError, match="no result.*Traceback: boom"):
