@@ -364,6 +364,11 @@ class Task:
     """The failure mode an agent is known to have that this task probes."""
     injection: Optional[Injection] = None
     """The injected instruction the device shows the agent, if any."""
+    grade_runs_answer: bool = False
+    """The outcome check runs what the driver handed over (t25 runs the answered test file on three builds): seconds
+    where another grade takes milliseconds. Under xdist these trials are scheduled first, so they are not the run's
+    tail; the plugin cannot tell from the check's signature, since a grade that only reads the answer (t60, for a
+    leak) takes the claim too."""
     near_misses: tuple[NearMiss, ...] = ()
     """Nearly-right actions, each a control with its declared verdict."""
     evidence: str = "device"

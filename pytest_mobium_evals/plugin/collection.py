@@ -148,17 +148,16 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 
 def _graded_by_running_first(items: list) -> None:
-    """Under xdist, the trials whose grade runs what the driver handed over go first, one at the head of each
-    worker's first batch: t25's runs the answered test file on three builds, half a minute where other trials take a
-    second, and several of them in one worker's batch (or started last) would be the run's tail while every other
-    worker idles. xdist's load scheduler hands each worker a first batch of consecutive items (a quarter of its
-    share, at least 2), so the heavy items go that many apart. Every worker sorts alike (a stable sort of the same
-    collection, and the same worker count), as xdist needs."""
-    from pytest_mobium_evals.run.trial import takes_claim  # noqa: PLC0415  run.trial loads the agents and pydantic
+    """Under xdist, the trials whose grade runs what the driver handed over (`Task.grade_runs_answer`) go first, one
+    at the head of each worker's first batch: t25's runs the answered test file on three builds, seconds where other
+    trials take a fraction of one, and several of them in one worker's batch (or started last) would be the run's
+    tail while every other worker idles. xdist's load scheduler hands each worker a first batch of consecutive items
+    (a quarter of its share, at least 2), so the heavy items go that many apart. Every worker sorts alike (a stable
+    sort of the same collection, and the same worker count), as xdist needs."""
 
     def heavy(item) -> bool:
         spec = spec_of(item)
-        return spec is not None and spec.driver != NULL and takes_claim(spec.task.outcome)  # null claims nothing
+        return spec is not None and spec.driver != NULL and spec.task.grade_runs_answer  # null hands over nothing
 
     heavy_items = [item for item in items if heavy(item)]
     if not heavy_items:

@@ -297,7 +297,7 @@ def claim():
 
 
 @task(id="t25", slug="refactor-test", suite="mobiumapp", prompt=_prompt(), precondition=use_correct_build,
-      reference=reference_t25, wrong=wrong_t25, app=PACKAGE, ready_testid="productList",
+      reference=reference_t25, wrong=wrong_t25, app=PACKAGE, ready_testid="productList", grade_runs_answer=True,
       near_misses=(NearMiss("reformatted", script=near_t25_reformatted, verdict="false_success",
                             why="minified, the long test is the same JSON: its compact length is the long test's, "
                                 "so it is not shorter, though it reads as a fraction of the text"),),

@@ -45,14 +45,11 @@ def test_under_xdist_the_trials_graded_by_running_the_answer_go_first_one_to_eac
 
     from pytest_mobium_evals.plugin.collection import _graded_by_running_first
 
-    def reads_device(device, params):
-        return None
+    # a grade that only reads the claim (t60 looks in it for a leak) is not heavy: only one that runs it
+    reads_device, runs_the_answer = False, True
 
-    def runs_the_answer(device, params, claim):
-        return None
-
-    def item(name, outcome, driver):
-        spec = SimpleNamespace(driver=driver, task=SimpleNamespace(outcome=outcome))
+    def item(name, grade_runs_answer, driver):
+        spec = SimpleNamespace(driver=driver, task=SimpleNamespace(grade_runs_answer=grade_runs_answer))
         return SimpleNamespace(name=name, callspec=SimpleNamespace(params={"mobium_trial": spec}))
 
     items = [item("a", reads_device, "reference"), item("b", runs_the_answer, "null"),
