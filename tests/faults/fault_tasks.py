@@ -3,7 +3,26 @@ f01 opens MobiumApp's Login Demo (a reference that passes, a wrong control that 
 is broken on purpose (it taps a button that does not exist), as a control wrong about its task would be."""
 
 TASKS = r'''
+import os
+import threading
+import time
+
 from pytest_mobium_evals.core.tasks import Claim, Controls, Outcome, task
+
+HOLD_S = 60
+
+
+def held_while_asked():
+    """A test that must stop a run inside a trial names a file in FAULT_TASKS_HOLD: while it exists the wrong control
+    waits (HOLD_S at most), after writing `<file>.reached`, so the test knows a trial is running when it stops the
+    run. A run's trials otherwise take milliseconds, and a stop would land after the last."""
+    hold = os.environ.get("FAULT_TASKS_HOLD")
+    if not hold or not os.path.exists(hold):
+        return
+    open(hold + ".reached", "w").close()
+    deadline, released = time.monotonic() + HOLD_S, threading.Event()
+    while os.path.exists(hold) and time.monotonic() < deadline:
+        released.wait(0.05)
 
 
 def ref_f01(tools, params):
@@ -13,6 +32,7 @@ def ref_f01(tools, params):
 
 
 def wrong_f01(tools, params):
+    held_while_asked()
     tools.call("app_map")
     return Claim("done", None, "the menu is there")
 

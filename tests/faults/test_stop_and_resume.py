@@ -20,10 +20,12 @@ pytest_plugins = ["pytester"]
 DEADLINE_S = 240
 
 
-def start(folder: Path, *args: str) -> subprocess.Popen:
+def start(folder: Path, *args: str, hold: Path | None = None) -> subprocess.Popen:
     # an outer xdist worker's variables would make the run think it is a worker of another session
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MOBIUM_EVALS_", "PYTEST_XDIST", "PYTEST_CURRENT"))}
     env["PYTHONPATH"] = str(folder)
+    if hold is not None:
+        env["FAULT_TASKS_HOLD"] = str(hold)  # fault_tasks.held_while_asked
     return subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "test_faulty.py", *args],
                             cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
@@ -42,6 +44,19 @@ def wait_for_verdicts(proc: subprocess.Popen, run_dir: Path, count: int) -> dict
             continue
         pytest.fail(f"the run ended before {count} verdicts: {proc.stdout.read()[-2000:]}")
     pytest.fail(f"no {count} verdicts within {DEADLINE_S}s")
+
+
+def wait_for_path(proc: subprocess.Popen, path: Path) -> None:
+    """Waits (on the file and the process, with a deadline) until the run has written `path`."""
+    deadline = time.monotonic() + DEADLINE_S
+    while not path.exists():
+        if time.monotonic() >= deadline:
+            pytest.fail(f"no {path.name} within {DEADLINE_S}s")
+        try:
+            proc.wait(timeout=0.1)  # paces the poll; a run that ends first is a failure of the test's premise
+        except subprocess.TimeoutExpired:
+            continue
+        pytest.fail(f"the run ended before {path.name}: {proc.stdout.read()[-2000:]}")
 
 
 def finish(proc: subprocess.Popen) -> str:
@@ -75,9 +90,12 @@ def test_sigkill_under_two_workers_then_resume_grades_every_trial_once(folder):
 
 
 def test_ctrl_c_then_resume_ends_finished(folder):
-    run = folder / "run"
-    proc = start(folder, "-k", "f01", "--driver=reference,null,wrong", "--repeats=2", "--seed=4", "--run-dir", str(run))
-    wait_for_verdicts(proc, run, 1)
+    run, hold = folder / "run", folder / "hold"
+    hold.touch()  # the wrong control, which runs after the reference and null ones, waits while this exists
+    proc = start(folder, "-k", "f01", "--driver=reference,null,wrong", "--repeats=2", "--seed=4", "--run-dir", str(run),
+                 hold=hold)
+    wait_for_path(proc, Path(f"{hold}.reached"))
+    assert len(list(run.glob("trials/*/verdict.json"))) == 4  # graded before the stop, kept by the resume
     os.kill(proc.pid, signal.SIGINT)
     out = finish(proc)
     assert "KeyboardInterrupt" in out
