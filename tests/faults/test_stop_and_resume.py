@@ -28,7 +28,14 @@ def start(folder: Path, *args: str, hold: Path | None = None) -> subprocess.Pope
         env["FAULT_TASKS_HOLD"] = str(hold)  # fault_tasks.held_while_asked
     return subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "test_faulty.py", *args],
                             cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=answer_ctrl_c)
+
+
+def answer_ctrl_c() -> None:
+    """In the run's process before it starts Python: Ctrl-C as a terminal delivers it. Under xdist this test runs in a
+    worker that ignores SIGINT, and an ignored signal stays ignored across exec: Python would then never raise
+    KeyboardInterrupt, and the run would go on to its end."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for_verdicts(proc: subprocess.Popen, run_dir: Path, count: int) -> dict[str, bytes]:
