@@ -32,9 +32,10 @@ def start(folder: Path, *args: str, hold: Path | None = None) -> subprocess.Pope
 
 
 def answer_ctrl_c() -> None:
-    """In the run's process before it starts Python: Ctrl-C as a terminal delivers it. Under xdist this test runs in a
-    worker that ignores SIGINT, and an ignored signal stays ignored across exec: Python would then never raise
-    KeyboardInterrupt, and the run would go on to its end."""
+    """In the run's process before it starts Python: Ctrl-C as a terminal delivers it. The suite may itself run with
+    SIGINT ignored (a non-interactive shell ignores it in the commands it starts in the background, as CI may be
+    started), and an ignored signal stays ignored across exec: Python would then never raise KeyboardInterrupt, and
+    the run would go on to its end."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
