@@ -65,10 +65,9 @@ def test_under_xdist_the_trials_graded_by_running_the_answer_go_first_one_to_eac
     assert sorted(i.name for i in items) == sorted(names)
 
 
-def test_the_workers_on_this_machine_fork_their_tool_servers_from_one_prepared_server(pytester, monkeypatch):
-    """The controller prepares the built-in server once its workers have collected trials, and each worker's trials
-    fork theirs from it, rather than every worker importing a server of its own (its CPU and about 70 MB)."""
-    import json
+def run_that_notes_the_offer(pytester, monkeypatch) -> None:
+    """MobiumApp's tasks in a run folder of their own, offered no server from this process, with a conftest that notes
+    in `offered-<worker>-<test>.json` which prepared server each trial's worker was offered."""
     import shutil
     from pathlib import Path
 
@@ -86,6 +85,14 @@ def test_the_workers_on_this_machine_fork_their_tool_servers_from_one_prepared_s
             with open(f"offered-{{worker}}-{{item.name}}.json", "w") as out:
                 json.dump(os.environ.get({PREPARED_SERVER_ENV!r}), out)
     """)
+
+
+def test_the_workers_on_this_machine_fork_their_tool_servers_from_one_prepared_server(pytester, monkeypatch):
+    """The controller prepares the built-in server once its workers have collected trials, and each worker's trials
+    fork theirs from it, rather than every worker importing a server of its own (its CPU and about 70 MB)."""
+    import json
+
+    run_that_notes_the_offer(pytester, monkeypatch)
     result = pytester.runpytest_subprocess("-k", "t04", "--driver=reference,null", "--repeats=2", "-n", "2",
                                            "-p", "no:cacheprovider")
     assert result.ret == 0, result.stdout.str()
@@ -99,23 +106,10 @@ def test_a_run_started_under_an_offered_server_forks_its_trials_servers_from_it(
     the runs their tests start) prepares none of its own: neither its xdist controller for the workers nor a worker
     for itself; the trials fork their servers from the one offered, and grade as they would with their own."""
     import json
-    import shutil
-    from pathlib import Path
 
-    from pytest_mobium_evals.reach.toolserver import PREPARED_SERVER_ENV, PreparedServer
+    from pytest_mobium_evals.reach.toolserver import PreparedServer
 
-    monkeypatch.delenv(PREPARED_SERVER_ENV, raising=False)
-    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
-    root = Path(__file__).resolve().parents[2]
-    shutil.copytree(root / "tasks" / "mobiumapp_tasks", pytester.path / "mobiumapp_tasks")
-    pytester.makeconftest(f"""
-        import json, os
-
-        def pytest_runtest_teardown(item):
-            worker = os.environ.get("PYTEST_XDIST_WORKER")
-            with open(f"offered-{{worker}}-{{item.name}}.json", "w") as out:
-                json.dump(os.environ.get({PREPARED_SERVER_ENV!r}), out)
-    """)
+    run_that_notes_the_offer(pytester, monkeypatch)
     server = PreparedServer(offer=True)
     try:
         offered = server.attach_command()
