@@ -14,7 +14,14 @@ import sys
 import pytest
 from polling import wait_for
 
-from pytest_mobium_evals.reach.toolserver import PREPARED_SERVER_ENV, PreparedServer, ToolError, Tools, ToolServerSpec
+from pytest_mobium_evals.reach.toolserver import (
+    PREPARED_SERVER_ENV,
+    InfraError,
+    PreparedServer,
+    ToolError,
+    Tools,
+    ToolServerSpec,
+)
 
 APP = "dev.mobium.mobiumapp"
 
@@ -120,6 +127,37 @@ def test_a_server_whose_client_detaches_puts_back_what_its_session_changed(sim_s
     assert _wait_gone(fork, timeout=30), "the forked server outlived its attach process"
     attach.stdin.close()
     attach.stdout.close()
+
+
+def test_the_harness_asks_for_its_fork_itself_and_finds_the_session_put_back_once_closed(sim_server, prepared):
+    """`Tools` makes the attach request in its own process (reach/forked_server.py): no attach process between
+    it and its fork, the fork gone once the client has closed, and what the session changed put back by then, as
+    when an attach process is waited for."""
+    settings = sim_server.device().settings("system")
+    before = settings.get("font_scale", "")
+    zygote, mine = prepared._proc.pid, _children(os.getpid())
+    known = _children(zygote)
+    tools = Tools(spec(sim_server, prepared))
+    try:
+        assert _children(os.getpid()) == mine, "an attach process was started"
+        (fork,) = _children(zygote) - known
+        assert not tools.call("app_accessibility", setting="text_scale", value="1.3").is_error
+        assert settings.get("font_scale") == "1.3"
+    finally:
+        tools.close()
+    assert settings.get("font_scale", "") == before
+    assert _wait_gone(fork, timeout=5), "the fork outlived its client's close"
+
+
+def test_a_fork_that_dies_mid_session_is_an_infra_error(sim_server, prepared):
+    known = _children(prepared._proc.pid)
+    with Tools(spec(sim_server, prepared), timeout=30) as tools:
+        tools.call("app_devices")
+        (fork,) = _children(prepared._proc.pid) - known
+        os.kill(fork, signal.SIGKILL)
+        with pytest.raises(InfraError):
+            tools.call("app_devices")
+    assert tools.transcript[-1]["kind"] == "infra_error"
 
 
 def test_the_prepared_server_ends_with_its_starter_and_the_attach_command_then_starts_its_own(sim_server):
