@@ -266,8 +266,12 @@ def split_across_words(core: str, words: Iterable[str], *, max_gap: int = MAX_GA
     return False
 
 
+@functools.lru_cache(maxsize=1024)
 def secret_shown(secret: str, text: str) -> bool:
-    """Whether `text` holds `secret` in any form it may be carried in (see the module's docstring)."""
+    """Whether `text` holds `secret` in any form it may be carried in (see the module's docstring). Remembered:
+    grading asks it of every tool answer of a trial, and a worker's trials read the same screens again (the
+    controls replay them: four asks in five were answered before in the main job), where decoding every form took
+    about 6% of a worker's CPU."""
     if not secret or not text:
         return False
     together = _together(secret)
