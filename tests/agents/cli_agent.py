@@ -14,12 +14,11 @@ A remedy tuned on the dev tasks' errors does nothing for it."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import uuid
 
-from standins import AnthropicStandin
+from standins import AnthropicStandin, endpoint_per_process
 
 NOISE = 0.2
 MISS = "@e999"
@@ -112,18 +111,4 @@ class ReadingModel(AnthropicStandin):
         self._stream(handler, body.get("model", "claude"), block)
 
 
-_endpoint: ReadingModel | None = None
-
-
-def pytest_configure(config):
-    global _endpoint
-    _endpoint = ReadingModel().__enter__()  # each pytest process (an xdist worker too) its own
-    os.environ["ANTHROPIC_BASE_URL"] = _endpoint.url
-    os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-standin")
-
-
-def pytest_unconfigure(config):
-    global _endpoint
-    if _endpoint is not None:
-        _endpoint.__exit__(None, None, None)
-        _endpoint = None
+pytest_configure, pytest_unconfigure = endpoint_per_process(ReadingModel)

@@ -39,7 +39,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Optional
 
-from standins import AnthropicStandin
+from standins import AnthropicStandin, endpoint_per_process
 
 from pytest_mobium_evals.core.tasks import Claim
 from pytest_mobium_evals.reach.toolserver import ToolError, ToolResult
@@ -117,7 +117,7 @@ def answer_of(content: Any, is_error: bool) -> ToolResult:
     if isinstance(data.get("text"), str):
         return ToolResult(data["text"], data, False)
     if isinstance(data.get("elements"), list):
-        from pytest_mobium_evals.surface.proxy import element_line
+        from pytest_mobium_evals.surface.rewrite import element_line
 
         lines = [element_line(e, {}) for e in data["elements"] if isinstance(e, dict) and "label" in e]
         return ToolResult("\n".join(lines), data, False)
@@ -227,6 +227,11 @@ class ReplayModel(AnthropicStandin):
         self._session: Optional[Session] = None
         self._turn = threading.Lock()
 
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.end()  # the last trial's script and its tools
+        super().close()
+
     @property
     def tasks(self) -> Tasks:
         if self._tasks is None:
@@ -285,20 +290,4 @@ class ReplayModel(AnthropicStandin):
         self._stream(handler, body.get("model", "claude"), self.reply(body))
 
 
-_endpoint: Optional[ReplayModel] = None
-
-
-def pytest_configure(config):
-    global _endpoint
-    _endpoint = ReplayModel().__enter__()  # each pytest process (an xdist worker too) its own
-    os.environ["ANTHROPIC_BASE_URL"] = _endpoint.url
-    os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-standin")
-
-
-def pytest_unconfigure(config):
-    global _endpoint
-    if _endpoint is not None:
-        if _endpoint._session is not None:
-            _endpoint._session.end()
-        _endpoint.__exit__(None, None, None)
-        _endpoint = None
+pytest_configure, pytest_unconfigure = endpoint_per_process(ReplayModel)

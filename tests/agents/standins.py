@@ -250,6 +250,23 @@ def _count_role(messages: list, role: str) -> int:
     return sum(1 for m in messages if isinstance(m, dict) and m.get("role") == role)
 
 
+def endpoint_per_process(make: Callable[[], "AnthropicStandin"]):
+    """A stand-in plugin's pytest_configure and pytest_unconfigure (`-p replay_agent`, `-p cli_agent`): each pytest
+    process, an xdist worker too, serves its own endpoint and points the Claude CLI at it, and closes it at the end."""
+    endpoints: list[AnthropicStandin] = []
+
+    def pytest_configure(config):
+        endpoints.append(make().__enter__())
+        os.environ["ANTHROPIC_BASE_URL"] = endpoints[-1].url
+        os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-standin")
+
+    def pytest_unconfigure(config):
+        while endpoints:
+            endpoints.pop().__exit__(None, None, None)
+
+    return pytest_configure, pytest_unconfigure
+
+
 class AnthropicStandin(ScriptedEndpoint):
     """POST /v1/messages (with `?beta=true`) answered as an SSE stream, as the Claude CLI expects."""
 
