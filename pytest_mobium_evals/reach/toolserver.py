@@ -275,7 +275,8 @@ class Tools:
         self.on_event = on_event
         self.transcript: list[dict] = []
         self.calls = 0
-        self._listed: Optional[tuple] = None  # the tools/list answer's tools, as the SDK read them, once asked
+        self.tool_names: list[str] = []
+        self._listed: tuple = ()  # the tools/list answer's tools, as the SDK read them
         self._tool_defs: Optional[list[dict]] = None
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._thread: Optional[threading.Thread] = None
@@ -290,27 +291,12 @@ class Tools:
         self.start()
 
     @property
-    def tool_names(self) -> list[str]:
-        """The names the server lists, in its order. tools/list is asked when first needed, not in the handshake:
-        the SDK asks it on a call's first successful answer (to check its structured content against the tool's
-        output schema), or a caller reads this; a trial that calls nothing, as the null control, never lists 60
-        tools (about 10 CPU ms on the two sides)."""
-        return [t.name for t in self._tools_listed()]
-
-    @property
     def tool_defs(self) -> list[dict]:
-        """The server's tools/list answer as plain JSON (each tool's name, description, input schema, annotations)."""
+        """The server's tools/list answer as plain JSON (each tool's name, description, input schema, annotations),
+        made when first asked: a control's script never asks, and dumping 60 tools cost every trial 2 ms."""
         if self._tool_defs is None:
-            self._tool_defs = [t.model_dump(by_alias=True, exclude_none=True) for t in self._tools_listed()]
+            self._tool_defs = [t.model_dump(by_alias=True, exclude_none=True) for t in self._listed]
         return self._tool_defs
-
-    def _tools_listed(self) -> tuple:
-        if self._listed is None:
-            async def ask(session):
-                return await session.list_tools()
-
-            self._listed = tuple(self._submit(ask, self.timeout).tools)
-        return self._listed
 
     # --- lifecycle ----------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -348,6 +334,11 @@ class Tools:
             async with self._transport() as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
+                    # Listed at once, as an agent's client lists them: a proxy in front of the server (--surface)
+                    # records what was seen, and checks its variant against the list, from this answer.
+                    listed = await session.list_tools()
+                    self._listed = tuple(listed.tools)
+                    self.tool_names = [t.name for t in listed.tools]
                     self._ready.set_result(True)
                     while True:
                         job = await self._jobs.get()
