@@ -14,7 +14,7 @@ pytest_plugins = ["pytester"]
 # Each process of the run says how much was frozen as each trial began and at its end, and how many times the plugin
 # froze (a worker writes its own file).
 PROBE = r'''
-import gc, json, os
+import gc, json
 import pytest
 
 SEEN = {"as_trials_began": []}
@@ -27,7 +27,8 @@ def pytest_runtest_setup(item):
 
 def pytest_unconfigure(config):
     plugin = config.pluginmanager.get_plugin("mobium-evals-long-lived")
-    name = os.environ.get("PYTEST_XDIST_WORKER", "main") + ("-worker" if hasattr(config, "workerinput") else "")
+    name = config.workerinput["workerid"] if hasattr(config, "workerinput") else "main"  # not the environment's:
+    # a run started by a test in an xdist worker inherits that worker's PYTEST_XDIST_WORKER
     with open(f"frozen-{name}.json", "w") as f:
         json.dump(dict(SEEN, at_end=gc.get_freeze_count(), freezes=plugin.freezes), f)
 '''
@@ -55,11 +56,12 @@ def test_a_run_freezes_its_collection_and_then_its_first_trials_imports(suite):
 
 
 def test_under_xdist_each_worker_freezes_twice_and_the_controller_once(suite):
+    # four trials: xdist's first batches give each of the two workers two
     suite.runpytest_subprocess("-p", "no:cacheprovider", "--run-dir", "run", "--driver=reference,null",
-                               "-n", "2").assert_outcomes(passed=2)
+                               "--repeats=2", "-n", "2").assert_outcomes(passed=4)
     controller = frozen(suite, "main")
     assert controller["freezes"] == 1 and controller["at_end"] > 0
-    workers = [frozen(suite, f"gw{i}-worker") for i in range(2)]
+    workers = [frozen(suite, f"gw{i}") for i in range(2)]
     assert [w["freezes"] for w in workers] == [2, 2]
 
 
