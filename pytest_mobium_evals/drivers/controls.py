@@ -32,7 +32,6 @@ from pytest_mobium_evals.core.verdicts import (
     REFERENCE_WAIT,
     WRONG,
 )
-from pytest_mobium_evals.drivers import agents
 from pytest_mobium_evals.reach.toolserver import (
     InfraError,
     ToolError,
@@ -178,6 +177,8 @@ def run_agent_driver(setting: Any, prompt: str, spec: Any, limits: Any, on_event
                      workdir: Any, base_url: Optional[str] = None) -> DriverRun:
     """The model, through agents.run_agent (which starts the tool server itself: the Claude CLI owns its MCP
     child). `workdir` is an empty folder of the trial's own: the leakage guard gives the agent nothing else."""
+    from pytest_mobium_evals.drivers import agents  # noqa: PLC0415  the model clients: not in a run of controls alone (every task file's control scripts import this module)
+
     started = time.monotonic()
     run = agents.run_agent(setting, prompt, spec, limits, on_event, workdir, base_url)
     return DriverRun(claim=run.claim, tool_calls=run.tool_calls, tokens_in=run.tokens_in or 0,

@@ -24,11 +24,14 @@ from pytest_mobium_evals.core.verdicts import AGENT
 from pytest_mobium_evals.plugin import broken_tasks, bytecode, collection, protocol, terminal
 from pytest_mobium_evals.runfolder.layout import RECORD
 
+from .long_lived import LongLived
 from .session import SESSION, EvalSession, XdistHooks
 
 GROUP = "mobium-evals"
 #: The arguments whose option values the controller checked (`_refuse_values_taken_for_paths`), for its workers.
 CHECKED_ARGS = "MOBIUM_EVALS_CHECKED_ARGS"
+#: The name `long_lived.LongLived` is registered under (what it froze: `freezes`).
+LONG_LIVED = "mobium-evals-long-lived"
 
 
 #: The markers the plugin declares, each with what it selects (`pytest --markers`; the manual's options reference).
@@ -202,6 +205,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     for module in (collection, protocol, terminal, broken_tasks, paired_hooks, step_summary):
         config.pluginmanager.register(module, f"mobium-evals-{module.__name__.rsplit('.', 1)[-1]}")
+    config.pluginmanager.register(LongLived(), LONG_LIVED)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(), "mobium-evals-xdist")
     # Only a run that writes an HTML report loads its side (and the record's pydantic models with it): pytest-html
