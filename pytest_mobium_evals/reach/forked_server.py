@@ -63,14 +63,16 @@ async def connect(path: str, args: list[str], errlog: IO) -> tuple[anyio.abc.UNI
                                                                    anyio.abc.UNIXSocketStream]:
     """Asks the prepared server at `path` for a fork serving `args`: returns the request's socket (the fork's
     status arrives on it when it ends) and this side of the fork's stdin and stdout. OSError when nothing
-    answers at `path`."""
+    answers at `path`, or it went before it took the request."""
     control = await anyio.connect_unix(path)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         await control.send_fds(request(args), [theirs.fileno(), theirs.fileno(), errlog.fileno()])
-    except BaseException:
+    except BaseException as exc:
         ours.close()
         await control.aclose()
+        if isinstance(exc, anyio.BrokenResourceError):
+            raise OSError(f"the prepared server at {path} went: {exc.__cause__ or exc}") from exc
         raise
     finally:
         theirs.close()  # the fork holds its own copies: this side sees the fork's end as the end of the stream
