@@ -12,21 +12,27 @@ import pytest
 
 from pytest_mobium_evals.suites.androidworld.adapter import SUITE
 
+from .ghost_bench import run_trials
+
 if TYPE_CHECKING:
     from pytest_mobium_evals.core.trial_record import TrialRecord
 
 
-def _write_summary(run_dir: Path, status: str):
+#: This session's readers of run folders for the AndroidWorld summary (as Ghost Bench's: `ghost_bench.TRIALS_READ`).
+TRIALS_READ = pytest.StashKey[dict]()
+
+
+def _write_summary(config: Any, run_dir: Path, status: str):
     from pytest_mobium_evals.suites.androidworld.summary import SPEC  # noqa: PLC0415  the run folder's loader and the records' pydantic models: only once a trial of the suite is recorded
     from pytest_mobium_evals.suites.ghost_bench.summary import write_summary  # noqa: PLC0415  the run folder's loader and the records' pydantic models: only once a trial of the suite is recorded
 
-    return write_summary(run_dir, status=status, spec=SPEC)
+    return write_summary(run_dir, status=status, spec=SPEC, trials=run_trials(config, run_dir, TRIALS_READ))
 
 
 def pytest_mobium_trial_recorded(config: Any, run_dir: Path, record: TrialRecord) -> None:
     # Rewritten after every AndroidWorld trial, so a run that is killed still leaves a summary of what it finished.
     if record.suite == SUITE:
-        _write_summary(run_dir, "running")
+        _write_summary(config, run_dir, "running")
 
 
 #: Where this session's AndroidWorld summary went, said in the terminal summary (as Ghost Bench's: the run finishes
@@ -35,7 +41,7 @@ SUMMARY_WRITTEN = pytest.StashKey[Path]()
 
 
 def pytest_mobium_run_finished(config: Any, run_dir: Path, status: str) -> None:
-    path = _write_summary(run_dir, status)
+    path = _write_summary(config, run_dir, status)
     if path is not None:
         config.stash[SUMMARY_WRITTEN] = path
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_mobium_evals.runfolder.reading import RunTrials
 from pytest_mobium_evals.suites.ghost_bench.adapter import SUITE
 
 if TYPE_CHECKING:
@@ -22,10 +23,20 @@ CATEGORY_MARKS = {
 }
 
 
-def _write_summary(run_dir: Path, status: str):
+#: The run folders' readers this session's summaries keep, one a summary and a folder: rewritten after each of
+#: the suite's trials, a summary then reads only the trials new since (`RunTrials`).
+TRIALS_READ = pytest.StashKey[dict]()
+
+
+def run_trials(config: Any, run_dir: Path, key: pytest.StashKey[dict]) -> RunTrials:
+    readers = config.stash.setdefault(key, {})
+    return readers.setdefault(Path(run_dir), RunTrials(run_dir))
+
+
+def _write_summary(config: Any, run_dir: Path, status: str):
     from pytest_mobium_evals.suites.ghost_bench.summary import write_summary  # noqa: PLC0415  the run folder's loader and the records' pydantic models: only once a trial of the suite is recorded
 
-    return write_summary(run_dir, status=status)
+    return write_summary(run_dir, status=status, trials=run_trials(config, run_dir, TRIALS_READ))
 
 
 def pytest_configure(config: Any) -> None:
@@ -36,7 +47,7 @@ def pytest_configure(config: Any) -> None:
 def pytest_mobium_trial_recorded(config: Any, run_dir: Path, record: TrialRecord) -> None:
     # Rewritten after every Ghost Bench trial, so a run that is killed still leaves a summary of what it finished.
     if record.suite == SUITE:
-        _write_summary(run_dir, "running")
+        _write_summary(config, run_dir, "running")
 
 
 #: Where this session's Ghost Bench summary went, said in the terminal summary: the run finishes while pytest's
@@ -45,7 +56,7 @@ SUMMARY_WRITTEN = pytest.StashKey[Path]()
 
 
 def pytest_mobium_run_finished(config: Any, run_dir: Path, status: str) -> None:
-    path = _write_summary(run_dir, status)
+    path = _write_summary(config, run_dir, status)
     if path is not None:
         config.stash[SUMMARY_WRITTEN] = path
 

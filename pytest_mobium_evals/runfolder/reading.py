@@ -274,36 +274,61 @@ def load_run(path: os.PathLike | str, require_complete: bool = True) -> Run:
 def load_trials(run_dir: os.PathLike | str) -> tuple[list[Trial], list[str]]:
     """The run's trials that have a verdict.json, each with its record, and one line for each trial folder that has
     none or whose verdict.json does not load."""
-    from pytest_mobium_evals.core.trial_record import TrialRecord  # noqa: PLC0415  pydantic: the entry point imports this module
+    return RunTrials(run_dir).load()
 
-    trials_dir = RunDir(run_dir).trials_dir
-    if not trials_dir.is_dir():
-        return [], []
-    trials: list[Trial] = []
-    problems: list[str] = []
-    no_verdict: list[str] = []
-    for child in sorted(trials_dir.iterdir()):
-        if not child.is_dir():
-            continue
-        verdict_path = child / VERDICT
-        if not verdict_path.exists():
-            no_verdict.append(child.name)
-            continue
+
+class RunTrials:
+    """A run folder's trials (`load_trials`), read again as the run goes on: a verdict.json read before is parsed
+    again only when it changed (its size or its time), so what is rewritten after each trial (Ghost Bench's and
+    AndroidWorld's summaries) reads each trial once, where every one of a run's trials was parsed again after each
+    of theirs (in the main job, most of the controller's CPU)."""
+
+    def __init__(self, run_dir: os.PathLike | str):
+        self.trials_dir = RunDir(run_dir).trials_dir
+        self._read: dict[str, tuple[tuple[int, int], Optional[Trial], Optional[str]]] = {}
+
+    def load(self) -> tuple[list[Trial], list[str]]:
+        from pytest_mobium_evals.core.trial_record import TrialRecord  # noqa: PLC0415  pydantic: the entry point imports this module
+
         try:
-            data = read_json(verdict_path, "verdict")
-        except UsageError as exc:
-            problems.append(str(exc))
-            continue
-        try:
-            record = TrialRecord.parse(data)
-        except RecordInvalid as exc:
-            problems.append(f"{verdict_path}: {exc}")
-            continue
-        trials.append(Trial(child.name, child, record))
-    if no_verdict:
-        shown = ", ".join(no_verdict[:8]) + (f" and {len(no_verdict) - 8} more" if len(no_verdict) > 8 else "")
-        problems.append(f"{len(no_verdict)} trial folder(s) have no {VERDICT}: {shown}")
-    return trials, problems
+            children = sorted((entry.name, entry) for entry in os.scandir(self.trials_dir) if entry.is_dir())
+        except (FileNotFoundError, NotADirectoryError):
+            return [], []
+        trials: list[Trial] = []
+        problems: list[str] = []
+        no_verdict: list[str] = []
+        read: dict[str, tuple[tuple[int, int], Optional[Trial], Optional[str]]] = {}
+        for name, entry in children:
+            child = Path(entry.path)
+            verdict_path = child / VERDICT
+            try:
+                stat = os.stat(verdict_path)
+            except FileNotFoundError:
+                no_verdict.append(name)
+                continue
+            except OSError:
+                stat = None
+            stamp = (stat.st_mtime_ns, stat.st_size) if stat is not None else (-1, -1)
+            known = self._read.get(name)
+            if known is None or known[0] != stamp or stat is None:
+                trial = problem = None
+                try:
+                    trial = Trial(name, child, TrialRecord.parse(read_json(verdict_path, "verdict")))
+                except UsageError as exc:
+                    problem = str(exc)
+                except RecordInvalid as exc:
+                    problem = f"{verdict_path}: {exc}"
+                known = (stamp, trial, problem)
+            read[name] = known
+            if known[1] is not None:
+                trials.append(known[1])
+            else:
+                problems.append(known[2])
+        self._read = read
+        if no_verdict:
+            shown = ", ".join(no_verdict[:8]) + (f" and {len(no_verdict) - 8} more" if len(no_verdict) > 8 else "")
+            problems.append(f"{len(no_verdict)} trial folder(s) have no {VERDICT}: {shown}")
+        return trials, problems
 
 
 def read_events(path: Path) -> list[dict]:

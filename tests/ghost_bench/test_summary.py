@@ -136,3 +136,28 @@ def test_a_trial_of_another_suite_does_not_write_the_summary(tmp_path):
     store(run, other)
     plugin.pytest_mobium_trial_recorded(FakeConfig, run.path, TrialRecord.parse(other))
     assert not (run.path / "ghost_bench.json").exists()
+
+
+def test_a_summary_rewritten_after_each_trial_reads_each_trial_once(tmp_path, monkeypatch):
+    """The plugin rewrites the summary after each of the suite's trials with the run's reader (`RunTrials`): a
+    verdict read before is not parsed again unless it changed, and a rewrite still sees every trial as it is."""
+    from pytest_mobium_evals.runfolder.reading import RunTrials
+
+    run = RunDir(tmp_path / "20261129-230000-controls")
+    write_record(run, {"seed": 7, "tasks": [], "device": {}, "mobium": {}})
+    parsed = []
+    real_parse = TrialRecord.parse
+    monkeypatch.setattr(TrialRecord, "parse", classmethod(lambda cls, data: parsed.append(data["task"])
+                                                           or real_parse.__func__(cls, data)))
+    reader = RunTrials(run)
+    for task in ("SystemWifiTurnOn", "OpenAppClock", "OpenAppCamera"):
+        store(run, verdict(task, "reference", reached=True, verdict_name="pass", observed="got it"))
+        gb.write_summary(run, status="running", trials=reader)
+    assert parsed == ["SystemWifiTurnOn", "OpenAppClock", "OpenAppCamera"]  # each read once, as it came
+    store(run, verdict("OpenAppClock", "reference", reached=False, verdict_name="false_success",
+                       observed="got nothing", total_s=9.5))  # rewritten: read again
+    gb.write_summary(run, status="completed", trials=reader)
+    assert parsed == ["SystemWifiTurnOn", "OpenAppClock", "OpenAppCamera", "OpenAppClock"]
+    (written,) = json.loads((run.path / "ghost_bench.json").read_text())["runs"]
+    scores = {r["task_id"]: r["score"] for r in written["results"]}
+    assert scores == {"SystemWifiTurnOn": 1.0, "OpenAppClock": 0.0, "OpenAppCamera": 1.0}

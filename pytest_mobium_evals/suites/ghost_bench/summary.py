@@ -17,7 +17,7 @@ from pytest_mobium_evals.core.verdicts import AGENT, CONTROL_DRIVERS
 from pytest_mobium_evals.drivers.agents import AgentConfigError, parse_models
 from pytest_mobium_evals.runfolder.files import atomic_write_json
 from pytest_mobium_evals.runfolder.layout import GHOST_BENCH_SUMMARY, RunDir
-from pytest_mobium_evals.runfolder.reading import Trial, load_trials, read_run_record
+from pytest_mobium_evals.runfolder.reading import RunTrials, Trial, read_run_record
 
 from .adapter import SUITE
 
@@ -49,21 +49,23 @@ class SummarySpec:
 GHOST_BENCH = SummarySpec()
 
 
-def write_summary(run_dir: Path | str, status: str = "completed", spec: SummarySpec = GHOST_BENCH) -> Path | None:
+def write_summary(run_dir: Path | str, status: str = "completed", spec: SummarySpec = GHOST_BENCH,
+                  trials: RunTrials | None = None) -> Path | None:
     """Write `<run_dir>/ghost_bench.json` from the run's stored `trials/*/verdict.json` of suite ghost_bench, in
     Ghost Bench's run shape, one run per setting (driver, model, effort) so a Sonnet run sits beside theirs.
     Returns the path, or None when the run holds no Ghost Bench trial (then nothing is written).
 
     Score is Ghost Bench's: 1.0 when the eval check held on the device, whatever the driver claimed (their runner
     never asks). Our verdict, which also weighs the claim, is kept beside it. An infrastructure error scores 0 with
-    its error, as in Ghost Bench, and stays in the denominator."""
+    its error, as in Ghost Bench, and stays in the denominator. `trials`, the run's reader kept by a caller that
+    writes the summary after each trial, reads only the trials that are new since."""
     if status not in STATUSES:
         raise ValueError(f"summary status must be one of {', '.join(STATUSES)}, got {status!r}")
     run_dir = Path(run_dir)
     # A folder without a verdict.json is a trial still running (runfolder/writing.py writes it last); one that does not
     # load is left out here and named by `mobium-evals report`, which refuses the run. Neither stops the summary.
-    trials, _ = load_trials(run_dir)
-    verdicts = [t for t in trials if t.record.suite == spec.suite]
+    loaded, _ = (trials or RunTrials(run_dir)).load()
+    verdicts = [t for t in loaded if t.record.suite == spec.suite]
     if not verdicts:
         return None
 
