@@ -86,3 +86,38 @@ def pytest_xdist_make_scheduler(config, log):
 
     config.option.loadscopereorder = False  # the collection's order, long modules first, not by test count
     return LoadScopeScheduling(config, log)
+
+
+@pytest.fixture(scope="session")
+def prepared_pytest():
+    """This test process's prepared pytest (tests/prepared_pytest.py), started when a test first runs an inner
+    pytest."""
+    from prepared_pytest import PreparedPytest
+
+    server = PreparedPytest()
+    yield server
+    server.close()
+
+
+@pytest.fixture(autouse=True)
+def inner_runs_forked(request):
+    """A test's `pytester.runpytest_subprocess` runs are forks of the prepared pytest, each a process of its own
+    with the test's folder, environment and streams, without the 1.6 CPU seconds of imports a run from nothing
+    spends (tests/prepared_pytest.py). A test about what a fresh interpreter does at start is marked
+    `fresh_interpreter`."""
+    if "pytester" not in request.fixturenames or request.node.get_closest_marker("fresh_interpreter"):
+        yield
+        return
+    command = request.getfixturevalue("prepared_pytest").command()
+    if command is None:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pytest.Pytester, "_getpytestargs", lambda self: tuple(command))
+        yield
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "fresh_interpreter: the test's inner pytest runs start from nothing, not as "
+                                       "forks of the prepared pytest (what it checks happens at an interpreter's "
+                                       "start)")
