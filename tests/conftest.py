@@ -76,16 +76,27 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: (order.get(item.nodeid.split("::", 1)[0], len(order)), position[id(item)]))
 
 
+# Modules whose tests go out one by one, not as a module: they share no module fixture, and each mostly waits (a
+# replayed real run's agent trials, at an emulator's pace), so one worker holding all of them was the suite's longest
+# span (six replays, 490 s in turn on a loaded machine).
+SPREAD_MODULES = ("tests/agents/test_recorded_llama_server.py",)
+
+
 def pytest_xdist_make_scheduler(config, log):
     """Under xdist's default (`--dist load`), the plugin's own tests go out a module at a time, in the order above:
     a module's fixtures (a virtual device, a hillclimb, a conformance daemon) are set up once, and a worker that
-    finishes takes the next module, so no batch of long tests queues behind another on one worker."""
+    finishes takes the next module, so no batch of long tests queues behind another on one worker. The tests of
+    SPREAD_MODULES go out one at a time, at their module's place in that order."""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
+    class ModulesAndSpreadTests(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid if nodeid.split("::", 1)[0] in SPREAD_MODULES else super()._split_scope(nodeid)
+
     config.option.loadscopereorder = False  # the collection's order, long modules first, not by test count
-    return LoadScopeScheduling(config, log)
+    return ModulesAndSpreadTests(config, log)
 
 
 @pytest.fixture(scope="session")
