@@ -95,13 +95,14 @@ def _preload() -> list[str]:
 
 def serve(path: str):
     """Serves until stdin closes (returns None); in a fork, returns its command line with its request applied."""
+    del sys.path[0]  # this script's folder (tests/): nothing is imported from it, as nothing would be in a run
     failed = _preload()
     for line in failed:
         print(f"prepared pytest: not preloaded: {line}", file=sys.stderr, flush=True)
-    # The import path a fork starts from: this one without this script's folder and this process's PYTHONPATH,
-    # which the fork replaces with the run's (`python -mpytest` puts its working folder first, then PYTHONPATH).
+    # The import path a fork starts from: this one without this process's PYTHONPATH, which the fork replaces with
+    # the run's (`python -mpytest` puts its working folder first, then PYTHONPATH).
     own = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
-    base = [p for p in sys.path[1:] if os.path.abspath(p) not in own]
+    base = [p for p in sys.path if os.path.abspath(p) not in own]
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
