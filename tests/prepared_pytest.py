@@ -4,7 +4,7 @@ run for each test that asks, in the test's own folder, environment and standard 
 
 An inner run from nothing spends most of its CPU importing before its first trial (the MCP SDK alone 0.85 CPU seconds):
 six control trials took 2.2 CPU seconds in the run's own process from nothing and 0.65 as a fork of this one, its
-trials' tool servers aside. The suite starts a few hundred such runs. A fork of this process starts with all of that in
+trials' tool servers aside. The suite starts about 150 such runs. A fork of this process starts with all of that in
 memory and then runs `python -mpytest ARGS` as a fresh interpreter would: its own sys.argv, working folder, environment
 and import path (the test's PYTHONPATH before the installed packages), its own pytest config, session and plugins, its
 own exit (threads joined, atexit run) and exit status. It is still a process of its own: what the run changes in its
