@@ -76,13 +76,59 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: (order.get(item.nodeid.split("::", 1)[0], len(order)), position[id(item)]))
 
 
+# Modules whose tests go out one by one, not as a module: they share no module fixture, and each mostly waits (a
+# replayed real run's agent trials, at an emulator's pace), so one worker holding all of them was the suite's longest
+# span (six replays, 490 s in turn on a loaded machine).
+SPREAD_MODULES = ("tests/agents/test_recorded_llama_server.py",)
+
+
 def pytest_xdist_make_scheduler(config, log):
     """Under xdist's default (`--dist load`), the plugin's own tests go out a module at a time, in the order above:
     a module's fixtures (a virtual device, a hillclimb, a conformance daemon) are set up once, and a worker that
-    finishes takes the next module, so no batch of long tests queues behind another on one worker."""
+    finishes takes the next module, so no batch of long tests queues behind another on one worker. The tests of
+    SPREAD_MODULES go out one at a time, at their module's place in that order."""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
+    class ModulesAndSpreadTests(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid if nodeid.split("::", 1)[0] in SPREAD_MODULES else super()._split_scope(nodeid)
+
     config.option.loadscopereorder = False  # the collection's order, long modules first, not by test count
-    return LoadScopeScheduling(config, log)
+    return ModulesAndSpreadTests(config, log)
+
+
+@pytest.fixture(scope="session")
+def prepared_pytest():
+    """This test process's prepared pytest (tests/prepared_pytest.py), started when a test first runs an inner
+    pytest."""
+    from prepared_pytest import PreparedPytest
+
+    server = PreparedPytest()
+    yield server
+    server.close()
+
+
+@pytest.fixture(autouse=True)
+def inner_runs_forked(request):
+    """A test's `pytester.runpytest_subprocess` runs are forks of the prepared pytest, each a process of its own
+    with the test's folder, environment and streams, without the 1.6 CPU seconds of imports a run from nothing
+    spends (tests/prepared_pytest.py). A test about what a fresh interpreter does at start is marked
+    `fresh_interpreter`."""
+    if "pytester" not in request.fixturenames or request.node.get_closest_marker("fresh_interpreter"):
+        yield
+        return
+    command = request.getfixturevalue("prepared_pytest").command()
+    if command is None:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pytest.Pytester, "_getpytestargs", lambda self: tuple(command))
+        yield
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "fresh_interpreter: the test's inner pytest runs start from nothing, not as "
+                                       "forks of the prepared pytest (what it checks happens at an interpreter's "
+                                       "start)")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from pytest_mobium_evals.plugin.bytecode import DONT_WRITE, PREFIX, default_prefix, keep_bytecode_outside_sources
 
 
@@ -31,6 +33,7 @@ def test_a_folder_others_may_write_in_is_not_used(tmp_path):
     assert environ == {DONT_WRITE: "1", PREFIX: str(shared)}  # compiled as before, the user's setting kept
 
 
+@pytest.mark.fresh_interpreter  # what a newcomer's interpreter does at its start, not a prepared one's fork
 def test_xdist_workers_inherit_the_folder_and_nothing_lands_beside_the_sources(pytester, monkeypatch):
     # The outer suite's own run has already moved its bytecode: the inner run starts from a newcomer's setting.
     monkeypatch.setenv(DONT_WRITE, "1")

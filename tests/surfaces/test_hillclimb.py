@@ -12,6 +12,7 @@ the edit the failed trials point at.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,8 +51,28 @@ def _in_turn(commands: list[list[str]]) -> list:
     return out
 
 
+def fork_trial_runs(mp: pytest.MonkeyPatch, prepared_pytest) -> None:
+    """The hillclimb's pytest runs of its trials as forks of the prepared pytest (tests/prepared_pytest.py), the
+    same command line after `python -m pytest`: a hillclimb here starts a dozen, each about 1.6 CPU seconds of
+    imports from nothing."""
+    from pytest_mobium_evals.commands.hillclimb import trials
+
+    attach = prepared_pytest.command()
+    if attach is None or getattr(trials._pytest_command, "forked", False):  # none, or forked already (`climbed`)
+        return
+    command_of = trials._pytest_command
+
+    def forked(*args, **kwargs):
+        command = command_of(*args, **kwargs)
+        assert command[:3] == [sys.executable, "-m", "pytest"], command[:3]
+        return [*attach, *command[3:]]
+
+    forked.forked = True
+    mp.setattr(trials, "_pytest_command", forked)
+
+
 @pytest.fixture(scope="module")
-def climbed(tmp_path_factory):
+def climbed(tmp_path_factory, prepared_pytest):
     """Both hillclimbs, at once, each on a virtual device of its own (each is mostly waiting on its trials)."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -59,6 +80,7 @@ def climbed(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("hillclimb")
     with pytest.MonkeyPatch.context() as mp, sim.start(devices=2, clock_speed=4.0) as server:
+        fork_trial_runs(mp, prepared_pytest)
         mp.chdir(ROOT)
         mp.setenv("PYTHONPATH", str(ROOT / "tests" / "agents"))  # the stand-ins, for each pytest run
         mp.setenv("ANTHROPIC_API_KEY", "sk-ant-standin")  # the readiness check; the stand-in calls no API
@@ -257,7 +279,7 @@ def test_the_command_list_shows_hillclimb_and_promote(capsys):
     assert "hillclimb" in said and "promote" in said and "80% power" in said
 
 
-def test_a_look_that_adds_repeats_runs_only_those(sim_server, tmp_path, monkeypatch):
+def test_a_look_that_adds_repeats_runs_only_those(sim_server, tmp_path, monkeypatch, prepared_pytest):
     """The held-out test's next look asks for more repeats of the same trials: only the new repeats run (by their
     pytest ids), so no trial is run twice, none is held twice in the folders, and the budget counts what ran."""
     from pytest_mobium_evals.commands.hillclimb.trials import TrialSetup, ensure
@@ -266,6 +288,7 @@ def test_a_look_that_adds_repeats_runs_only_those(sim_server, tmp_path, monkeypa
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("PYTHONPATH", str(ROOT / "tests" / "agents"))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-standin")
+    fork_trial_runs(monkeypatch, prepared_pytest)
     node = load_task_definitions([ROOT / "tasks" / "mobiumapp_tasks"])["t04"].source
     setup = TrialSetup(root=ROOT, task_paths=("tasks/mobiumapp_tasks",), model="haiku:low", seed=3,
                        pytest_args=("-p", "surface_standin_plugin", "--device-pace=fast",
