@@ -151,6 +151,14 @@ def _exit_when_detached(conn: socket.socket) -> None:
             pass
     except OSError:
         pass
+    # As a server its client killed: its stdout ends now, so the client reads the end at once rather than one
+    # more answer while the session is put back; and its stdin reads no further request.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (1, 0):
+        try:
+            os.dup2(devnull, fd)
+        except OSError:
+            pass
     for hook in _detach_hooks:
         try:
             hook()
