@@ -98,6 +98,7 @@ def _fork_for(conn: socket.socket, listener: socket.socket, run_server) -> None:
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
+        _client_pipes.update((os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in (0, 1))
         threading.Thread(target=_exit_when_detached, args=(conn,), daemon=True).start()
         status = run_server(args)
     except BaseException as exc:  # the fork must never return into the prepared server's loop
@@ -143,6 +144,21 @@ def on_detach(hook) -> None:
     _detach_hooks.append(hook)
 
 
+_client_pipes: set[tuple[int, int]] = set()  # what the client's stdin and stdout are (device, inode), in a fork
+
+
+def _descriptors_of(files: set[tuple[int, int]]) -> list[int]:
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            stat = os.fstat(int(name))
+        except (OSError, ValueError):
+            continue
+        if (stat.st_dev, stat.st_ino) in files and int(name) != 2:
+            found.append(int(name))
+    return found
+
+
 def _exit_when_detached(conn: socket.socket) -> None:
     """The attach process was ended by its client (it sends nothing once attached): the server goes with it, after
     its registered endings."""
@@ -151,10 +167,11 @@ def _exit_when_detached(conn: socket.socket) -> None:
             pass
     except OSError:
         pass
-    # As a server its client killed: its stdout ends now, so the client reads the end at once rather than one
-    # more answer while the session is put back; and its stdin reads no further request.
+    # As a server its client killed: its pipes end now, so the client reads the end at once rather than one more
+    # answer while the session is put back. The MCP SDK serves the wire from private duplicates of fds 0 and 1
+    # (it diverts the standard ones), so every descriptor of the client's pipes is found by what it is.
     devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (1, 0):
+    for fd in _descriptors_of(_client_pipes):
         try:
             os.dup2(devnull, fd)
         except OSError:
