@@ -94,8 +94,13 @@ def test_a_run_whose_client_is_killed_goes_with_it(inner, prepared_pytest):
     client = subprocess.Popen([*prepared_pytest.command(), "-p", "no:cacheprovider", "test_held.py"],
                               cwd=inner.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        start = wait_for(lambda: (inner.path / "start.json").exists() and json.loads(
-            (inner.path / "start.json").read_text()), timeout=60, what="the fork to start")
+        def started():
+            try:  # the file is there before its text is (the fork writes it as it starts)
+                return json.loads((inner.path / "start.json").read_text())
+            except (FileNotFoundError, ValueError):
+                return None
+
+        start = wait_for(started, timeout=60, what="the fork to start")
         assert start["mcp"] is True
         client.kill()
         client.wait()
