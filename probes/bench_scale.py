@@ -98,6 +98,8 @@ def part_of(cmdline: list[str]) -> str | None:
     line = " ".join(cmdline)
     if cmdline and os.path.basename(cmdline[0]) == "claude":
         return "agent client"  # before the tool server: its own command line names the MCP config
+    if "prepared_python" in line:
+        return "worker"  # the prepared Python the workers are forks of, its forks, and their attach commands
     if "pytest_mobium_evals.commands.cli sim" in line:
         return "virtual device"
     if "--prefork" in line or "mobium_server" in line or " mcp " in f" {line} ":

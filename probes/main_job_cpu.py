@@ -39,6 +39,8 @@ def kind_of(cmdline: list[str], is_root: bool) -> str:
         return "controller"
     if cmdline and os.path.basename(cmdline[0]) == "claude":
         return "agent client"
+    if "prepared_python" in line:
+        return "worker"  # the prepared Python the workers are forks of, its forks, and their attach commands
     if "attach.py" in line:
         # t25's runs are forks of the prepared tool server, counted with it; what they were asked with, here
         return "t25 run" if " test " in f" {line} " else "attach"

@@ -101,25 +101,33 @@ def pytest_xdist_make_scheduler(config, log):
 
 @pytest.fixture(scope="session")
 def prepared_pytest():
-    """This test process's prepared pytest (tests/prepared_pytest.py), started when a test first runs an inner
-    pytest."""
-    from prepared_pytest import PreparedPytest
+    """This test process's prepared Python (pytest_mobium_evals/plugin/prepared_python.py), started when a test
+    first runs an inner pytest, with what a trial of any driver imports."""
+    from pytest_mobium_evals.plugin.prepared_python import AGENT_TRIALS, PreparedPython
 
-    server = PreparedPytest()
+    server = PreparedPython(AGENT_TRIALS)
     yield server
     server.close()
 
 
+@pytest.fixture
+def forked_pytest(prepared_pytest):
+    """The command line that runs `python -mpytest ARGS` as a fork of the prepared Python (ARGS follow it), or None
+    when it did not come up."""
+    if not prepared_pytest.ready():
+        return None
+    return [*prepared_pytest.attach_command(), "-mpytest"]
+
+
 @pytest.fixture(autouse=True)
 def inner_runs_forked(request):
-    """A test's `pytester.runpytest_subprocess` runs are forks of the prepared pytest, each a process of its own
+    """A test's `pytester.runpytest_subprocess` runs are forks of the prepared Python, each a process of its own
     with the test's folder, environment and streams, without the 1.6 CPU seconds of imports a run from nothing
-    spends (tests/prepared_pytest.py). A test about what a fresh interpreter does at start is marked
-    `fresh_interpreter`."""
+    spends. A test about what a fresh interpreter does at start is marked `fresh_interpreter`."""
     if "pytester" not in request.fixturenames or request.node.get_closest_marker("fresh_interpreter"):
         yield
         return
-    command = request.getfixturevalue("prepared_pytest").command()
+    command = request.getfixturevalue("forked_pytest")
     if command is None:
         yield
         return

@@ -169,6 +169,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("mobium_workers", "control runs on the virtual device (--device sim) with no -n/--dist/--tx of "
                                     "their own: this many xdist workers, each with its own virtual device; auto: "
                                     "two a core, at most 8; 0 or unset: one process", default="0")
+    parser.addini("mobium_prepared_workers", "xdist's plain popen workers (its -n) are forks of one process that "
+                                             "has made a worker's imports once, not each an interpreter from "
+                                             "nothing; false: each from nothing", default="true")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -193,6 +196,9 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = bytecode.keep_bytecode_outside_sources()
     if folder is not None and not os.environ.get("PYTEST_XDIST_WORKER"):
         bytecode.seed_prefix(folder, _checkout_sources(config))
+    from .parallel import prepare_workers
+
+    prepare_workers(config)
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
     evals = EvalSession.from_config(config)

@@ -21,7 +21,7 @@ SEEN = {"as_trials_began": []}
 
 
 def pytest_configure(config):
-    # What was frozen before the run began: a run forked from a prepared pytest (tests/prepared_pytest.py) starts
+    # What was frozen before the run began: a run forked from a prepared Python (plugin/prepared_python.py) starts
     # with that process's imports frozen already.
     SEEN["at_start"] = gc.get_freeze_count()
 

@@ -3,6 +3,9 @@ anything the user says about processes, devices or the driver keeps it in one pr
 
 from __future__ import annotations
 
+import json
+import sys
+
 import pytest
 
 from pytest_mobium_evals.plugin.parallel import parse_workers
@@ -142,3 +145,59 @@ def test_an_offer_whose_server_is_gone_or_of_another_interpreter_is_not_taken(mo
     assert not offered_from_above()
     monkeypatch.delenv(PREPARED_SERVER_ENV)
     assert not offered_from_above()
+
+
+# What a worker sees as it starts: whether the MCP SDK came with it (only a fork of the prepared Python has it
+# before its first trial), its parent, its import path's head, its command line and how its stdout is buffered.
+WORKER_AT_START = """
+import json, os, sys
+
+def pytest_configure(config):
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    with open(f"start-{worker or 'controller'}.json", "w") as out:
+        json.dump({"mcp": "mcp.client.session" in sys.modules, "argv": sys.argv, "path": sys.path,
+                   "cwd": os.getcwd(), "mark": os.environ.get("PREPARED_WORKER_MARK"), "pid": os.getpid(),
+                   "ppid": os.getppid(), "parent": open(f"/proc/{os.getppid()}/cmdline").read().split("\\0")}, out)
+"""
+
+
+def _starts(pytester: pytest.Pytester) -> list[dict]:
+    return [json.loads(path.read_text()) for path in sorted(pytester.path.glob("start-gw*.json"))]
+
+
+def test_the_workers_are_forks_of_one_prepared_python_in_the_runs_folder_and_environment(project, monkeypatch):
+    monkeypatch.setenv("PREPARED_WORKER_MARK", "the run's")
+    project.makeconftest(WORKER_AT_START)
+    project.makepyfile(test_assert="def test_rewritten():\n    assert 1 + 1 == 3\n")
+    result = project.runpytest_subprocess("--driver=null", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    assert "assert (1 + 1) == 3" in result.stdout.str()  # the worker's own assertion rewriting of the run's tests
+    assert "warning" not in result.stdout.str().lower(), result.stdout.str()  # none about modules imported early
+    starts = _starts(project)
+    assert len(starts) == 2
+    for start in starts:
+        assert start["mcp"] is True  # the point: imported once, before the workers
+        assert start["parent"][1].endswith("prepared_python.py") and "--origin" in start["parent"], start["parent"]
+        assert start["argv"] == ["-c"] and start["cwd"] == str(project.path)
+        assert start["mark"] == "the run's"
+    project.makeini("[pytest]\nmobium_workers = 2\nmobium_prepared_workers = false\n")
+    assert project.runpytest_subprocess("--driver=null", "-p", "no:cacheprovider").ret == 1
+    from_nothing = _starts(project)
+    assert not any(start["mcp"] for start in from_nothing)
+    assert [start["path"] for start in starts] == [start["path"] for start in from_nothing]  # the same import path
+
+
+@pytest.mark.parametrize("options,ini", [
+    (["--tx", "2*popen//python=" + sys.executable], ""),  # a spec of the user's own
+    ([], "mobium_prepared_workers = false\n"),
+])
+def test_workers_the_user_asked_otherwise_start_from_nothing(project, options, ini):
+    project.makeini(f"[pytest]\nmobium_workers = 2\n{ini}")
+    project.makeconftest(WORKER_AT_START)
+    dist = ["--dist", "load"] if options else []
+    result = project.runpytest_subprocess("--driver=null", "-p", "no:cacheprovider", *options, *dist)
+    assert result.ret == 0
+    starts = _starts(project)
+    assert len(starts) == 2 and not any(start["mcp"] for start in starts)
+    controller = json.loads((project.path / "start-controller.json").read_text())
+    assert all(start["ppid"] == controller["pid"] for start in starts)

@@ -52,12 +52,12 @@ def _in_turn(commands: list[list[str]]) -> list:
 
 
 def fork_trial_runs(mp: pytest.MonkeyPatch, prepared_pytest) -> None:
-    """The hillclimb's pytest runs of its trials as forks of the prepared pytest (tests/prepared_pytest.py), the
+    """The hillclimb's pytest runs of its trials as forks of the prepared Python (plugin/prepared_python.py), the
     same command line after `python -m pytest`: a hillclimb here starts a dozen, each about 1.6 CPU seconds of
     imports from nothing."""
     from pytest_mobium_evals.commands.hillclimb import trials
 
-    attach = prepared_pytest.command()
+    attach = [*prepared_pytest.attach_command(), "-mpytest"] if prepared_pytest.ready() else None
     if attach is None or getattr(trials._pytest_command, "forked", False):  # none, or forked already (`climbed`)
         return
     command_of = trials._pytest_command

@@ -1,6 +1,7 @@
-"""The prepared pytest the suite's inner runs are forks of (prepared_pytest.py): a fork is the run `python -mpytest`
-would be, in the test's folder, with its environment, import path and streams, its exit status and the signal that
-ended it, and with the imports it is there for already made; a run whose client is killed goes with it."""
+"""The prepared Python the suite's inner runs are forks of (plugin/prepared_python.py): a fork is the run
+`python -mpytest` would be, in the test's folder, with its environment, import path and streams, its exit status and
+the signal that ended it, and with the imports it is there for already made; a run whose client is killed goes with
+it. `python -c CODE` (xdist's workers) is forked too, and any other command line runs as it would."""
 
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ def test_a_run_ended_by_a_signal_ends_its_client_by_the_same_signal(inner, monke
     assert result.ret == -signal.SIGTERM
 
 
-def test_a_run_whose_client_is_killed_goes_with_it(inner, prepared_pytest):
+def test_a_run_whose_client_is_killed_goes_with_it(inner, forked_pytest):
     """As a run from nothing ends when it is killed (pytester's timeout kills it): the client's end ends the fork,
     which holds on until then (its test waits for a file that never comes)."""
     inner.makepyfile(test_held="""
@@ -91,7 +92,7 @@ def test_a_run_whose_client_is_killed_goes_with_it(inner, prepared_pytest):
         def test_held():
             threading.Event().wait(120)
     """)
-    client = subprocess.Popen([*prepared_pytest.command(), "-p", "no:cacheprovider", "test_held.py"],
+    client = subprocess.Popen([*forked_pytest, "-p", "no:cacheprovider", "test_held.py"],
                               cwd=inner.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         def started():
@@ -116,3 +117,40 @@ def _alive(pid: int) -> bool:
             return stat.read().split(") ", 1)[1][0] != "Z"  # a zombie has ended, its parent not told yet
     except FileNotFoundError:
         return False
+
+
+SEEN_BY_CODE = ("import json, os, sys; print(json.dumps({'mcp': 'mcp.client.session' in sys.modules, "
+                "'argv': sys.argv, 'path0': sys.path[0], 'unbuffered': sys.stdout.write_through, "
+                "'ignores_environment': sys.flags.ignore_environment, 'read': sys.stdin.read(), 'pid': os.getpid(), "
+                "'mark': os.environ.get('PREPARED_PYTEST_MARK')}))")
+
+
+@pytest.mark.parametrize("flags,forked", [(["-u"], True), ([], True), (["-E"], False)])
+def test_code_on_the_command_line_runs_as_a_fresh_interpreter_would_forked_or_not(prepared_pytest, tmp_path,
+                                                                                  monkeypatch, flags, forked):
+    """`-c CODE` after -u (xdist's workers are started so) is forked; a command line the prepared Python does not
+    fork (-E here) is run by the interpreter itself, with what it asked."""
+    assert prepared_pytest.ready(), prepared_pytest.problem
+    monkeypatch.setenv("PREPARED_PYTEST_MARK", "the asker's")
+    done = subprocess.run([*prepared_pytest.attach_command(), *flags, "-c", SEEN_BY_CODE, "one", "two"],
+                          input="what the asker wrote", capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["mcp"] is forked
+    assert seen["argv"] == ["-c", "one", "two"] and seen["path0"] == ""
+    assert seen["unbuffered"] is ("-u" in flags)
+    assert seen["ignores_environment"] == ("-E" in flags)
+    assert seen["read"] == "what the asker wrote"
+    assert seen["mark"] == "the asker's"  # -E ignores only PYTHON* variables
+
+
+def test_with_no_prepared_python_there_the_client_is_the_interpreter(tmp_path):
+    from pytest_mobium_evals.plugin.prepared_python import PreparedPython
+
+    gone = PreparedPython(modules=())
+    command = gone.attach_command()
+    gone.close()
+    done = subprocess.run([*command, "-u", "-c", SEEN_BY_CODE], input="", capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["mcp"] is False
