@@ -201,3 +201,53 @@ def test_workers_the_user_asked_otherwise_start_from_nothing(project, options, i
     assert len(starts) == 2 and not any(start["mcp"] for start in starts)
     controller = json.loads((project.path / "start-controller.json").read_text())
     assert all(start["ppid"] == controller["pid"] for start in starts)
+
+
+def test_ctrl_c_ends_a_run_and_its_forked_workers(project, forked_pytest):
+    """Ctrl-C to a run's process group ends the run as interrupted, and its workers with it: forks of the prepared
+    Python are outside that group, and get the signal from the command that stands in for each (or go when it
+    goes)."""
+    import os
+    import signal
+    import subprocess
+
+    from polling import wait_for
+
+    project.makepyfile(test_held="""
+        import os, threading
+
+        def test_held_one():
+            open(f"held-{os.getpid()}", "w").close()
+            threading.Event().wait(120)
+
+        def test_held_two():
+            open(f"held-{os.getpid()}", "w").close()
+            threading.Event().wait(120)
+    """)
+    command = forked_pytest or [sys.executable, "-mpytest"]
+    run = subprocess.Popen([*command, "--driver=null", "-p", "no:cacheprovider", "test_held.py"], cwd=project.path,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        def both_held():
+            pids = [int(path.name.split("-")[1]) for path in project.path.glob("held-*")]
+            return pids if len(pids) == 2 else None
+
+        held = wait_for(both_held, timeout=60, what="both workers to hold their test")
+        os.killpg(run.pid, signal.SIGINT)
+        out, _ = run.communicate(timeout=60)
+        assert run.returncode == pytest.ExitCode.INTERRUPTED, out.decode(errors="replace")[-2000:]
+        assert b"KeyboardInterrupt" in out
+        wait_for(lambda: not any(_alive(pid) for pid in held), timeout=30, what="the workers to end")
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
