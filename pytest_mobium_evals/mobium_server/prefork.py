@@ -15,7 +15,6 @@ of the server it came from in `attach_command()`, for tool servers of its own.""
 from __future__ import annotations
 
 import argparse
-import array
 import gc
 import json
 import os
@@ -26,7 +25,8 @@ import sys
 import threading
 from pathlib import Path
 
-HEADER = 4  # the request's length, big-endian, before the NUL-separated command line
+from pytest_mobium_evals.reach.prepared_processes import receive_request
+
 _attach: list[str] = []  # this prepared server's attach command, which its forks inherit
 
 
@@ -114,23 +114,9 @@ def _fork_for(conn: socket.socket, listener: socket.socket, run_server) -> None:
 
 
 def _receive(conn: socket.socket) -> tuple[list[str], list[int]]:
-    fds = array.array("i")
-    data, ancdata, _, _ = conn.recvmsg(65536, socket.CMSG_SPACE(3 * fds.itemsize))
-    for level, kind, payload in ancdata:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
-    if len(fds) != 3:
-        for fd in fds:
-            os.close(fd)
-        raise ValueError(f"expected 3 descriptors (stdin, stdout, stderr), got {len(fds)}")
-    size = int.from_bytes(data[:HEADER], "big")
-    while len(data) < HEADER + size:
-        more = conn.recv(65536)
-        if not more:
-            raise ValueError("the request ended early")
-        data += more
-    body = data[HEADER:HEADER + size].decode("utf-8")
-    return (body.split("\0") if body else []), list(fds)
+    data, fds = receive_request(conn)
+    body = data.decode("utf-8")
+    return (body.split("\0") if body else []), fds
 
 
 # What a fork does before it goes because its client detached: the server registers its own ending here

@@ -32,7 +32,6 @@ does this process when it ends. With --origin, the imports are made with DIR fir
 
 from __future__ import annotations
 
-import array
 import ctypes
 import gc
 import importlib
@@ -41,7 +40,6 @@ import json
 import os
 import runpy
 import select
-import shutil
 import signal
 import socket
 import subprocess
@@ -50,8 +48,6 @@ import tempfile
 import types
 
 import pytest
-
-HEADER = 4  # the request's length, big-endian, before its JSON
 
 #: What a worker of a control run imports after its plugins are loaded: a trial's driver, device, tool server
 #: client, run folder and report parts. A module missing from the list only costs each fork its import.
@@ -270,24 +266,16 @@ def _reopen_standard_streams(unbuffered: bool) -> None:
 
 
 def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
-    fds = array.array("i")
-    data, ancdata, _, _ = conn.recvmsg(1 << 20, socket.CMSG_SPACE(3 * fds.itemsize))
-    for level, kind, payload in ancdata:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
-    if len(fds) != 3:
+    # Imported once the package is, under the preload's assertion rewriting: not at this script's top.
+    from pytest_mobium_evals.reach.prepared_processes import receive_request  # noqa: PLC0415
+
+    body, fds = receive_request(conn, 1 << 20)
+    try:
+        return json.loads(body), fds
+    except ValueError:
         for fd in fds:
             os.close(fd)
-        raise ValueError(f"expected 3 descriptors (stdin, stdout, stderr), got {len(fds)}")
-    size = int.from_bytes(data[:HEADER], "big")
-    while len(data) < HEADER + size:
-        more = conn.recv(1 << 20)
-        if not more:
-            for fd in fds:
-                os.close(fd)
-            raise ValueError("the request ended early")
-        data += more
-    return json.loads(data[HEADER:HEADER + size]), list(fds)
+        raise
 
 
 def _run(command) -> None:
@@ -352,16 +340,9 @@ class PreparedPython:
         return self._ready
 
     def close(self) -> None:
-        if self._proc.poll() is None:
-            self._proc.stdin.close()
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-        for stream in (self._proc.stdin, self._proc.stdout, self._log):
-            stream.close()
-        shutil.rmtree(self._dir, ignore_errors=True)
+        from pytest_mobium_evals.reach.prepared_processes import end_prepared  # noqa: PLC0415  as _receive's
+
+        end_prepared(self._proc, (self._proc.stdin, self._proc.stdout, self._log), self._dir, timeout=10)
 
 
 def main(argv: list[str]) -> None:

@@ -27,6 +27,8 @@ import anyio.abc
 import mcp_types
 from mcp.shared.message import SessionMessage  # noqa: TID253  a transport's own: Tools loads it as a session starts
 
+from .prepared_processes import framed
+
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
 
@@ -44,8 +46,7 @@ def split_command(command: list[str]) -> Optional[tuple[str, list[str]]]:
 def request(args: list[str]) -> bytes:
     """The request attach.py makes, read by prefork._receive: the command line's length (4 bytes, big-endian),
     then its words NUL-separated, in one message with the fork's stdin, stdout and stderr."""
-    body = "\0".join(args).encode("utf-8")
-    return len(body).to_bytes(4, "big") + body
+    return framed("\0".join(args).encode("utf-8"))
 
 # As the SDK's stdio client waits: for the server to go once its input is closed, then once it is told to go.
 EXIT_TIMEOUT = 2.0

@@ -23,7 +23,6 @@ import os
 import re
 import select
 import shlex
-import shutil
 import string
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from typing import Any, Callable, Optional
 from pytest_mobium_evals.core.errors import InfraError, MobiumEvalsError
 from pytest_mobium_evals.core.transcript import EventKind
 
+from .prepared_processes import end_prepared
 from .private_state import private_state
 
 
@@ -252,16 +252,7 @@ class PreparedServer:
     def close(self) -> None:
         if self._offer and self._attach is not None and os.environ.get(PREPARED_SERVER_ENV) == json.dumps(self._attach):
             del os.environ[PREPARED_SERVER_ENV]
-        if self._proc.poll() is None:
-            self._proc.stdin.close()
-            try:
-                self._proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-        for stream in (self._proc.stdin, self._proc.stdout, self._log):
-            stream.close()
-        shutil.rmtree(self._dir, ignore_errors=True)
+        end_prepared(self._proc, (self._proc.stdin, self._proc.stdout, self._log), self._dir, timeout=5)
 
 
 class Tools:
