@@ -50,10 +50,16 @@ import types
 import pytest
 
 #: What a worker of a control run imports after its plugins are loaded: a trial's driver, device, tool server
-#: client, run folder and report parts. A module missing from the list only costs each fork its import.
+#: client, run folder and report parts (and what pytest's own plugins and Pillow's first open import then). A module
+#: missing from the list only costs each fork its import: `sys.modules` at a worker's first trial's end, less what it
+#: held at its configure, is the list to check it against.
 CONTROL_TRIALS = (
     "mcp", "mcp.client.session", "mcp.client.stdio", "mcp.shared.exceptions", "anyio._backends._asyncio",
     "anyio.to_thread", "adbutils", "PIL.Image", "PIL.ImageDraw", "PIL.ImageFont", "PIL.PngImagePlugin",
+    "PIL.BmpImagePlugin", "PIL.GifImagePlugin", "PIL.JpegImagePlugin", "PIL.PpmImagePlugin", "pdb", "faulthandler",
+    "pytest_mobium_evals.plugin.json_suites", "pytest_mobium_evals.reach.devices",
+    "pytest_mobium_evals.reach.forked_server", "pytest_mobium_evals.reach.toolserver_faults",
+    "pytest_mobium_evals.commands.testfile.command",
     "pytest_mobium_evals.run.trial", "pytest_mobium_evals.drivers.controls", "pytest_mobium_evals.drivers.scripting",
     "pytest_mobium_evals.reach.toolserver", "pytest_mobium_evals.reach.device", "pytest_mobium_evals.reach.stdio_proxy",
     "pytest_mobium_evals.sim", "pytest_mobium_evals.sim.device", "pytest_mobium_evals.sim.adb_server",
@@ -67,6 +73,7 @@ CONTROL_TRIALS = (
 AGENT_TRIALS = CONTROL_TRIALS + (
     "pytest_mobium_evals.drivers.agents.loop", "pytest_mobium_evals.drivers.agents.claude",
     "pytest_mobium_evals.drivers.agents.openai_compat", "pytest_mobium_evals.drivers.agents.ollama",
+    "claude_agent_sdk", "jsonschema", "anyio._core._subprocesses",
 )
 
 _FLAGS = ("-u", "-B")
