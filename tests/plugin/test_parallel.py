@@ -203,10 +203,12 @@ def test_workers_the_user_asked_otherwise_start_from_nothing(project, options, i
     assert all(start["ppid"] == controller["pid"] for start in starts)
 
 
-def test_ctrl_c_ends_a_run_and_its_forked_workers(project, forked_pytest):
-    """Ctrl-C to a run's process group ends the run as interrupted, and its workers with it: forks of the prepared
-    Python are outside that group, and get the signal from the command that stands in for each (or go when it
-    goes)."""
+@pytest.mark.fresh_interpreter
+def test_ctrl_c_ends_a_run_and_its_forked_workers(project):
+    """Ctrl-C in a terminal (SIGINT to the run's process group) ends the run as interrupted, and its workers with
+    it: forks of the prepared Python are outside that group, and each gets the signal from the command that stands
+    in for it (its test sees the KeyboardInterrupt). The run is started from nothing, as a user's is, so that its
+    controller is in the group too."""
     import os
     import signal
     import subprocess
@@ -216,17 +218,22 @@ def test_ctrl_c_ends_a_run_and_its_forked_workers(project, forked_pytest):
     project.makepyfile(test_held="""
         import os, threading
 
-        def test_held_one():
+        def hold():
             open(f"held-{os.getpid()}", "w").close()
-            threading.Event().wait(120)
+            try:
+                threading.Event().wait(120)
+            except KeyboardInterrupt:  # the signal itself, not xdist's kill of a worker that did not go
+                open(f"interrupted-{os.getpid()}", "w").close()
+                raise
+
+        def test_held_one():
+            hold()
 
         def test_held_two():
-            open(f"held-{os.getpid()}", "w").close()
-            threading.Event().wait(120)
+            hold()
     """)
-    command = forked_pytest or [sys.executable, "-mpytest"]
-    run = subprocess.Popen([*command, "--driver=null", "-p", "no:cacheprovider", "test_held.py"], cwd=project.path,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+    run = subprocess.Popen([sys.executable, "-mpytest", "--driver=null", "-p", "no:cacheprovider", "test_held.py"],
+                           cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         def both_held():
@@ -239,6 +246,7 @@ def test_ctrl_c_ends_a_run_and_its_forked_workers(project, forked_pytest):
         assert run.returncode == pytest.ExitCode.INTERRUPTED, out.decode(errors="replace")[-2000:]
         assert b"KeyboardInterrupt" in out
         wait_for(lambda: not any(_alive(pid) for pid in held), timeout=30, what="the workers to end")
+        assert sorted(int(path.name.split("-")[1]) for path in project.path.glob("interrupted-*")) == sorted(held)
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
