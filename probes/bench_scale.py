@@ -24,7 +24,10 @@ command), the agent client (the Claude CLI), and the virtual device itself for s
 
     python probes/bench_scale.py --agent [--devices 1,2,4,8,16,32] [--per-device 2] [--seed 7] [--checkout DIR ...]
 
-`harness/trial` is the harness's CPU seconds per trial (worker, tool server and agent client; not the device), the
+`1st req s` and `turn s` say where a trial's time goes, from the stand-in's side: from a trial's start to its first
+request to the model (the device's reset, the agent client's start, its tool server connected and listed), and from
+an answer to the next request (a tool call at the device's pace, the client's own work). `harness/trial` is the
+harness's CPU seconds per trial (worker, tool server and agent client; not the device), the
 figure issue 45 set at 1.2. With --checkout given twice, each device count runs on both checkouts in turn, against
 the same stand-in, so the old and new figures share the machine's load.
 """
@@ -41,6 +44,7 @@ import sys
 import tempfile
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Optional
 
@@ -196,13 +200,38 @@ def model_standin(seed: int):
     rng, lock = random.Random(seed), threading.Lock()
 
     class Thinking(AnthropicStandin):
+        #: (the CLI's session, the request's arrival, its answer's end) in wall-clock seconds, as a trial's
+        #: started_at is: where a trial's time goes (turns_of).
+        turns: list[tuple[str, float, float]] = []
+
         def _post(self, handler, body):
+            arrived = time.time()
             with lock:
                 delay = rng.uniform(2.0, 4.0)
             time.sleep(delay)
             super()._post(handler, body)
+            with lock:
+                self.turns.append((json.dumps(body.get("metadata"), sort_keys=True), arrived, time.time()))
 
     return Thinking(solve_t01())
+
+
+def turns_of(turns: list[tuple[str, float, float]], run: Path) -> tuple[float, float]:
+    """(from a trial's start to its first request to the model, from an answer to the next request), means in
+    seconds. The first is the device's reset and the agent client's start with its tool server connected and
+    listed; the second a tool call at the device's pace and the client's own work between turns. Trials and
+    sessions are not paired: the difference of their means is the mean of their differences."""
+    by_session: dict[str, list[tuple[float, float]]] = {}
+    for session, arrived, ended in turns:
+        by_session.setdefault(session, []).append((arrived, ended))
+    starts = [datetime.fromisoformat(json.loads(v.read_text())["started_at"]).timestamp()
+              for v in run.glob("trials/*/verdict.json")]
+    firsts = [min(a for a, _ in spans) for spans in by_session.values()]
+    gaps = [later[0] - earlier[1] for spans in by_session.values()
+            for earlier, later in zip(sorted(spans), sorted(spans)[1:])]
+    if not starts or not firsts or not gaps:
+        return float("nan"), float("nan")
+    return sum(firsts) / len(firsts) - sum(starts) / len(starts), sum(gaps) / len(gaps)
 
 
 def agent_round(devices: int, per_device: int, folder: Path, endpoint, checkout: Path = ROOT) -> dict:
@@ -219,6 +248,7 @@ def agent_round(devices: int, per_device: int, folder: Path, endpoint, checkout:
         # Measured as a user's Python runs: with its bytecode cached. Without the cache every worker, tool server
         # and attach compiles the package and every task file afresh (two CPU seconds a worker, measured).
         env.pop("PYTHONDONTWRITEBYTECODE", None)
+        endpoint.turns.clear()
         started = time.monotonic()
         with Sampler(os.getpid()) as sampler:
             proc = subprocess.run(command, capture_output=True, text=True, cwd=folder, env=env)
@@ -231,7 +261,7 @@ def agent_round(devices: int, per_device: int, folder: Path, endpoint, checkout:
     return {"devices": devices, "trials": len(verdicts), "graded": len(graded),
             "passed": sum(v.get("verdict") == "pass" for v in verdicts), "wall": wall,
             "window": trials_window(folder / f"n{devices}"), "cpu": sampler.cpu_by_part(), "peak": sampler.peak,
-            "sampler": sampler.own_cpu}
+            "sampler": sampler.own_cpu, "turns": turns_of(endpoint.turns, folder / f"n{devices}")}
 
 
 def agent_main(counts: list[int], per_device: int, seed: int, checkouts: list[Path]) -> int:
@@ -257,7 +287,7 @@ def print_agent_table(checkout: Path, rows: list[dict], per_device: int, seed: i
     print(f"{checkout}: t01 agent trials (Claude CLI, model stand-in 2-4 s a turn, seed {seed}), {per_device} a "
           f"device, devices at the emulator pace, each behind an ADB server process of its own")
     print(f"{'devices':>7} {'trials':>6} {'pass':>5} {'wall s':>7} {'trials/min':>10} {'vs 1':>6} {'busy':>5}"
-          f" {'harness/trial':>13} {'probe s':>8}"
+          f" {'harness/trial':>13} {'probe s':>8} {'1st req s':>9} {'turn s':>6}"
           f" | CPU s per device: {'worker':>6} {'tools':>6} {'agent':>6} {'device':>6}"
           f" | MB per device: {'worker':>6} {'tools':>6} {'agent':>6} {'device':>6}")
     base = None
@@ -269,12 +299,15 @@ def print_agent_table(checkout: Path, rows: list[dict], per_device: int, seed: i
         busy = sum(cpu.values()) / r["wall"]
         harness = sum(cpu[p] for p in PARTS if p != "virtual device") / r["trials"]
         print(f"{n:>7} {r['trials']:>6} {r['passed']:>5} {r['wall']:>7.1f} {rate:>10.1f} {rate / base:>5.2f}x"
-              f" {busy:>5.2f} {harness:>13.2f} {r['sampler']:>8.1f} |                   "
+              f" {busy:>5.2f} {harness:>13.2f} {r['sampler']:>8.1f} {r['turns'][0]:>9.1f} {r['turns'][1]:>6.2f}"
+              f" |                   "
               + " ".join(f"{cpu[p] / n:>6.1f}" for p in PARTS)
               + " |                " + " ".join(f"{peak[p] / n:>6.0f}" for p in PARTS))
     print("trials/min over the trials' window (first start to last end); busy: the run's CPU seconds over its "
           "wall time, in cores; harness/trial: worker, tool server and agent client CPU seconds over the trials; "
-          "probe s: the CPU this probe's sampling took from the run; CPU and memory per device are the run's totals "
+          "probe s: the CPU this probe's sampling took from the run; 1st req s: from a trial's start to its first "
+          "request to the model (the device's reset, the agent client's start), turn s: from an answer to the next "
+          "request (a tool call, the client's own work), means; CPU and memory per device are the run's totals "
           "(memory: the peak of the summed PSS) over its devices")
 
 
