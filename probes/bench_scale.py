@@ -312,9 +312,10 @@ def print_agent_table(checkout: Path, rows: list[dict], per_device: int, seed: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--agent", action="store_true",
-                        help="agent trials against a model stand-in on emulator-paced devices (see above)")
+                        help="agent trials of t01 driven by the Claude CLI against a model stand-in, on "
+                             "emulator-paced devices (above)")
     parser.add_argument("--per-device", type=int, default=2, help="--agent: trials per device (default 2)")
     parser.add_argument("--seed", type=int, default=7, help="--agent: the seed of the model's turn times")
     parser.add_argument("--devices", default=None,
