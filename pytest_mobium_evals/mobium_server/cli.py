@@ -10,7 +10,7 @@ import sys
 from typing import Callable, Mapping
 
 from .prefork import add_arguments as add_prefork_arguments
-from .prefork import on_detach, serve_forks
+from .prefork import end_if_detached, on_detach, serve_forks
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,7 +75,7 @@ def serve(device: str | None, adb: str) -> int:
     mobium = Mobium(parsed[0], parsed[1], device)
     on_detach(mobium.close)  # a fork whose client detached ends the session as one whose stdin closed does
     try:
-        anyio.run(serve_stdio, mobium)
+        anyio.run(serve_stdio, mobium, end_if_detached)
     except KeyboardInterrupt:
         pass
     return 0

@@ -99,6 +99,7 @@ def _fork_for(conn: socket.socket, listener: socket.socket, run_server) -> None:
             os.dup2(fd, target)
             os.close(fd)
         _client_pipes.update((os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in (0, 1))
+        _attach_socket.append(conn)
         threading.Thread(target=_exit_when_detached, args=(conn,), daemon=True).start()
         status = run_server(args)
     except BaseException as exc:  # the fork must never return into the prepared server's loop
@@ -145,6 +146,27 @@ def _descriptors_of(files: set[tuple[int, int]]) -> list[int]:
     return found
 
 
+_attach_socket: list[socket.socket] = []  # in a fork: the socket its attach process holds the other end of
+_ending = threading.Lock()
+
+
+def end_if_detached() -> None:
+    """Before a fork answers a call: if its attach process has ended, the fork ends now, as the watcher below would.
+    A killed attach process's end of the socket is closed before its client can write another request, but the
+    watcher thread may not have run by the time the server reads that request, and a server its client killed
+    answers nothing more. A no-op outside a fork, and one system call inside it."""
+    if not _attach_socket:
+        return
+    try:
+        if _attach_socket[0].recv(16, socket.MSG_PEEK | socket.MSG_DONTWAIT):
+            return  # the attach process sends nothing once attached: not an end
+    except BlockingIOError:
+        return  # nothing to read and no end: the attach process is there
+    except OSError:
+        pass
+    _end_detached()
+
+
 def _exit_when_detached(conn: socket.socket) -> None:
     """The attach process was ended by its client (it sends nothing once attached): the server goes with it, after
     its registered endings."""
@@ -153,6 +175,11 @@ def _exit_when_detached(conn: socket.socket) -> None:
             pass
     except OSError:
         pass
+    _end_detached()
+
+
+def _end_detached() -> None:
+    _ending.acquire()  # once: a second caller waits here for the first one's exit
     # As a server its client killed: its pipes end now, so the client reads the end at once rather than one more
     # answer while the session is put back. The MCP SDK serves the wire from private duplicates of fds 0 and 1
     # (it diverts the standard ones), so every descriptor of the client's pipes is found by what it is.

@@ -7,7 +7,7 @@ import base64
 import functools
 import logging
 import traceback
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import anyio
 import mcp_types as types
@@ -60,13 +60,16 @@ def run_tool(mobium: Mobium, name: str, arguments: Optional[dict]) -> types.Call
                                         f"{type(exc).__name__}: {exc}", "report this; try the call again"))
 
 
-def build_server(mobium: Mobium) -> Server:
+def build_server(mobium: Mobium, before_call: Callable[[], None] = lambda: None) -> Server:
+    """`before_call` runs before each tool call, on the event loop (a prepared server's fork ends there if its client
+    has ended it: `prefork.end_if_detached`)."""
     tools = tool_list()
 
     async def on_list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        before_call()
         # Device calls block on adb; run them off the event loop so pings and cancellations still get through.
         return await anyio.to_thread.run_sync(run_tool, mobium, params.name, params.arguments)
 
@@ -75,8 +78,8 @@ def build_server(mobium: Mobium) -> Server:
                                "read results from the structured half of each answer.")
 
 
-async def serve_stdio(mobium: Mobium) -> None:
-    server = build_server(mobium)
+async def serve_stdio(mobium: Mobium, before_call: Callable[[], None] = lambda: None) -> None:
+    server = build_server(mobium, before_call)
     try:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())

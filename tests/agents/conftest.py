@@ -4,6 +4,7 @@ server as the tool server, fast retries."""
 from __future__ import annotations
 
 import os
+import select
 import signal
 import sys
 from dataclasses import dataclass, field
@@ -47,8 +48,16 @@ class DeviceServer:
     pid_file: Path
 
     def kill(self) -> None:
-        """Kill the running server as a crash would (used from a trajectory's Do step)."""
-        os.kill(int(self.pid_file.read_text()), signal.SIGKILL)
+        """Kill the running server as a crash would (used from a trajectory's Do step), and return once it is dead:
+        a killed process goes when it is next scheduled, and the trajectory's next step must find it gone, as a
+        crash before the agent's next call is."""
+        process = os.pidfd_open(int(self.pid_file.read_text()))
+        try:
+            signal.pidfd_send_signal(process, signal.SIGKILL)
+            dead, _, _ = select.select([process], [], [], 30)  # a pidfd reads as ready once its process has exited
+            assert dead, "the killed tool server was still running 30 s later"
+        finally:
+            os.close(process)
 
     def alive(self) -> bool:
         """Whether the last server started is still running (a zombie, exited but not reaped, counts as gone)."""

@@ -8,6 +8,7 @@ import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 
@@ -252,3 +253,34 @@ def test_the_tool_list_is_made_plain_json_only_when_asked(sim_server, prepared):
         assert [d["name"] for d in defs] == tools.tool_names and "app_map" in tools.tool_names
         assert all("inputSchema" in d and "annotations" in d for d in defs)
         assert tools.tool_defs is defs
+
+
+@pytest.mark.parametrize("attach_ended", [True, False])
+def test_a_fork_checks_its_attach_process_before_each_call(tmp_path, attach_ended):
+    """`end_if_detached`, which the server runs before each tool call: once the attach process's end of the socket is
+    closed the fork ends at once, with the session's endings, whether or not its watcher thread has run yet; while the
+    attach process lives it returns. Run in a fork of this process, with a socket pair as the attach socket."""
+    from pytest_mobium_evals.mobium_server import prefork
+
+    ours, attach_end = socket.socketpair()
+    if attach_ended:
+        attach_end.close()  # before the fork, so that the fork's check finds the end already there
+    ended = tmp_path / "session-ended"
+    pid = os.fork()
+    if pid == 0:  # the fork: no watcher thread, so only the check can see the end
+        status = 3
+        try:
+            attach_end.close()
+            prefork._attach_socket[:] = [ours]
+            prefork.on_detach(lambda: ended.write_text("put back"))
+            prefork.end_if_detached()
+            status = 4  # it returned: the attach process is there
+        finally:
+            os._exit(status)
+    ours.close()
+    _, status = os.waitpid(pid, 0)
+    if attach_ended:
+        assert (os.waitstatus_to_exitcode(status), ended.read_text()) == (0, "put back")
+    else:
+        attach_end.close()
+        assert (os.waitstatus_to_exitcode(status), ended.exists()) == (4, False)
